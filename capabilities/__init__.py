@@ -1,0 +1,1 @@
+"""Capabilities: the registry of leaf verbs and the behaviour that runs them."""

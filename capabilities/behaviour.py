@@ -1,0 +1,315 @@
+"""The py_trees behaviour that runs any capability, and the one that runs any check.
+
+Lifecycle of :class:`CapabilityBehaviour` on each activation:
+
+    initialise: resolve ``{key}`` blackboard references -> validate args against
+                the capability's model -> guard -> dispatch hooks (executor
+                pipeline) -> observe "pre" -> start the runner generator
+    update:     poll the handle the runner waits on (RUNNING) -> resume the
+                runner -> on return, observe "post" and run acceptance:
+                verified -> SUCCESS; contradicted -> FAILURE; inconclusive ->
+                probe again on later ticks (never re-dispatch), accepted when
+                the probe budget runs out
+    terminate:  if interrupted while running, cancel the body action and close
+                the runner
+
+The structured :class:`ActionResult` is kept on the node (``self.result``) and
+on the blackboard under ``/results/<node name>`` and ``/last_result``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import py_trees
+from pydantic import BaseModel, ValidationError
+
+from capabilities.context import CapabilityContext
+from capabilities.spec import (
+    ActionResult,
+    CapabilitySpec,
+    CheckSpec,
+    RunnerGen,
+    Verdict,
+    VerificationResult,
+)
+from world.body import ActionHandle, ActionStatus, BodyError, Observation, TICKS_PER_SECOND
+
+REFERENCE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_/.]*)\}")
+
+#: How many extra ticks an inconclusive verdict is re-probed before it is accepted.
+PROBE_TICKS = 10
+
+
+def blackboard_key(key: str) -> str:
+    return key if key.startswith("/") else "/" + key
+
+
+def find_references(value: Any) -> set[str]:
+    """Every ``{key}`` blackboard reference inside an args value."""
+    if isinstance(value, str):
+        return set(REFERENCE.findall(value))
+    if isinstance(value, dict):
+        return set().union(*(find_references(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(find_references(v) for v in value)) if value else set()
+    return set()
+
+
+def resolve_references(value: Any, lookup: dict[str, Any]) -> Any:
+    """Replace references; a string that is exactly ``"{key}"`` takes the value's type."""
+    if isinstance(value, str):
+        whole = REFERENCE.fullmatch(value)
+        if whole:
+            return lookup[whole.group(1)]
+        return REFERENCE.sub(lambda m: str(lookup[m.group(1)]), value)
+    if isinstance(value, dict):
+        return {k: resolve_references(v, lookup) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve_references(v, lookup) for v in value]
+    return value
+
+
+def read_blackboard(keys: set[str]) -> dict[str, Any]:
+    storage = py_trees.blackboard.Blackboard.storage
+    out: dict[str, Any] = {}
+    for key in keys:
+        full = blackboard_key(key)
+        if full not in storage:
+            raise KeyError(key)
+        out[key] = storage[full]
+    return out
+
+
+class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
+    """Runs one capability with fixed (possibly templated) raw args."""
+
+    def __init__(
+        self,
+        name: str,
+        spec: CapabilitySpec,
+        raw_args: dict[str, Any],
+        ctx: CapabilityContext,
+        *,
+        timeout_ms: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> None:
+        super().__init__(name=name)
+        self.spec = spec
+        self.raw_args = raw_args
+        self.ctx = ctx
+        self.timeout_ms = timeout_ms or spec.timeout_ms
+        self.idempotency_key = idempotency_key
+        self._references = find_references(raw_args)
+        # Args without references are validated once, not on every activation.
+        self._static_args: BaseModel | None = None
+        if not self._references:
+            self._static_args = spec.args_model.model_validate(raw_args)
+        self.result: ActionResult | None = None
+        self.args: BaseModel | None = None
+        self._gen: RunnerGen | None = None
+        self._handle: ActionHandle | None = None
+        self._pre: Observation | None = None
+        self._deadline_tick = 0
+        self._probes_left = 0
+        self._pending: ActionResult | None = None
+        self._first_action_seen = False
+        self._primed = False
+        self._start_tick = 0
+        self._started_wall = 0.0
+
+    # -- lifecycle ------------------------------------------------------------
+    def initialise(self) -> None:
+        self.result = None
+        self._pending = None
+        self._gen = None
+        self._handle = None
+        self._first_action_seen = False
+        start_tick = self.ctx.body.now_ticks()
+        self._deadline_tick = start_tick + max(1, self.timeout_ms * TICKS_PER_SECOND // 1000)
+        try:
+            self.args = self._resolve_args()
+        except _Refusal as refusal:
+            self._finish(refusal.result, start_tick)
+            return
+        guard = self.spec.guard(self.ctx, self.args)
+        if not guard.ok:
+            self._finish(
+                ActionResult.failure(f"guard_failed:{guard.reason}", guard.detail or ""), start_tick
+            )
+            return
+        admitted = self.ctx.hooks.admit(self.ctx, self.spec, self.args, self.name)
+        if not admitted.ok:
+            self._finish(ActionResult.failure(admitted.reason or "refused", admitted.detail or ""), start_tick)
+            return
+        self._pre = self.ctx.body.observe()
+        self._start_tick = start_tick
+        self._started_wall = time.time()
+        self._gen = self.spec.runner(self.ctx, self.args)
+        self._primed = False
+        self._advance(None)
+
+    def update(self) -> py_trees.common.Status:
+        if self.result is not None:
+            return py_trees.common.Status.SUCCESS if self.result.ok else py_trees.common.Status.FAILURE
+        if self._pending is not None:
+            return self._probe()
+        if self.ctx.body.now_ticks() > self._deadline_tick:
+            self._cancel("timeout")
+            self._finish(
+                ActionResult.failure("timeout", f"exceeded {self.timeout_ms} ms", retryable=True),
+                self._start_tick,
+            )
+            return py_trees.common.Status.FAILURE
+        handle = self._handle
+        if handle is not None:
+            if handle.status() is ActionStatus.RUNNING:
+                return py_trees.common.Status.RUNNING
+        self._advance(handle)
+        if self.result is not None:
+            return self.update()
+        if self._pending is not None:
+            return self._probe()
+        return py_trees.common.Status.RUNNING
+
+    def terminate(self, new_status: py_trees.common.Status) -> None:
+        if new_status == py_trees.common.Status.INVALID and self._gen is not None and self.result is None:
+            self._cancel("interrupted")
+
+    # -- internals ------------------------------------------------------------
+    def _resolve_args(self) -> BaseModel:
+        if self._static_args is not None:
+            return self._static_args
+        try:
+            values = read_blackboard(self._references)
+        except KeyError as missing:
+            raise _Refusal(
+                ActionResult.failure("unknown_blackboard_key", f"blackboard has no key {missing}")
+            ) from None
+        try:
+            return self.spec.args_model.model_validate(resolve_references(self.raw_args, values))
+        except ValidationError as exc:
+            raise _Refusal(ActionResult.failure("invalid_args", _summarise(exc))) from None
+
+    def _advance(self, sent: ActionHandle | None) -> None:
+        """Resume the runner until it yields a running handle or returns."""
+        assert self._gen is not None
+        try:
+            while True:
+                if self._primed:
+                    yielded = self._gen.send(sent)
+                else:
+                    self._primed = True
+                    yielded = next(self._gen)
+                self._handle = yielded
+                if yielded is None:
+                    return  # the runner waits one tick
+                if not self._first_action_seen:
+                    self._first_action_seen = True
+                    self.ctx.hooks.first_action(self.spec, self.name)
+                if yielded.status() is ActionStatus.RUNNING:
+                    return
+                sent = yielded
+        except StopIteration as stop:
+            self._gen = None
+            self._handle = None
+            result = stop.value if isinstance(stop.value, ActionResult) else ActionResult.failure(
+                "runner_returned_nothing", f"{self.spec.key} runner returned {stop.value!r}"
+            )
+            self._complete(result)
+        except BodyError as err:
+            self._gen = None
+            self._handle = None
+            self._complete(ActionResult.failure(err.code.value, err.detail, retryable=err.retryable))
+
+    def _complete(self, result: ActionResult) -> None:
+        result.started_tick = self._start_tick
+        result.started_at = self._started_wall
+        if not result.ok:
+            self._finish(result, self._start_tick)
+            return
+        self._pending = result
+        self._probes_left = PROBE_TICKS
+
+    def _probe(self) -> py_trees.common.Status:
+        assert self._pending is not None and self._pre is not None and self.args is not None
+        post = self.ctx.body.observe()
+        verification = self.spec.acceptance(self._pre, post, self.args, self._pending)
+        if verification.verdict is Verdict.INCONCLUSIVE and self._probes_left > 0:
+            self._probes_left -= 1
+            return py_trees.common.Status.RUNNING
+        result = self._pending
+        self._pending = None
+        if verification.verdict is Verdict.INCONCLUSIVE:
+            verification = VerificationResult(
+                verdict=Verdict.INCONCLUSIVE,
+                evidence={**verification.evidence, "accepted_on_probe_timeout": True},
+            )
+        result.verification = verification
+        if verification.verdict is Verdict.CONTRADICTED:
+            result.ok = False
+            result.error = _contradiction(verification)
+        self._finish(result, self._start_tick)
+        return py_trees.common.Status.SUCCESS if result.ok else py_trees.common.Status.FAILURE
+
+    def _finish(self, result: ActionResult, start_tick: int) -> None:
+        result.started_tick = start_tick
+        result.ended_tick = self.ctx.body.now_ticks()
+        result.ended_at = time.time()
+        self.result = result
+        storage = py_trees.blackboard.Blackboard.storage
+        storage["/results/" + self.name] = result
+        storage["/last_result"] = result
+        self.ctx.hooks.finished(self.spec, self.args, self.name, result)
+
+    def _cancel(self, reason: str) -> None:
+        if self._handle is not None:
+            self._handle.cancel(reason)
+            self._handle = None
+        if self._gen is not None:
+            self._gen.close()
+            self._gen = None
+
+
+class _Refusal(Exception):
+    def __init__(self, result: ActionResult) -> None:
+        super().__init__(result.error.code if result.error else "refused")
+        self.result = result
+
+
+def _summarise(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or '<args>'}: {err['msg']}" for err in exc.errors()
+    )
+
+
+def _contradiction(verification: VerificationResult) -> Any:
+    from capabilities.spec import ActionError
+
+    return ActionError(code="verification_contradicted", detail=str(verification.evidence), retryable=True)
+
+
+class CheckBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
+    """A condition node: SUCCESS when the read-only predicate holds, else FAILURE."""
+
+    def __init__(self, name: str, check: CheckSpec, raw_args: dict[str, Any], ctx: CapabilityContext) -> None:
+        super().__init__(name=name)
+        self.check = check
+        self.raw_args = raw_args
+        self.ctx = ctx
+        self._references = find_references(raw_args)
+        self._static_args = None if self._references else check.args_model.model_validate(raw_args)
+
+    def update(self) -> py_trees.common.Status:
+        args = self._static_args
+        if args is None:
+            try:
+                values = read_blackboard(self._references)
+                args = self.check.args_model.model_validate(resolve_references(self.raw_args, values))
+            except (KeyError, ValidationError) as exc:
+                self.feedback_message = f"cannot evaluate: {exc}"
+                return py_trees.common.Status.FAILURE
+        held = self.check.predicate(self.ctx, args)
+        return py_trees.common.Status.SUCCESS if held else py_trees.common.Status.FAILURE

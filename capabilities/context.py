@@ -1,0 +1,60 @@
+"""What a capability sees while it runs: the body, the blackboard, and dispatch hooks.
+
+The executor (``executor/``) supplies a :class:`DispatchHooks` implementation
+that runs the Plan-to-Body pipeline (geofence, permissions, shadow mode, rate
+limits, journal). Without an executor the default hooks admit everything, so a
+tree built by ``trees.build`` can be ticked directly in tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import py_trees
+
+from capabilities.spec import ActionResult, CapabilitySpec, GuardResult
+from world.body import Body, Observation
+
+if TYPE_CHECKING:
+    from capabilities.registry import Registry
+
+
+class DispatchHooks(Protocol):
+    def admit(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
+        """Called after the capability's own guard; a denial fails the leaf."""
+        ...
+
+    def first_action(self, spec: CapabilitySpec, node: str) -> None:
+        """Called when the runner issues its first body command (TTFA)."""
+        ...
+
+    def finished(self, spec: CapabilitySpec, args: Any, node: str, result: ActionResult) -> None:
+        """Called once per run with the verified result."""
+        ...
+
+
+class AdmitAll:
+    def admit(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
+        return GuardResult.allow()
+
+    def first_action(self, spec: CapabilitySpec, node: str) -> None:
+        return None
+
+    def finished(self, spec: CapabilitySpec, args: Any, node: str, result: ActionResult) -> None:
+        return None
+
+
+@dataclass
+class CapabilityContext:
+    body: Body
+    registry: Registry
+    hooks: DispatchHooks = field(default_factory=AdmitAll)
+    blackboard: py_trees.blackboard.Client = field(
+        default_factory=lambda: py_trees.blackboard.Client(name="craftbt")
+    )
+    #: free-form per-run state a leaf family may keep (e.g. torch positions).
+    memory: dict[str, Any] = field(default_factory=dict)
+
+    def observe(self) -> Observation:
+        return self.body.observe()

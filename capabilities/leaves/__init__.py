@@ -1,0 +1,22 @@
+"""Leaf families. ``register_all`` registers every shipped capability and check.
+
+One module per family; each exposes ``register(registry)``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from capabilities import checks
+from capabilities.leaves import sensing
+
+if TYPE_CHECKING:
+    from capabilities.registry import Registry
+
+FAMILIES = (sensing,)
+
+
+def register_all(registry: Registry) -> None:
+    checks.register(registry)
+    for family in FAMILIES:
+        family.register(registry)

@@ -1,0 +1,143 @@
+"""The capability registry: register, get (with version pins), list, manifest.
+
+A name may be registered at several semver versions. ``get("craft_recipe")``
+returns the newest non-deprecated-or-newest version; ``get("craft_recipe@1")``
+pins major version 1 (newest 1.x.y); ``get("craft_recipe@1.2.0")`` is exact.
+An unknown name raises a :class:`CraftbtError` with close-match suggestions.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
+from capabilities.spec import CapabilitySpec, CheckSpec
+from craftbt.errors import CraftbtError, ErrorCode
+
+
+def split_ref(ref: str) -> tuple[str, str | None]:
+    """``"name@1"`` -> ``("name", "1")``; ``"name"`` -> ``("name", None)``."""
+    name, sep, version = ref.partition("@")
+    return name, (version if sep else None)
+
+
+def suggest(name: str, candidates: Iterable[str]) -> str | None:
+    matches = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+class Registry:
+    """Holds capability specs by name and version, and condition checks by name."""
+
+    def __init__(self) -> None:
+        self._caps: dict[str, dict[str, CapabilitySpec]] = {}
+        self._checks: dict[str, CheckSpec] = {}
+
+    # -- capabilities -------------------------------------------------------
+    def register(self, spec: CapabilitySpec) -> CapabilitySpec:
+        versions = self._caps.setdefault(spec.name, {})
+        if spec.version in versions:
+            raise CraftbtError.single(
+                ErrorCode.DUPLICATE_CAPABILITY,
+                f"capability {spec.key} is already registered",
+            )
+        versions[spec.version] = spec
+        return spec
+
+    def unregister(self, ref: str) -> None:
+        spec = self.get(ref)
+        del self._caps[spec.name][spec.version]
+        if not self._caps[spec.name]:
+            del self._caps[spec.name]
+
+    def has(self, ref: str) -> bool:
+        try:
+            self.get(ref)
+        except CraftbtError:
+            return False
+        return True
+
+    def get(self, ref: str) -> CapabilitySpec:
+        name, pin = split_ref(ref)
+        versions = self._caps.get(name)
+        if not versions:
+            raise CraftbtError.single(
+                ErrorCode.UNKNOWN_CAPABILITY,
+                f"unknown capability {name!r}",
+                expected="a registered capability name",
+                suggestion=suggest(name, self._caps),
+            )
+        ordered = sorted(versions.values(), key=lambda s: s.version_tuple, reverse=True)
+        if pin is None:
+            return ordered[0]
+        if pin.isdigit():
+            for spec in ordered:
+                if spec.major == int(pin):
+                    return spec
+        elif pin in versions:
+            return versions[pin]
+        raise CraftbtError.single(
+            ErrorCode.UNKNOWN_VERSION,
+            f"capability {name!r} has no version matching @{pin}",
+            expected="one of " + ", ".join(s.version for s in ordered),
+        )
+
+    def versions(self, name: str) -> list[CapabilitySpec]:
+        return sorted(self._caps.get(name, {}).values(), key=lambda s: s.version_tuple)
+
+    def names(self) -> list[str]:
+        return sorted(self._caps)
+
+    def list(self) -> list[CapabilitySpec]:
+        """Every registered version, sorted by name then version."""
+        return [spec for name in self.names() for spec in self.versions(name)]
+
+    def latest(self) -> list[CapabilitySpec]:
+        return [self.get(name) for name in self.names()]
+
+    # -- checks (condition predicates) ---------------------------------------
+    def register_check(self, check: CheckSpec) -> CheckSpec:
+        if check.name in self._checks:
+            raise CraftbtError.single(
+                ErrorCode.DUPLICATE_CAPABILITY, f"check {check.name!r} is already registered"
+            )
+        self._checks[check.name] = check
+        return check
+
+    def get_check(self, name: str) -> CheckSpec:
+        check = self._checks.get(name)
+        if check is None:
+            raise CraftbtError.single(
+                ErrorCode.UNKNOWN_CHECK,
+                f"unknown condition check {name!r}",
+                expected="a registered check",
+                suggestion=suggest(name, self._checks),
+            )
+        return check
+
+    def checks(self) -> list[CheckSpec]:
+        return [self._checks[n] for n in sorted(self._checks)]
+
+    # -- export ---------------------------------------------------------------
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "manifest_version": 1,
+            "capabilities": [spec.manifest_entry() for spec in self.list()],
+            "checks": [check.manifest_entry() for check in self.checks()],
+        }
+
+
+_default: Registry | None = None
+
+
+def default_registry() -> Registry:
+    """The process-wide registry with every shipped leaf and check registered."""
+    global _default
+    if _default is None:
+        from capabilities.leaves import register_all
+
+        registry = Registry()
+        register_all(registry)
+        _default = registry
+    return _default

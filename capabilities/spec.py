@@ -1,0 +1,273 @@
+"""The capability contract: CapabilitySpec and the values it exchanges.
+
+A capability is one leaf verb. Its spec declares the argument model (whose
+JSON Schema is the published contract), the permissions it needs, its
+timeout and retry budget, a guard that refuses before anything moves, a
+non-blocking runner, and an acceptance check that compares observations taken
+before and after the run and returns a tri-state :class:`Verdict`.
+
+Runners are generator functions. A runner yields the body :class:`ActionHandle`
+it is waiting on (or ``None`` to wait one tick); the behaviour polls that
+handle on every tick and sends the finished handle back into the generator.
+The generator returns an :class:`ActionResult`. Cancelling closes the
+generator and cancels the handle in flight.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from world.body import ActionHandle, BlockPos, Observation
+
+if TYPE_CHECKING:
+    from capabilities.context import CapabilityContext
+
+SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class Permission(StrEnum):
+    """What a capability may do to the world; a permission profile grants a set."""
+
+    MOVEMENT = "movement"
+    DIG = "dig"
+    PLACE = "place"
+    CRAFT = "craft"
+    CONTAINER_READ = "container.read"
+    CONTAINER_WRITE = "container.write"
+    COMBAT = "combat"
+    CHAT = "chat"
+    SENSE = "sense"
+    CONSUME = "consume"
+    INVENTORY = "inventory"
+    INTERACT = "interact"
+    REDSTONE = "redstone"
+    SLEEP = "sleep"
+
+
+#: Permissions whose use changes the world; the geofence applies to these.
+WORLD_CHANGING = frozenset(
+    {
+        Permission.DIG,
+        Permission.PLACE,
+        Permission.CONTAINER_WRITE,
+        Permission.COMBAT,
+        Permission.INTERACT,
+        Permission.REDSTONE,
+    }
+)
+
+
+class Family(StrEnum):
+    MOVEMENT = "movement"
+    INTERACTION = "interaction"
+    SENSING = "sensing"
+    CRAFTING = "crafting"
+    CONTAINER = "container"
+    COMBAT = "combat"
+    FARMING = "farming"
+    WORLD = "world"
+    CONSTRUCTION = "construction"
+
+
+class Verdict(StrEnum):
+    VERIFIED = "verified"
+    INCONCLUSIVE = "inconclusive"
+    CONTRADICTED = "contradicted"
+
+
+class VerificationResult(BaseModel):
+    verdict: Verdict
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def verified(cls, **evidence: Any) -> VerificationResult:
+        return cls(verdict=Verdict.VERIFIED, evidence=evidence)
+
+    @classmethod
+    def inconclusive(cls, **evidence: Any) -> VerificationResult:
+        return cls(verdict=Verdict.INCONCLUSIVE, evidence=evidence)
+
+    @classmethod
+    def contradicted(cls, **evidence: Any) -> VerificationResult:
+        return cls(verdict=Verdict.CONTRADICTED, evidence=evidence)
+
+
+class GuardResult(BaseModel):
+    """A guard's answer. ``reason`` is a stable code such as ``precond_missing:fuel``."""
+
+    ok: bool
+    reason: str | None = None
+    detail: str | None = None
+
+    @classmethod
+    def allow(cls) -> GuardResult:
+        return cls(ok=True)
+
+    @classmethod
+    def deny(cls, reason: str, detail: str | None = None) -> GuardResult:
+        return cls(ok=False, reason=reason, detail=detail)
+
+
+class ActionError(BaseModel):
+    code: str
+    detail: str = ""
+    retryable: bool = False
+
+
+class Receipt(BaseModel):
+    """What a world-changing leaf claims it did, for verification to probe."""
+
+    position: BlockPos | None = None
+    block: str | None = None
+    positions: list[BlockPos] = Field(default_factory=list)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class ActionResult(BaseModel):
+    """The outcome of one capability run (seed 003, section 2)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    ok: bool
+    error: ActionError | None = None
+    started_at: float = Field(default_factory=time.time)
+    ended_at: float = Field(default_factory=time.time)
+    started_tick: int = 0
+    ended_tick: int = 0
+    observables: dict[str, Any] = Field(default_factory=dict)
+    receipt: Receipt | None = None
+    verification: VerificationResult | None = None
+
+    @classmethod
+    def success(cls, receipt: Receipt | None = None, **observables: Any) -> ActionResult:
+        return cls(ok=True, observables=observables, receipt=receipt)
+
+    @classmethod
+    def failure(
+        cls, code: str, detail: str = "", *, retryable: bool = False, **observables: Any
+    ) -> ActionResult:
+        return cls(
+            ok=False,
+            error=ActionError(code=code, detail=detail, retryable=retryable),
+            observables=observables,
+        )
+
+
+#: A runner: a generator yielding handles to wait on, returning the result.
+RunnerGen = Generator[ActionHandle | None, ActionHandle | None, ActionResult]
+Runner = Callable[["CapabilityContext", Any], RunnerGen]
+Guard = Callable[["CapabilityContext", Any], GuardResult]
+Acceptance = Callable[[Observation, Observation, Any, ActionResult], VerificationResult]
+
+
+def always_allow(ctx: CapabilityContext, args: Any) -> GuardResult:
+    return GuardResult.allow()
+
+
+class NoArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class CapabilitySpec:
+    """One registered leaf verb at one version.
+
+    ``preconditions`` and ``effects`` are symbolic facts with ``{arg}``
+    placeholders, e.g. ``has:{recipe}`` or ``near:crafting_table``; GOAP, the
+    feasibility gate and the divergence gate read them.
+    """
+
+    name: str
+    version: str
+    family: Family
+    args_model: type[BaseModel]
+    runner: Runner
+    acceptance: Acceptance
+    permissions: frozenset[Permission] = frozenset()
+    timeout_ms: int = 10_000
+    retries: int = 0
+    guard: Guard = always_allow
+    preconditions: tuple[str, ...] = ()
+    effects: tuple[str, ...] = ()
+    deprecated: bool = False
+    deprecation_note: str = ""
+    idempotent: bool = False
+    description: str = ""
+    body_support: tuple[str, ...] = ("sim", "mineflayer")
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not NAME.match(self.name):
+            raise ValueError(f"capability name {self.name!r} must match {NAME.pattern}")
+        if not SEMVER.match(self.version):
+            raise ValueError(f"capability {self.name}: version {self.version!r} is not semver")
+        if self.timeout_ms <= 0:
+            raise ValueError(f"capability {self.name}: timeout_ms must be positive")
+        if self.retries < 0:
+            raise ValueError(f"capability {self.name}: retries must be >= 0")
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    @property
+    def major(self) -> int:
+        return int(self.version.split(".")[0])
+
+    @property
+    def version_tuple(self) -> tuple[int, int, int]:
+        a, b, c = self.version.split(".")
+        return int(a), int(b), int(c)
+
+    @property
+    def world_changing(self) -> bool:
+        return bool(self.permissions & WORLD_CHANGING)
+
+    def args_schema(self) -> dict[str, Any]:
+        return self.args_model.model_json_schema()
+
+    def manifest_entry(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "family": self.family.value,
+            "description": self.description,
+            "permissions": sorted(p.value for p in self.permissions),
+            "timeout_ms": self.timeout_ms,
+            "retries": self.retries,
+            "args_schema": self.args_schema(),
+            "preconditions": list(self.preconditions),
+            "effects": list(self.effects),
+            "deprecated": self.deprecated,
+            "idempotent": self.idempotent,
+            "world_changing": self.world_changing,
+            "body_support": list(self.body_support),
+        }
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A read-only predicate usable as a ``condition`` node (has_item, is_air, ...)."""
+
+    name: str
+    args_model: type[BaseModel]
+    predicate: Callable[["CapabilityContext", Any], bool]
+    description: str = ""
+    #: the symbolic fact this check tests, e.g. ``has:{item}``; planners use it.
+    fact: str | None = None
+
+    def manifest_entry(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "args_schema": self.args_model.model_json_schema(),
+            "fact": self.fact,
+        }

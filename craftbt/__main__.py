@@ -1,0 +1,5 @@
+"""``python -m craftbt``."""
+
+from craftbt.cli import main
+
+main()

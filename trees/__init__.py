@@ -1,0 +1,1 @@
+"""Tree definitions: model, loader, schema, builder, dumper, BT.CPP XML, renderer."""

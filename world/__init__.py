@@ -1,0 +1,1 @@
+"""Bodies: the Body protocol, the embedded simulated world, and the mineflayer body."""
