@@ -35,7 +35,7 @@ from capabilities.spec import (
     Verdict,
     VerificationResult,
 )
-from world.body import ActionHandle, ActionStatus, BodyError, Observation, TICKS_PER_SECOND
+from world.body import TICKS_PER_SECOND, ActionHandle, ActionStatus, BodyError, Observation, block_key
 
 REFERENCE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_/.]*)\}")
 
@@ -164,9 +164,8 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
             )
             return py_trees.common.Status.FAILURE
         handle = self._handle
-        if handle is not None:
-            if handle.status() is ActionStatus.RUNNING:
-                return py_trees.common.Status.RUNNING
+        if handle is not None and handle.status() is ActionStatus.RUNNING:
+            return py_trees.common.Status.RUNNING
         self._advance(handle)
         if self.result is not None:
             return self.update()
@@ -235,7 +234,7 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
 
     def _probe(self) -> py_trees.common.Status:
         assert self._pending is not None and self._pre is not None and self.args is not None
-        post = self.ctx.body.observe()
+        post = self._probe_receipt(self.ctx.body.observe(), self._pending)
         verification = self.spec.acceptance(self._pre, post, self.args, self._pending)
         if verification.verdict is Verdict.INCONCLUSIVE and self._probes_left > 0:
             self._probes_left -= 1
@@ -253,6 +252,19 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
             result.error = _contradiction(verification)
         self._finish(result, self._start_tick)
         return py_trees.common.Status.SUCCESS if result.ok else py_trees.common.Status.FAILURE
+
+    def _probe_receipt(self, post: Observation, result: ActionResult) -> Observation:
+        """Read the blocks a receipt names, so acceptance can check them (receipt-anchored)."""
+        receipt = result.receipt
+        if receipt is None:
+            return post
+        positions = list(receipt.positions)
+        if receipt.position is not None:
+            positions.append(receipt.position)
+        if not positions:
+            return post
+        blocks = {block_key(p): self.ctx.body.block_at(p).name for p in positions}
+        return post.model_copy(update={"blocks": blocks})
 
     def _finish(self, result: ActionResult, start_tick: int) -> None:
         result.started_tick = start_tick

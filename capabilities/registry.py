@@ -8,6 +8,7 @@ An unknown name raises a :class:`CraftbtError` with close-match suggestions.
 
 from __future__ import annotations
 
+import builtins
 import difflib
 from collections.abc import Iterable
 from typing import Any
@@ -83,17 +84,17 @@ class Registry:
             expected="one of " + ", ".join(s.version for s in ordered),
         )
 
-    def versions(self, name: str) -> list[CapabilitySpec]:
+    def versions(self, name: str) -> builtins.list[CapabilitySpec]:
         return sorted(self._caps.get(name, {}).values(), key=lambda s: s.version_tuple)
 
-    def names(self) -> list[str]:
+    def names(self) -> builtins.list[str]:
         return sorted(self._caps)
 
-    def list(self) -> list[CapabilitySpec]:
+    def list(self) -> builtins.list[CapabilitySpec]:
         """Every registered version, sorted by name then version."""
         return [spec for name in self.names() for spec in self.versions(name)]
 
-    def latest(self) -> list[CapabilitySpec]:
+    def latest(self) -> builtins.list[CapabilitySpec]:
         return [self.get(name) for name in self.names()]
 
     # -- checks (condition predicates) ---------------------------------------
@@ -116,7 +117,7 @@ class Registry:
             )
         return check
 
-    def checks(self) -> list[CheckSpec]:
+    def checks(self) -> builtins.list[CheckSpec]:
         return [self._checks[n] for n in sorted(self._checks)]
 
     # -- export ---------------------------------------------------------------

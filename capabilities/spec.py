@@ -259,7 +259,7 @@ class CheckSpec:
 
     name: str
     args_model: type[BaseModel]
-    predicate: Callable[["CapabilityContext", Any], bool]
+    predicate: Callable[[CapabilityContext, Any], bool]
     description: str = ""
     #: the symbolic fact this check tests, e.g. ``has:{item}``; planners use it.
     fact: str | None = None

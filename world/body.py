@@ -181,9 +181,19 @@ class Observation(BaseModel):
     held_item: str | None = None
     window: WindowInfo | None = None
     dimension: str = "overworld"
+    #: blocks probed for a receipt, keyed by ``"x,y,z"``; filled by the verifier, not the body.
+    blocks: dict[str, str] = Field(default_factory=dict)
 
     def count(self, item: str) -> int:
         return self.inventory.get(item, 0)
+
+    def block(self, pos: BlockPos) -> str | None:
+        """The probed block name at ``pos``, or None if it was not probed."""
+        return self.blocks.get(block_key(pos))
+
+
+def block_key(pos: BlockPos) -> str:
+    return f"{pos.x},{pos.y},{pos.z}"
 
 
 @runtime_checkable

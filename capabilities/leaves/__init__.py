@@ -8,12 +8,32 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from capabilities import checks
-from capabilities.leaves import sensing
+from capabilities.leaves import (
+    combat,
+    construction,
+    container,
+    crafting,
+    farming,
+    interaction,
+    movement,
+    sensing,
+    world_interaction,
+)
 
 if TYPE_CHECKING:
     from capabilities.registry import Registry
 
-FAMILIES = (sensing,)
+FAMILIES = (
+    movement,
+    interaction,
+    sensing,
+    crafting,
+    container,
+    combat,
+    farming,
+    world_interaction,
+    construction,
+)
 
 
 def register_all(registry: Registry) -> None:

@@ -14,7 +14,7 @@ from capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from world.body import BlockPos, Observation, TICKS_PER_SECOND
+from world.body import TICKS_PER_SECOND, BlockPos, Observation
 
 if TYPE_CHECKING:
     from capabilities.context import CapabilityContext

@@ -1,0 +1,142 @@
+"""Pieces every leaf family shares: argument types, runner steps, acceptance probes.
+
+Runner steps are generators meant for ``yield from``: they yield body handles
+and return either ``None`` (the step worked) or an :class:`ActionResult`
+failure the leaf should return as-is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from capabilities.spec import ActionResult, VerificationResult
+from world.body import (
+    ActionHandle,
+    ActionStatus,
+    BlockPos,
+    BodyError,
+    Observation,
+)
+
+if TYPE_CHECKING:
+    from capabilities.context import CapabilityContext
+
+#: Player reach for dig/place/activate, in blocks from the eyes (vanilla survival).
+REACH = 4.5
+EYE_HEIGHT = 1.62
+
+Step = Generator[ActionHandle | None, ActionHandle | None, ActionResult | None]
+
+
+class StrictArgs(BaseModel):
+    """Base for every leaf's args: unknown keys are an error, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Vec3(StrictArgs):
+    x: int
+    y: int
+    z: int
+
+    def as_block_pos(self) -> BlockPos:
+        return BlockPos(self.x, self.y, self.z)
+
+
+class ItemCount(StrictArgs):
+    item: str = Field(min_length=1)
+    count: int = Field(default=1, ge=1, le=2304)
+
+
+def failure_from(handle: ActionHandle, **observables: Any) -> ActionResult | None:
+    """``None`` if the handle succeeded, else the failure as an ActionResult."""
+    status = handle.status()
+    if status is ActionStatus.SUCCEEDED:
+        return None
+    error = handle.error()
+    if error is not None:
+        return ActionResult.failure(error.code.value, error.detail, retryable=error.retryable, **observables)
+    return ActionResult.failure(status.value, f"{handle.kind} ended {status.value}", **observables)
+
+
+def failure_from_error(error: BodyError, **observables: Any) -> ActionResult:
+    return ActionResult.failure(error.code.value, error.detail, retryable=error.retryable, **observables)
+
+
+def act(start: ActionHandle) -> Step:
+    """Yield one body action and return its failure, if any."""
+    done = yield start
+    assert done is not None
+    return failure_from(done)
+
+
+def within_reach(ctx: CapabilityContext, target: BlockPos, reach: float = REACH) -> bool:
+    pos = ctx.body.position()
+    eye = (pos.x, pos.y + EYE_HEIGHT, pos.z)
+    centre = (target.x + 0.5, target.y + 0.5, target.z + 0.5)
+    return sum((a - b) ** 2 for a, b in zip(eye, centre, strict=True)) <= reach * reach
+
+
+def approach(ctx: CapabilityContext, target: BlockPos, reach: float = REACH) -> Step:
+    """Walk until ``target`` is within reach; no-op if it already is."""
+    if within_reach(ctx, target, reach):
+        return None
+    try:
+        handle = ctx.body.goto(target, tolerance=max(1.0, reach - 1.5))
+    except BodyError as err:
+        return failure_from_error(err)
+    failure = yield from act(handle)
+    if failure is not None:
+        return failure
+    if not within_reach(ctx, target, reach):
+        return ActionResult.failure("out_of_reach", f"still out of reach of {tuple(target)} after moving")
+    return None
+
+
+def equip(ctx: CapabilityContext, item: str, destination: str = "hand") -> Step:
+    held = ctx.body.equipment().get(destination)
+    if held is not None and held.name == item:
+        return None
+    try:
+        handle = ctx.body.equip(item, destination)
+    except BodyError as err:
+        return failure_from_error(err)
+    return (yield from act(handle))
+
+
+def count_item(ctx: CapabilityContext, item: str) -> int:
+    return sum(stack.count for stack in ctx.body.inventory() if stack.name == item)
+
+
+# -- acceptance helpers ---------------------------------------------------------
+def inventory_delta(pre: Observation, post: Observation, item: str) -> int:
+    return post.count(item) - pre.count(item)
+
+
+def expect_gain(pre: Observation, post: Observation, item: str, at_least: int) -> VerificationResult:
+    """Verified when the inventory gained ``at_least`` of ``item``; contradicted on none."""
+    gained = inventory_delta(pre, post, item)
+    evidence = {"item": item, "gained": gained, "expected": at_least}
+    if gained >= at_least:
+        return VerificationResult.verified(**evidence)
+    if gained > 0:
+        return VerificationResult.inconclusive(partial=True, **evidence)
+    return VerificationResult.contradicted(**evidence)
+
+
+def expect_block(post: Observation, pos: BlockPos, expected: str) -> VerificationResult:
+    """Tri-state probe of a receipt: the block we claim to have placed (or cleared) is there.
+
+    The behaviour probes every receipt position into ``post.blocks`` before
+    acceptance runs; an unprobed position is inconclusive, never verified.
+    """
+    observed = post.block(pos)
+    evidence = {"position": list(pos), "expected": expected, "observed": observed}
+    if observed is None:
+        return VerificationResult.inconclusive(**evidence)
+    if observed == expected:
+        return VerificationResult.verified(**evidence)
+    return VerificationResult.contradicted(**evidence)
