@@ -3,8 +3,10 @@
 Lifecycle of :class:`CapabilityBehaviour` on each activation:
 
     initialise: resolve ``{key}`` blackboard references -> validate args against
-                the capability's model -> guard -> dispatch hooks (executor
-                pipeline) -> observe "pre" -> start the runner generator
+                the capability's model -> dispatch hooks ``admit`` (the executor
+                pipeline, which runs the capability guard in its place; an
+                admission with a reason succeeds without dispatch) -> observe
+                "pre" -> start the runner generator
     update:     poll the handle the runner waits on (RUNNING) -> resume the
                 runner -> on return, observe "post" and run acceptance:
                 verified -> SUCCESS; contradicted -> FAILURE; inconclusive ->
@@ -134,15 +136,17 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         except _Refusal as refusal:
             self._finish(refusal.result, start_tick)
             return
-        guard = self.spec.guard(self.ctx, self.args)
-        if not guard.ok:
-            self._finish(
-                ActionResult.failure(f"guard_failed:{guard.reason}", guard.detail or ""), start_tick
-            )
-            return
+        # admit runs the capability guard at its place in the dispatch pipeline (seed 000 order).
         admitted = self.ctx.hooks.admit(self.ctx, self.spec, self.args, self.name)
         if not admitted.ok:
             self._finish(ActionResult.failure(admitted.reason or "refused", admitted.detail or ""), start_tick)
+            return
+        if admitted.reason is not None:
+            # Admitted without dispatch (shadow mode, a collapsed duplicate): succeed, touch nothing.
+            self._finish(
+                ActionResult.success(dispatched=False, skipped=admitted.reason, detail=admitted.detail or ""),
+                start_tick,
+            )
             return
         self._pre = self.ctx.body.observe()
         self._start_tick = start_tick
@@ -263,8 +267,11 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
             positions.append(receipt.position)
         if not positions:
             return post
-        blocks = {block_key(p): self.ctx.body.block_at(p).name for p in positions}
-        return post.model_copy(update={"blocks": blocks})
+        infos = {block_key(p): self.ctx.body.block_at(p) for p in positions}
+        blocks = {key: info.name for key, info in infos.items()}
+        # States too, so state-changing leaves (levers, doors, crops) verify against a fresh probe.
+        states = {key: dict(info.state) for key, info in infos.items()}
+        return post.model_copy(update={"blocks": blocks, "block_states": states})
 
     def _finish(self, result: ActionResult, start_tick: int) -> None:
         result.started_tick = start_tick

@@ -20,9 +20,18 @@ if TYPE_CHECKING:
     from capabilities.registry import Registry
 
 
+def run_guard(ctx: CapabilityContext, spec: CapabilitySpec, args: Any) -> GuardResult:
+    """The capability's own guard, with its refusal coded ``guard_failed:<reason>``."""
+    guard = spec.guard(ctx, args)
+    if guard.ok:
+        return GuardResult.allow()
+    return GuardResult.deny(f"guard_failed:{guard.reason}", guard.detail)
+
+
 class DispatchHooks(Protocol):
     def admit(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
-        """Called after the capability's own guard; a denial fails the leaf."""
+        """The pre-dispatch pipeline; it must run :func:`run_guard`. A denial fails the leaf;
+        an allowance that carries a ``reason`` succeeds without dispatching (shadow mode)."""
         ...
 
     def first_action(self, spec: CapabilitySpec, node: str) -> None:
@@ -36,7 +45,7 @@ class DispatchHooks(Protocol):
 
 class AdmitAll:
     def admit(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
-        return GuardResult.allow()
+        return run_guard(ctx, spec, args)
 
     def first_action(self, spec: CapabilitySpec, node: str) -> None:
         return None

@@ -183,6 +183,8 @@ class Observation(BaseModel):
     dimension: str = "overworld"
     #: blocks probed for a receipt, keyed by ``"x,y,z"``; filled by the verifier, not the body.
     blocks: dict[str, str] = Field(default_factory=dict)
+    #: block states (age, powered, open, ...) of the same probed positions, keyed like ``blocks``.
+    block_states: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     def count(self, item: str) -> int:
         return self.inventory.get(item, 0)
@@ -190,6 +192,10 @@ class Observation(BaseModel):
     def block(self, pos: BlockPos) -> str | None:
         """The probed block name at ``pos``, or None if it was not probed."""
         return self.blocks.get(block_key(pos))
+
+    def block_state(self, pos: BlockPos) -> dict[str, Any] | None:
+        """The probed block state at ``pos``, or None if it was not probed."""
+        return self.block_states.get(block_key(pos))
 
 
 def block_key(pos: BlockPos) -> str:

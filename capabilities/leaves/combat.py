@@ -1,12 +1,495 @@
-"""combat leaves (seed 000 leaf inventory)."""
+"""Combat leaves (seed 000): attack_entity, equip_weapon, retreat_from_threat, use_item, equip_tool.
+
+Tool and weapon choice reads minecraft-data through ``world.mcdata``: the best harvest tool for a block
+is :meth:`McData.best_tool` (dig time and harvestability), a tool's tier is :meth:`McData.tool_tier`.
+minecraft-data carries no attack damage, so weapons rank by tier in the seed's priority order.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field, model_validator
+
+from capabilities.leaves.common import (
+    StrictArgs,
+    Vec3,
+    act,
+    equip,
+    failure_from_error,
+    registry_data,
+)
+from capabilities.spec import (
+    ActionResult,
+    CapabilitySpec,
+    Family,
+    GuardResult,
+    Permission,
+    RunnerGen,
+    VerificationResult,
+)
+from world.body import TICKS_PER_SECOND, BlockPos, BodyError, EntityInfo, Observation, Position
 
 if TYPE_CHECKING:
+    from capabilities.context import CapabilityContext
     from capabilities.registry import Registry
+    from world.mcdata import McData
+
+#: The seed's tier priority (netherite > diamond > iron > stone > golden > wooden), weakest first.
+TIER_PRIORITY: tuple[str, ...] = ("wooden", "golden", "stone", "iron", "diamond", "netherite")
+TOOL_KINDS: tuple[str, ...] = ("pickaxe", "axe", "shovel", "hoe", "sword", "shears")
+WEAPON_KINDS: tuple[str, ...] = ("sword", "axe")
+#: Melee reach used to decide when to close in (vanilla survival attack reach is 3 blocks).
+ATTACK_REACH = 3.0
+#: Ticks between swings; without attack-speed data a sword's 0.625 s cooldown is the reference.
+SWING_TICKS = 13
 
 
+def _inventory(ctx: CapabilityContext) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for stack in ctx.body.inventory():
+        totals[stack.name] = totals.get(stack.name, 0) + stack.count
+    return totals
+
+
+def _kind(name: str) -> str | None:
+    if name == "shears":
+        return "shears"
+    _, _, kind = name.partition("_")
+    return kind if kind in TOOL_KINDS else None
+
+
+def _rank(md: McData, name: str) -> int:
+    tier = md.tool_tier(name) if md.has_item(name) else None
+    return TIER_PRIORITY.index(tier) if tier in TIER_PRIORITY else -1
+
+
+def _held(ctx: CapabilityContext, destination: str = "hand") -> str | None:
+    stack = ctx.body.equipment().get(destination)
+    return stack.name if stack is not None else None
+
+
+def accept_held(pre: Observation, post: Observation, args: object, result: ActionResult) -> VerificationResult:
+    """Equip leaves: the chosen item is in hand afterwards (or, for the bare hand, nothing was chosen)."""
+    chosen = result.observables.get("equipped")
+    if chosen is None:
+        return VerificationResult.verified(equipped=None, hand=True, held=post.held_item)
+    if post.held_item == chosen:
+        return VerificationResult.verified(equipped=chosen, held=post.held_item)
+    return VerificationResult.contradicted(equipped=chosen, held=post.held_item)
+
+
+# == equip_weapon ===================================================================================
+class EquipWeaponArgs(StrictArgs):
+    preferredType: Literal["sword", "axe", "any"] = Field(  # the seed's argument name
+        default="any", description="Weapon kind to prefer; any ranks swords before axes of the same tier"
+    )
+    fallbackToHand: bool = Field(  # the seed's argument name
+        default=True, description="Succeed bare-handed when there is no weapon"
+    )
+
+
+def best_weapon(ctx: CapabilityContext, preferred: str) -> str | None:
+    md = registry_data(ctx)
+    weapons = [n for n in _inventory(ctx) if _kind(n) in WEAPON_KINDS]
+    if preferred != "any" and any(_kind(n) == preferred for n in weapons):
+        weapons = [n for n in weapons if _kind(n) == preferred]
+    if not weapons:
+        return None
+    return max(weapons, key=lambda n: (_rank(md, n), _kind(n) == "sword", n))
+
+
+def guard_equip_weapon(ctx: CapabilityContext, args: EquipWeaponArgs) -> GuardResult:
+    if not args.fallbackToHand and best_weapon(ctx, args.preferredType) is None:
+        return GuardResult.deny("precond_missing:weapon", "no sword or axe in the inventory")
+    return GuardResult.allow()
+
+
+def run_equip_weapon(ctx: CapabilityContext, args: EquipWeaponArgs) -> RunnerGen:
+    weapon = best_weapon(ctx, args.preferredType)
+    if weapon is None:
+        return ActionResult.success(equipped=None, hand=True)
+    failure = yield from equip(ctx, weapon)
+    if failure is not None:
+        return failure
+    return ActionResult.success(equipped=weapon, tier=registry_data(ctx).tool_tier(weapon))
+
+
+# == equip_tool =====================================================================================
+class EquipToolArgs(StrictArgs):
+    tool: str | None = Field(default=None, min_length=1, description="This exact item")
+    block: str | None = Field(default=None, min_length=1, description="The best harvest tool for this block")
+    toolType: Literal["pickaxe", "axe", "shovel", "hoe", "sword", "shears"] | None = Field(  # seed name
+        default=None, description="The highest-tier tool of this kind"
+    )
+    material: str | None = Field(  # the seed's argument name
+        default=None, min_length=1, description="A block name, a material tag (mineable/axe) or word (wood)"
+    )
+    fallbackToHand: bool = Field(  # the seed's argument name
+        default=True, description="Succeed bare-handed when no tool fits (or the hand is as good)"
+    )
+
+    @model_validator(mode="after")
+    def _one_selector(self) -> EquipToolArgs:
+        if not any((self.tool, self.block, self.toolType, self.material)):
+            raise ValueError("give one of tool, block, toolType or material")
+        return self
+
+
+class ToolChoice(StrictArgs):
+    tool: str | None = None
+    why: str = ""
+
+
+def _kind_for_material(md: McData, material: str) -> tuple[str | None, str | None]:
+    """``material`` -> (block, tool kind): a block name, a ``mineable/<kind>`` tag or a word like ``wood``."""
+    if md.has_block(material):
+        return material, None
+    if material.startswith("mineable/"):
+        return None, material.split("/", 1)[1]
+    for block in md.blocks():
+        if block.name.endswith("_" + material) and block.material.startswith("mineable/"):
+            return block.name, None
+    return None, None
+
+
+def choose_tool(ctx: CapabilityContext, args: EquipToolArgs) -> ToolChoice:
+    md = registry_data(ctx)
+    inventory = _inventory(ctx)
+    if args.tool is not None:
+        return ToolChoice(tool=args.tool if inventory.get(args.tool) else None, why=f"{args.tool} not in inventory")
+    block: str | None = args.block
+    kind: str | None = args.toolType
+    if block is None and kind is None and args.material is not None:
+        block, kind = _kind_for_material(md, args.material)
+        if block is None and kind is None:
+            return ToolChoice(why=f"no block or tool kind matches material {args.material!r}")
+    if block is not None:
+        if not md.has_block(block):
+            return ToolChoice(why=f"unknown block {block!r}")
+        tools = [n for n in inventory if _kind(n) is not None]
+        best = md.best_tool(block, tools)
+        if best is None and md.block(block).harvest_tools and not md.can_harvest(block, None):
+            return ToolChoice(why=f"nothing in the inventory harvests {block}")
+        return ToolChoice(tool=best, why="hand is as good" if best is None else "fastest harvest")
+    candidates = [n for n in inventory if _kind(n) == kind]
+    if not candidates:
+        return ToolChoice(why=f"no {kind} in the inventory")
+    return ToolChoice(tool=max(candidates, key=lambda n: (_rank(md, n), n)), why="highest tier")
+
+
+def guard_equip_tool(ctx: CapabilityContext, args: EquipToolArgs) -> GuardResult:
+    choice = choose_tool(ctx, args)
+    if choice.tool is None and not args.fallbackToHand and choice.why != "hand is as good":
+        return GuardResult.deny("precond_missing:tool", choice.why)
+    if args.tool is not None and choice.tool is None:
+        return GuardResult.deny(f"precond_missing:item:{args.tool}", choice.why)
+    return GuardResult.allow()
+
+
+def run_equip_tool(ctx: CapabilityContext, args: EquipToolArgs) -> RunnerGen:
+    choice = choose_tool(ctx, args)
+    if choice.tool is None:
+        return ActionResult.success(equipped=None, hand=True, why=choice.why)
+    failure = yield from equip(ctx, choice.tool)
+    if failure is not None:
+        return failure
+    return ActionResult.success(equipped=choice.tool, why=choice.why)
+
+
+# == use_item =======================================================================================
+class UseItemArgs(StrictArgs):
+    item: str = Field(min_length=1, description="Item to use (right-click)")
+    quantity: int = Field(default=1, ge=1, le=64, description="How many times to use it")
+    hand: Literal["main", "off"] = Field(default="main", description="Hand to hold it in")
+    target: Vec3 | None = Field(default=None, description="Block to use it on; default: the air ahead")
+
+
+def guard_use_item(ctx: CapabilityContext, args: UseItemArgs) -> GuardResult:
+    have = _inventory(ctx).get(args.item, 0)
+    if have < 1:
+        return GuardResult.deny(f"precond_missing:item:{args.item}", "not in the inventory")
+    return GuardResult.allow()
+
+
+def run_use_item(ctx: CapabilityContext, args: UseItemArgs) -> RunnerGen:
+    destination = "hand" if args.hand == "main" else "off-hand"
+    target: BlockPos | None = args.target.as_block_pos() if args.target is not None else None
+    used = 0
+    for _ in range(args.quantity):
+        if _inventory(ctx).get(args.item, 0) < 1:
+            break
+        failure = yield from equip(ctx, args.item, destination)
+        if failure is not None:
+            return failure
+        try:
+            handle = ctx.body.use_item(args.item, target)
+        except BodyError as err:
+            return failure_from_error(err, used=used)
+        failure = yield from act(handle)
+        if failure is not None:
+            failure.observables["used"] = used
+            return failure
+        used += 1
+    if used == 0:
+        return ActionResult.failure(f"precond_missing:item:{args.item}", "ran out before the first use")
+    return ActionResult.success(item=args.item, used=used)
+
+
+def accept_use_item(
+    pre: Observation, post: Observation, args: UseItemArgs, result: ActionResult
+) -> VerificationResult:
+    spent = pre.count(args.item) - post.count(args.item)
+    used = int(result.observables.get("used", 0))
+    if spent > 0:
+        return VerificationResult.verified(used=used, consumed=spent)
+    # Using a stick or a sword consumes nothing: the use is not observable in the inventory.
+    return VerificationResult.inconclusive(used=used, consumed=0)
+
+
+# == retreat_from_threat ============================================================================
+class RetreatArgs(StrictArgs):
+    retreatDistance: float = Field(default=12.0, ge=1, le=64, description="How far to move away")  # seed name
+    safeRadius: float = Field(default=16.0, ge=2, le=64, description="Hostiles within this count")  # seed name
+    useSprint: bool = Field(  # the seed's argument name
+        default=True, description="Accepted for the seed's contract; bodies path at their own pace"
+    )
+
+
+def _hostiles(ctx: CapabilityContext, radius: float) -> list[EntityInfo]:
+    return [e for e in ctx.body.entities(radius) if e.kind == "hostile"]
+
+
+def _centre(entities: list[EntityInfo]) -> Position:
+    n = len(entities)
+    return Position(
+        sum(e.position.x for e in entities) / n,
+        sum(e.position.y for e in entities) / n,
+        sum(e.position.z for e in entities) / n,
+    )
+
+
+def _flat_distance(a: Position, b: Position) -> float:
+    return math.hypot(a.x - b.x, a.z - b.z)
+
+
+def run_retreat(ctx: CapabilityContext, args: RetreatArgs) -> RunnerGen:
+    threats = _hostiles(ctx, args.safeRadius)
+    here = ctx.body.position()
+    if not threats:
+        return ActionResult.success(retreated=False, threats=0, position=list(here))
+    centre = _centre(threats)
+    away = math.atan2(here.z - centre.z, here.x - centre.x) if _flat_distance(here, centre) > 1e-6 else 0.0
+    last_error: ActionResult | None = None
+    # Straight away first, then fanning out: a wall behind is common, a dead end on all sides is not.
+    for turn in (0, 1, -1, 2, -2, 3, -3, 4):
+        angle = away + turn * math.pi / 4
+        target = BlockPos(
+            math.floor(here.x + math.cos(angle) * args.retreatDistance),
+            math.floor(here.y),
+            math.floor(here.z + math.sin(angle) * args.retreatDistance),
+        )
+        try:
+            handle = ctx.body.goto(target, tolerance=2.0)
+        except BodyError as err:
+            last_error = failure_from_error(err)
+            continue
+        failure = yield from act(handle)
+        if failure is None:
+            now = ctx.body.position()
+            return ActionResult.success(
+                retreated=True, threats=len(threats), threat_centre=list(centre), position=list(now),
+                distance_before=_flat_distance(here, centre), distance_after=_flat_distance(now, centre),
+            )
+        last_error = failure
+    assert last_error is not None
+    last_error.observables["threats"] = len(threats)
+    return last_error
+
+
+def accept_retreat(
+    pre: Observation, post: Observation, args: RetreatArgs, result: ActionResult
+) -> VerificationResult:
+    if not result.observables.get("retreated"):
+        return VerificationResult.verified(retreated=False, reason="no hostiles within safeRadius")
+    centre = Position(*result.observables["threat_centre"])
+    before, after = _flat_distance(pre.position, centre), _flat_distance(post.position, centre)
+    evidence = {
+        "distance_before": round(before, 2), "distance_after": round(after, 2), "safe_radius": args.safeRadius
+    }
+    if after >= min(before + args.retreatDistance / 2, args.safeRadius):
+        return VerificationResult.verified(**evidence)
+    if after > before:
+        return VerificationResult.inconclusive(**evidence)
+    return VerificationResult.contradicted(**evidence)
+
+
+# == attack_entity ==================================================================================
+class AttackEntityArgs(StrictArgs):
+    entityId: int | None = Field(default=None, description="Target entity id")  # the seed's argument name
+    entityType: str | None = Field(  # type-based targeting, e.g. zombie
+        default=None, min_length=1, description="Nearest entity of this type (default: nearest hostile)"
+    )
+    radius: float = Field(default=16.0, ge=1, le=64, description="Search radius")
+    duration: int = Field(default=30_000, ge=1000, le=120_000, description="Give up after this many ms")
+    retreatHealth: float = Field(  # the seed's argument name
+        default=6.0, ge=0, le=20, description="Break off and back away when own health falls to this"
+    )
+
+
+def find_target(ctx: CapabilityContext, args: AttackEntityArgs, radius: float) -> EntityInfo | None:
+    here = ctx.body.position()
+    entities = [e for e in ctx.body.entities(radius) if e.kind not in ("item", "player")]
+    if args.entityId is not None:
+        return next((e for e in entities if e.id == args.entityId), None)
+    if args.entityType is not None:
+        entities = [e for e in entities if e.name == args.entityType]
+    else:
+        entities = [e for e in entities if e.kind == "hostile"]
+    return min(entities, key=lambda e: e.position.distance_to(here), default=None)
+
+
+def guard_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> GuardResult:
+    if ctx.body.health() <= args.retreatHealth:
+        return GuardResult.deny("low_health", f"health {ctx.body.health()} <= retreatHealth {args.retreatHealth}")
+    if find_target(ctx, args, args.radius) is None:
+        return GuardResult.deny("no_target", f"no matching entity within {args.radius} blocks")
+    return GuardResult.allow()
+
+
+def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
+    target = find_target(ctx, args, args.radius)
+    if target is None:
+        return ActionResult.failure("no_target", "the target left before the fight")
+    target_id, name = target.id, target.name
+    deadline = ctx.body.now_ticks() + args.duration * TICKS_PER_SECOND // 1000
+    hits, last_health = 0, target.health
+    while True:
+        current = next((e for e in ctx.body.entities(args.radius * 2) if e.id == target_id), None)
+        if current is None:
+            return ActionResult.success(target=target_id, name=name, killed=True, hits=hits, last_health=last_health)
+        last_health = current.health
+        if ctx.body.health() <= args.retreatHealth:
+            yield from _back_off(ctx, current.position)
+            return ActionResult.failure(
+                "low_health", f"health {ctx.body.health()} at or below {args.retreatHealth}; backed off",
+                retryable=True, target=target_id, hits=hits,
+            )
+        if ctx.body.now_ticks() >= deadline:
+            return ActionResult.failure(
+                "target_alive", f"{name} still alive after {args.duration} ms", retryable=True,
+                target=target_id, hits=hits, last_health=last_health,
+            )
+        here = ctx.body.position()
+        if current.position.distance_to(here) > ATTACK_REACH:
+            try:
+                handle = ctx.body.goto(current.position.block(), tolerance=ATTACK_REACH - 1)
+            except BodyError as err:
+                return failure_from_error(err, target=target_id, hits=hits)
+            # Chase in short legs: the target moves, so re-aim every second.
+            chase_until = ctx.body.now_ticks() + TICKS_PER_SECOND
+            while ctx.body.now_ticks() < chase_until and handle.status().value == "running":
+                yield None
+            handle.cancel("re-aim")
+            continue
+        try:
+            swing = ctx.body.attack(target_id)
+        except BodyError as err:
+            return failure_from_error(err, target=target_id, hits=hits)
+        failure = yield from act(swing)
+        if failure is not None:
+            if failure.error is not None and failure.error.code in ("unknown_entity", "out_of_reach"):
+                continue  # died or stepped away between our look and the swing
+            return failure
+        hits += 1
+        cooldown = ctx.body.now_ticks() + SWING_TICKS
+        while ctx.body.now_ticks() < cooldown:
+            yield None
+
+
+def _back_off(ctx: CapabilityContext, threat: Position) -> RunnerGen:
+    here = ctx.body.position()
+    angle = math.atan2(here.z - threat.z, here.x - threat.x)
+    target = BlockPos(
+        math.floor(here.x + 8 * math.cos(angle)), math.floor(here.y), math.floor(here.z + 8 * math.sin(angle))
+    )
+    try:
+        handle = ctx.body.goto(target, tolerance=2.0)
+    except BodyError as err:
+        return failure_from_error(err)
+    failure = yield from act(handle)
+    return failure or ActionResult.success()
+
+
+def accept_attack(
+    pre: Observation, post: Observation, args: AttackEntityArgs, result: ActionResult
+) -> VerificationResult:
+    evidence = {k: result.observables.get(k) for k in ("target", "name", "hits", "last_health")}
+    if result.observables.get("killed"):
+        return VerificationResult.verified(killed=True, **evidence)
+    return VerificationResult.inconclusive(killed=False, **evidence)
+
+
+# == registration ===================================================================================
 def register(registry: Registry) -> None:
-    """Registers this family's capabilities."""
+    registry.register(
+        CapabilitySpec(
+            name="attack_entity", version="1.0.0", family=Family.COMBAT, args_model=AttackEntityArgs,
+            runner=run_attack, acceptance=accept_attack, guard=guard_attack,
+            permissions=frozenset({Permission.MOVEMENT, Permission.COMBAT}), timeout_ms=60_000, retries=3,
+            preconditions=("safe",),
+            description=(
+                "Close in on an entity (entityId, else the nearest entityType, else the nearest hostile within "
+                "radius) and swing until it is gone; backs off and fails low_health at retreatHealth. Refuses "
+                "no_target / low_health. (The seed lists [movement, dig]; combat is the permission it uses.)"
+            ),
+        )
+    )
+    registry.register(
+        CapabilitySpec(
+            name="equip_weapon", version="1.0.0", family=Family.COMBAT, args_model=EquipWeaponArgs,
+            runner=run_equip_weapon, acceptance=accept_held, guard=guard_equip_weapon,
+            permissions=frozenset({Permission.CONTAINER_READ, Permission.INVENTORY}), timeout_ms=5_000, retries=1,
+            idempotent=True,
+            description=(
+                "Hold the best sword or axe (tier priority netherite > diamond > iron > stone > golden > wooden; "
+                "minecraft-data has no attack damage). Bare hand when none and fallbackToHand."
+            ),
+        )
+    )
+    registry.register(
+        CapabilitySpec(
+            name="retreat_from_threat", version="1.0.0", family=Family.COMBAT, args_model=RetreatArgs,
+            runner=run_retreat, acceptance=accept_retreat,
+            permissions=frozenset({Permission.MOVEMENT}), timeout_ms=30_000, retries=2, effects=("safe",),
+            description=(
+                "Walk retreatDistance away from the centre of hostiles within safeRadius (fanning out if the way "
+                "is blocked); no hostiles is success with retreated=false. Verified by the distance gained."
+            ),
+        )
+    )
+    registry.register(
+        CapabilitySpec(
+            name="use_item", version="1.0.0", family=Family.COMBAT, args_model=UseItemArgs,
+            runner=run_use_item, acceptance=accept_use_item, guard=guard_use_item,
+            permissions=frozenset({Permission.CONTAINER_READ, Permission.INTERACT}), timeout_ms=10_000, retries=1,
+            preconditions=("has:{item}",),
+            description=(
+                "Hold an item in the main or off hand and use it quantity times, optionally on a target block. "
+                "Verified when it was consumed; a use that consumes nothing is inconclusive."
+            ),
+        )
+    )
+    registry.register(
+        CapabilitySpec(
+            name="equip_tool", version="1.0.0", family=Family.COMBAT, args_model=EquipToolArgs,
+            runner=run_equip_tool, acceptance=accept_held, guard=guard_equip_tool,
+            permissions=frozenset({Permission.CONTAINER_READ, Permission.INVENTORY}), timeout_ms=5_000, retries=1,
+            idempotent=True, effects=("equipped:{tool}",),
+            description=(
+                "Hold the right tool: an exact tool, the fastest harvester of a block (minecraft-data best_tool), "
+                "the highest tier of a toolType, or by material (a block, mineable/<kind>, or a word like wood)."
+            ),
+        )
+    )

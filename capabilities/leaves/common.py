@@ -13,13 +13,16 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from capabilities.spec import ActionResult, VerificationResult
+from world import mcdata
 from world.body import (
     ActionHandle,
     ActionStatus,
     BlockPos,
     BodyError,
+    EntityInfo,
     Observation,
 )
+from world.mcdata import McData
 
 if TYPE_CHECKING:
     from capabilities.context import CapabilityContext
@@ -140,3 +143,102 @@ def expect_block(post: Observation, pos: BlockPos, expected: str) -> Verificatio
     if observed == expected:
         return VerificationResult.verified(**evidence)
     return VerificationResult.contradicted(**evidence)
+
+
+def expect_state(post: Observation, pos: BlockPos, block: str | None, **expected: Any) -> VerificationResult:
+    """Tri-state probe of a block's state (``powered=True``, ``open=False``, ``age=0``) at a receipt position.
+
+    ``block`` (if given) must match too. Added by the farming/world/construction leaves: the behaviour
+    probes receipt positions' states into ``post.block_states`` next to their names.
+    """
+    name = post.block(pos)
+    state = post.block_state(pos)
+    evidence: dict[str, Any] = {"position": list(pos), "expected": {"block": block, **expected},
+                                "observed": {"block": name, **(state or {})}}
+    if name is None or state is None:
+        return VerificationResult.inconclusive(**evidence)
+    if block is not None and name != block:
+        return VerificationResult.contradicted(**evidence)
+    if all(state.get(key) == value for key, value in expected.items()):
+        return VerificationResult.verified(**evidence)
+    return VerificationResult.contradicted(**evidence)
+
+
+# -- registry facts (minecraft-data) for leaves ---------------------------------------------------
+# Added by the movement/interaction/sensing leaves. Everything here is derived from world.mcdata,
+# never typed in by hand, so it follows the body's Minecraft version.
+def registry_data(ctx: CapabilityContext) -> McData:
+    """The minecraft-data registry for the body's version (the shipped default if that one is absent)."""
+    try:
+        return mcdata.load(ctx.body.version)
+    except mcdata.McDataFileError:
+        return mcdata.load()
+
+
+def drop_names(md: McData, block: str) -> frozenset[str]:
+    """Every item breaking ``block`` with an ordinary tool can drop; empty for unknown blocks."""
+    return _drop_table(md).get(block, frozenset())
+
+
+def blocks_dropping(md: McData, item: str) -> frozenset[str]:
+    """Every breakable block whose (non-silk-touch) drops include ``item``."""
+    return frozenset(b for b, drops in _drop_table(md).items() if item in drops)
+
+
+_DROP_TABLES: dict[str, dict[str, frozenset[str]]] = {}
+
+
+def _drop_table(md: McData) -> dict[str, frozenset[str]]:
+    table = _DROP_TABLES.get(md.version)
+    if table is None:
+        table = {}
+        for block in md.blocks():
+            if not block.breakable:
+                continue
+            if block.loot:
+                # Silk touch is not modelled and shears-only entries need shears: neither is "what it drops".
+                names = frozenset(e.item for e in block.loot if e.condition is None)
+            else:
+                names = frozenset(block.drops)
+            table[block.name] = names
+        _DROP_TABLES[md.version] = table
+    return table
+
+
+def is_item_entity(entity: EntityInfo) -> bool:
+    """A dropped item. Checks the kind as well as the name: the seed's filter missed items by name alone."""
+    return entity.kind == "item" or entity.name == "item"
+
+
+def is_solid(md: McData, name: str) -> bool:
+    """A full collision box a player can stand on or place against; unknown names count as not solid."""
+    return md.has_block(name) and md.block(name).solid
+
+
+class Issued:
+    """A finished stand-in for a handle the runner keeps polling itself.
+
+    Yielding ``Issued(handle)`` tells the behaviour a body command went out (its
+    first-action hook measures time-to-first-action) without handing it the
+    handle to wait on, so runners that watch a walk tick by tick (stuck
+    detection, a moving target) still see every tick.
+    """
+
+    def __init__(self, handle: ActionHandle) -> None:
+        self._handle = handle
+
+    @property
+    def kind(self) -> str:
+        return self._handle.kind
+
+    def status(self) -> ActionStatus:
+        return ActionStatus.SUCCEEDED
+
+    def error(self) -> BodyError | None:
+        return None
+
+    def result(self) -> dict[str, Any]:
+        return {}
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        self._handle.cancel(reason)

@@ -1,20 +1,28 @@
-"""Sensing leaves: read the world or talk, never change blocks."""
+"""Sensing leaves: read the world or talk, never change blocks.
+
+wait, chat, get_block_at, sense_hostiles, get_light_level, find_resource (seed 000, "Sensing Leaves").
+Two of them can publish what they saw to the blackboard (``store_as``) so that later
+leaves read it through ``{key}`` references.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import py_trees
 from pydantic import BaseModel, ConfigDict, Field
 
+from capabilities.leaves.common import EYE_HEIGHT, StrictArgs, registry_data
 from capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
+    GuardResult,
     Permission,
     RunnerGen,
     VerificationResult,
 )
-from world.body import TICKS_PER_SECOND, BlockPos, Observation
+from world.body import TICKS_PER_SECOND, BlockPos, Observation, Position
 
 if TYPE_CHECKING:
     from capabilities.context import CapabilityContext
@@ -91,6 +99,137 @@ def run_get_block_at(ctx: CapabilityContext, args: GetBlockAtArgs) -> RunnerGen:
 def accept_read_only(pre: Observation, post: Observation, args: object, result: ActionResult) -> VerificationResult:
     return VerificationResult.verified(read_only=True)
 
+# -- shared: publishing to the blackboard ------------------------------------------
+#: A blackboard key a leaf may write; the same shape ``{key}`` references accept.
+BLACKBOARD_KEY = r"^/?[A-Za-z_][A-Za-z0-9_/]*$"
+
+
+def publish(key: str | None, value: Any) -> None:
+    if key is not None:
+        py_trees.blackboard.Blackboard.set(key if key.startswith("/") else "/" + key, value)
+
+
+def _distance(a: Position, b: Position) -> float:
+    return round(a.distance_to(b), 2)
+
+
+# -- sense_hostiles -------------------------------------------------------------
+class SenseHostilesArgs(StrictArgs):
+    radius: float = Field(default=16.0, gt=0, le=64, description="Scan radius around the player, in blocks")
+    includePassive: bool = Field(default=False, description="Also report passive mobs (under observables.passive)")
+    store_as: str | None = Field(
+        default=None,
+        pattern=BLACKBOARD_KEY,
+        description="Blackboard key that receives the hostile list (nearest first); not written when absent",
+    )
+
+
+def run_sense_hostiles(ctx: CapabilityContext, args: SenseHostilesArgs) -> RunnerGen:
+    me = ctx.body.position()
+    hostiles: list[dict[str, Any]] = []
+    passive: list[dict[str, Any]] = []
+    for entity in ctx.body.entities(args.radius):
+        distance = _distance(me, entity.position)
+        if distance > args.radius:
+            continue
+        entry = {
+            "id": entity.id,
+            "name": entity.name,
+            "distance": distance,
+            "position": {"x": entity.position.x, "y": entity.position.y, "z": entity.position.z},
+        }
+        if entity.kind == "hostile":
+            hostiles.append(entry)
+        elif args.includePassive and entity.kind == "passive":
+            passive.append(entry)
+    hostiles.sort(key=lambda e: e["distance"])
+    passive.sort(key=lambda e: e["distance"])
+    publish(args.store_as, hostiles)
+    observables: dict[str, Any] = {
+        "hostiles": hostiles,
+        "count": len(hostiles),
+        "nearestDistance": hostiles[0]["distance"] if hostiles else -1,
+    }
+    if args.includePassive:
+        observables["passive"] = passive
+    return ActionResult.success(**observables)
+    yield  # pragma: no cover - makes this a generator
+
+
+# -- get_light_level -------------------------------------------------------------
+#: Seed 000: a position with light below this is "unsafe" (mobs may spawn, place a torch).
+SAFE_LIGHT = 8
+
+
+class GetLightLevelArgs(StrictArgs):
+    position: Vec3Args | None = Field(default=None, description="Block to read; the player's feet block when absent")
+
+
+def run_get_light_level(ctx: CapabilityContext, args: GetLightLevelArgs) -> RunnerGen:
+    pos = args.position.as_block_pos() if args.position is not None else ctx.body.position().block()
+    level = ctx.body.light_level(pos)
+    return ActionResult.success(lightLevel=level, isSafe=level >= SAFE_LIGHT, position=list(pos))
+    yield  # pragma: no cover - makes this a generator
+
+
+# -- find_resource ---------------------------------------------------------------
+class FindResourceArgs(StrictArgs):
+    blockType: str = Field(min_length=1, description="Block name (e.g. oak_log), or a fragment with partialMatch")
+    radius: int = Field(default=16, ge=1, le=64, description="Search radius around the player, in blocks")
+    maxResults: int = Field(default=10, ge=1, le=64, description="At most this many positions, nearest first")
+    partialMatch: bool = Field(
+        default=False, description="Match every block whose name contains blockType (e.g. '_log' finds all logs)"
+    )
+    store_as: str | None = Field(
+        default=None,
+        pattern=BLACKBOARD_KEY,
+        description="Blackboard key that receives the nearest position as {x, y, z} (for move_to/get_block_at)",
+    )
+
+
+def resource_names(ctx: CapabilityContext, args: FindResourceArgs) -> list[str]:
+    md = registry_data(ctx)
+    if args.partialMatch:
+        return sorted(b.name for b in md.blocks() if args.blockType in b.name)
+    return [md.block(args.blockType).name] if md.has_block(args.blockType) else []
+
+
+def guard_find_resource(ctx: CapabilityContext, args: FindResourceArgs) -> GuardResult:
+    if not resource_names(ctx, args):
+        how = "contains" if args.partialMatch else "is"
+        return GuardResult.deny("unknown_block", f"no block name {how} {args.blockType!r}")
+    return GuardResult.allow()
+
+
+def run_find_resource(ctx: CapabilityContext, args: FindResourceArgs) -> RunnerGen:
+    names = resource_names(ctx, args)
+    me = ctx.body.position()
+    eye = Position(me.x, me.y + EYE_HEIGHT, me.z)
+    # The body's own search may return candidates in scan order; ask for a few more and sort here.
+    found = ctx.body.find_blocks(names, args.radius, max_count=min(4 * args.maxResults, 256))
+    found = sorted(found, key=lambda p: eye.distance_to(Position(p.x + 0.5, p.y + 0.5, p.z + 0.5)))
+    found = found[: args.maxResults]
+    if not found:
+        return ActionResult.failure(
+            "not_found", f"no {args.blockType} within {args.radius} blocks", count=0, positions=[]
+        )
+    positions = [
+        {
+            "x": p.x,
+            "y": p.y,
+            "z": p.z,
+            "distance": round(eye.distance_to(Position(p.x + 0.5, p.y + 0.5, p.z + 0.5)), 2),
+            "name": names[0] if len(names) == 1 else ctx.body.block_at(p).name,
+        }
+        for p in found
+    ]
+    nearest = {"x": found[0].x, "y": found[0].y, "z": found[0].z}
+    publish(args.store_as, nearest)
+    return ActionResult.success(
+        positions=positions, count=len(positions), nearest=nearest, nearestDistance=positions[0]["distance"]
+    )
+    yield  # pragma: no cover - makes this a generator
+
 
 def register(registry: Registry) -> None:
     registry.register(
@@ -131,5 +270,56 @@ def register(registry: Registry) -> None:
             timeout_ms=5_000,
             idempotent=True,
             description="Read the block at a position; the name is in observables.block.",
+        )
+    )
+    registry.register(
+        CapabilitySpec(
+            name="sense_hostiles",
+            version="1.0.0",
+            family=Family.SENSING,
+            args_model=SenseHostilesArgs,
+            runner=run_sense_hostiles,
+            acceptance=accept_read_only,
+            permissions=frozenset({Permission.SENSE}),
+            timeout_ms=2_000,
+            idempotent=True,
+            effects=("sensed:hostiles",),
+            description=(
+                "List hostile mobs within radius, nearest first (observables.hostiles, count, nearestDistance; "
+                "-1 when none); optionally writes the list to the blackboard key store_as."
+            ),
+        )
+    )
+    registry.register(
+        CapabilitySpec(
+            name="get_light_level",
+            version="1.0.0",
+            family=Family.SENSING,
+            args_model=GetLightLevelArgs,
+            runner=run_get_light_level,
+            acceptance=accept_read_only,
+            permissions=frozenset({Permission.SENSE}),
+            timeout_ms=1_000,
+            idempotent=True,
+            description=f"Read the light level at a position (the player's by default); isSafe when >= {SAFE_LIGHT}.",
+        )
+    )
+    registry.register(
+        CapabilitySpec(
+            name="find_resource",
+            version="1.0.0",
+            family=Family.SENSING,
+            args_model=FindResourceArgs,
+            runner=run_find_resource,
+            acceptance=accept_read_only,
+            guard=guard_find_resource,
+            permissions=frozenset({Permission.SENSE}),
+            timeout_ms=5_000,
+            idempotent=True,
+            effects=("near:{blockType}",),
+            description=(
+                "Positions of the nearest blocks of a type, nearest first (observables.positions, nearest); "
+                "fails not_found when there are none within radius. Unknown block names are refused."
+            ),
         )
     )

@@ -1,9 +1,204 @@
-"""Tree-file commands: validate, render, schema, convert, capabilities."""
+"""Tree-file commands: validate, render, schema, convert, capabilities.
+
+Exit codes follow ``craftbt/cli.py``: 0 fine, 1 the input was read and is
+wrong (every problem printed, one per line, as ``file:line:col: code: ...``),
+2 usage (click reports a missing argument or a bad option value itself).
+Tree files may be YAML, JSON or BehaviorTree.CPP XML (``*.xml``).
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from capabilities.registry import Registry, default_registry
+from craftbt.errors import CraftbtError, ErrorCode, Location, Problem
+from trees import model as m
+from trees.validate import Checked, validate_definition, validate_path
+
+#: Indirection so tests (and embedders) can run the commands against another registry.
+get_registry: Callable[[], Registry] = default_registry
+
+
+class ConvertTarget(StrEnum):
+    YAML = "yaml"
+    JSON = "json"
+    BTCPP_XML = "btcpp-xml"
+
+
+class RenderChoice(StrEnum):
+    ASCII = "ascii"
+    UNICODE = "unicode"
+    DOT = "dot"
+    SVG = "svg"
+    PNG = "png"
+    HTML = "html"
+
+
+def check_file(path: Path, registry: Registry) -> Checked:
+    """Any supported tree file -> Checked (XML is imported first; its problems have no line numbers)."""
+    if path.suffix.lower() != ".xml":
+        return validate_path(path, registry)
+    from trees.btcpp import from_xml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else "cannot be read"
+        return Checked(None, [Problem(ErrorCode.FILE_NOT_FOUND, f"cannot read {str(path)!r}: {reason}",
+                                      Location(str(path)))])
+    try:
+        definition = from_xml(text, file=str(path), registry=registry)
+    except CraftbtError as err:
+        for p in err.problems:
+            p.location.file = p.location.file or str(path)
+        return Checked(None, err.problems)
+    return validate_definition(definition, registry, base_dir=path.resolve().parent)
+
+
+def load_checked(path: Path, registry: Registry) -> m.TreeDefinition:
+    checked = check_file(path, registry)
+    checked.raise_for_problems()
+    assert checked.definition is not None
+    return checked.definition
+
+
+def _fail(err: CraftbtError) -> typer.Exit:
+    for problem in err.problems:
+        print(problem.render(), file=sys.stderr)
+    return typer.Exit(1)
+
+
+def _write(out: Path | None, data: str | bytes) -> None:
+    if out is None:
+        if isinstance(data, bytes):
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        else:
+            sys.stdout.write(data if data.endswith("\n") else data + "\n")
+        return
+    try:
+        if isinstance(data, bytes):
+            out.write_bytes(data)
+        else:
+            out.write_text(data, encoding="utf-8")
+    except OSError as err:
+        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"cannot write {str(out)!r}: {err.strerror}",
+                                  expected="a writable output path") from None
+
+
+def validate_cmd(
+    files: Annotated[list[Path], typer.Argument(help="Tree files (.yaml, .json, .xml)", show_default=False)],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
+) -> None:
+    """Check tree files against the registry; print every problem."""
+    registry = get_registry()
+    report: list[dict[str, Any]] = []
+    bad = False
+    for path in files:
+        checked = check_file(path, registry)
+        bad = bad or not checked.ok
+        report.append({"file": str(path), "ok": checked.ok, "problems": [p.to_dict() for p in checked.problems]})
+        if not as_json:
+            if checked.ok:
+                print(f"{path}: ok")
+            for problem in checked.problems:
+                print(problem.render())
+    if as_json:
+        print(json.dumps({"ok": not bad, "files": report}, indent=2))
+    raise typer.Exit(1 if bad else 0)
+
+
+def render_cmd(
+    file: Annotated[Path, typer.Argument(help="Tree file", show_default=False)],
+    fmt: Annotated[RenderChoice, typer.Option("--format", "-f", help="Output format")] = RenderChoice.UNICODE,
+    out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
+) -> None:
+    """Draw a tree (png needs -o or a redirected stdout)."""
+    from trees.render import render
+
+    registry = get_registry()
+    try:
+        definition = load_checked(file, registry)
+        data = render(definition, fmt.value, registry, base_dir=file.resolve().parent)
+        if isinstance(data, bytes) and out is None and sys.stdout.isatty():
+            raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, "refusing to write PNG to a terminal",
+                                      expected="-o FILE.png")
+        _write(out, data)
+    except CraftbtError as err:
+        raise _fail(err) from None
+
+
+def capabilities_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON")] = False,
+) -> None:
+    """List registered capabilities (the manifest)."""
+    registry = get_registry()
+    manifest = registry.manifest()
+    if as_json:
+        print(json.dumps(manifest, indent=2, sort_keys=False))
+        return
+    table = Table(title=f"{len(manifest['capabilities'])} capabilities")
+    for column in ("name", "version", "family", "permissions", "args", "timeout ms", "retries"):
+        table.add_column(column)
+    for entry in manifest["capabilities"]:
+        schema = entry["args_schema"]
+        required = set(schema.get("required", []))
+        args = ", ".join(f"{k}{'' if k in required else '?'}" for k in schema.get("properties", {}))
+        table.add_row(
+            entry["name"] + (" (deprecated)" if entry["deprecated"] else ""), entry["version"], entry["family"],
+            ", ".join(entry["permissions"]) or "-", args or "-", str(entry["timeout_ms"]), str(entry["retries"]),
+        )
+    Console(width=max(120, Console().width)).print(table)
+    if manifest["checks"]:
+        print("checks: " + ", ".join(c["name"] for c in manifest["checks"]))
+
+
+def schema_cmd(
+    out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
+) -> None:
+    """Print the JSON Schema of tree files, generated from the registry."""
+    from trees.schema import tree_schema
+
+    try:
+        _write(out, json.dumps(tree_schema(get_registry()), indent=2) + "\n")
+    except CraftbtError as err:
+        raise _fail(err) from None
+
+
+def convert_cmd(
+    file: Annotated[Path, typer.Argument(help="Tree file (.yaml, .json, .xml)", show_default=False)],
+    to: Annotated[ConvertTarget, typer.Option("--to", help="Target format")],
+    out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
+) -> None:
+    """Convert a validated tree between YAML, JSON and BehaviorTree.CPP v4 XML."""
+    from trees import btcpp, dump
+
+    registry = get_registry()
+    try:
+        definition = load_checked(file, registry)
+        if to is ConvertTarget.YAML:
+            text = dump.to_yaml(definition)
+        elif to is ConvertTarget.JSON:
+            text = dump.to_json(definition)
+        else:
+            text = btcpp.to_xml(definition, registry=registry, base_dir=file.resolve().parent)
+        _write(out, text)
+    except CraftbtError as err:
+        raise _fail(err) from None
 
 
 def register(app: typer.Typer) -> None:
-    """Filled in by the foundation work (issue 2)."""
+    app.command("validate")(validate_cmd)
+    app.command("render")(render_cmd)
+    app.command("capabilities")(capabilities_cmd)
+    app.command("schema")(schema_cmd)
+    app.command("convert")(convert_cmd)

@@ -1,1 +1,1 @@
-"""world/sim."""
+"""The embedded simulated world: craftbt's default body (see ``world.sim.body.SimBody``)."""

@@ -1,0 +1,121 @@
+"""The executor's settings: geofence, permission profiles, rate limits, shadow mode, budgets.
+
+A geofence of ``None`` means *no bounds configured*: the pipeline then refuses
+every world-changing leaf (fail closed). ``craftbt run`` on the simulator sets
+the geofence to the scenario's bounds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from capabilities.spec import Permission
+from world.body import BlockPos, Position
+
+
+class Bounds(BaseModel):
+    """An axis-aligned box of block coordinates, inclusive on both ends."""
+
+    model_config = ConfigDict(frozen=True)
+
+    min_x: int
+    min_y: int
+    min_z: int
+    max_x: int
+    max_y: int
+    max_z: int
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Bounds:
+        if self.min_x > self.max_x or self.min_y > self.max_y or self.min_z > self.max_z:
+            raise ValueError("geofence min must not exceed max on any axis")
+        return self
+
+    def contains(self, pos: BlockPos | Position) -> bool:
+        return (
+            self.min_x <= pos.x <= self.max_x + (0.999 if isinstance(pos, Position) else 0)
+            and self.min_y <= pos.y <= self.max_y + (0.999 if isinstance(pos, Position) else 0)
+            and self.min_z <= pos.z <= self.max_z + (0.999 if isinstance(pos, Position) else 0)
+        )
+
+    @classmethod
+    def parse(cls, text: str) -> Bounds:
+        """``"x1,y1,z1:x2,y2,z2"`` (corners in any order)."""
+        try:
+            a, b = text.split(":")
+            p = [int(v) for v in a.split(",")]
+            q = [int(v) for v in b.split(",")]
+            if len(p) != 3 or len(q) != 3:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"geofence {text!r} is not 'x1,y1,z1:x2,y2,z2'") from None
+        return cls(
+            min_x=min(p[0], q[0]), min_y=min(p[1], q[1]), min_z=min(p[2], q[2]),
+            max_x=max(p[0], q[0]), max_y=max(p[1], q[1]), max_z=max(p[2], q[2]),
+        )
+
+
+ALL_PERMISSIONS = frozenset(Permission)
+
+#: Permission profiles: a profile grants a set; a leaf needing anything else is refused.
+PROFILES: dict[str, frozenset[Permission]] = {
+    "full": ALL_PERMISSIONS,
+    "survival": ALL_PERMISSIONS - {Permission.REDSTONE},
+    "builder": frozenset(
+        {Permission.MOVEMENT, Permission.DIG, Permission.PLACE, Permission.CRAFT, Permission.SENSE,
+         Permission.INVENTORY, Permission.CONTAINER_READ, Permission.CONTAINER_WRITE, Permission.CONSUME,
+         Permission.CHAT, Permission.INTERACT}
+    ),
+    "observer": frozenset({Permission.MOVEMENT, Permission.SENSE, Permission.CHAT, Permission.CONTAINER_READ}),
+    "read_only": frozenset({Permission.SENSE}),
+}
+
+
+class RateLimit(BaseModel):
+    """At most ``max_dispatches`` leaf dispatches per ``window_ms`` of game time."""
+
+    max_dispatches: int = Field(default=20, ge=1)
+    window_ms: int = Field(default=1_000, ge=1)
+
+
+class DetectorConfig(BaseModel):
+    ttfa_ms: int = 2_000  # A1
+    stuck_ms: int = 3_000  # A4
+    branch_hang_ms: int = 3_000  # FM-03
+    flap_reversals: int = 3  # FM-04: more than this many ...
+    flap_window_ms: int = 10_000  # ... within this window
+    double_dispatch_window_ms: int = 10_000  # FM-05
+    #: capabilities that legitimately idle without actuator commands (stuckness exempt).
+    idle_ok: frozenset[str] = frozenset({"wait", "sleep", "sense_hostiles", "get_block_at", "get_light_level"})
+
+
+class ExecutorConfig(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    geofence: Bounds | None = None
+    profile: str = "survival"
+    shadow: bool = False
+    rate_limit: RateLimit = Field(default_factory=RateLimit)
+    detectors: DetectorConfig = Field(default_factory=DetectorConfig)
+    #: I3 / A3: local repair attempts before escalation (never more than 2).
+    local_retries: int = Field(default=2, ge=0, le=2)
+    #: bounded transient waits per leaf activation before it escalates instead.
+    max_transient_waits: int = Field(default=3, ge=0)
+    max_ticks: int = Field(default=20 * 60 * 20, ge=1)  # 20 minutes of game time
+    #: parallel streams allowed (Rig G suggests 1-3); I1 is per stream.
+    streams: int = Field(default=1, ge=1, le=3)
+    preemption: bool = True
+    allow_materialize: bool = False
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known_profile(self) -> ExecutorConfig:
+        if self.profile not in PROFILES:
+            raise ValueError(f"unknown permission profile {self.profile!r}; known: {', '.join(sorted(PROFILES))}")
+        return self
+
+    @property
+    def granted(self) -> frozenset[Permission]:
+        return PROFILES[self.profile]

@@ -1,0 +1,81 @@
+"""Canonical JSON and content addressing: the three-digest truth model (seed 002, section 10).
+
+A digest is the SHA-256 of canonical JSON: sorted keys, no insignificant
+whitespace, UTF-8, no NaN. ``expansion_digest`` covers the tree as expanded
+(subtrees inlined, exactly as loaded), ``intent_resolution_digest`` covers only
+the leaves whose args were resolved from an intent (``None`` when nothing was
+resolved), and ``executor_plan_digest`` — always defined — covers the ordered
+``{leaf, args}`` list the executor will actually run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+
+from trees.model import (
+    ConditionNode,
+    DecoratorNode,
+    LeafNode,
+    ParallelNode,
+    SelectorNode,
+    SequenceNode,
+    SubtreeNode,
+    TreeDefinition,
+)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return _plain(value.model_dump(mode="json"))
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = [_plain(v) for v in value]
+        return sorted(items, key=canonical_json) if isinstance(value, set | frozenset) else items
+    return value
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON: the same content always gives the same bytes."""
+    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def digest(value: Any) -> str:
+    return "sha256:" + hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+def iter_leaves(node: Any) -> Iterator[LeafNode]:
+    """Leaves in tick order (pre-order, left to right); subtrees are not expanded here."""
+    if isinstance(node, LeafNode):
+        yield node
+    elif isinstance(node, SequenceNode | SelectorNode | ParallelNode):
+        for child in node.children:
+            yield from iter_leaves(child)
+    elif isinstance(node, DecoratorNode):
+        yield from iter_leaves(node.child)
+    elif isinstance(node, ConditionNode | SubtreeNode):
+        return
+
+
+def plan_steps(defn: TreeDefinition) -> list[dict[str, Any]]:
+    """The executor plan: only leaf name and args, in order (seed 002: ``{leaf, args}``)."""
+    return [{"leaf": leaf.capability, "args": leaf.args} for leaf in iter_leaves(defn.root)]
+
+
+class PlanDigests(BaseModel):
+    expansion_digest: str
+    intent_resolution_digest: str | None = None
+    executor_plan_digest: str
+
+
+def plan_digests(defn: TreeDefinition, resolved_steps: list[dict[str, Any]] | None = None) -> PlanDigests:
+    return PlanDigests(
+        expansion_digest=digest(defn.model_dump(mode="json")),
+        intent_resolution_digest=digest(resolved_steps) if resolved_steps else None,
+        executor_plan_digest=digest(plan_steps(defn)),
+    )

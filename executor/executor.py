@@ -1,0 +1,323 @@
+"""The executor: turns a validated tree into verified world changes on a body, and leaves the evidence.
+
+``Executor.run(definition)``:
+
+1. the feasibility gate (Rig G) and the strict normalizer judge the whole tree;
+   a block is recorded with its backoff (``next_eligible_at``) and nothing runs;
+2. the tree is built against a monitored body and every capability leaf is
+   wrapped in a :class:`~executor.supervisor.Supervisor` (I1-I3, backoff);
+3. the loop ticks the tree, runs the detectors, commits the journal, then lets
+   the world run one tick (``body.advance(1)``), until the root is SUCCESS or
+   FAILURE, a branch hangs, or the ``max_ticks`` budget is spent;
+4. a safety signal preempts the goal tree at a safe point with a fast-path
+   capability; the goal tree resumes after it;
+5. the journal row, the golden-run report and the outcome are closed together.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import py_trees
+from py_trees.common import Status
+from pydantic import BaseModel, Field
+
+from capabilities.behaviour import CapabilityBehaviour
+from capabilities.context import CapabilityContext
+from capabilities.registry import Registry
+from executor.backoff import next_eligible_at
+from executor.canary import ShadowCanary
+from executor.config import ExecutorConfig
+from executor.detectors import Detectors
+from executor.digests import digest, plan_digests
+from executor.gate import GateDecision, assess
+from executor.journal import Journal, default_home
+from executor.lifecycle import Lifecycle, Stage
+from executor.monitor import MonitoredBody
+from executor.pipeline import Pipeline
+from executor.preemption import SafetyMonitor, Signal, interruptible
+from executor.recorder import GoldenRunRecorder
+from executor.state import MS_PER_TICK, Escalation, RunState
+from executor.supervisor import LeafMeta, Supervisor
+from craftbt.errors import CraftbtError, ErrorCode
+from trees import model as m
+from trees.build import DEFINITION_ATTR, build
+from world.body import Body
+
+#: validation problem code -> recorded block reason
+BUILD_REASONS: dict[ErrorCode, str] = {
+    ErrorCode.INVALID_ARGS: "invalid_args",
+    ErrorCode.UNKNOWN_CAPABILITY: "unknown_verb",
+    ErrorCode.UNKNOWN_VERSION: "unknown_verb",
+    ErrorCode.UNKNOWN_CHECK: "unknown_verb",
+    ErrorCode.UNKNOWN_BLACKBOARD_KEY: "unknown_blackboard_key",
+}
+
+TickCallback = Callable[["Executor", RunState, py_trees.behaviour.Behaviour], None]
+
+
+class RunOutcome(BaseModel):
+    run_id: str
+    status: str  # success | failure | blocked | escalated | hung | budget_exhausted
+    tree: str
+    ticks: int = 0
+    sim_ms: int = 0
+    wall_ms: float = 0.0
+    leaves_run: int = 0
+    dispatches: int = 0
+    shadow: bool = False
+    certifiable: bool = True
+    failures: list[dict[str, Any]] = Field(default_factory=list)
+    escalation: dict[str, Any] | None = None
+    gate: GateDecision | None = None
+    next_eligible_at: int | None = None
+    metrics: dict[str, Any] = Field(default_factory=dict)
+    digests: dict[str, Any] = Field(default_factory=dict)
+    report_path: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "success"
+
+
+def leaf_meta(behaviour: CapabilityBehaviour) -> LeafMeta:
+    node = getattr(behaviour, DEFINITION_ATTR, None)
+    if isinstance(node, m.LeafNode):
+        return LeafMeta(args_source=node.args_source, idempotency_key=behaviour.idempotency_key,
+                        original_leaf=getattr(behaviour, "original_leaf", None))
+    return LeafMeta(idempotency_key=behaviour.idempotency_key)
+
+
+def capability_leaves(root: py_trees.behaviour.Behaviour) -> list[CapabilityBehaviour]:
+    return [n for n in root.iterate() if isinstance(n, CapabilityBehaviour)]
+
+
+def _replace(old: py_trees.behaviour.Behaviour, new: py_trees.behaviour.Behaviour,
+             parent: py_trees.behaviour.Behaviour | None) -> None:
+    if parent is None:
+        return
+    if isinstance(parent, py_trees.decorators.Decorator):
+        parent.children[0] = new
+        parent.decorated = new
+        new.parent = parent
+    else:
+        index = parent.children.index(old)
+        parent.children[index] = new
+        new.parent = parent
+
+
+class Executor:
+    def __init__(
+        self,
+        registry: Registry,
+        body: Body,
+        *,
+        config: ExecutorConfig | None = None,
+        journal: Journal | None = None,
+        recorder: GoldenRunRecorder | None = None,
+        lifecycle: Lifecycle | None = None,
+        body_kind: str = "sim",
+        on_escalation: Callable[[Escalation], None] | None = None,
+        on_tick: TickCallback | None = None,
+        home: Path | None = None,
+    ) -> None:
+        self.registry = registry
+        self.config = config or ExecutorConfig()
+        self.home = home or default_home()
+        self.journal = journal or Journal(self.home / "journal.sqlite")
+        self.lifecycle = lifecycle or Lifecycle(self.home / "lifecycle.json")
+        self.inner_body = body
+        self.body = MonitoredBody(body, self._on_action)
+        self.body.shadow = self.config.shadow
+        self.recorder = recorder or GoldenRunRecorder(self.home / "golden", clock=self._clock_ms)
+        self.body_kind = body_kind
+        self.on_escalation = on_escalation
+        self.on_tick = on_tick
+        self.run_state: RunState | None = None
+        self._epoch_ms = time.time() * 1000
+        self._epoch_tick = body.now_ticks()
+
+    def _clock_ms(self) -> float:
+        """Epoch-anchored game time: throttle and staleness windows follow the body's clock."""
+        return self._epoch_ms + (self.inner_body.now_ticks() - self._epoch_tick) * MS_PER_TICK
+
+    def _on_action(self, kind: str, args: dict[str, Any], tick: int) -> None:
+        run = self.run_state
+        if run is None:
+            return
+        run.metrics.actions += 1
+        step = run.current.step_id if run.current is not None else None
+        run.journal.record_action(run.run_id, step, tick, kind, args)
+
+    # -- the run -------------------------------------------------------------------------
+    def run(
+        self,
+        definition: m.TreeDefinition,
+        *,
+        base_dir: Path | None = None,
+        task_id: str | None = None,
+        intent: dict[str, Any] | None = None,
+        seed: int | None = None,
+        scenario: str | None = None,
+        run_id: str | None = None,
+    ) -> RunOutcome:
+        wall_start = time.perf_counter()
+        gate, norm = assess(definition, self.registry, self.body.observe(),
+                            allow_materialize=self.config.allow_materialize)
+        digests = plan_digests(definition)
+        run_id = self.journal.begin_run(
+            run_id=run_id, task_id=task_id, intent=intent, plan_id=digests.executor_plan_digest[7:23],
+            tree_name=definition.tree, tree_source=definition.source,
+            expansion_digest=digests.expansion_digest, intent_resolution_digest=digests.intent_resolution_digest,
+            executor_plan_digest=digests.executor_plan_digest, body=self.body_kind, seed=seed, scenario=scenario,
+            shadow=self.config.shadow, certifiable=gate.certifiable and not self.config.shadow,
+        )
+        self.recorder.start_run(run_id, task_id=task_id, expansion={
+            **digests.model_dump(), "tree": definition.tree, "gate": gate.model_dump(mode="json"),
+        })
+        run = RunState(run_id=run_id, config=self.config, registry=self.registry, journal=self.journal,
+                       recorder=self.recorder, lifecycle=self.lifecycle, body=self.body, body_kind=self.body_kind)
+        self.run_state = run
+        base = RunOutcome(run_id=run_id, status="running", tree=definition.tree, shadow=self.config.shadow,
+                          certifiable=gate.certifiable and not self.config.shadow, gate=gate,
+                          digests=digests.model_dump())
+        if not gate.should_proceed:
+            reason = gate.block_reason or "rig_g_blocked"
+            run.decide(reason, detail={"stage": "feasibility_gate", "detail": gate.block_detail,
+                                       "problems": gate.problems[:10]})
+            base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
+            return self._close(run, base, "blocked", wall_start)
+        config = self.config
+        if gate.suggested_parallelism > config.streams and config.meta.get("allow_gate_parallelism"):
+            config = config.model_copy(update={"streams": gate.suggested_parallelism})
+            run.config = config
+        pipeline = Pipeline(run, canary=ShadowCanary(run))
+        ctx = CapabilityContext(body=self.body, registry=self.registry, hooks=pipeline)
+        try:
+            built = build(norm.definition, ctx, base_dir=base_dir)
+        except CraftbtError as err:
+            first = err.problems[0]
+            reason = BUILD_REASONS.get(first.code, "planning_incomplete")
+            run.decide(reason, detail={"stage": "validation", "detail": first.render(),
+                                       "problems": [p.render() for p in err.problems[:10]]})
+            base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
+            return self._close(run, base, "blocked", wall_start)
+        root, supervisors = self._supervise(built.root, run, pipeline)
+        executor_plan = [{"leaf": s.spec.key, "args": s.leaf.raw_args} for s in supervisors]
+        run.recorder.record_decision(run_id, "plan_built", {"leaf": None, "steps": len(executor_plan),
+                                                            "built_plan_digest": digest(executor_plan)})
+        status = self._loop(run, root, supervisors, ctx, pipeline)
+        return self._close(run, base, status, wall_start)
+
+    def _supervise(self, root: py_trees.behaviour.Behaviour, run: RunState, pipeline: Pipeline
+                   ) -> tuple[py_trees.behaviour.Behaviour, list[Supervisor]]:
+        supervisors: list[Supervisor] = []
+        for leaf in capability_leaves(root):
+            self._rebind_shadow(leaf, run)
+            parent = leaf.parent
+            sup = Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation)
+            _replace(leaf, sup, parent)
+            if leaf is root:
+                root = sup
+            supervisors.append(sup)
+        return root, supervisors
+
+    def _rebind_shadow(self, leaf: CapabilityBehaviour, run: RunState) -> None:
+        """A tree bound to a shadow version runs the active version; the shadow runs beside it as a canary."""
+        if self.lifecycle.stage(leaf.spec) is not Stage.SHADOW:
+            return
+        active = self.lifecycle.active_for(self.registry, leaf.spec.name)
+        if active is None:
+            return
+        run.decide("rebound_to_active", node=leaf.name, capability=leaf.spec.key,
+                   detail={"active": active.key, "original_leaf": leaf.spec.key})
+        leaf.spec = active
+        if leaf._static_args is not None:  # re-validate against the active version's own args model
+            leaf._static_args = active.args_model.model_validate(leaf.raw_args)
+
+    def _loop(self, run: RunState, root: py_trees.behaviour.Behaviour, supervisors: list[Supervisor],
+              ctx: CapabilityContext, pipeline: Pipeline) -> str:
+        detectors = Detectors(run)
+        safety = SafetyMonitor(self.registry) if self.config.preemption else None
+        fast: Supervisor | None = None
+        pending: Signal | None = None
+        start = run.tick()
+        while run.tick() - start < self.config.max_ticks:
+            if safety is not None and fast is None:
+                rising = safety.poll(self.body)
+                if rising and (pending is None or rising[0] != pending):
+                    pending = rising[0]
+                if pending is not None:
+                    fast = self._try_preempt(run, pending, safety, ctx, pipeline)
+                    if fast is not None:
+                        pending = None
+            if fast is not None:
+                for _ in fast.tick():
+                    pass
+                if fast.status != Status.RUNNING:
+                    run.decide("preemption_resumed", node=fast.name, capability=fast.spec.key,
+                               detail={"fast_path_status": fast.status.value})
+                    fast = None
+            else:
+                for _ in root.tick():
+                    pass
+                detectors.check(root, supervisors)
+            run.journal.commit()
+            if self.on_tick is not None:
+                self.on_tick(self, run, root)
+            if fast is None and root.status in (Status.SUCCESS, Status.FAILURE):
+                return "success" if root.status == Status.SUCCESS else (
+                    "escalated" if run.escalations else "failure")
+            if detectors.hung:
+                root.stop(Status.INVALID)
+                return "hung"
+            self.body.advance(1)
+        root.stop(Status.INVALID)
+        run.decide("budget_exhausted", detail={"max_ticks": self.config.max_ticks})
+        return "budget_exhausted"
+
+    def _try_preempt(self, run: RunState, signal: Signal, safety: SafetyMonitor, ctx: CapabilityContext,
+                     pipeline: Pipeline) -> Supervisor | None:
+        found = safety.fast_path(signal)
+        if found is None:
+            return None
+        spec, entry = found
+        busy = [s for s in run.active if s.is_dispatching()]
+        atomic = [s for s in busy if not interruptible(s.spec)]
+        if atomic:
+            run.decide("preemption_deferred", node=atomic[0].name, capability=atomic[0].spec.key,
+                       detail={"signal": signal.value, "why": "atomic action in flight"})
+            return None
+        for sup in busy:
+            sup.suspend("safety_preempted_by_executor")
+        run.metrics.preemptions += 1
+        run.decide("safety_preempt", capability=spec.key, detail={"signal": signal.value,
+                                                                  "suspended": [s.name for s in busy]})
+        leaf = CapabilityBehaviour(f"fast_path:{spec.name}", spec, entry.args(self.body.observe()), ctx)
+        return Supervisor(leaf, run, pipeline, LeafMeta(), on_escalation=self.on_escalation)
+
+    def _close(self, run: RunState, outcome: RunOutcome, status: str, wall_start: float) -> RunOutcome:
+        ticks = run.tick() - run.start_tick
+        outcome.status = status
+        outcome.ticks = ticks
+        outcome.sim_ms = ticks * MS_PER_TICK
+        outcome.wall_ms = (time.perf_counter() - wall_start) * 1000
+        outcome.leaves_run = run.metrics.leaves_run
+        outcome.dispatches = run.metrics.dispatches
+        outcome.metrics = run.metrics.as_dict()
+        outcome.failures = [d for d in run.recent_decisions if d["reason"] not in ("local_retry", "stream_busy")][-20:]
+        if run.escalations:
+            outcome.escalation = run.escalations[-1].as_dict()
+        summary = outcome.model_dump(mode="json", exclude={"gate"})
+        summary["gate"] = outcome.gate.model_dump(mode="json") if outcome.gate else None
+        run.journal.end_run(run.run_id, status=status, sim_ticks=ticks, wall_ms=outcome.wall_ms, summary=summary)
+        self.recorder.finish_run(run.run_id, {"status": status, "ticks": ticks, "metrics": outcome.metrics,
+                                              "escalation": outcome.escalation,
+                                              "next_eligible_at": outcome.next_eligible_at})
+        if self.recorder.out_dir is not None:
+            outcome.report_path = str(self.recorder.out_dir / f"{run.run_id}.json")
+        self.run_state = None
+        return outcome

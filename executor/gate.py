@@ -1,0 +1,160 @@
+"""The feasibility gate (seed 000 "Rig G"): fail-closed check of a whole tree before it starts.
+
+Checks, in order: the tree format version; every verb registry-known;
+every leaf's args explicit and free of sentinels (the strict normalizer);
+the precondition chain reachable from the current observation, threading the
+declared ``effects`` of earlier leaves through sequences (a selector is
+reachable when any child is). Facts an observation cannot answer
+(``near:...``) are recorded as assumptions, not blocks.
+
+The decision mirrors the seed's: proceed or a block reason, a parallelism
+budget (1-3), reorderable step pairs, and whether to replan.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from capabilities.registry import Registry
+from executor.facts import evaluate, initial_facts, instantiate
+from executor.normalize import NormalizeResult, normalize
+from trees import model as m
+from world.body import Observation
+
+MAX_PROBLEMS = 20
+
+
+class GateDecision(BaseModel):
+    should_proceed: bool
+    block_reason: str | None = None
+    block_detail: str = ""
+    suggested_parallelism: int = Field(default=1, ge=1, le=3)
+    reorderable_step_pairs: list[tuple[str, str]] = Field(default_factory=list)
+    should_replan: bool = False
+    replan_reason: str | None = None
+    assumptions: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+    certifiable: bool = True
+    option_a_compat_used: bool = False
+
+
+class _Walker:
+    def __init__(self, registry: Registry, obs: Observation) -> None:
+        self.registry = registry
+        self.obs = obs
+        self.assumptions: list[str] = []
+        self.leaf_count = 0
+        self.pairs: list[tuple[str, str]] = []
+        self.widest_parallel = 1
+
+    def _leaf_facts(self, leaf: m.LeafNode) -> tuple[str, list[str], list[str]]:
+        self.leaf_count += 1
+        spec = self.registry.get(leaf.capability)
+        name = leaf.name or f"{spec.name}#{self.leaf_count}"
+        pre = [f for f in (instantiate(p, leaf.args) for p in spec.preconditions) if f]
+        eff = [f for f in (instantiate(e, leaf.args) for e in spec.effects) if f]
+        return name, pre, eff
+
+    def _need(self, fact: str, facts: set[str], where: str) -> str | None:
+        if fact in facts or "{" in fact:
+            return None
+        known = evaluate(fact, self.obs)
+        if known is True:
+            return None
+        if known is None:
+            if len(self.assumptions) < MAX_PROBLEMS:
+                self.assumptions.append(f"{where}: {fact}")
+            return None
+        return f"{where}: precondition {fact} is unreachable"
+
+    def walk(self, node: Any, facts: set[str]) -> tuple[set[str], list[str]]:
+        if isinstance(node, m.LeafNode):
+            name, pre, eff = self._leaf_facts(node)
+            missing = [p for p in (self._need(f, facts, name) for f in pre) if p]
+            return facts | set(eff), missing
+        if isinstance(node, m.ConditionNode):
+            check = self.registry.get_check(node.check)
+            fact = instantiate(check.fact, node.args) if check.fact else None
+            if fact is None:
+                return facts, []
+            problem = self._need(fact, facts, node.name or node.check)
+            return (facts | {fact}) if problem is None else facts, [problem] if problem else []
+        if isinstance(node, m.SequenceNode | m.ParallelNode):
+            if isinstance(node, m.ParallelNode):
+                self.widest_parallel = max(self.widest_parallel, sum(isinstance(c, m.LeafNode) for c in node.children))
+            problems: list[str] = []
+            current = set(facts)
+            previous: tuple[str, list[str], list[str], bool] | None = None
+            for child in node.children:
+                if isinstance(node, m.SequenceNode) and isinstance(child, m.LeafNode):
+                    info = self._peek(child)
+                    if previous is not None and self._independent(previous, info):
+                        self.pairs.append((previous[0], info[0]))
+                    previous = info
+                else:
+                    previous = None
+                current, found = self.walk(child, current)
+                problems += found
+            return current, problems
+        if isinstance(node, m.SelectorNode):
+            union: set[str] = set(facts)
+            all_problems: list[str] = []
+            for child in node.children:
+                after, found = self.walk(child, set(facts))
+                union |= after
+                if not found:
+                    return union, []
+                all_problems += found
+            return union, all_problems
+        if isinstance(node, m.DecoratorNode):
+            after, found = self.walk(node.child, facts)
+            tolerant = node.decorator in (m.DecoratorKind.INVERTER, m.DecoratorKind.FAILURE_IS_SUCCESS)
+            return after, [] if tolerant else found
+        if isinstance(node, m.SubtreeNode):
+            self.assumptions.append(f"subtree {node.path}: preconditions checked when built")
+            return facts, []
+        return facts, []
+
+    def _peek(self, leaf: m.LeafNode) -> tuple[str, list[str], list[str], bool]:
+        spec = self.registry.get(leaf.capability)
+        name = leaf.name or f"{spec.name}#{self.leaf_count + 1}"
+        pre = [f for f in (instantiate(p, leaf.args) for p in spec.preconditions) if f]
+        eff = [f for f in (instantiate(e, leaf.args) for e in spec.effects) if f]
+        return name, pre, eff, spec.world_changing
+
+    @staticmethod
+    def _independent(a: tuple[str, list[str], list[str], bool], b: tuple[str, list[str], list[str], bool]) -> bool:
+        return not (set(a[2]) & set(b[1])) and not (set(b[2]) & set(a[1])) and not (a[3] and b[3])
+
+
+def assess(defn: m.TreeDefinition, registry: Registry, obs: Observation, *,
+           allow_materialize: bool = False) -> tuple[GateDecision, NormalizeResult]:
+    """Rig G. Returns the decision and the normalizer's result (whose definition is what runs)."""
+    norm = normalize(defn, registry, allow_materialize=allow_materialize)
+    common: dict[str, Any] = {"certifiable": norm.certifiable, "option_a_compat_used": norm.option_a_compat_used}
+    if defn.version != m.FORMAT_VERSION:
+        return GateDecision(should_proceed=False, block_reason="version_mismatch",
+                            block_detail=f"tree format {defn.version}, executor speaks {m.FORMAT_VERSION}",
+                            **common), norm
+    if norm.planning_incomplete:
+        reasons = norm.planning_incomplete_reasons
+        kinds = {r.reason for r in reasons}
+        block = ("unknown_verb" if "unknown_leaf" in kinds else
+                 "sentinel_args" if "sentinel_args" in kinds else
+                 "derived_args_not_allowed_live" if "derived_args" in kinds else "planning_incomplete")
+        problems = [f"{r.reason}: {r.leaf}{' ' + r.detail if r.detail else ''}" for r in reasons]
+        return GateDecision(should_proceed=False, block_reason=block, block_detail="; ".join(problems[:5]),
+                            problems=problems, should_replan=True, replan_reason="planning_incomplete",
+                            **common), norm
+    walker = _Walker(registry, obs)
+    _, problems = walker.walk(norm.definition.root, initial_facts(obs))
+    parallelism = max(1, min(3, walker.widest_parallel))
+    if problems:
+        return GateDecision(should_proceed=False, block_reason="rig_g_blocked", block_detail=problems[0],
+                            problems=problems[:MAX_PROBLEMS], should_replan=True,
+                            replan_reason="precondition_unreachable", suggested_parallelism=parallelism,
+                            assumptions=walker.assumptions, **common), norm
+    return GateDecision(should_proceed=True, suggested_parallelism=parallelism,
+                        reorderable_step_pairs=walker.pairs, assumptions=walker.assumptions, **common), norm

@@ -1,0 +1,329 @@
+"""The run journal: SQLite in WAL mode, one row per run, step, action and decision.
+
+Provenance (seed 003): every step links ``intent -> plan -> tree digest -> node
+-> capability@version -> action trace -> verdict and effects``. Rows are written
+inside a transaction that the executor commits once per tick (and on every run
+boundary), so a process killed at any point leaves a journal that opens and
+holds every committed row; WAL keeps readers (``craftbt runs``) off the writer.
+
+Default location: ``$CRAFTBT_HOME/journal.sqlite`` or ``.craftbt/journal.sqlite``
+under the current directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from executor.digests import canonical_json
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    task_id TEXT,
+    intent_id TEXT,
+    intent_json TEXT,
+    plan_id TEXT,
+    tree_name TEXT,
+    tree_source TEXT,
+    expansion_digest TEXT,
+    intent_resolution_digest TEXT,
+    executor_plan_digest TEXT NOT NULL,
+    body TEXT,
+    seed INTEGER,
+    scenario TEXT,
+    shadow INTEGER NOT NULL DEFAULT 0,
+    certifiable INTEGER NOT NULL DEFAULT 1,
+    status TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    sim_ticks INTEGER,
+    wall_ms REAL,
+    summary_json TEXT
+);
+CREATE TABLE IF NOT EXISTS steps (
+    step_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    node TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    version TEXT NOT NULL,
+    args_json TEXT NOT NULL,
+    idempotency_key TEXT,
+    attempt INTEGER NOT NULL DEFAULT 0,
+    shadow INTEGER NOT NULL DEFAULT 0,
+    lifecycle TEXT NOT NULL DEFAULT 'active',
+    started_tick INTEGER,
+    ended_tick INTEGER,
+    started_at REAL,
+    ended_at REAL,
+    ttfa_ms REAL,
+    duration_ms REAL,
+    ok INTEGER,
+    error_code TEXT,
+    error_detail TEXT,
+    retryable INTEGER,
+    verdict TEXT,
+    evidence_json TEXT,
+    receipt_json TEXT,
+    effects_json TEXT
+);
+CREATE INDEX IF NOT EXISTS steps_run ON steps(run_id);
+CREATE INDEX IF NOT EXISTS steps_cap ON steps(capability, version);
+CREATE TABLE IF NOT EXISTS actions (
+    action_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    step_id INTEGER,
+    tick INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    args_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS actions_run ON actions(run_id);
+CREATE TABLE IF NOT EXISTS decisions (
+    decision_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    ts REAL NOT NULL,
+    tick INTEGER,
+    node TEXT,
+    capability TEXT,
+    reason TEXT NOT NULL,
+    block_class TEXT,
+    detail_json TEXT
+);
+CREATE INDEX IF NOT EXISTS decisions_run ON decisions(run_id);
+"""
+
+
+def default_home() -> Path:
+    home = os.environ.get("CRAFTBT_HOME")
+    return Path(home) if home else Path.cwd() / ".craftbt"
+
+
+def default_path() -> Path:
+    return default_home() / "journal.sqlite"
+
+
+def _json(value: Any) -> str:
+    return canonical_json(value)
+
+
+class Journal:
+    """A connection to one journal file. Not shared across threads."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(str(self.path), isolation_level="DEFERRED")
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA busy_timeout=5000")
+        self._conn.executescript(SCHEMA)
+        self._conn.execute(
+            "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+        )
+        self._conn.commit()
+
+    # -- transactions ------------------------------------------------------------
+    def commit(self) -> None:
+        if self._conn.in_transaction:
+            self._conn.commit()
+
+    def close(self) -> None:
+        self.commit()
+        self._conn.close()
+
+    # -- writes --------------------------------------------------------------------
+    def begin_run(
+        self,
+        *,
+        executor_plan_digest: str,
+        run_id: str | None = None,
+        task_id: str | None = None,
+        intent: dict[str, Any] | None = None,
+        plan_id: str | None = None,
+        tree_name: str | None = None,
+        tree_source: str | None = None,
+        expansion_digest: str | None = None,
+        intent_resolution_digest: str | None = None,
+        body: str | None = None,
+        seed: int | None = None,
+        scenario: str | None = None,
+        shadow: bool = False,
+        certifiable: bool = True,
+    ) -> str:
+        run_id = run_id or "run-" + uuid.uuid4().hex[:12]
+        intent = intent or {}
+        self._conn.execute(
+            "INSERT INTO runs(run_id, task_id, intent_id, intent_json, plan_id, tree_name, tree_source,"
+            " expansion_digest, intent_resolution_digest, executor_plan_digest, body, seed, scenario, shadow,"
+            " certifiable, status, started_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                run_id, task_id, intent.get("id"), _json(intent), plan_id, tree_name, tree_source,
+                expansion_digest, intent_resolution_digest, executor_plan_digest, body, seed, scenario,
+                int(shadow), int(certifiable), "running", time.time(),
+            ),
+        )
+        self.commit()
+        return run_id
+
+    def end_run(self, run_id: str, *, status: str, sim_ticks: int, wall_ms: float, summary: dict[str, Any]) -> None:
+        self._conn.execute(
+            "UPDATE runs SET status=?, ended_at=?, sim_ticks=?, wall_ms=?, summary_json=? WHERE run_id=?",
+            (status, time.time(), sim_ticks, wall_ms, _json(summary), run_id),
+        )
+        self.commit()
+
+    def start_step(
+        self,
+        run_id: str,
+        *,
+        node: str,
+        capability: str,
+        version: str,
+        args: dict[str, Any],
+        idempotency_key: str | None,
+        attempt: int,
+        shadow: bool,
+        lifecycle: str,
+        tick: int,
+    ) -> int:
+        cur = self._conn.execute(
+            "INSERT INTO steps(run_id, node, capability, version, args_json, idempotency_key, attempt, shadow,"
+            " lifecycle, started_tick, started_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (run_id, node, capability, version, _json(args), idempotency_key, attempt, int(shadow), lifecycle,
+             tick, time.time()),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def end_step(
+        self,
+        step_id: int,
+        *,
+        tick: int,
+        ok: bool,
+        duration_ms: float,
+        ttfa_ms: float | None,
+        error_code: str | None,
+        error_detail: str | None,
+        retryable: bool | None,
+        verdict: str | None,
+        evidence: dict[str, Any] | None,
+        receipt: dict[str, Any] | None,
+        effects: dict[str, Any] | None,
+    ) -> None:
+        self._conn.execute(
+            "UPDATE steps SET ended_tick=?, ended_at=?, ok=?, duration_ms=?, ttfa_ms=?, error_code=?,"
+            " error_detail=?, retryable=?, verdict=?, evidence_json=?, receipt_json=?, effects_json=?"
+            " WHERE step_id=?",
+            (tick, time.time(), int(ok), duration_ms, ttfa_ms, error_code, error_detail,
+             None if retryable is None else int(retryable), verdict,
+             None if evidence is None else _json(evidence), None if receipt is None else _json(receipt),
+             None if effects is None else _json(effects), step_id),
+        )
+
+    def record_action(self, run_id: str, step_id: int | None, tick: int, kind: str, args: dict[str, Any]) -> None:
+        self._conn.execute(
+            "INSERT INTO actions(run_id, step_id, tick, kind, args_json) VALUES (?,?,?,?,?)",
+            (run_id, step_id, tick, kind, _json(args)),
+        )
+
+    def record_decision(
+        self,
+        run_id: str,
+        *,
+        reason: str,
+        tick: int | None = None,
+        node: str | None = None,
+        capability: str | None = None,
+        block_class: str | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        self._conn.execute(
+            "INSERT INTO decisions(run_id, ts, tick, node, capability, reason, block_class, detail_json)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            (run_id, time.time(), tick, node, capability, reason, block_class, _json(detail or {})),
+        )
+
+    # -- reads -----------------------------------------------------------------------
+    def list_runs(self, limit: int = 50) -> list[dict[str, Any]]:
+        rows = self._conn.execute(
+            "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,"
+            " (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id AND s.ok = 0) AS failures"
+            " FROM runs r ORDER BY started_at DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [_decode(dict(r)) for r in rows]
+
+    def find_run(self, ref: str) -> dict[str, Any] | None:
+        """A run by exact id, or by a unique id prefix."""
+        row = self._conn.execute("SELECT * FROM runs WHERE run_id = ?", (ref,)).fetchone()
+        if row is None:
+            rows = self._conn.execute("SELECT * FROM runs WHERE run_id LIKE ?", (ref + "%",)).fetchall()
+            if len(rows) != 1:
+                return None
+            row = rows[0]
+        return _decode(dict(row))
+
+    def run_detail(self, run_id: str) -> dict[str, Any]:
+        run = self.find_run(run_id)
+        if run is None:
+            raise KeyError(run_id)
+        rid = run["run_id"]
+        run["steps"] = [_decode(dict(r)) for r in self._conn.execute(
+            "SELECT * FROM steps WHERE run_id = ? ORDER BY step_id", (rid,))]
+        run["actions"] = [_decode(dict(r)) for r in self._conn.execute(
+            "SELECT * FROM actions WHERE run_id = ? ORDER BY action_id", (rid,))]
+        run["decisions"] = [_decode(dict(r)) for r in self._conn.execute(
+            "SELECT * FROM decisions WHERE run_id = ? ORDER BY decision_id", (rid,))]
+        return run
+
+    def step_rows(self, *, since: float | None = None, capability: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM steps WHERE ended_tick IS NOT NULL"
+        params: list[Any] = []
+        if since is not None:
+            sql += " AND started_at >= ?"
+            params.append(since)
+        if capability is not None:
+            name, _, version = capability.partition("@")
+            sql += " AND capability = ?"
+            params.append(name)
+            if version:
+                sql += " AND version LIKE ?"
+                params.append(version + "%")
+        sql += " ORDER BY step_id"
+        return [_decode(dict(r)) for r in self._conn.execute(sql, params)]
+
+    def decision_rows(self, *, since: float | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM decisions"
+        params: list[Any] = []
+        if since is not None:
+            sql += " WHERE ts >= ?"
+            params.append(since)
+        return [_decode(dict(r)) for r in self._conn.execute(sql + " ORDER BY decision_id", params)]
+
+    def run_rows(self, *, since: float | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM runs"
+        params: list[Any] = []
+        if since is not None:
+            sql += " WHERE started_at >= ?"
+            params.append(since)
+        return [_decode(dict(r)) for r in self._conn.execute(sql + " ORDER BY started_at", params)]
+
+
+def _decode(row: dict[str, Any]) -> dict[str, Any]:
+    for key in list(row):
+        if key.endswith("_json") and isinstance(row[key], str):
+            row[key[: -len("_json")]] = json.loads(row.pop(key))
+        elif key.endswith("_json"):
+            row[key[: -len("_json")]] = row.pop(key)
+    return row

@@ -1,0 +1,331 @@
+"""The Plan-to-Body pipeline (seed 000 guard pipeline, seed 003 V1-V3): the executor's DispatchHooks.
+
+Every leaf activation passes these stages in order; the first refusal wins and
+is recorded as a structured decision with its backoff class:
+
+ 1. registry       ``unknown_verb``; lifecycle ``capability_revoked`` / ``capability_retired``
+ 2. args schema    ``invalid_args``
+ 3. explicit args  ``derived_args_not_allowed_live``, ``sentinel_args`` (Option A)
+ 4. guard          ``guard_failed:<reason>``
+ 5. geofence       ``geofence_unconfigured`` (fail closed), ``geofence_violation:<what>``
+ 6. permissions    ``permission_denied:<permission>``
+ 7. shadow mode    admitted without dispatch, recorded as a shadow step
+ 8. rate limiter   ``rate_limited``
+ 9. feasibility    ``unsupported_body``, ``rig_g_blocked:<fact>``
+10. double dispatch  same idempotency key in flight: refused; done within the window: collapsed
+11. commit         journal step row, golden-run dispatch, TTFA timer, shadow canaries
+
+After dispatch (:meth:`Pipeline.finished`): body ``preempted`` becomes
+``safety_preempted`` (transient backoff), ``nav_busy`` becomes
+``navigating_in_progress`` (no retry); the verdict and effects are journaled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+from capabilities.context import CapabilityContext, run_guard
+from capabilities.spec import ActionError, ActionResult, CapabilitySpec, GuardResult
+from executor.facts import evaluate, instantiate
+from executor.lifecycle import Stage
+from executor.normalize import find_sentinels
+from executor.state import MS_PER_TICK, RunState
+from world.body import BlockPos
+
+if TYPE_CHECKING:
+    from executor.supervisor import Supervisor
+
+StageFn = Callable[["Pipeline", CapabilityContext, CapabilitySpec, BaseModel, "Supervisor"], GuardResult | None]
+
+#: post-dispatch body error codes -> (recorded code, retryable)
+POST_DISPATCH: dict[str, tuple[str, bool]] = {
+    "preempted": ("safety_preempted", True),
+    "nav_busy": ("navigating_in_progress", False),
+}
+
+
+def iter_positions(value: Any, path: str = "args") -> Iterator[tuple[str, BlockPos]]:
+    """Every ``{x, y, z}`` integer mapping inside args (targets the geofence must contain)."""
+    if isinstance(value, dict):
+        if all(isinstance(value.get(k), int) for k in ("x", "y", "z")):
+            yield path, BlockPos(value["x"], value["y"], value["z"])
+        for key, item in value.items():
+            yield from iter_positions(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from iter_positions(item, f"{path}[{i}]")
+
+
+# -- stages ---------------------------------------------------------------------------
+def stage_registry(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
+                   sup: Supervisor) -> GuardResult | None:
+    if not p.run.registry.has(spec.key) or p.run.registry.get(spec.key) is not spec:
+        return GuardResult.deny("unknown_verb", f"{spec.key} is not in the registry")
+    stage = p.run.lifecycle.stage(spec)
+    if stage is Stage.REVOKED:
+        return GuardResult.deny("capability_revoked", f"{spec.key} is revoked and never runs")
+    if stage is Stage.RETIRED:
+        return GuardResult.deny("capability_retired", f"{spec.key} is retired")
+    if stage is Stage.SHADOW:
+        return GuardResult.deny("capability_shadow_only", f"{spec.key} is a shadow version with no active one")
+    return None
+
+
+def stage_schema(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
+                 sup: Supervisor) -> GuardResult | None:
+    try:
+        spec.args_model.model_validate(args.model_dump())
+    except ValidationError as exc:
+        return GuardResult.deny("invalid_args", str(exc.errors()[:3]))
+    return None
+
+
+def stage_explicit(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
+                   sup: Supervisor) -> GuardResult | None:
+    if sup.meta.args_source == "derived" and not p.run.config.allow_materialize:
+        return GuardResult.deny("derived_args_not_allowed_live", "args were derived, not written by the plan author")
+    sentinels = list(find_sentinels(args.model_dump(mode="json")))
+    if sentinels:
+        return GuardResult.deny("sentinel_args", ", ".join(sentinels))
+    return None
+
+
+def stage_guard(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
+                sup: Supervisor) -> GuardResult | None:
+    guard = run_guard(ctx, spec, args)
+    return None if guard.ok else guard
+
+
+def stage_geofence(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
+                   sup: Supervisor) -> GuardResult | None:
+    if not spec.world_changing:
+        return None
+    fence = p.run.config.geofence
+    if fence is None:
+        return GuardResult.deny("geofence_unconfigured", "no geofence bounds: world-changing leaves do not run")
+    position = ctx.body.position()
+    if not fence.contains(position):
+        return GuardResult.deny("geofence_violation:bot", f"bot at {tuple(position)} is outside the geofence")
+    for path, pos in iter_positions(args.model_dump(mode="json")):
+        if not fence.contains(pos):
+            return GuardResult.deny("geofence_violation:target", f"{path}={tuple(pos)} is outside the geofence")
+    return None
+
+
+def stage_permissions(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
+                      sup: Supervisor) -> GuardResult | None:
+    missing = sorted(perm.value for perm in spec.permissions - p.run.config.granted)
+    if missing:
+        return GuardResult.deny(f"permission_denied:{missing[0]}",
+                                f"profile {p.run.config.profile!r} does not grant {', '.join(missing)}")
+    return None
+
+
+def stage_shadow(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
+                 sup: Supervisor) -> GuardResult | None:
+    if not p.run.config.shadow:
+        return None
+    run = p.run
+    payload = sup.step_payload(args)
+    step_id = run.journal.start_step(
+        run.run_id, node=sup.name, capability=spec.name, version=spec.version, args=payload["args"],
+        idempotency_key=sup.meta.idempotency_key, attempt=sup.attempt, shadow=True, lifecycle="active",
+        tick=run.tick(),
+    )
+    run.journal.end_step(step_id, tick=run.tick(), ok=True, duration_ms=0.0, ttfa_ms=None, error_code=None,
+                         error_detail=None, retryable=None, verdict=None, evidence={"shadow": True},
+                         receipt=None, effects=None)
+    run.recorder.record_shadow_dispatch(run.run_id, payload)
+    run.metrics.shadow_steps += 1
+    return GuardResult(ok=True, reason="shadow", detail="shadow mode: observed, not dispatched")
+
+
+def stage_rate(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
+               sup: Supervisor) -> GuardResult | None:
+    limit = p.run.config.rate_limit
+    window_ticks = max(1, limit.window_ms // MS_PER_TICK)
+    now = p.run.tick()
+    recent = [t for t in p.run.dispatch_ticks if now - t < window_ticks]
+    if len(recent) >= limit.max_dispatches:
+        return GuardResult.deny("rate_limited", f"{len(recent)} dispatches in the last {limit.window_ms} ms")
+    return None
+
+
+def stage_feasibility(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
+                      sup: Supervisor) -> GuardResult | None:
+    if p.run.body_kind not in spec.body_support:
+        return GuardResult.deny("unsupported_body", f"{spec.key} does not support the {p.run.body_kind} body")
+    values = args.model_dump(mode="json")
+    obs = ctx.body.observe()
+    for raw in spec.preconditions:
+        fact = instantiate(raw, values)
+        if fact is not None and evaluate(fact, obs) is False:
+            return GuardResult.deny(f"rig_g_blocked:{fact}", f"precondition {fact} does not hold")
+    return None
+
+
+def stage_double_dispatch(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
+                          sup: Supervisor) -> GuardResult | None:
+    key = sup.meta.idempotency_key
+    if not key:
+        return None
+    run = p.run
+    now = run.tick()
+    window = run.config.detectors.double_dispatch_window_ms // MS_PER_TICK
+    for old in [k for k, t in run.done_keys.items() if now - t > window]:
+        del run.done_keys[old]
+    if key in run.inflight_keys:
+        run.metrics.double_dispatch_collapsed += 1
+        return GuardResult.deny("double_dispatch", f"idempotency key {key!r} is already in flight")
+    if key in run.done_keys:
+        run.metrics.double_dispatch_collapsed += 1
+        run.decide("double_dispatch_collapsed", node=sup.name, capability=spec.key,
+                   detail={"idempotency_key": key})
+        return GuardResult(ok=True, reason="collapsed", detail=f"idempotency key {key!r} already done")
+    return None
+
+
+STAGES: tuple[tuple[str, StageFn], ...] = (
+    ("registry", stage_registry),
+    ("args_schema", stage_schema),
+    ("explicit_args", stage_explicit),
+    ("guard", stage_guard),
+    ("geofence", stage_geofence),
+    ("permissions", stage_permissions),
+    ("shadow", stage_shadow),
+    ("rate_limit", stage_rate),
+    ("feasibility", stage_feasibility),
+    ("double_dispatch", stage_double_dispatch),
+)
+
+
+class Pipeline:
+    """DispatchHooks for one run. ``run.current`` is the supervisor ticking its leaf."""
+
+    def __init__(self, run: RunState, canary: Callable[[CapabilitySpec, BaseModel, Supervisor], None] | None = None
+                 ) -> None:
+        self.run = run
+        self.canary = canary
+
+    # -- DispatchHooks -------------------------------------------------------------------
+    def admit(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
+        sup = self.run.current
+        if sup is None:  # a leaf outside any supervisor: the guard still runs
+            return run_guard(ctx, spec, args)
+        sup.admitted = True
+        for stage_name, stage in STAGES:
+            verdict = stage(self, ctx, spec, args, sup)
+            if verdict is None:
+                continue
+            if not verdict.ok:
+                self.run.metrics.refusals += 1
+                self.run.decide(verdict.reason or "refused", node=sup.name, capability=spec.key,
+                                detail={"stage": stage_name, "detail": verdict.detail or "",
+                                        "original_leaf": sup.meta.original_leaf})
+            return verdict
+        self._commit(spec, args, sup)
+        return GuardResult.allow()
+
+    def first_action(self, spec: CapabilitySpec, node: str) -> None:
+        sup = self.run.current
+        if sup is None or sup.dispatch_tick is None:
+            return
+        sup.first_action_tick = self.run.tick()
+        ttfa = (sup.first_action_tick - sup.dispatch_tick) * MS_PER_TICK
+        sup.ttfa_ms = float(ttfa)
+        self.run.metrics.ttfa_ms.append(float(ttfa))
+
+    def finished(self, spec: CapabilitySpec, args: Any, node: str, result: ActionResult) -> None:
+        sup = self.run.current
+        if sup is None:
+            return
+        self._map_post_dispatch(result, sup, spec)
+        if sup.step_id is None:
+            code = result.error.code if result.error else None
+            if not result.ok and not sup.admitted and code:
+                # refused by the behaviour before admit (args did not resolve / validate)
+                self.run.metrics.refusals += 1
+                self.run.decide(code, node=sup.name, capability=spec.key,
+                                detail={"stage": "args_schema", "detail": result.error.detail if result.error else ""})
+            sup.last_result = result
+            return
+        self.end_step(sup, result)
+
+    # -- internals ------------------------------------------------------------------------
+    def _commit(self, spec: CapabilitySpec, args: BaseModel, sup: Supervisor) -> None:
+        run = self.run
+        tick = run.tick()
+        payload = sup.step_payload(args)
+        run.step_index += 1
+        payload["index"] = run.step_index
+        sup.step_index = run.step_index
+        sup.step_id = run.journal.start_step(
+            run.run_id, node=sup.name, capability=spec.name, version=spec.version, args=payload["args"],
+            idempotency_key=sup.meta.idempotency_key, attempt=sup.attempt, shadow=False, lifecycle="active",
+            tick=tick,
+        )
+        run.recorder.record_dispatch(run.run_id, payload)
+        run.dispatch_ticks.append(tick)
+        sup.dispatch_tick = tick
+        sup.first_action_tick = None
+        sup.ttfa_ms = None
+        sup.deadline_tick = tick + max(1, sup.timeout_ms // MS_PER_TICK)  # I2
+        if sup.meta.idempotency_key:
+            run.inflight_keys[sup.meta.idempotency_key] = tick
+        run.metrics.dispatches += 1
+        if self.canary is not None:
+            self.canary(spec, args, sup)
+
+    def _map_post_dispatch(self, result: ActionResult, sup: Supervisor, spec: CapabilitySpec) -> None:
+        if result.error is None:
+            return
+        mapped = POST_DISPATCH.get(result.error.code)
+        if mapped is None:
+            return
+        code, retryable = mapped
+        result.error = ActionError(code=code, detail=result.error.detail, retryable=retryable)
+        self.run.decide(code, node=sup.name, capability=spec.key, detail={"detail": result.error.detail})
+
+    def end_step(self, sup: Supervisor, result: ActionResult) -> None:
+        """Close the journal step for the current dispatch (also used when a detector aborts it)."""
+        run = self.run
+        if sup.step_id is None:
+            return
+        tick = run.tick()
+        duration = float((tick - (sup.dispatch_tick or tick)) * MS_PER_TICK)
+        verification = result.verification
+        verdict = verification.verdict.value if verification else None
+        run.journal.end_step(
+            sup.step_id, tick=tick, ok=result.ok, duration_ms=duration, ttfa_ms=sup.ttfa_ms,
+            error_code=result.error.code if result.error else None,
+            error_detail=result.error.detail if result.error else None,
+            retryable=result.error.retryable if result.error else None,
+            verdict=verdict, evidence=verification.evidence if verification else None,
+            receipt=result.receipt.model_dump(mode="json") if result.receipt else None,
+            effects=result.observables,
+        )
+        run.recorder.record_step_result(run.run_id, sup.step_index, {
+            "ok": result.ok, "verdict": verdict, "error": result.error.code if result.error else None,
+            "duration_ms": duration,
+        })
+        if verdict is not None:
+            run.metrics.verdicts[verdict] = run.metrics.verdicts.get(verdict, 0) + 1
+            if verdict != "verified":
+                run.decide(f"verification_{verdict}", node=sup.name, capability=sup.spec.key,
+                           detail={"evidence": verification.evidence if verification else {}})
+        if result.ok:
+            run.metrics.successes += 1
+        else:
+            run.metrics.failures += 1
+            if result.error and result.error.code == "timeout":
+                run.metrics.timeouts += 1
+        key = sup.meta.idempotency_key
+        if key:
+            run.inflight_keys.pop(key, None)
+            if result.ok:
+                run.done_keys[key] = tick
+        sup.step_id = None
+        sup.last_result = result

@@ -1,0 +1,105 @@
+"""Safety preemption (seed 003): a threat signal preempts the goal tree with a fast-path capability.
+
+Signals are edge-triggered (emitted when they become true, not on every tick):
+health dropping by ``health_drop`` or more, a hostile within ``hostile_range``,
+lava at or under the bot's feet, food at or below ``hunger_food``. The fast path
+is a table; an entry whose capability is not registered is skipped. Preemption
+happens only at a safe point: no dispatch in flight, or only interruptible ones
+(movement and sensing); an atomic action (dig, place, craft, ...) is never
+abandoned — the signal waits until it completes. The goal tree resumes after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from capabilities.registry import Registry
+from capabilities.spec import CapabilitySpec, Family
+from world.body import Body, Observation
+
+
+class Signal(StrEnum):
+    LAVA = "lava"
+    HOSTILE_NEAR = "hostile_near"
+    HEALTH_DROP = "health_drop"
+    HUNGER = "hunger"
+
+
+@dataclass(frozen=True)
+class FastPath:
+    signal: Signal
+    capability: str
+    args: Callable[[Observation], dict[str, Any]] = field(default=lambda obs: {})
+
+
+#: Signal -> fast-path capability, in priority order (first registered entry wins).
+FAST_PATHS: tuple[FastPath, ...] = (
+    FastPath(Signal.LAVA, "retreat_from_threat"),
+    FastPath(Signal.LAVA, "pillar_up"),
+    FastPath(Signal.HOSTILE_NEAR, "retreat_from_threat"),
+    FastPath(Signal.HEALTH_DROP, "retreat_from_threat"),
+    FastPath(Signal.HUNGER, "consume_food"),
+    FastPath(Signal.HUNGER, "eat"),
+)
+
+SIGNAL_PRIORITY = (Signal.LAVA, Signal.HOSTILE_NEAR, Signal.HEALTH_DROP, Signal.HUNGER)
+
+#: families whose running dispatch may be interrupted (re-dispatching them is harmless).
+INTERRUPTIBLE = frozenset({Family.MOVEMENT, Family.SENSING})
+LAVA_BLOCKS = frozenset({"lava", "flowing_lava"})
+
+
+@dataclass
+class Thresholds:
+    hostile_range: float = 8.0
+    health_drop: float = 4.0
+    hunger_food: int = 6
+
+
+class SafetyMonitor:
+    def __init__(self, registry: Registry, thresholds: Thresholds | None = None,
+                 table: tuple[FastPath, ...] = FAST_PATHS) -> None:
+        self.registry = registry
+        self.thresholds = thresholds or Thresholds()
+        self.table = table
+        self._prev_health: float | None = None
+        self._raised: set[Signal] = set()
+
+    def current(self, body: Body, obs: Observation) -> set[Signal]:
+        t = self.thresholds
+        now: set[Signal] = set()
+        feet = obs.position
+        below = body.block_at(feet.block().offset(dy=-1)).name
+        at = body.block_at(feet.block()).name
+        if at in LAVA_BLOCKS or below in LAVA_BLOCKS:
+            now.add(Signal.LAVA)
+        if any(e.kind == "hostile" and e.position.distance_to(feet) <= t.hostile_range
+               for e in body.entities(t.hostile_range)):
+            now.add(Signal.HOSTILE_NEAR)
+        if self._prev_health is not None and self._prev_health - obs.health >= t.health_drop:
+            now.add(Signal.HEALTH_DROP)
+        if obs.food <= t.hunger_food:
+            now.add(Signal.HUNGER)
+        if self._prev_health is None or obs.health > self._prev_health or Signal.HEALTH_DROP in now:
+            self._prev_health = obs.health
+        return now
+
+    def poll(self, body: Body) -> list[Signal]:
+        """Signals that just became true (edge detection), most urgent first."""
+        now = self.current(body, body.observe())
+        rising = now - self._raised
+        self._raised = now
+        return [s for s in SIGNAL_PRIORITY if s in rising]
+
+    def fast_path(self, signal: Signal) -> tuple[CapabilitySpec, FastPath] | None:
+        for entry in self.table:
+            if entry.signal is signal and self.registry.has(entry.capability):
+                return self.registry.get(entry.capability), entry
+        return None
+
+
+def interruptible(spec: CapabilitySpec) -> bool:
+    return spec.family in INTERRUPTIBLE or bool(spec.meta.get("interruptible"))

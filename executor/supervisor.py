@@ -1,0 +1,234 @@
+"""The leaf supervisor: wraps every capability behaviour to enforce I1-I3 and the backoff taxonomy.
+
+* I1 — a supervisor must hold a stream before its leaf is ticked; there are
+  ``config.streams`` streams (1 unless the feasibility gate allows more).
+* I2 — the dispatch sets a deadline (the leaf's timeout); a leaf still running
+  past it plus the probe budget is aborted.
+* I3 / A3 — a retryable failure is re-dispatched locally at most
+  ``config.local_retries`` (2) times; then the supervisor fails and escalates.
+* Transient blocks (rate limited, feasibility gate, safety preempted) wait
+  their 30 s backoff on the body's clock, a bounded number of times;
+  deterministic blocks fail at once and escalate (5 min task backoff).
+* Detectors and preemption ask a supervisor to ``abort`` or ``suspend``; the
+  journal row of an interrupted dispatch is always closed (A2: no silent drop).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import py_trees
+from py_trees.common import Status
+from pydantic import BaseModel
+
+from capabilities.behaviour import PROBE_TICKS, CapabilityBehaviour
+from capabilities.spec import ActionResult, CapabilitySpec
+from executor.backoff import BACKOFF_MS, BlockClass, classify
+from executor.pipeline import Pipeline
+from executor.state import MS_PER_TICK, Escalation, RunState
+
+EscalationSink = Callable[[Escalation], None]
+
+
+@dataclass
+class LeafMeta:
+    args_source: str = "explicit"
+    idempotency_key: str | None = None
+    original_leaf: str | None = None
+
+
+class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
+    def __init__(self, child: CapabilityBehaviour, run: RunState, pipeline: Pipeline, meta: LeafMeta,
+                 on_escalation: EscalationSink | None = None) -> None:
+        super().__init__(name=child.name, child=child)
+        self.leaf = child
+        self.run = run
+        self.pipeline = pipeline
+        self.meta = meta
+        self.on_escalation = on_escalation
+        self.timeout_ms = child.timeout_ms
+        self.attempt = 0
+        self.waits = 0
+        self.wait_until: int | None = None
+        self.step_id: int | None = None
+        self.step_index = 0
+        self.admitted = False
+        self.dispatch_tick: int | None = None
+        self.first_action_tick: int | None = None
+        self.ttfa_ms: float | None = None
+        self.deadline_tick: int | None = None
+        self.last_result: ActionResult | None = None
+        self.ttfa_flagged = False
+        self._abort: tuple[str, str, bool] | None = None
+        self._stream_wait_noted = False
+
+    @property
+    def spec(self) -> CapabilitySpec:
+        return self.leaf.spec
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # -- py_trees -------------------------------------------------------------------
+    def initialise(self) -> None:
+        self.attempt = 0
+        self.waits = 0
+        self.wait_until = None
+        self._abort = None
+        self.ttfa_flagged = False
+
+    def tick(self) -> Iterator[py_trees.behaviour.Behaviour]:
+        if self.status != Status.RUNNING:
+            self.initialise()
+        status = Status.RUNNING
+        if self._abort is not None:
+            status = self._take_abort()
+        elif (self.wait_until is not None and self.run.tick() < self.wait_until) or not self._acquire_stream():
+            status = Status.RUNNING
+        else:
+            self.wait_until = None
+            if self.leaf.status != Status.RUNNING:
+                self.admitted = False
+                self.run.metrics.leaves_run += 1
+            previous, self.run.current = self.run.current, self
+            try:
+                yield from self.leaf.tick()
+            finally:
+                self.run.current = previous
+            status = self._after_leaf()
+        if status != Status.RUNNING:
+            self.stop(status)
+        self.status = status
+        yield self
+
+    def update(self) -> Status:  # pragma: no cover - tick() is overridden
+        return Status(self.status)
+
+    def terminate(self, new_status: Status) -> None:
+        self._release()
+        if new_status == Status.INVALID and self.step_id is not None:
+            if self.leaf.status == Status.RUNNING:
+                self.leaf.stop(Status.INVALID)
+            self.pipeline.end_step(self, ActionResult.failure("interrupted", "the tree moved on", retryable=True))
+
+    # -- requests from detectors and preemption ------------------------------------------
+    def abort(self, code: str, detail: str, *, retryable: bool = True) -> None:
+        """Fail the running dispatch on the next tick with ``code`` (e.g. ``stuck.loop``)."""
+        if self._abort is None:
+            self._abort = (code, detail, retryable)
+
+    def suspend(self, reason: str) -> None:
+        """Interrupt the running dispatch at a safe point; it is re-dispatched on resume (no retry used)."""
+        if self.leaf.status == Status.RUNNING:
+            self.leaf.stop(Status.INVALID)
+        if self.step_id is not None:
+            self.pipeline.end_step(self, ActionResult.failure(reason, "preempted by a safety fast path",
+                                                              retryable=True))
+        self._release()
+
+    def is_dispatching(self) -> bool:
+        return self.leaf.status == Status.RUNNING and self.step_id is not None
+
+    # -- internals --------------------------------------------------------------------------
+    def _acquire_stream(self) -> bool:
+        active = self.run.active
+        if self in active:
+            return True
+        if len(active) >= self.run.config.streams:
+            if not self._stream_wait_noted:
+                self._stream_wait_noted = True
+                self.run.decide("stream_busy", node=self.name, capability=self.spec.key,
+                                detail={"active": sorted(s.name for s in active)})
+            return False
+        self._stream_wait_noted = False
+        active.add(self)
+        return True
+
+    def _release(self) -> None:
+        self.run.active.discard(self)
+
+    def _take_abort(self) -> Status:
+        assert self._abort is not None
+        code, detail, retryable = self._abort
+        self._abort = None
+        if self.leaf.status == Status.RUNNING:
+            self.leaf.stop(Status.INVALID)
+        result = ActionResult.failure(code, detail, retryable=retryable)
+        self.pipeline.end_step(self, result)
+        self._release()
+        return self._on_failure(result)
+
+    def _after_leaf(self) -> Status:
+        if self.leaf.status == Status.RUNNING:
+            if self.deadline_tick is not None and self.run.tick() > self.deadline_tick + PROBE_TICKS + 1:
+                self.abort("timeout", f"I2 deadline {self.timeout_ms} ms exceeded")
+            return Status.RUNNING
+        self._release()
+        result = self.leaf.result
+        if self.leaf.status == Status.SUCCESS:
+            if self.attempt > 0:
+                self.run.metrics.local_retry_successes += 1
+            return Status.SUCCESS
+        return self._on_failure(result or ActionResult.failure("failed", "no result"))
+
+    def _on_failure(self, result: ActionResult) -> Status:
+        run = self.run
+        code = result.error.code if result.error else "failed"
+        klass = classify(code)
+        if klass is BlockClass.TRANSIENT:
+            if self.waits < run.config.max_transient_waits:
+                self.waits += 1
+                run.metrics.transient_waits += 1
+                self.wait_until = run.tick() + BACKOFF_MS[BlockClass.TRANSIENT] // MS_PER_TICK
+                return Status.RUNNING
+            return self._escalate("transient_block_exhausted", result)
+        if klass is BlockClass.DETERMINISTIC:
+            return self._escalate("deterministic_block", result)
+        retryable = bool(result.error and result.error.retryable)
+        if retryable and self.attempt < run.config.local_retries:
+            self.attempt += 1
+            run.metrics.local_retries += 1
+            run.decide("local_retry", node=self.name, capability=self.spec.key,
+                       detail={"attempt": self.attempt, "code": code})
+            return Status.RUNNING  # the leaf re-initialises (re-dispatches) on the next tick
+        return self._escalate("local_repair_exhausted" if retryable else "non_retryable_failure", result)
+
+    def _escalate(self, reason: str, result: ActionResult) -> Status:
+        run = self.run
+        code = result.error.code if result.error else None
+        context: dict[str, Any] = {"observables": result.observables}
+        if code and code.startswith("guard_failed"):
+            # FM-02: a guard that keeps saying no needs a subgoal, not another retry.
+            context["effects_unmet"] = "precond_missing"
+            context["precondition"] = code.split(":", 1)[1] if ":" in code else None
+        escalation = Escalation(
+            run_id=run.run_id, node=self.name, capability=self.spec.key, reason=reason, code=code,
+            detail=result.error.detail if result.error else "", attempts=self.attempt + 1, tick=run.tick(),
+            context=context,
+        )
+        run.escalations.append(escalation)
+        run.metrics.escalations += 1
+        run.decide("escalated", node=self.name, capability=self.spec.key,
+                   detail={"why": reason, "code": code, "attempts": self.attempt + 1})
+        if self.on_escalation is not None:
+            self.on_escalation(escalation)
+        return Status.FAILURE
+
+    def step_payload(self, args: BaseModel) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "node": self.name,
+            "leaf": self.spec.name,
+            "version": self.spec.version,
+            "args": args.model_dump(mode="json"),
+            "attempt": self.attempt,
+            "args_source": self.meta.args_source,
+            "dispatched_at": int(time.time() * 1000),
+        }
+        if self.meta.idempotency_key:
+            payload["idempotency_key"] = self.meta.idempotency_key
+        if self.meta.original_leaf:
+            payload["original_leaf"] = self.meta.original_leaf
+        return payload

@@ -1,0 +1,105 @@
+"""The Planner protocol, what a plan is, and the world state planners read.
+
+Planners only emit tree definitions (``trees.model.TreeDefinition``); they
+never tick a tree. A plan validates, renders, saves and runs exactly like a
+hand-written tree file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from router.intent import Intent
+from trees.model import TreeDefinition
+from world.body import Body, BlockPos
+
+if TYPE_CHECKING:
+    from capabilities.registry import Registry
+
+#: Workstations a plan may need; a placed one is reused when within this many blocks.
+STATION_REUSE_RADIUS = 6
+
+
+class PlanResult(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    planner: str
+    tree: TreeDefinition
+    estimated_cost: float = Field(ge=0)
+    confidence: float = Field(ge=0, le=1)
+    explanation: str
+    steps: int = 0
+    #: the method/alternative chosen, for priors (e.g. "solver:mine_then_craft")
+    method: str = "default"
+
+
+class PlanningFailure(Exception):
+    """A planner cannot reach the goal from this state; ``reason`` is a stable code."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass
+class PlanningState:
+    """What a planner knows of the world: inventory, blocks seen nearby, stations in reach.
+
+    ``available_blocks`` is ``None`` when nothing was surveyed; planners then
+    assume any naturally generated block can be found.
+    """
+
+    inventory: dict[str, int] = field(default_factory=dict)
+    available_blocks: frozenset[str] | None = None
+    stations: frozenset[str] = frozenset()
+    position: BlockPos | None = None
+    time_of_day: int = 1000
+    health: float = 20.0
+    food: int = 20
+
+    @classmethod
+    def survey(cls, body: Body, candidates: list[str], radius: int = 48) -> PlanningState:
+        """Observe the body: inventory, which candidate blocks exist nearby, which stations are close."""
+        obs = body.observe()
+        seen: set[str] = set()
+        if candidates:
+            for pos in body.find_blocks(candidates, radius, max_count=512):
+                seen.add(body.block_at(pos).name)
+        near = body.find_blocks(list(STATIONS), STATION_REUSE_RADIUS, max_count=8)
+        stations = frozenset(body.block_at(pos).name for pos in near)
+        return cls(
+            inventory=dict(obs.inventory),
+            available_blocks=frozenset(seen),
+            stations=stations,
+            position=obs.position.block(),
+            time_of_day=obs.time_of_day,
+            health=obs.health,
+            food=obs.food,
+        )
+
+
+#: Blocks that are workstations: placed with ``place_workstation`` and reused when in reach.
+STATIONS = ("crafting_table", "furnace", "blast_furnace", "smoker")
+
+
+class Planner(Protocol):
+    """Turns an intent into a tree definition."""
+
+    @property
+    def name(self) -> str: ...
+
+    def available(self) -> bool:
+        """False when the planner cannot run here (e.g. no LLM configured); the router skips it."""
+        ...
+
+    def can_handle(self, intent: Intent) -> bool: ...
+
+    def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult: ...
+
+    def emittable_verbs(self) -> frozenset[str]:
+        """Every capability name this planner can put in a tree (the divergence gate reads it)."""
+        ...

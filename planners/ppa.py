@@ -1,0 +1,107 @@
+"""Postcondition-precondition-action trees (Colledanchise & Ögren), shared by every planner.
+
+Each step becomes::
+
+    selector "<effect> already?"
+      condition <effect>                 # skip the step if its effect holds
+      sequence "<step name>"
+        condition <precondition> ...     # fail fast, with a clear reason, if not ready
+        leaf <capability> <args>
+
+so a re-run after a crash or a partial success skips what is already done.
+Steps are grouped under named sequences to keep a planner's hierarchy visible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from trees.model import (
+    ConditionNode,
+    LeafNode,
+    Node,
+    SelectorNode,
+    SequenceNode,
+    TreeDefinition,
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A condition node: a registered check with its args."""
+
+    check: str
+    args: dict[str, Any]
+
+    def node(self, name: str | None = None) -> ConditionNode:
+        return ConditionNode(name=name, check=self.check, args=dict(self.args))
+
+    def label(self) -> str:
+        inner = ", ".join(f"{k}={v}" for k, v in self.args.items())
+        return f"{self.check}({inner})"
+
+
+@dataclass
+class PlanStep:
+    """One action of a plan, with the fact it establishes and what it needs."""
+
+    name: str
+    capability: str
+    args: dict[str, Any]
+    effect: Check | None = None
+    preconditions: list[Check] = field(default_factory=list)
+    cost: float = 1.0
+    group: str | None = None
+    retry: int | None = None
+    #: inventory bookkeeping, so a plan can be re-simulated after reordering steps
+    produces: dict[str, int] = field(default_factory=dict)
+    consumes: dict[str, int] = field(default_factory=dict)
+
+    def node(self) -> Node:
+        leaf = LeafNode(name=self.name, capability=self.capability, args=dict(self.args), retry=self.retry)
+        if not self.preconditions and self.effect is None:
+            return leaf
+        body: Node = leaf
+        if self.preconditions:
+            body = SequenceNode(
+                name=f"do {self.name}",
+                memory=True,
+                children=[c.node() for c in self.preconditions] + [leaf],
+            )
+        if self.effect is None:
+            return body
+        return SelectorNode(name=f"{self.name}?", memory=False, children=[self.effect.node(), body])
+
+
+def steps_to_tree(
+    tree_name: str,
+    description: str,
+    goal: Check | None,
+    steps: list[PlanStep],
+    *,
+    root_name: str = "plan",
+) -> TreeDefinition:
+    """Assemble steps (grouped by ``group``, in order) under a goal-guarded root."""
+    children: list[Node] = []
+    current_group: str | None = None
+    grouped: list[Node] = []
+    for step in steps:
+        if step.group != current_group and grouped:
+            children.append(_group_node(current_group, grouped))
+            grouped = []
+        current_group = step.group
+        grouped.append(step.node())
+    if grouped:
+        children.append(_group_node(current_group, grouped))
+    plan: Node = SequenceNode(name=root_name, memory=True, children=children)
+    root: Node = plan if goal is None else SelectorNode(
+        name=f"goal: {goal.label()}", memory=False, children=[goal.node(), plan]
+    )
+    return TreeDefinition(tree=tree_name, description=description, root=root)
+
+
+def _group_node(group: str | None, nodes: list[Node]) -> Node:
+    if group is None or len(nodes) == 1:
+        return nodes[0] if len(nodes) == 1 else SequenceNode(name="steps", memory=True, children=nodes)
+    return SequenceNode(name=group, memory=True, children=nodes)

@@ -1,0 +1,496 @@
+"""Crafting and tool-progression solver over the recipe graph.
+
+The recipe graph (networkx) has an edge from every item to what it can be made
+from: recipe ingredients (``craft``), a furnace input (``smelt``) and the blocks
+that drop it (``mine``, with the harvest tools it needs). A fixpoint over the
+part of the graph reachable from the goal gives every item an additive cost
+estimate (h_add: cyclic recipes such as iron_ingot <-> iron_block settle at
+their cheapest acyclic derivation). Expansion then walks from the goal,
+choosing the cheapest option for each missing item against a virtual
+inventory with reservations, so an ingredient obtained for one recipe is not
+spent by the next one. Workstations are placed only when none is in reach.
+
+Steps map to leaves through the action routing of seed 000: mine ->
+``acquire_material``, craft/upgrade -> ``craft_recipe``, smelt -> ``smelt``,
+place:<workstation> -> ``place_workstation``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from planners.base import STATIONS, PlanningFailure, PlanningState, PlanResult
+from planners.ppa import Check, PlanStep, steps_to_tree
+from router.intent import GoalVerb, Intent
+from world.mcdata import McData, Recipe, load
+
+if TYPE_CHECKING:
+    from capabilities.registry import Registry
+
+#: Estimated game ticks per unit of work, for comparing options (not promises).
+MINE_TRAVEL_TICKS = 60
+CRAFT_TICKS = 10
+PLACE_TICKS = 20
+SMELT_TICKS = 200
+#: acquire_material takes at most this many per dispatch (seed 000: count 1-8).
+MINE_BATCH = 8
+UNREACHABLE = math.inf
+#: A tool serves many digs; one dig carries this share of the tool's cost.
+TOOL_AMORTIZATION = 0.1
+
+
+@dataclass(frozen=True)
+class MineSource:
+    block: str
+    tools: frozenset[str]  # empty: the hand works
+
+
+@functools.lru_cache(maxsize=4)
+def recipe_graph(version: str = "1.21.4") -> nx.DiGraph:
+    """Item -> source edges with ``kind`` craft | smelt | mine; built once per version."""
+    md = load(version)
+    graph = nx.DiGraph()
+    for item in md.items():
+        for recipe in md.recipes_for(item.name):
+            for ingredient in recipe.ingredients:
+                graph.add_edge(item.name, ingredient, kind="craft")
+        for smelting in md.smelting_for(item.name):
+            graph.add_edge(item.name, smelting.input, kind="smelt")
+    for source_item, sources in mine_sources(version).items():
+        for source in sources:
+            graph.add_edge(source_item, "block:" + source.block, kind="mine")
+            for tool in source.tools:
+                graph.add_edge("block:" + source.block, tool, kind="tool")
+    return graph
+
+
+@functools.lru_cache(maxsize=4)
+def mine_sources(version: str = "1.21.4") -> dict[str, tuple[MineSource, ...]]:
+    """For each item, the blocks that reliably drop it (chance 1, no silk touch or shears)."""
+    md = load(version)
+    out: dict[str, list[MineSource]] = defaultdict(list)
+    for block in md.blocks():
+        if not block.breakable:
+            continue
+        guaranteed = [
+            e.item for e in block.loot if e.chance >= 1 and e.condition is None and e.min_count >= 1
+        ]
+        items = guaranteed if block.loot else list(block.drops)
+        for item in dict.fromkeys(items):
+            out[item].append(MineSource(block.name, block.harvest_tools))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+class CraftingSolver:
+    """Cheapest tree to obtain an item from the current inventory and surroundings."""
+
+    name = "solver"
+
+    def __init__(self, version: str = "1.21.4") -> None:
+        self.version = version
+
+    def available(self) -> bool:
+        return True
+
+    def can_handle(self, intent: Intent) -> bool:
+        return intent.goal.verb is GoalVerb.OBTAIN
+
+    def emittable_verbs(self) -> frozenset[str]:
+        return frozenset({"acquire_material", "craft_recipe", "smelt", "place_workstation"})
+
+    def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
+        goal = intent.goal
+        md = load(self.version)
+        if not md.has_item(goal.target):
+            raise PlanningFailure("unknown_item", f"{goal.target!r} is not a {md.version} item")
+        expansion = _Expansion(md, state, self.version)
+        expansion.obtain(goal.target, goal.count, frozenset())
+        steps = consolidate_mining(expansion.steps, state.inventory)
+        tree = steps_to_tree(
+            tree_name=f"obtain_{goal.target}",
+            description=f"Obtain {goal.count} {goal.target} (crafting solver, {len(steps)} steps)",
+            goal=Check("has_item", {"item": goal.target, "count": goal.count}),
+            steps=steps,
+        )
+        assumed = expansion.assumed_blocks
+        explanation = (
+            f"{len(steps)} steps; cost ~{expansion.total_cost:.0f} ticks; mines "
+            + (", ".join(sorted(expansion.mined)) or "nothing")
+            + ("; assumes " + ", ".join(sorted(assumed)) + " can be found" if assumed else "")
+        )
+        return PlanResult(
+            planner=self.name,
+            tree=tree,
+            estimated_cost=expansion.total_cost,
+            confidence=0.9 if not assumed else 0.7,
+            explanation=explanation,
+            steps=len(steps),
+            method="recipe_graph",
+        )
+
+
+class _Expansion:
+    """One expansion against a virtual inventory. Steps accumulate in execution order."""
+
+    def __init__(self, md: McData, state: PlanningState, version: str) -> None:
+        self.md = md
+        self.state = state
+        self.inventory: dict[str, int] = defaultdict(int, state.inventory)
+        self.reserved: dict[str, int] = defaultdict(int)
+        self.stations: set[str] = set(state.stations)
+        self.steps: list[PlanStep] = []
+        self.total_cost = 0.0
+        self.mined: set[str] = set()
+        self.assumed_blocks: set[str] = set()
+        self.sources = mine_sources(version)
+        self.costs = _cost_table(md, version, state.available_blocks)
+
+    # -- bookkeeping ------------------------------------------------------------
+    def free(self, item: str) -> int:
+        return self.inventory[item] - self.reserved[item]
+
+    def reserve(self, item: str, count: int) -> None:
+        self.reserved[item] += count
+
+    def spend(self, item: str, count: int) -> None:
+        self.inventory[item] -= count
+        self.reserved[item] = max(0, self.reserved[item] - count)
+
+    def add_step(self, step: PlanStep) -> None:
+        self.steps.append(step)
+        self.total_cost += step.cost
+
+    # -- expansion ----------------------------------------------------------------
+    def obtain(self, item: str, count: int, visiting: frozenset[str]) -> None:
+        """Make ``count`` of ``item`` free in the virtual inventory, then reserve them."""
+        missing = count - self.free(item)
+        if missing > 0:
+            if item in visiting:
+                raise PlanningFailure("cyclic_requirement", f"{item} is needed to make itself")
+            self._produce(item, missing, visiting | {item})
+        self.reserve(item, count)
+
+    def _produce(self, item: str, count: int, visiting: frozenset[str]) -> None:
+        """Try options cheapest first; a dead end rolls the expansion back and tries the next."""
+        options = sorted(self._options(item, visiting), key=lambda o: o[0])
+        if not options:
+            raise PlanningFailure("unobtainable", f"no way to obtain {item} from here")
+        failure: PlanningFailure | None = None
+        for _, kind, choice in options:
+            saved = self._snapshot()
+            try:
+                if isinstance(choice, MineSource):
+                    self._mine(item, count, choice, visiting)
+                elif isinstance(choice, Recipe):
+                    self._craft(item, count, choice, visiting)
+                else:
+                    self._smelt(item, count, choice, visiting)
+                return
+            except PlanningFailure as dead_end:
+                failure = dead_end
+                self._restore(saved)
+        assert failure is not None
+        raise failure
+
+    def _snapshot(self) -> tuple[dict[str, int], dict[str, int], set[str], int, float, set[str], set[str]]:
+        return (
+            dict(self.inventory), dict(self.reserved), set(self.stations), len(self.steps),
+            self.total_cost, set(self.mined), set(self.assumed_blocks),
+        )
+
+    def _restore(self, saved: tuple[dict[str, int], dict[str, int], set[str], int, float, set[str], set[str]]) -> None:
+        inventory, reserved, stations, n_steps, cost, mined, assumed = saved
+        self.inventory = defaultdict(int, inventory)
+        self.reserved = defaultdict(int, reserved)
+        self.stations = stations
+        del self.steps[n_steps:]
+        self.total_cost = cost
+        self.mined = mined
+        self.assumed_blocks = assumed
+
+    def _options(self, item: str, visiting: frozenset[str]) -> list[tuple[float, str, MineSource | Recipe | str]]:
+        options: list[tuple[float, str, MineSource | Recipe | str]] = []
+        for source in self.sources.get(item, ()):
+            if self._block_available(source.block):
+                tool_cost = 0.0 if self._has_tool(source) or not source.tools else TOOL_AMORTIZATION * min(
+                    self.costs.get(t, UNREACHABLE) for t in source.tools
+                )
+                options.append((MINE_TRAVEL_TICKS + tool_cost, "mine", source))
+        for recipe in _recipes(self.md, item):
+            if any(ing in visiting for ing in recipe.ingredients):
+                continue
+            cost = CRAFT_TICKS + sum(self.costs.get(i, UNREACHABLE) * n for i, n in recipe.ingredients.items())
+            options.append((cost / recipe.count, "craft", recipe))
+        for smelting in self.md.smelting_for(item):
+            if smelting.input not in visiting:
+                cost = SMELT_TICKS + self.costs.get(smelting.input, UNREACHABLE)
+                options.append((cost, "smelt", smelting.input))
+        return [o for o in options if o[0] < UNREACHABLE]
+
+    def _block_available(self, block: str) -> bool:
+        if self.state.available_blocks is None:
+            if block in _natural_blocks():
+                self.assumed_blocks.add(block)
+                return True
+            return False
+        return block in self.state.available_blocks
+
+    def _has_tool(self, source: MineSource) -> bool:
+        return any(self.inventory[t] > 0 for t in source.tools)
+
+    def _mine(self, item: str, count: int, source: MineSource, visiting: frozenset[str]) -> None:
+        preconditions: list[Check] = []
+        if source.tools and not self._has_tool(source):
+            tool = min(source.tools, key=lambda t: self.costs.get(t, UNREACHABLE))
+            self.obtain(tool, 1, visiting)
+            self.reserved[tool] -= 1  # tools are used, not consumed
+        if source.tools:
+            held = next(t for t in sorted(source.tools, key=lambda t: self.costs.get(t, UNREACHABLE))
+                        if self.inventory[t] > 0)
+            preconditions.append(Check("has_item", {"item": held, "count": 1}))
+        self.mined.add(source.block)
+        remaining = count
+        while remaining > 0:
+            batch = min(MINE_BATCH, remaining)
+            self.inventory[item] += batch
+            remaining -= batch
+            self.add_step(
+                PlanStep(
+                    name=f"mine {batch} {source.block}",
+                    capability="acquire_material",
+                    args={"item": source.block, "count": batch},
+                    effect=Check("has_item", {"item": item, "count": self.inventory[item]}),
+                    preconditions=list(preconditions),
+                    cost=MINE_TRAVEL_TICKS * batch,
+                    group=f"gather {item}",
+                    retry=2,
+                    produces={item: batch},
+                )
+            )
+
+    def _craft(self, item: str, count: int, recipe: Recipe, visiting: frozenset[str]) -> None:
+        crafts = math.ceil(count / recipe.count)
+        for ingredient, per_craft in recipe.ingredients.items():
+            self.obtain(ingredient, per_craft * crafts, visiting)
+        preconditions = [
+            Check("has_item", {"item": ing, "count": n * crafts}) for ing, n in recipe.ingredients.items()
+        ]
+        if recipe.needs_table:
+            self._ensure_station("crafting_table", visiting)
+            preconditions.append(Check("block_nearby", {"block": "crafting_table", "radius": 6}))
+        for ingredient, per_craft in recipe.ingredients.items():
+            self.spend(ingredient, per_craft * crafts)
+        made = crafts * recipe.count
+        self.inventory[item] += made
+        self.add_step(
+            PlanStep(
+                name=f"craft {made} {item}",
+                capability="craft_recipe",
+                args={"recipe": item, "qty": made},
+                effect=Check("has_item", {"item": item, "count": self.inventory[item]}),
+                preconditions=preconditions,
+                cost=CRAFT_TICKS * crafts,
+                group=f"make {item}",
+                produces={item: made},
+                consumes={ing: n * crafts for ing, n in recipe.ingredients.items()},
+            )
+        )
+
+    def _smelt(self, item: str, count: int, input_item: str, visiting: frozenset[str]) -> None:
+        self.obtain(input_item, count, visiting)
+        fuel, fuel_count = self._choose_fuel(count, visiting | {item})
+        self.obtain(fuel, fuel_count, visiting)
+        self._ensure_station("furnace", visiting)
+        self.spend(input_item, count)
+        self.spend(fuel, fuel_count)
+        self.inventory[item] += count
+        self.add_step(
+            PlanStep(
+                name=f"smelt {count} {input_item}",
+                capability="smelt",
+                args={"input": input_item, "qty": count, "fuel": fuel},
+                effect=Check("has_item", {"item": item, "count": self.inventory[item]}),
+                preconditions=[
+                    Check("has_item", {"item": input_item, "count": count}),
+                    Check("has_item", {"item": fuel, "count": fuel_count}),
+                    Check("block_nearby", {"block": "furnace", "radius": 6}),
+                ],
+                cost=SMELT_TICKS * count,
+                group=f"smelt {item}",
+                produces={item: count},
+                consumes={input_item: count, fuel: fuel_count},
+            )
+        )
+
+    def _choose_fuel(self, items: int, visiting: frozenset[str]) -> tuple[str, int]:
+        """The fuel that costs least for ``items`` smelts, preferring what is already held."""
+        best: tuple[float, str, int] | None = None
+        for fuel, burn in _fuels(self.md):
+            if fuel in visiting:
+                continue
+            needed = math.ceil(items * SMELT_TICKS / burn)
+            short = max(0, needed - self.free(fuel))
+            cost = short * self.costs.get(fuel, UNREACHABLE)
+            if cost < UNREACHABLE and (best is None or (cost, fuel) < (best[0], best[1])):
+                best = (cost, fuel, needed)
+        if best is None:
+            raise PlanningFailure("no_fuel", "no obtainable furnace fuel")
+        return best[1], best[2]
+
+    def _ensure_station(self, station: str, visiting: frozenset[str]) -> None:
+        if station in self.stations:
+            return
+        self.obtain(station, 1, visiting)
+        self.spend(station, 1)
+        self.stations.add(station)
+        self.add_step(
+            PlanStep(
+                name=f"place {station}",
+                capability="place_workstation",
+                args={"workstation": station},
+                effect=Check("block_nearby", {"block": station, "radius": 6}),
+                preconditions=[Check("has_item", {"item": station, "count": 1})],
+                cost=PLACE_TICKS,
+                group=f"set up {station}",
+                consumes={station: 1},
+            )
+        )
+
+
+def consolidate_mining(steps: list[PlanStep], inventory: dict[str, int]) -> list[PlanStep]:
+    """Gather each block in as few trips as possible, then re-derive every effect count.
+
+    A later mining step of the same block with the same tool precondition moves
+    up to the first one: its tool was already held there, and gathering earlier
+    never makes a later step infeasible. Counts stay within ``MINE_BATCH`` per
+    dispatch.
+    """
+    merged: list[PlanStep] = []
+    first_at: dict[tuple[str, str], int] = {}
+    for step in steps:
+        if step.capability != "acquire_material":
+            merged.append(step)
+            continue
+        key = (str(step.args["item"]), repr(step.preconditions))
+        index = first_at.get(key)
+        if index is None:
+            first_at[key] = len(merged)
+            merged.append(step)
+            continue
+        host = merged[index]
+        for produced, count in step.produces.items():
+            host.produces[produced] = host.produces.get(produced, 0) + count
+        host.args["count"] = int(host.args["count"]) + int(step.args["count"])
+        host.cost += step.cost
+    out: list[PlanStep] = []
+    for step in merged:
+        if step.capability == "acquire_material" and int(step.args["count"]) > MINE_BATCH:
+            out.extend(_split_batches(step))
+        else:
+            out.append(step)
+    _rederive_effects(out, inventory)
+    return out
+
+
+def _split_batches(step: PlanStep) -> list[PlanStep]:
+    total = int(step.args["count"])
+    (item, produced), = step.produces.items()
+    per_block = produced // total
+    parts: list[PlanStep] = []
+    while total > 0:
+        batch = min(MINE_BATCH, total)
+        total -= batch
+        parts.append(
+            PlanStep(
+                name=f"mine {batch} {step.args['item']}",
+                capability=step.capability,
+                args={**step.args, "count": batch},
+                effect=step.effect,
+                preconditions=list(step.preconditions),
+                cost=MINE_TRAVEL_TICKS * batch,
+                group=step.group,
+                retry=step.retry,
+                produces={item: batch * per_block},
+            )
+        )
+    return parts
+
+
+def _rederive_effects(steps: list[PlanStep], inventory: dict[str, int]) -> None:
+    """Walk the plan on a virtual inventory; each effect checks the count after its step."""
+    held: dict[str, int] = defaultdict(int, inventory)
+    for step in steps:
+        for item, count in step.consumes.items():
+            held[item] -= count
+        for item, count in step.produces.items():
+            held[item] += count
+        if step.effect is not None and step.effect.check == "has_item":
+            item = str(step.effect.args["item"])
+            step.effect = Check("has_item", {"item": item, "count": held[item]})
+        if step.capability == "acquire_material":
+            (item,) = step.produces
+            step.name = f"mine {step.args['count']} {step.args['item']}"
+
+
+def _recipes(md: McData, item: str) -> list[Recipe]:
+    """Recipes that actually produce something (minecraft-data has a map-extension entry with count 0)."""
+    return [r for r in md.recipes_for(item) if r.count >= 1]
+
+
+@functools.lru_cache(maxsize=4)
+def _fuels(md: McData) -> tuple[tuple[str, int], ...]:
+    return tuple(
+        (item.name, ticks) for item in md.items() if (ticks := md.fuel_ticks(item.name)) and ticks >= 100
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _natural_blocks() -> frozenset[str]:
+    """Blocks a surface survey usually finds; used only when the planner got no survey."""
+    return frozenset(
+        {
+            "oak_log", "stone", "dirt", "grass_block", "sand", "gravel",
+            "coal_ore", "iron_ore", "copper_ore", "oak_leaves", "clay",
+        }
+    )
+
+
+def _cost_table(md: McData, version: str, available: frozenset[str] | None) -> dict[str, float]:
+    """h_add fixpoint: the cheapest additive cost of every item, ignoring inventory."""
+    blocks = _natural_blocks() if available is None else available
+    return _cost_fixpoint(md, version, blocks)
+
+
+@functools.lru_cache(maxsize=32)
+def _cost_fixpoint(md: McData, version: str, blocks: frozenset[str]) -> dict[str, float]:
+    graph = recipe_graph(version)
+    sources = mine_sources(version)
+    items = [n for n in graph.nodes if not n.startswith("block:")]
+    cost: dict[str, float] = {}
+    changed = True
+    while changed:
+        changed = False
+        for item in items:
+            best = cost.get(item, UNREACHABLE)
+            for source in sources.get(item, ()):
+                if source.block in blocks:
+                    tool = 0.0 if not source.tools else min(cost.get(t, UNREACHABLE) for t in source.tools)
+                    best = min(best, MINE_TRAVEL_TICKS + tool * TOOL_AMORTIZATION)
+            for recipe in _recipes(md, item):
+                total = CRAFT_TICKS + sum(cost.get(i, UNREACHABLE) * n for i, n in recipe.ingredients.items())
+                best = min(best, total / recipe.count)
+            for smelting in md.smelting_for(item):
+                best = min(best, SMELT_TICKS + cost.get(smelting.input, UNREACHABLE))
+            if best < cost.get(item, UNREACHABLE) - 1e-9:
+                cost[item] = best
+                changed = True
+    return cost
+
+
+__all__ = ["STATIONS", "CraftingSolver", "mine_sources", "recipe_graph"]

@@ -1,0 +1,101 @@
+"""Intent: the normalized request every planner and the router reason about (seed 003, section 1).
+
+Free text such as ``"obtain 3 iron_pickaxe"`` is parsed into a :class:`Goal`
+by :func:`parse_goal`; anything that does not parse is a structured error, not
+a guess.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from craftbt.errors import CraftbtError, ErrorCode
+
+
+class IntentSource(StrEnum):
+    USER = "user"
+    SYSTEM = "system"
+    MEMORY = "memory"
+
+
+class GoalVerb(StrEnum):
+    OBTAIN = "obtain"
+    BUILD = "build"
+    EXPLORE = "explore"
+    SURVIVE = "survive"
+
+
+#: Words a user may type for each verb; a table, not a parser.
+VERB_SYNONYMS: dict[str, GoalVerb] = {
+    "obtain": GoalVerb.OBTAIN,
+    "get": GoalVerb.OBTAIN,
+    "acquire": GoalVerb.OBTAIN,
+    "craft": GoalVerb.OBTAIN,
+    "make": GoalVerb.OBTAIN,
+    "mine": GoalVerb.OBTAIN,
+    "collect": GoalVerb.OBTAIN,
+    "gather": GoalVerb.OBTAIN,
+    "smelt": GoalVerb.OBTAIN,
+    "build": GoalVerb.BUILD,
+    "explore": GoalVerb.EXPLORE,
+    "survive": GoalVerb.SURVIVE,
+}
+
+_GOAL = re.compile(r"^\s*(?P<verb>[a-z_]+)\s+(?:(?P<count>\d+)\s*x?\s+)?(?P<target>[a-z0-9_:]+)\s*$")
+
+
+class Goal(BaseModel):
+    verb: GoalVerb
+    target: str
+    count: int = Field(default=1, ge=1, le=2304)
+
+    def __str__(self) -> str:
+        return f"{self.verb.value} {self.count} {self.target}" if self.count > 1 else f"{self.verb.value} {self.target}"
+
+
+class Safety(BaseModel):
+    allowed: bool = True
+    reason: str | None = None
+
+
+class Intent(BaseModel):
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    source: IntentSource = IntentSource.USER
+    goal: Goal
+    context: dict[str, Any] = Field(default_factory=dict)
+    urgency: float = Field(default=0.3, ge=0.0, le=1.0)
+    safety: Safety = Field(default_factory=Safety)
+    time_budget_ms: int | None = Field(default=None, gt=0)
+    provenance_ref: str | None = None
+
+    @classmethod
+    def from_text(cls, text: str, **fields: Any) -> Intent:
+        return cls(goal=parse_goal(text), provenance_ref=text, **fields)
+
+
+def parse_goal(text: str) -> Goal:
+    """``"obtain iron_pickaxe"``, ``"mine 3 oak_log"``, ``"get 12x oak_planks"`` -> :class:`Goal`."""
+    match = _GOAL.match(text.lower())
+    if not match:
+        raise CraftbtError.single(
+            ErrorCode.INVALID_ARGUMENT,
+            f"cannot read goal {text!r}",
+            expected="'<verb> [count] <target>', e.g. 'obtain iron_pickaxe' or 'mine 3 oak_log'",
+        )
+    verb = VERB_SYNONYMS.get(match["verb"])
+    if verb is None:
+        from capabilities.registry import suggest
+
+        raise CraftbtError.single(
+            ErrorCode.INVALID_ARGUMENT,
+            f"unknown goal verb {match['verb']!r}",
+            expected="one of " + ", ".join(sorted(VERB_SYNONYMS)),
+            suggestion=suggest(match["verb"], VERB_SYNONYMS),
+        )
+    target = match["target"].removeprefix("minecraft:")
+    return Goal(verb=verb, target=target, count=int(match["count"] or 1))

@@ -1,0 +1,200 @@
+"""Fixtures for end-to-end tests on a real Minecraft server.
+
+By default the suite starts flying-squid itself (``world.mineflayer.server``) on
+127.0.0.1 and a free port, once per session. With ``CRAFTBT_MC_HOST`` (and
+``CRAFTBT_MC_PORT``, ``CRAFTBT_MC_VERSION``) set, tests run against that server
+instead, which must be offline-mode with the bots opped; tests marked
+``vanilla_only`` run only there. Without Node packages every test here is
+skipped with the npm command that fixes it.
+
+Each test gets its own bot, teleported to its own arena (a strip of the world
+no other test touches), so tests do not see each other's blocks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
+
+import pytest
+
+from world.body import ActionHandle, ActionStatus, BlockPos, BodyError, BodyErrorCode
+from world.mineflayer.body import MineflayerBody
+from world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES, missing_packages, setup_hint
+from world.mineflayer.server import DEFAULT_VERSION, FlyingSquid
+
+T = TypeVar("T")
+
+FLYING_SQUID_LACKS = (
+    "flying-squid 1.12 lacks this (chest/furnace/crafting windows, mob AI and /summon do not work); "
+    "set CRAFTBT_MC_HOST/CRAFTBT_MC_PORT to a vanilla offline-mode server to run it"
+)
+ARENA_SPACING = 32
+_arena_counter = itertools.count(1)
+_name_counter = itertools.count(1)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"vanilla_only: {FLYING_SQUID_LACKS}")
+
+
+@dataclass(frozen=True)
+class McServer:
+    host: str
+    port: int
+    version: str
+    kind: str  # "flying-squid" | "external"
+
+    @property
+    def is_squid(self) -> bool:
+        return self.kind == "flying-squid"
+
+
+def _skip_without_node(packages: tuple[str, ...]) -> None:
+    missing = missing_packages(packages)
+    if missing:
+        pytest.skip(f"e2e needs Node packages: {setup_hint(missing)}")
+
+
+@pytest.fixture(scope="session")
+def mc_server() -> Iterator[McServer]:
+    host = os.environ.get("CRAFTBT_MC_HOST")
+    version = os.environ.get("CRAFTBT_MC_VERSION", DEFAULT_VERSION)
+    if host:
+        _skip_without_node(BODY_PACKAGES)
+        yield McServer(host, int(os.environ.get("CRAFTBT_MC_PORT", "25565")), version, "external")
+        return
+    _skip_without_node(BODY_PACKAGES + SERVER_PACKAGES)
+    server = FlyingSquid(version=version).start()
+    try:
+        yield McServer(server.host, server.port, version, "flying-squid")
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def squid_only_server() -> Iterator[FlyingSquid]:
+    """A private flying-squid for tests that stop the server (disconnect handling)."""
+    _skip_without_node(BODY_PACKAGES + SERVER_PACKAGES)
+    server = FlyingSquid().start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture(autouse=True)
+def _vanilla_only(request: pytest.FixtureRequest) -> None:
+    if request.node.get_closest_marker("vanilla_only") is None:
+        return
+    server: McServer = request.getfixturevalue("mc_server")
+    if server.is_squid:
+        pytest.skip(FLYING_SQUID_LACKS)
+
+
+def unique_name(prefix: str = "e2e") -> str:
+    return f"{prefix}{os.getpid() % 1000}_{next(_name_counter)}"[:16]
+
+
+def wait_until(predicate: Callable[[], T], timeout_s: float = 10.0, what: str = "condition") -> T:
+    """Poll ``predicate`` until it returns something truthy; fail the test after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout_s}s waiting for {what}")
+        time.sleep(0.05)
+
+
+def finish(handle: ActionHandle, timeout_s: float = 20.0) -> ActionStatus:
+    """Poll a body action the way the tree does, until it leaves RUNNING."""
+    deadline = time.monotonic() + timeout_s
+    while (status := handle.status()) is ActionStatus.RUNNING:
+        if time.monotonic() > deadline:
+            handle.cancel("test timeout")
+            pytest.fail(f"{handle.kind} still running after {timeout_s}s")
+        time.sleep(0.05)
+    return status
+
+
+def command(body: MineflayerBody, line: str) -> None:
+    """Run a server command through chat (the bot is op) and wait until it was sent."""
+    assert finish(body.chat(line), 5) is ActionStatus.SUCCEEDED
+
+
+def refusal(action: Callable[[], object]) -> BodyErrorCode:
+    """The code of the BodyError an action raises at once; fails if it starts instead."""
+    with pytest.raises(BodyError) as info:
+        handle = action()
+        if isinstance(handle, ActionHandle):
+            handle.cancel("unexpected start")
+    return info.value.code
+
+
+def solid(body: MineflayerBody, pos: BlockPos) -> bool:
+    """True once ``pos`` is loaded and not air (block_at refuses unloaded blocks)."""
+    try:
+        return not body.block_at(pos).is_air
+    except BodyError as err:
+        if err.code is BodyErrorCode.OUT_OF_REACH:
+            return False
+        raise
+
+
+@dataclass
+class Arena:
+    """The bot's private patch of world: ``origin`` is the block its feet stand in."""
+
+    body: MineflayerBody
+    origin: BlockPos
+
+    @property
+    def ground(self) -> BlockPos:
+        return self.origin.offset(dy=-1)
+
+    def setblock(self, pos: BlockPos, block: str) -> None:
+        command(self.body, f"/setblock {pos.x} {pos.y} {pos.z} {block}")
+        wait_until(lambda: self.body.block_at(pos).name == block, 10, f"{block} at {tuple(pos)}")
+
+    def give(self, item: str, count: int = 1) -> None:
+        name = item.removeprefix("minecraft:")
+        before = self.body.observe().count(name)
+        command(self.body, f"/give {self.body.username} {item} {count}")
+        wait_until(lambda: self.body.observe().count(name) >= before + count, 10, f"{count} {item}")
+
+
+@pytest.fixture
+def body(mc_server: McServer) -> Iterator[MineflayerBody]:
+    bot = MineflayerBody.connect(
+        mc_server.host, mc_server.port, unique_name(), version=mc_server.version, timeout_s=30
+    )
+    try:
+        yield bot
+    finally:
+        bot.close()
+
+
+@pytest.fixture
+def arena(body: MineflayerBody, mc_server: McServer) -> Arena:
+    """Teleport the bot to a fresh strip of ground and wait until it stands there, loaded.
+
+    flying-squid 1.12 now and then never sends a chunk after a teleport; the
+    arena then moves on to the next strip instead of waiting forever.
+    """
+    start = body.position().block()
+    for _ in range(4):
+        origin = BlockPos(start.x + ARENA_SPACING * next(_arena_counter), start.y, start.z)
+        command(body, f"/tp {body.username} {origin.x} {origin.y} {origin.z}")
+        wait_until(lambda o=origin: body.position().block() == o, 10, "the teleport")
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline:
+            if solid(body, origin.offset(dy=-1)):
+                return Arena(body, origin)
+            time.sleep(0.05)
+    pytest.fail("the server sent no chunks for four arenas in a row")

@@ -1,0 +1,214 @@
+"""A small in-memory Body for unit tests and benchmarks.
+
+It implements the :class:`world.body.Body` protocol far enough for the sensing
+leaves (wait, chat, get_block_at), the condition checks and hand-written test
+capabilities: a tick clock moved by :meth:`FakeBody.advance`, a dict of
+blocks, an inventory, health/food/time, and action handles that finish after
+a configurable number of ticks and can be cancelled. Actions it does not model
+return a handle that fails with ``unsupported``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from world.body import (
+    ActionStatus,
+    BlockInfo,
+    BlockPos,
+    BodyError,
+    BodyErrorCode,
+    EntityInfo,
+    Face,
+    ItemStack,
+    Observation,
+    Position,
+    WindowInfo,
+)
+
+
+class FakeHandle:
+    """Finishes ``ticks`` ticks after it was started (0 = already done when returned)."""
+
+    def __init__(
+        self,
+        body: FakeBody,
+        kind: str,
+        ticks: int = 0,
+        *,
+        error: BodyError | None = None,
+        result: dict[str, Any] | None = None,
+    ) -> None:
+        self._body = body
+        self._kind = kind
+        self._done_at = body.now_ticks() + ticks
+        self._error = error
+        self._result = result or {}
+        self._cancelled: str | None = None
+        body.handles.append(self)
+
+    @property
+    def kind(self) -> str:
+        return self._kind
+
+    @property
+    def cancelled(self) -> str | None:
+        return self._cancelled
+
+    def status(self) -> ActionStatus:
+        if self._cancelled is not None:
+            return ActionStatus.CANCELLED
+        if self._body.now_ticks() < self._done_at:
+            return ActionStatus.RUNNING
+        return ActionStatus.FAILED if self._error is not None else ActionStatus.SUCCEEDED
+
+    def error(self) -> BodyError | None:
+        if self._cancelled is not None:
+            return BodyError(BodyErrorCode.CANCELLED, self._cancelled)
+        return self._error if self.status() is ActionStatus.FAILED else None
+
+    def result(self) -> dict[str, Any]:
+        return self._result
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        if self.status() is ActionStatus.RUNNING:
+            self._cancelled = reason
+
+
+class FakeBody:
+    """Deterministic, instantaneous, and only as rich as the tests need."""
+
+    def __init__(
+        self,
+        *,
+        blocks: dict[BlockPos, str] | None = None,
+        inventory: dict[str, int] | None = None,
+        chat_ticks: int = 0,
+    ) -> None:
+        self.blocks: dict[BlockPos, str] = dict(blocks or {})
+        self.items: dict[str, int] = dict(inventory or {})
+        self.tick = 0
+        self.pos = Position(0.5, 64.0, 0.5)
+        self.hp = 20.0
+        self.hunger = 20
+        self.day_time = 1000
+        self.chat_ticks = chat_ticks
+        self.said: list[str] = []
+        self.handles: list[FakeHandle] = []
+
+    # -- identity and time ----------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return "fake"
+
+    @property
+    def version(self) -> str:
+        return "1.21.4"
+
+    def now_ticks(self) -> int:
+        return self.tick
+
+    def advance(self, ticks: int = 1) -> None:
+        self.tick += ticks
+        self.day_time = (self.day_time + ticks) % 24_000
+
+    # -- observation ----------------------------------------------------------------
+    def observe(self) -> Observation:
+        return Observation(
+            tick=self.tick, position=self.pos, health=self.hp, food=self.hunger,
+            time_of_day=self.day_time, inventory=dict(self.items),
+        )
+
+    def position(self) -> Position:
+        return self.pos
+
+    def block_at(self, pos: BlockPos) -> BlockInfo:
+        return BlockInfo(name=self.blocks.get(BlockPos(*pos), "air"), pos=BlockPos(*pos))
+
+    def find_blocks(self, names: list[str], radius: int, max_count: int = 16) -> list[BlockPos]:
+        here = self.pos.block()
+        found = [p for p, n in self.blocks.items() if n in names and p.distance_to(here) <= radius]
+        return sorted(found, key=lambda p: p.distance_to(here))[:max_count]
+
+    def entities(self, radius: float = 32.0) -> list[EntityInfo]:
+        return []
+
+    def inventory(self) -> list[ItemStack]:
+        return [ItemStack(name=n, count=c) for n, c in sorted(self.items.items()) if c > 0]
+
+    def equipment(self) -> dict[str, ItemStack | None]:
+        return {"hand": None}
+
+    def time_of_day(self) -> int:
+        return self.day_time
+
+    def light_level(self, pos: BlockPos | None = None) -> int:
+        return 15
+
+    def health(self) -> float:
+        return self.hp
+
+    def food(self) -> int:
+        return self.hunger
+
+    def open_window(self) -> WindowInfo | None:
+        return None
+
+    # -- actions ----------------------------------------------------------------------
+    def chat(self, message: str) -> FakeHandle:
+        if not message:
+            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, "empty chat message")
+        self.said.append(message)
+        return FakeHandle(self, "chat", self.chat_ticks)
+
+    def start(self, kind: str, ticks: int, *, error: BodyError | None = None) -> FakeHandle:
+        """A generic action for test capabilities: finishes (or fails) after ``ticks``."""
+        return FakeHandle(self, kind, ticks, error=error)
+
+    def _unsupported(self, kind: str) -> FakeHandle:
+        return FakeHandle(self, kind, 0, error=BodyError(BodyErrorCode.UNSUPPORTED, f"fake body cannot {kind}"))
+
+    def goto(self, target: BlockPos, tolerance: float = 1.0) -> FakeHandle:
+        return self._unsupported("goto")
+
+    def dig(self, pos: BlockPos) -> FakeHandle:
+        return self._unsupported("dig")
+
+    def place(self, item: str, against: BlockPos, face: Face) -> FakeHandle:
+        return self._unsupported("place")
+
+    def equip(self, item: str, destination: str = "hand") -> FakeHandle:
+        return self._unsupported("equip")
+
+    def craft(self, item: str, count: int = 1, table: BlockPos | None = None) -> FakeHandle:
+        return self._unsupported("craft")
+
+    def open_container(self, pos: BlockPos) -> FakeHandle:
+        return self._unsupported("open_container")
+
+    def container_put(self, item: str, count: int, slot: str = "any") -> FakeHandle:
+        return self._unsupported("container_put")
+
+    def container_take(self, item: str, count: int, slot: str = "any") -> FakeHandle:
+        return self._unsupported("container_take")
+
+    def close_container(self) -> FakeHandle:
+        return self._unsupported("close_container")
+
+    def consume(self, item: str) -> FakeHandle:
+        return self._unsupported("consume")
+
+    def attack(self, entity_id: int) -> FakeHandle:
+        return self._unsupported("attack")
+
+    def activate_block(self, pos: BlockPos) -> FakeHandle:
+        return self._unsupported("activate_block")
+
+    def use_item(self, item: str | None = None, target: BlockPos | None = None) -> FakeHandle:
+        return self._unsupported("use_item")
+
+    def sleep(self, bed: BlockPos) -> FakeHandle:
+        return self._unsupported("sleep")
+
+    def toss(self, item: str, count: int) -> FakeHandle:
+        return self._unsupported("toss")

@@ -1,0 +1,127 @@
+"""Combat leaves: tool and weapon choice from minecraft-data, refusals, the seed's fights on the embedded world."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from capabilities.leaves.combat import EquipToolArgs, best_weapon, choose_tool
+from capabilities.spec import Verdict
+from tests.fakes import FakeBody
+from tests.leafkit import make_context, run_leaf
+from tests.simkit import sim_body
+from world.body import EntityInfo, Position
+
+
+class CrowdBody(FakeBody):
+    def __init__(self, crowd: list[EntityInfo], **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.crowd = crowd
+
+    def entities(self, radius: float = 32.0) -> list[EntityInfo]:
+        return [e for e in self.crowd if e.position.distance_to(self.pos) <= radius]
+
+
+ZOMBIE = EntityInfo(id=7, name="zombie", kind="hostile", position=Position(3.5, 64, 0.5), health=20)
+
+
+def test_best_weapon_follows_tier_priority() -> None:
+    ctx = make_context(FakeBody(inventory={"iron_sword": 1, "diamond_sword": 1, "golden_axe": 1}))
+    assert best_weapon(ctx, "any") == "diamond_sword"
+    assert best_weapon(ctx, "axe") == "golden_axe"
+    assert best_weapon(make_context(FakeBody(inventory={"stone_axe": 1, "stone_sword": 1})), "any") == "stone_sword"
+
+
+def test_equip_tool_choice_uses_mcdata_best_tool() -> None:
+    ctx = make_context(FakeBody(inventory={"iron_pickaxe": 1, "stone_axe": 1, "diamond_shovel": 1}))
+    assert choose_tool(ctx, EquipToolArgs(block="stone")).tool == "iron_pickaxe"
+    assert choose_tool(ctx, EquipToolArgs(block="oak_log")).tool == "stone_axe"
+    assert choose_tool(ctx, EquipToolArgs(material="wood")).tool == "stone_axe"
+    assert choose_tool(ctx, EquipToolArgs(material="mineable/shovel")).tool == "diamond_shovel"
+    assert choose_tool(ctx, EquipToolArgs(toolType="pickaxe")).tool == "iron_pickaxe"
+
+
+def test_equip_tool_needs_a_selector() -> None:
+    with pytest.raises(ValidationError):
+        EquipToolArgs()
+
+
+def test_equip_tool_refuses_when_nothing_harvests_and_no_fallback() -> None:
+    body = FakeBody(inventory={"wooden_pickaxe": 1})
+    run = run_leaf(body, "equip_tool", {"block": "diamond_ore", "fallbackToHand": False})
+    assert run.code == "guard_failed:precond_missing:tool"
+    exact = run_leaf(body, "equip_tool", {"tool": "iron_pickaxe"})
+    assert exact.code == "guard_failed:precond_missing:item:iron_pickaxe"
+
+
+def test_equip_tool_hand_is_as_good_for_dirt_without_a_shovel() -> None:
+    run = run_leaf(FakeBody(inventory={"wooden_pickaxe": 1}), "equip_tool", {"block": "dirt"})
+    assert run.ok and run.verdict is Verdict.VERIFIED and run.observables["equipped"] is None
+
+
+def test_equip_weapon_refuses_without_weapon_and_fallback() -> None:
+    run = run_leaf(FakeBody(), "equip_weapon", {"fallbackToHand": False})
+    assert run.code == "guard_failed:precond_missing:weapon"
+    bare = run_leaf(FakeBody(), "equip_weapon", {})
+    assert bare.ok and bare.observables["hand"] is True
+
+
+def test_use_item_refuses_missing_item() -> None:
+    run = run_leaf(FakeBody(), "use_item", {"item": "ender_pearl"})
+    assert run.code == "guard_failed:precond_missing:item:ender_pearl"
+
+
+def test_attack_refuses_without_target_or_at_low_health() -> None:
+    assert run_leaf(CrowdBody([]), "attack_entity", {}).code == "guard_failed:no_target"
+    hurt = CrowdBody([ZOMBIE])
+    hurt.hp = 4
+    assert run_leaf(hurt, "attack_entity", {}).code == "guard_failed:low_health"
+    assert run_leaf(CrowdBody([ZOMBIE]), "attack_entity", {"entityType": "skeleton"}).code == "guard_failed:no_target"
+
+
+def test_retreat_with_no_threat_succeeds_without_moving() -> None:
+    run = run_leaf(CrowdBody([]), "retreat_from_threat", {})
+    assert run.ok and run.verdict is Verdict.VERIFIED and run.observables["retreated"] is False
+
+
+def test_retreat_failure_is_the_body_code() -> None:
+    run = run_leaf(CrowdBody([ZOMBIE]), "retreat_from_threat", {"retreatDistance": 8})
+    assert not run.ok and run.code == "unsupported" and run.observables["threats"] == 1
+
+
+# -- the seed's situations on the embedded world ---------------------------------------------------
+def test_equip_weapon_on_sim() -> None:
+    """Seed: give iron_sword 1, give diamond_sword 1."""
+    body, _ = sim_body()
+    for cmd in ("/give @s iron_sword 1", "/give @s diamond_sword 1"):
+        run_leaf(body, "chat", {"message": cmd})
+    run = run_leaf(body, "equip_weapon", {})
+    assert run.ok and run.verdict is Verdict.VERIFIED and body.observe().held_item == "diamond_sword"
+
+
+def test_equip_tool_on_sim() -> None:
+    """Seed: give iron_pickaxe, stone_axe, diamond_shovel; equip for stone."""
+    body, _ = sim_body()
+    for cmd in ("/give @s iron_pickaxe 1", "/give @s stone_axe 1", "/give @s diamond_shovel 1"):
+        run_leaf(body, "chat", {"message": cmd})
+    run = run_leaf(body, "equip_tool", {"block": "stone"})
+    assert run.ok and run.verdict is Verdict.VERIFIED and body.observe().held_item == "iron_pickaxe"
+
+
+def test_attack_and_retreat_on_sim() -> None:
+    """Seed: summon zombie ~ ~ ~3 {NoAI:1b}, give iron_sword 1."""
+    body, origin = sim_body()
+    for cmd in (f"/summon zombie {origin.x} {origin.y} {origin.z + 3} {{NoAI:1b}}", "/give @s iron_sword 1"):
+        run_leaf(body, "chat", {"message": cmd})
+    retreat = run_leaf(body, "retreat_from_threat", {"retreatDistance": 8, "safeRadius": 6})
+    assert retreat.ok and retreat.verdict is Verdict.VERIFIED, retreat.result
+    run_leaf(body, "equip_weapon", {})
+    attack = run_leaf(body, "attack_entity", {"entityType": "zombie"}, max_ticks=1_500)
+    assert attack.ok and attack.verdict is Verdict.VERIFIED and attack.observables["killed"], attack.result
+
+
+def test_use_item_on_sim() -> None:
+    body, _ = sim_body()
+    run_leaf(body, "chat", {"message": "/give @s snowball 3"})
+    run = run_leaf(body, "use_item", {"item": "snowball", "quantity": 2})
+    assert run.ok and run.verdict is Verdict.VERIFIED and body.observe().count("snowball") == 1

@@ -1,0 +1,83 @@
+"""The crafting solver: plans from the recipe graph, reuses stations, survives recipe cycles."""
+
+from __future__ import annotations
+
+import pytest
+
+from capabilities.registry import default_registry
+from planners.base import PlanningFailure, PlanningState
+from planners.solver import CraftingSolver, recipe_graph
+from router.intent import Intent
+from trees.model import LeafNode, Node
+
+
+def leaves(node: Node) -> list[LeafNode]:
+    if isinstance(node, LeafNode):
+        return [node]
+    children: list[Node] = list(getattr(node, "children", []))
+    child = getattr(node, "child", None)
+    if child is not None:
+        children.append(child)
+    return [leaf for c in children for leaf in leaves(c)]
+
+
+def plan(goal: str, **state: object) -> list[tuple[str, dict[str, object]]]:
+    result = CraftingSolver().plan(Intent.from_text(goal), PlanningState(**state), default_registry())  # type: ignore[arg-type]
+    return [(leaf.capability, leaf.args) for leaf in leaves(result.tree.root)]
+
+
+def test_recipe_graph_links_items_to_sources() -> None:
+    graph = recipe_graph()
+    assert graph.edges["wooden_pickaxe", "stick"]["kind"] == "craft"
+    assert graph.edges["iron_ingot", "raw_iron"]["kind"] == "smelt"
+    assert graph.edges["cobblestone", "block:stone"]["kind"] == "mine"
+
+
+def test_wooden_pickaxe_from_empty_inventory_places_one_table() -> None:
+    steps = plan("obtain wooden_pickaxe")
+    verbs = [verb for verb, _ in steps]
+    assert verbs.count("place_workstation") == 1
+    assert steps[-1] == ("craft_recipe", {"recipe": "wooden_pickaxe", "qty": 1})
+    assert ("acquire_material", {"item": "oak_log", "count": 3}) in steps
+
+
+def test_table_in_reach_is_reused_not_placed() -> None:
+    steps = plan("obtain wooden_pickaxe", stations=frozenset({"crafting_table"}))
+    assert "place_workstation" not in [verb for verb, _ in steps]
+
+
+def test_iron_pickaxe_from_empty_inventory_follows_the_tool_progression() -> None:
+    steps = plan("obtain iron_pickaxe")
+    order = [args.get("recipe") or args.get("item") or args.get("input") or args.get("workstation")
+             for _, args in steps]
+    assert order.index("wooden_pickaxe") < order.index("stone") < order.index("stone_pickaxe")
+    assert order.index("stone_pickaxe") < order.index("iron_ore")
+    assert order.index("furnace") < order.index("raw_iron") < order.index("iron_pickaxe")
+    smelt = next(args for verb, args in steps if verb == "smelt")
+    assert smelt["qty"] == 3 and smelt["input"] == "raw_iron"
+    assert all(int(args["count"]) <= 8 for verb, args in steps if verb == "acquire_material")
+
+
+def test_held_items_shorten_the_plan() -> None:
+    steps = plan("obtain wooden_pickaxe", inventory={"oak_planks": 3, "stick": 2},
+                 stations=frozenset({"crafting_table"}))
+    assert steps == [("craft_recipe", {"recipe": "wooden_pickaxe", "qty": 1})]
+
+
+def test_surveyed_world_without_iron_is_a_planning_failure() -> None:
+    with pytest.raises(PlanningFailure) as info:
+        plan("obtain iron_pickaxe", available_blocks=frozenset({"oak_log", "stone"}))
+    assert info.value.reason == "unobtainable"
+
+
+def test_unknown_item_is_a_structured_failure() -> None:
+    with pytest.raises(PlanningFailure) as info:
+        plan("obtain unobtainium")
+    assert info.value.reason == "unknown_item"
+
+
+def test_effects_make_the_plan_skip_done_steps() -> None:
+    result = CraftingSolver().plan(Intent.from_text("obtain stick"), PlanningState(), default_registry())
+    root = result.tree.root
+    assert root.kind == "selector"
+    assert root.children[0].kind == "condition"  # type: ignore[union-attr]

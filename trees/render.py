@@ -1,0 +1,116 @@
+"""Draw a tree: ascii, unicode, dot, svg, png or html, with py_trees' display module.
+
+The definition is validated and built exactly as for a run (on a detached
+body that refuses to be used), then every node is relabelled for people:
+leaves as ``capability@version`` plus their key arguments (and their name
+when one was given), conditions as ``check?`` plus arguments. SVG and PNG come
+from Graphviz ``dot`` through pydot.
+"""
+
+from __future__ import annotations
+
+import html
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, cast
+
+import py_trees
+
+from capabilities.behaviour import CapabilityBehaviour, CheckBehaviour
+from capabilities.context import CapabilityContext
+from capabilities.registry import Registry
+from craftbt.errors import CraftbtError, ErrorCode
+from trees import model as m
+from trees.build import DEFINITION_ATTR, build
+from world.body import Body
+
+MAX_ARGS = 4
+MAX_VALUE = 28
+
+
+class RenderFormat(StrEnum):
+    ASCII = "ascii"
+    UNICODE = "unicode"
+    DOT = "dot"
+    SVG = "svg"
+    PNG = "png"
+    HTML = "html"
+
+
+class _DetachedBody:
+    """Rendering never ticks; a body call here is a bug, reported as such."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"render has no body (called {name})")
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= MAX_VALUE else text[: MAX_VALUE - 1] + "…"
+
+
+def args_label(args: dict[str, Any]) -> str:
+    items = [f"{k}={_short(v)}" for k, v in list(args.items())[:MAX_ARGS]]
+    if len(args) > MAX_ARGS:
+        items.append("…")
+    return " ".join(items)
+
+
+def label(node: py_trees.behaviour.Behaviour) -> str:
+    """The human label of one built node."""
+    defn = getattr(node, DEFINITION_ATTR, None)
+    if isinstance(node, CapabilityBehaviour):
+        head = node.spec.key
+        if isinstance(defn, m.LeafNode) and defn.name:
+            head = f"{defn.name}\n{head}"
+        extra = args_label(node.raw_args)
+        return f"{head}\n{extra}" if extra else head
+    if isinstance(node, CheckBehaviour):
+        extra = args_label(node.raw_args)
+        return f"{node.check.name}?" + (f"\n{extra}" if extra else "")
+    return str(node.name)
+
+
+def relabel(root: py_trees.behaviour.Behaviour) -> py_trees.behaviour.Behaviour:
+    for node in root.iterate():
+        node.name = label(node)
+    return root
+
+
+def display_root(definition: m.TreeDefinition, registry: Registry, *, base_dir: Path | None = None) -> Any:
+    ctx = CapabilityContext(body=cast(Body, _DetachedBody()), registry=registry)
+    built = build(definition, ctx, base_dir=base_dir)
+    return relabel(built.root)
+
+
+def render(
+    definition: m.TreeDefinition, fmt: RenderFormat | str, registry: Registry, *, base_dir: Path | None = None
+) -> str | bytes:
+    """Text for ascii/unicode/dot/svg/html, bytes for png. Raises CraftbtError."""
+    fmt = RenderFormat(fmt)
+    root = display_root(definition, registry, base_dir=base_dir)
+    if fmt is RenderFormat.ASCII:
+        return str(py_trees.display.ascii_tree(root))
+    if fmt is RenderFormat.UNICODE:
+        return str(py_trees.display.unicode_tree(root))
+    if fmt is RenderFormat.HTML:
+        title = html.escape(definition.tree)
+        body = py_trees.display.xhtml_tree(root)
+        desc = f"<p>{html.escape(definition.description)}</p>\n" if definition.description else ""
+        return (
+            f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title></head>\n"
+            f"<body><h1>{title}</h1>\n{desc}{body}\n</body></html>\n"
+        )
+    graph = py_trees.display.dot_tree(root)
+    graph.set_name(definition.tree)
+    if fmt is RenderFormat.DOT:
+        return str(graph.to_string())
+    try:
+        data = graph.create(format=fmt.value)
+    except Exception as err:  # pydot raises bare exceptions when graphviz is missing or fails
+        raise CraftbtError.single(
+            ErrorCode.CONVERSION_ERROR, f"graphviz could not render {fmt.value}: {err}",
+            expected="Graphviz installed (the `dot` program on PATH)",
+        ) from None
+    raw = data if isinstance(data, bytes) else str(data).encode("utf-8")
+    return raw if fmt is RenderFormat.PNG else raw.decode("utf-8")

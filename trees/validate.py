@@ -1,0 +1,403 @@
+"""Check a tree definition against the live registry, its subtrees and its blackboard.
+
+:func:`validate_path` / :func:`validate_text` / :func:`validate_definition`
+return a :class:`Checked` holding *every* problem found (``craftbt validate``
+prints them; the executor refuses to run a tree that has any). Checks:
+
+* leaf capability names and ``@version`` pins exist (close-match suggestions);
+* each leaf's ``args`` against its capability's own JSON Schema (Draft 2020-12),
+  then against its pydantic model for what a schema cannot say; conditions and
+  ``eternal_guard`` conditions likewise against their check's schema;
+* subtrees resolve (relative to the including file, then ``trees/library/``),
+  load cleanly and contain no cycle;
+* every ``{key}`` reference names a key the tree declares under
+  ``blackboard:`` or that the including tree passes in through ``remap``;
+  every remap target exists in the including tree;
+* no two writers conflict: one shared blackboard namespace holds every
+  declared key, so two trees giving the same un-remapped key different
+  initial values is an error, and so are two leaves in one file with the same
+  explicit ``name`` (both would write ``/results/<name>``).
+
+Blackboard semantics (what :mod:`trees.build` does): keys are global. A
+subtree's reference to a remapped key reads the includer's key; its own
+default for that key applies only when the includer's value is null.
+Arguments that are exactly one reference are type-checked with the value the
+key will start with when that is known, and skipped when it is null.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from pydantic import BaseModel, ValidationError
+
+from capabilities.behaviour import REFERENCE, find_references
+from capabilities.registry import Registry
+from craftbt.errors import CraftbtError, ErrorCode, Problem
+from trees import model as m
+from trees.loader import Loaded, close_match, load_path, load_text
+from trees.source import DocPath, SourceMap
+
+LIBRARY_DIR = Path(__file__).resolve().parent / "library"
+
+_validators: dict[type[BaseModel], jsonschema.protocols.Validator] = {}
+
+
+def args_validator(model: type[BaseModel]) -> jsonschema.protocols.Validator:
+    """A cached Draft 2020-12 validator for an args model's JSON Schema."""
+    validator = _validators.get(model)
+    if validator is None:
+        validator = jsonschema.Draft202012Validator(model.model_json_schema())
+        _validators[model] = validator
+    return validator
+
+
+def resolve_subtree_path(target: str, base_dir: Path | None) -> Path | None:
+    """The file a ``subtree:`` value names: relative to the including file, then the library."""
+    candidates = [Path(target)] if Path(target).is_absolute() else []
+    if base_dir is not None:
+        candidates.append(base_dir / target)
+    candidates.append(LIBRARY_DIR / target)
+    for candidate in candidates:
+        if candidate.is_file():
+            return Path(os.path.normpath(candidate))  # as the user would write it; .resolve() to compare
+    return None
+
+
+def node_kind_key(node: m.Node) -> str:
+    """The on-disk kind key of a node (``sequence``, ``retry``, ``leaf``...)."""
+    return node.decorator.value if isinstance(node, m.DecoratorNode) else node.kind
+
+
+def walk(node: m.Node, path: DocPath = ("root",)) -> Iterator[tuple[m.Node, DocPath]]:
+    """Every node with its document path, parents first, in on-disk order."""
+    yield node, path
+    if isinstance(node, m.SequenceNode | m.SelectorNode | m.ParallelNode):
+        for i, child in enumerate(node.children):
+            yield from walk(child, (*path, node.kind, "children", i))
+    elif isinstance(node, m.DecoratorNode):
+        yield from walk(node.child, (*path, node.decorator.value, "child"))
+
+
+@dataclass
+class Checked:
+    """Validation outcome; :mod:`trees.build` reuses the loaded subtrees and initial values."""
+
+    definition: m.TreeDefinition | None
+    problems: list[Problem] = field(default_factory=list)
+    #: resolved subtree file -> what loading it gave
+    subtrees: dict[Path, Loaded] = field(default_factory=dict)
+    #: the blackboard every key starts with (global names)
+    initial: dict[str, Any] = field(default_factory=dict)
+    base_dir: Path | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def raise_for_problems(self) -> None:
+        if self.problems:
+            raise CraftbtError(self.problems)
+
+
+@dataclass
+class _Instance:
+    """One tree file as placed in the expanded tree: its scope and key renaming."""
+
+    definition: m.TreeDefinition
+    smap: SourceMap
+    base_dir: Path | None
+    #: local key -> global key (remapped keys only)
+    rename: dict[str, str]
+    #: local key -> the value it starts with when known (None = unknown at load time)
+    known: dict[str, Any]
+    chain: tuple[Path, ...]
+
+
+class _Validator:
+    def __init__(self, registry: Registry, checked: Checked) -> None:
+        self.registry = registry
+        self.checked = checked
+        self._seen: set[str] = set()
+        #: global key -> (value, file) of the first non-null writer
+        self._writers: dict[str, tuple[Any, str]] = {}
+        self._fallbacks: dict[str, Any] = {}
+
+    def report(self, problem: Problem) -> None:
+        text = problem.render()
+        if text not in self._seen:  # a subtree included twice reports its problems once
+            self._seen.add(text)
+            self.checked.problems.append(problem)
+
+    def problem(self, inst: _Instance, code: ErrorCode, path: DocPath, message: str, *,
+                expected: str | None = None, suggestion: str | None = None) -> None:
+        self.report(Problem(code, message, inst.smap.locate(path), expected, suggestion))
+
+    # -- instances -------------------------------------------------------------------
+    def instance(self, inst: _Instance) -> None:
+        defn = inst.definition
+        label = inst.smap.file or f"tree {defn.tree!r}"
+        for key, value in defn.blackboard.items():
+            if key in inst.rename:
+                if value is not None:
+                    self._fallbacks.setdefault(inst.rename[key], value)
+                continue
+            if value is None:
+                self.checked.initial.setdefault(key, None)
+                continue
+            first = self._writers.get(key)
+            if first is None:
+                self._writers[key] = (value, label)
+                self.checked.initial[key] = value
+            elif first[0] != value:
+                self.problem(
+                    inst, ErrorCode.CONFLICTING_WRITERS, ("blackboard", key),
+                    f"blackboard key {key!r} is given conflicting initial values: "
+                    f"{first[0]!r} by {first[1]} and {value!r} by {label}",
+                    expected="one value per key, or a remap to a different key",
+                )
+        names: dict[str, DocPath] = {}
+        for node, path in walk(defn.root):
+            if isinstance(node, m.LeafNode):
+                self.leaf(inst, node, path)
+                if node.name is not None:
+                    if node.name in names:
+                        self.problem(
+                            inst, ErrorCode.CONFLICTING_WRITERS, (*path, "name"),
+                            f"leaf name {node.name!r} is used twice; both would write /results/{node.name}",
+                            expected="unique leaf names",
+                        )
+                    names.setdefault(node.name, path)
+            elif isinstance(node, m.ConditionNode):
+                self.condition(inst, node.check, node.args, (*path, "condition"))
+            elif isinstance(node, m.DecoratorNode):
+                if node.decorator is m.DecoratorKind.ETERNAL_GUARD:
+                    cond = node.params.get("condition") or {}
+                    self.condition(inst, cond.get("check", ""), cond.get("args") or {},
+                                   (*path, "eternal_guard", "condition"))
+            elif isinstance(node, m.SubtreeNode):
+                self.subtree(inst, node, path)
+
+    def leaf(self, inst: _Instance, node: m.LeafNode, path: DocPath) -> None:
+        try:
+            spec = self.registry.get(node.capability)
+        except CraftbtError as err:
+            for p in err.problems:
+                self.report(Problem(p.code, p.message, inst.smap.locate((*path, "leaf")), p.expected, p.suggestion))
+            return
+        self.references(inst, node.args, (*path, "args"))
+        if node.idempotency_key is not None:
+            self.references(inst, node.idempotency_key, (*path, "idempotency_key"))
+        self.args(inst, spec.args_model, node.args, (*path, "args"), f"{spec.key}")
+
+    def condition(self, inst: _Instance, check_name: str, args: dict[str, Any], path: DocPath) -> None:
+        try:
+            check = self.registry.get_check(check_name)
+        except CraftbtError as err:
+            for p in err.problems:
+                self.report(Problem(p.code, p.message, inst.smap.locate((*path, "check")), p.expected, p.suggestion))
+            return
+        self.references(inst, args, (*path, "args"))
+        self.args(inst, check.args_model, args, (*path, "args"), f"check {check.name}")
+
+    def references(self, inst: _Instance, value: Any, path: DocPath) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                self.references(inst, v, (*path, k))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                self.references(inst, v, (*path, i))
+        elif isinstance(value, str):
+            for key in find_references(value):
+                if key not in inst.known:
+                    self.problem(
+                        inst, ErrorCode.UNKNOWN_BLACKBOARD_KEY, path,
+                        f"unknown blackboard key {key!r} in {value!r}",
+                        expected="a key declared under blackboard: or passed in by the including tree's remap",
+                        suggestion=close_match(key, list(inst.known)),
+                    )
+
+    def args(self, inst: _Instance, model: type[BaseModel], args: dict[str, Any], path: DocPath, owner: str) -> None:
+        instance, unknown = _substitute(args, inst.known)
+        schema_errors = [
+            e for e in args_validator(model).iter_errors(instance)
+            if not any(tuple(e.absolute_path)[: len(u)] == u for u in unknown)
+        ]
+        for error in sorted(schema_errors, key=lambda e: [str(p) for p in e.absolute_path]):
+            where, message, expected, suggestion = _describe(error)
+            self.problem(inst, ErrorCode.INVALID_ARGS, (*path, *where), f"{owner}: {message}",
+                         expected=expected, suggestion=suggestion)
+        if schema_errors or unknown:
+            return
+        try:
+            model.model_validate(instance)
+        except ValidationError as err:
+            for e in err.errors():
+                where = tuple(p for p in e["loc"] if isinstance(p, str | int))
+                self.problem(inst, ErrorCode.INVALID_ARGS, (*path, *where), f"{owner}: {e['msg']}")
+
+    def subtree(self, inst: _Instance, node: m.SubtreeNode, path: DocPath) -> None:
+        for inner, outer in node.remap.items():
+            if outer not in inst.known:
+                self.problem(
+                    inst, ErrorCode.UNKNOWN_BLACKBOARD_KEY, (*path, "remap", inner),
+                    f"remap target {outer!r} is not a blackboard key of this tree",
+                    expected="a key declared under blackboard:", suggestion=close_match(outer, list(inst.known)),
+                )
+        resolved = resolve_subtree_path(node.path, inst.base_dir)
+        if resolved is None:
+            where = f"{inst.base_dir} or {LIBRARY_DIR}" if inst.base_dir else str(LIBRARY_DIR)
+            self.problem(
+                inst, ErrorCode.SUBTREE_NOT_FOUND, (*path, "subtree"), f"subtree {node.path!r} not found",
+                expected=f"a tree file relative to {where}",
+            )
+            return
+        real = resolved.resolve()
+        if real in inst.chain:
+            cycle = [p.name for p in inst.chain[inst.chain.index(real):]] + [real.name]
+            self.problem(
+                inst, ErrorCode.SUBTREE_CYCLE, (*path, "subtree"), "subtree cycle: " + " -> ".join(cycle),
+                expected="subtrees that do not include themselves",
+            )
+            return
+        loaded = self.checked.subtrees.get(real)
+        if loaded is None:
+            loaded = load_path(resolved)
+            self.checked.subtrees[real] = loaded
+        for p in loaded.problems:
+            self.report(p)
+        if loaded.definition is None:
+            return
+        sub = loaded.definition
+        rename = {inner: inst.rename.get(outer, outer) for inner, outer in node.remap.items()}
+        known = dict(sub.blackboard)
+        for inner, outer in node.remap.items():
+            if outer in inst.known:
+                outer_value = inst.known[outer]
+                known[inner] = outer_value if outer_value is not None else sub.blackboard.get(inner)
+        child = _Instance(sub, loaded.smap, resolved.parent, rename, known, (*inst.chain, real))
+        self.instance(child)
+
+    def finish(self) -> None:
+        for key, value in self._fallbacks.items():
+            if self.checked.initial.get(key) is None:
+                self.checked.initial[key] = value
+
+
+def _substitute(value: Any, known: dict[str, Any], path: DocPath = ()) -> tuple[Any, list[DocPath]]:
+    """Replace references by known values; list the paths whose value is unknown until run time."""
+    if isinstance(value, str):
+        whole = REFERENCE.fullmatch(value)
+        if whole:
+            key = whole.group(1)
+            if known.get(key) is None:
+                return value, [path]
+            return known[key], []
+        if "{" in value:
+            return REFERENCE.sub(lambda mt: str(known.get(mt.group(1), mt.group(0))), value), []
+        return value, []
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        unknown: list[DocPath] = []
+        for k, v in value.items():
+            out[k], more = _substitute(v, known, (*path, k))
+            unknown.extend(more)
+        return out, unknown
+    if isinstance(value, list):
+        items: list[Any] = []
+        unknown = []
+        for i, v in enumerate(value):
+            item, more = _substitute(v, known, (*path, i))
+            items.append(item)
+            unknown.extend(more)
+        return items, unknown
+    return value, []
+
+
+def _describe(error: jsonschema.ValidationError) -> tuple[DocPath, str, str | None, str | None]:
+    """A jsonschema error -> (path inside args, message, expected, suggestion) in our words."""
+    where = tuple(p for p in error.absolute_path if isinstance(p, str | int))
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if error.validator == "required":
+        missing = str(error.message).split("'")[1] if "'" in error.message else error.message
+        return where, f"missing required argument {missing!r}", _expect(schema, missing), None
+    if error.validator == "additionalProperties":
+        allowed = list(schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
+        name = extra[0] if extra else "?"
+        return (
+            (*where, name),
+            f"unknown argument {name!r}",
+            "one of " + ", ".join(allowed) if allowed else "no arguments",
+            close_match(name, allowed),
+        )
+    if error.validator == "type":
+        label = ".".join(str(p) for p in where) or "args"
+        return where, f"argument {label!r} is {error.instance!r}", f"{_kind(error.validator_value)}", None
+    label = ".".join(str(p) for p in where) or "args"
+    return where, f"argument {label!r}: {error.message}", None, None
+
+
+def _kind(value: Any) -> str:
+    names = {"integer": "an integer", "string": "a string", "number": "a number", "boolean": "true or false",
+             "object": "a mapping", "array": "a list", "null": "null"}
+    if isinstance(value, list):
+        return " or ".join(names.get(str(v), str(v)) for v in value)
+    return names.get(value, str(value))
+
+
+def _expect(schema: dict[str, Any], prop: str) -> str | None:
+    sub = schema.get("properties", {}).get(prop)
+    if isinstance(sub, dict) and "type" in sub:
+        return f"{prop}: {_kind(sub['type'])}"
+    return None
+
+
+def validate_definition(
+    definition: m.TreeDefinition,
+    registry: Registry,
+    *,
+    smap: SourceMap | None = None,
+    base_dir: Path | None = None,
+) -> Checked:
+    """Every registry, subtree and blackboard problem of an already-decoded definition."""
+    smap = smap or SourceMap(file=definition.source)
+    if base_dir is None and definition.source and Path(definition.source).is_file():
+        base_dir = Path(definition.source).parent
+    checked = Checked(definition, base_dir=base_dir)
+    chain = (Path(definition.source).resolve(),) if definition.source else ()
+    inst = _Instance(definition, smap, base_dir, {}, dict(definition.blackboard), chain)
+    validator = _Validator(registry, checked)
+    try:
+        validator.instance(inst)
+    except RecursionError:
+        validator.report(Problem(ErrorCode.SCHEMA_ERROR, "tree or subtree chain nested too deeply", smap.locate(())))
+    validator.finish()
+    return checked
+
+
+def _checked_from(loaded: Loaded, registry: Registry) -> Checked:
+    if loaded.partial is None:
+        return Checked(None, problems=list(loaded.problems))
+    checked = validate_definition(loaded.partial, registry, smap=loaded.smap)
+    if loaded.problems:
+        checked.definition = None
+        checked.problems = sorted(
+            [*loaded.problems, *checked.problems],
+            key=lambda p: (p.location.file or "", p.location.line or 0, p.location.column or 0),
+        )
+    return checked
+
+
+def validate_path(path: str | Path, registry: Registry) -> Checked:
+    """Load a file and check it: every problem, from syntax to blackboard."""
+    return _checked_from(load_path(path), registry)
+
+
+def validate_text(text: str, registry: Registry, *, file: str | None = None, fmt: str | None = None) -> Checked:
+    return _checked_from(load_text(text, file=file, fmt=fmt), registry)

@@ -1,0 +1,798 @@
+'use strict'
+// The Node half of craftbt's mineflayer body (world/mineflayer/body.py).
+//
+// The Python bridge (JSPyBridge) makes every call a synchronous round trip and
+// runs JS event handlers on one shared Python thread, so this module keeps the
+// bridge coarse: Python calls one function, `call(botId, method, argsJson)`,
+// which never awaits anything and always returns one JSON string,
+// {"ok": value} or {"error": {"code", "detail"}}. Long work (walking, digging,
+// placing, crafting, ...) runs here as an "action" whose state Python polls
+// with `actionState`; no Python callback is ever registered on a JS emitter.
+// Error codes are BodyErrorCode values from world/body.py.
+
+const path = require('path')
+
+let NODE_MODULES = null
+const mods = {}
+
+function load (name) {
+  if (!mods[name]) mods[name] = require(NODE_MODULES ? path.join(NODE_MODULES, name) : name)
+  return mods[name]
+}
+
+const REACH = 4.5
+const ATTACK_REACH = 3.5
+const EYE_HEIGHT = 1.62
+const AIR = new Set(['air', 'cave_air', 'void_air'])
+const FLUIDS = new Set(['water', 'lava', 'bubble_column'])
+const REPLACEABLE = new Set([...AIR, ...FLUIDS, 'short_grass', 'tall_grass', 'fern', 'large_fern',
+  'dead_bush', 'snow', 'seagrass', 'tall_seagrass', 'vine', 'fire', 'structure_void'])
+// Items that place a block of another name.
+const PLACES_AS = {
+  wheat_seeds: 'wheat',
+  beetroot_seeds: 'beetroots',
+  carrot: 'carrots',
+  potato: 'potatoes',
+  melon_seeds: 'melon_stem',
+  pumpkin_seeds: 'pumpkin_stem',
+  redstone: 'redstone_wire',
+  string: 'tripwire',
+  sweet_berries: 'sweet_berry_bush'
+}
+const FACES = {
+  up: [0, 1, 0],
+  down: [0, -1, 0],
+  north: [0, 0, -1],
+  south: [0, 0, 1],
+  west: [-1, 0, 0],
+  east: [1, 0, 0]
+}
+const EQUIP_DESTINATIONS = { hand: 'hand', 'off-hand': 'off-hand', offhand: 'off-hand', head: 'head', torso: 'torso', legs: 'legs', feet: 'feet' }
+const FURNACES = new Set(['furnace', 'blast_furnace', 'smoker'])
+const CONTAINERS = new Set(['chest', 'trapped_chest', 'barrel', 'ender_chest', 'dispenser', 'dropper', 'hopper'])
+const ALWAYS_EDIBLE = new Set(['golden_apple', 'enchanted_golden_apple', 'chorus_fruit', 'honey_bottle', 'milk_bucket', 'potion', 'suspicious_stew'])
+const CHAT_LIMIT = 256
+const CHAT_LOG_LIMIT = 500
+
+class BodyErr extends Error {
+  constructor (code, detail, retryable = false) {
+    super(detail)
+    this.code = code
+    this.detail = detail
+    this.retryable = retryable
+  }
+}
+
+const bots = new Map()
+let nextBotId = 1
+
+// -- module setup --------------------------------------------------------------
+
+function init (nodeModules) {
+  NODE_MODULES = nodeModules || null
+  const versions = {}
+  for (const name of ['mineflayer', 'mineflayer-pathfinder']) {
+    versions[name] = require(NODE_MODULES ? path.join(NODE_MODULES, name, 'package.json') : `${name}/package.json`).version
+    load(name)
+  }
+  versions.node = process.versions.node
+  return JSON.stringify(versions)
+}
+
+function createBot (optionsJson) {
+  const opts = JSON.parse(optionsJson)
+  const mineflayer = load('mineflayer')
+  const { pathfinder } = load('mineflayer-pathfinder')
+  const bot = mineflayer.createBot({
+    host: opts.host,
+    port: opts.port,
+    username: opts.username,
+    version: opts.version,
+    auth: opts.auth || 'offline',
+    hideErrors: true,
+    logErrors: false,
+    checkTimeoutInterval: opts.checkTimeoutMs || 30000
+  })
+  bot.loadPlugin(pathfinder)
+  const id = nextBotId++
+  const st = {
+    id,
+    bot,
+    spawned: false,
+    ended: false,
+    endReason: null,
+    kicked: null,
+    lastError: null,
+    dead: false,
+    actions: new Map(),
+    nextActionId: 1,
+    chat: [],
+    chatBase: 0,
+    window: null,
+    windowPos: null,
+    windowKind: null
+  }
+  bots.set(id, st)
+  bot.once('spawn', () => {
+    st.spawned = true
+    const { Movements } = load('mineflayer-pathfinder')
+    const moves = new Movements(bot)
+    // A body's goto only walks: digging or pillaring on the way would change
+    // the world behind the caller's back and spend its inventory.
+    moves.canDig = false
+    moves.allow1by1towers = false
+    moves.scafoldingBlocks = []
+    bot.pathfinder.setMovements(moves)
+    bot.pathfinder.thinkTimeout = 5000
+    // Bounds the A* cost above the straight-line estimate, so an unreachable goal
+    // fails fast with noPath instead of searching an endless plane until the timeout.
+    bot.pathfinder.searchRadius = 64
+  })
+  bot.on('messagestr', (message, position) => {
+    st.chat.push({ message, position, at: Date.now() })
+    if (st.chat.length > CHAT_LOG_LIMIT) {
+      st.chat.shift()
+      st.chatBase += 1
+    }
+  })
+  bot.on('kicked', (reason) => { st.kicked = typeof reason === 'string' ? reason : JSON.stringify(reason) })
+  bot.on('error', (err) => { st.lastError = String(err && err.message ? err.message : err) })
+  bot.on('death', () => {
+    st.dead = true
+    failAll(st, 'died', 'the bot died')
+  })
+  bot.on('spawn', () => { st.dead = false })
+  bot.on('windowClose', (win) => {
+    if (st.window && win === st.window) clearWindow(st)
+  })
+  bot.on('end', (reason) => {
+    st.ended = true
+    st.endReason = st.kicked ? `kicked: ${st.kicked}` : String(reason || st.lastError || 'connection closed')
+    clearWindow(st)
+    failAll(st, 'body_disconnected', `disconnected: ${st.endReason}`)
+  })
+  return JSON.stringify({ ok: id })
+}
+
+function failAll (st, code, detail) {
+  for (const a of st.actions.values()) settle(a, 'failed', { code, detail, retryable: false }, {})
+}
+
+function clearWindow (st) {
+  st.window = null
+  st.windowPos = null
+  st.windowKind = null
+}
+
+// -- actions -------------------------------------------------------------------
+
+function settle (a, status, error, result) {
+  if (a.status !== 'running') return
+  a.status = status
+  a.error = error
+  a.result = result || {}
+  a.finishedAt = Date.now()
+  if (a.cleanup) {
+    try { a.cleanup() } catch (e) {}
+  }
+}
+
+function toErr (err, fallback) {
+  if (err instanceof BodyErr) return { code: err.code, detail: err.detail, retryable: err.retryable }
+  const msg = String(err && err.message ? err.message : err)
+  if (/disconnect|socket|ECONNRESET|EPIPE|ended/i.test(msg)) return { code: 'body_disconnected', detail: msg, retryable: false }
+  if (/timeout|timed out|did not/i.test(msg)) return { code: 'timeout', detail: msg, retryable: true }
+  return { code: fallback, detail: msg, retryable: false }
+}
+
+// Registers a running action and starts `run` on the next microtask, so the
+// bridge call that started it returns at once.
+function launch (st, kind, fallbackCode, run) {
+  const a = {
+    id: st.nextActionId++,
+    kind,
+    status: 'running',
+    error: null,
+    result: {},
+    startedAt: Date.now(),
+    firstMoveAt: null,
+    finishedAt: null,
+    onCancel: null,
+    cleanup: null
+  }
+  st.actions.set(a.id, a)
+  Promise.resolve()
+    .then(() => run(a))
+    .then((result) => settle(a, 'succeeded', null, result),
+      (err) => settle(a, 'failed', toErr(err, fallbackCode), {}))
+  return { actionId: a.id, kind }
+}
+
+function actionState (st, { id }) {
+  const a = st.actions.get(id)
+  if (!a) throw new BodyErr('invalid_argument', `no action ${id}`)
+  // Python keeps the final state, so a settled action is reported once and forgotten.
+  if (a.status !== 'running') st.actions.delete(id)
+  return {
+    status: a.status,
+    error: a.error,
+    result: a.result,
+    startedAt: a.startedAt,
+    firstMoveAt: a.firstMoveAt,
+    finishedAt: a.finishedAt
+  }
+}
+
+function cancelAction (st, { id, reason }) {
+  const a = st.actions.get(id)
+  if (!a || a.status !== 'running') return false
+  const onCancel = a.onCancel
+  settle(a, 'cancelled', { code: 'cancelled', detail: reason || 'cancelled', retryable: false }, {})
+  if (onCancel) {
+    try { onCancel() } catch (e) {}
+  }
+  return true
+}
+
+// -- helpers -------------------------------------------------------------------
+
+let Vec3 = null
+
+function vec (x, y, z) {
+  if (!Vec3) {
+    // vec3 is mineflayer's own dependency: resolve it from there, wherever npm put it.
+    const from = NODE_MODULES ? [path.join(NODE_MODULES, 'mineflayer')] : undefined
+    Vec3 = require(require.resolve('vec3', from ? { paths: from } : undefined)).Vec3
+  }
+  return new Vec3(x, y, z)
+}
+
+function posOf (p) { return { x: p.x, y: p.y, z: p.z } }
+
+function eyes (bot) { return bot.entity.position.offset(0, EYE_HEIGHT, 0) }
+
+function blockInfo (block, x, y, z) {
+  if (!block) return null
+  return { name: block.name, pos: [x, y, z], state: block.getProperties ? block.getProperties() : {} }
+}
+
+function loadedBlock (bot, x, y, z) {
+  const block = bot.blockAt(vec(x, y, z))
+  if (!block) throw new BodyErr('out_of_reach', `block at ${x},${y},${z} is not loaded`, true)
+  return block
+}
+
+function reachTo (bot, point) { return eyes(bot).distanceTo(point) }
+
+function requireReach (bot, point, what, limit = REACH) {
+  const d = reachTo(bot, point)
+  if (d > limit) throw new BodyErr('out_of_reach', `${what} is ${d.toFixed(2)} blocks away (reach ${limit})`, true)
+}
+
+function itemDef (bot, name) {
+  const def = bot.registry.itemsByName[name]
+  if (!def) throw new BodyErr('unknown_item', `unknown item '${name}'`)
+  return def
+}
+
+function allItems (bot) {
+  const items = bot.inventory.items()
+  const off = bot.inventory.slots[45]
+  if (off) items.push(off)
+  return items
+}
+
+function countOf (bot, name) {
+  return allItems(bot).filter((i) => i.name === name).reduce((n, i) => n + i.count, 0)
+}
+
+function findItem (bot, name) {
+  itemDef(bot, name)
+  const item = allItems(bot).find((i) => i.name === name)
+  if (!item) throw new BodyErr('missing_item', `no ${name} in inventory`)
+  return item
+}
+
+function stack (item) { return item ? { name: item.name, count: item.count, slot: item.slot } : null }
+
+function notchYaw (bot) { return ((180 - bot.entity.yaw * 180 / Math.PI) % 360 + 360) % 360 }
+
+function windowSlots (st) {
+  const win = st.window
+  if (!win) return {}
+  if (st.windowKind === 'furnace' || FURNACES.has(st.windowKind)) {
+    const one = (it) => (it ? [stack(it)] : [])
+    return { input: one(win.inputItem()), fuel: one(win.fuelItem()), output: one(win.outputItem()) }
+  }
+  return { container: win.containerItems().map(stack) }
+}
+
+function windowInfo (st) {
+  if (!st.window) return null
+  return { kind: st.windowKind, pos: st.windowPos, slots: windowSlots(st) }
+}
+
+function timeOfDay (bot) { return Number(bot.time.timeOfDay) }
+
+function nowTicks (bot) { return Number(bot.time.age) }
+
+function entityKind (e) {
+  if (e.name === 'item') return 'item'
+  if (e.type === 'player') return 'player'
+  if (e.type === 'hostile') return 'hostile'
+  if (['passive', 'animal', 'water_creature', 'ambient'].includes(e.type)) return 'passive'
+  return 'other'
+}
+
+// -- observation ---------------------------------------------------------------
+
+function snapshot (st) {
+  const bot = st.bot
+  const e = bot.entity
+  return {
+    tick: nowTicks(bot),
+    position: posOf(e.position),
+    yaw: notchYaw(bot),
+    pitch: -e.pitch * 180 / Math.PI,
+    health: bot.health,
+    food: bot.food,
+    saturation: bot.foodSaturation,
+    timeOfDay: timeOfDay(bot),
+    inventory: allItems(bot).map(stack),
+    heldItem: bot.heldItem ? bot.heldItem.name : null,
+    window: windowInfo(st),
+    dimension: String(bot.game.dimension || 'overworld').replace(/^minecraft:/, ''),
+    gameMode: bot.game.gameMode
+  }
+}
+
+function status (st) {
+  const bot = st.bot
+  const loaded = st.spawned && !st.ended && !!bot.entity && !!bot.blockAt(bot.entity.position.offset(0, -1, 0))
+  return { spawned: st.spawned, loaded, ended: st.ended, reason: st.endReason, kicked: st.kicked, error: st.lastError, dead: st.dead }
+}
+
+function blockAt (st, { x, y, z }) {
+  return blockInfo(st.bot.blockAt(vec(x, y, z)), x, y, z)
+}
+
+function findBlocks (st, { names, radius, maxCount }) {
+  const bot = st.bot
+  const ids = []
+  for (const n of names) {
+    const def = bot.registry.blocksByName[n]
+    if (!def) throw new BodyErr('unknown_block', `unknown block '${n}'`)
+    ids.push(def.id)
+  }
+  const found = bot.findBlocks({ matching: ids, maxDistance: radius, count: maxCount })
+  const origin = bot.entity.position
+  found.sort((a, b) => a.distanceTo(origin) - b.distanceTo(origin))
+  return found.map((p) => [p.x, p.y, p.z])
+}
+
+function entities (st, { radius }) {
+  const bot = st.bot
+  const here = bot.entity.position
+  const out = []
+  for (const e of Object.values(bot.entities)) {
+    if (e === bot.entity || !e.position || e.position.distanceTo(here) > radius) continue
+    let item = null
+    if (e.name === 'item' && e.getDroppedItem) {
+      const d = e.getDroppedItem()
+      if (d) item = { name: d.name, count: d.count }
+    }
+    out.push({
+      id: e.id,
+      name: e.name || e.username || 'unknown',
+      kind: entityKind(e),
+      position: posOf(e.position),
+      health: typeof e.health === 'number' ? e.health : null,
+      item
+    })
+  }
+  out.sort((a, b) => Math.hypot(a.position.x - here.x, a.position.y - here.y, a.position.z - here.z) -
+    Math.hypot(b.position.x - here.x, b.position.y - here.y, b.position.z - here.z))
+  return out
+}
+
+function equipment (st) {
+  const bot = st.bot
+  const s = bot.inventory.slots
+  return { hand: stack(bot.heldItem), 'off-hand': stack(s[45]), head: stack(s[5]), torso: stack(s[6]), legs: stack(s[7]), feet: stack(s[8]) }
+}
+
+function lightLevel (st, { x, y, z }) {
+  const bot = st.bot
+  const p = x === null || x === undefined ? bot.entity.position.floored() : vec(x, y, z)
+  const block = bot.blockAt(p)
+  if (!block) throw new BodyErr('out_of_reach', `block at ${p} is not loaded`, true)
+  const t = timeOfDay(bot)
+  const night = t >= 13000 && t < 23000
+  const sky = Math.max(0, (block.skyLight || 0) - (night ? 11 : 0))
+  return Math.max(block.light || 0, sky)
+}
+
+function chatLog (st, { since }) {
+  const start = Math.max(0, since - st.chatBase)
+  return { next: st.chatBase + st.chat.length, messages: st.chat.slice(start) }
+}
+
+// -- action starters: validate synchronously, then launch ----------------------
+
+function startGoto (st, { x, y, z, tolerance }) {
+  const bot = st.bot
+  const { goals } = load('mineflayer-pathfinder')
+  for (const a of st.actions.values()) {
+    if (a.kind === 'goto' && a.status === 'running') throw new BodyErr('nav_busy', `goto ${a.id} is still running`, true)
+  }
+  const goal = new goals.GoalNear(x, y, z, tolerance)
+  return launch(st, 'goto', 'no_path', (a) => new Promise((resolve, reject) => {
+    const here = () => bot.entity.position.floored()
+    if (goal.isEnd(here())) return resolve({ position: posOf(bot.entity.position), moved: false })
+    const start = bot.entity.position.clone()
+    const onMove = () => {
+      if (!a.firstMoveAt && bot.entity.position.distanceTo(start) > 0.01) a.firstMoveAt = Date.now()
+    }
+    const onReached = () => {
+      // pathfinder 2.4.5 can report the end of a path it could not finish.
+      if (goal.isEnd(here())) resolve({ position: posOf(bot.entity.position), moved: true })
+      else reject(new BodyErr('no_path', `stopped at ${here()} short of ${x},${y},${z}`, true))
+    }
+    const onUpdate = (r) => {
+      if (r.status === 'noPath') reject(new BodyErr('no_path', `no path to ${x},${y},${z} within ${tolerance}`, true))
+      else if (r.status === 'timeout') reject(new BodyErr('no_path', `path search to ${x},${y},${z} timed out`, true))
+      else if (r.status === 'success' && r.path.length === 0 && goal.isEnd(here())) onReached()
+    }
+    const onGoal = (g) => { if (g !== goal) reject(new BodyErr('preempted', 'the navigation goal was replaced')) }
+    const onStop = () => reject(new BodyErr('cancelled', 'navigation stopped'))
+    bot.on('move', onMove)
+    bot.on('goal_reached', onReached)
+    bot.on('path_update', onUpdate)
+    bot.on('goal_updated', onGoal)
+    bot.on('path_stop', onStop)
+    a.cleanup = () => {
+      bot.removeListener('move', onMove)
+      bot.removeListener('goal_reached', onReached)
+      bot.removeListener('path_update', onUpdate)
+      bot.removeListener('goal_updated', onGoal)
+      bot.removeListener('path_stop', onStop)
+      if (bot.pathfinder.goal === goal) bot.pathfinder.setGoal(null)
+    }
+    a.onCancel = () => { if (bot.pathfinder.goal === goal) bot.pathfinder.setGoal(null) }
+    bot.pathfinder.setGoal(goal)
+  }))
+}
+
+function startDig (st, { x, y, z }) {
+  const bot = st.bot
+  const block = loadedBlock(bot, x, y, z)
+  if (AIR.has(block.name) || FLUIDS.has(block.name)) throw new BodyErr('not_diggable', `${block.name} at ${x},${y},${z} cannot be dug`)
+  if (!block.diggable) throw new BodyErr('not_diggable', `${block.name} is unbreakable`)
+  requireReach(bot, block.position.offset(0.5, 0.5, 0.5), `${block.name} at ${x},${y},${z}`)
+  const name = block.name
+  return launch(st, 'dig', 'not_diggable', async (a) => {
+    a.onCancel = () => bot.stopDigging()
+    await bot.dig(block, true)
+    const after = bot.blockAt(block.position)
+    if (after && !AIR.has(after.name) && after.name === name) throw new BodyErr('not_diggable', `${name} is still there`, true)
+    return { block: name, pos: [x, y, z] }
+  })
+}
+
+function startPlace (st, { item, x, y, z, face }) {
+  const bot = st.bot
+  const off = FACES[face]
+  if (!off) throw new BodyErr('invalid_argument', `unknown face '${face}'`)
+  const inv = findItem(bot, item)
+  const placesAs = PLACES_AS[item] || item
+  const blockDef = bot.registry.blocksByName[placesAs]
+  if (!blockDef) throw new BodyErr('not_placeable', `${item} is not a block`)
+  const ref = loadedBlock(bot, x, y, z)
+  if (REPLACEABLE.has(ref.name)) throw new BodyErr('no_reference_block', `${ref.name} at ${x},${y},${z} cannot be placed against`)
+  const tx = x + off[0]; const ty = y + off[1]; const tz = z + off[2]
+  const target = loadedBlock(bot, tx, ty, tz)
+  if (!REPLACEABLE.has(target.name)) throw new BodyErr('occupied', `${target.name} occupies ${tx},${ty},${tz}`)
+  if (blockDef.boundingBox === 'block') {
+    const p = bot.entity.position
+    const w = 0.3
+    const overlaps = p.x + w > tx && p.x - w < tx + 1 && p.z + w > tz && p.z - w < tz + 1 && p.y < ty + 1 && p.y + 1.8 > ty
+    if (overlaps) throw new BodyErr('occupied', `the bot stands in ${tx},${ty},${tz}`, true)
+  }
+  const facePoint = ref.position.offset(0.5 + off[0] * 0.5, 0.5 + off[1] * 0.5, 0.5 + off[2] * 0.5)
+  requireReach(bot, facePoint, `the ${face} face of ${ref.name} at ${x},${y},${z}`)
+  return launch(st, 'place', 'not_placeable', async () => {
+    await bot.equip(inv, 'hand')
+    await bot.placeBlock(ref, vec(off[0], off[1], off[2]))
+    const after = bot.blockAt(vec(tx, ty, tz))
+    if (!after || REPLACEABLE.has(after.name)) throw new BodyErr('not_placeable', `${item} did not appear at ${tx},${ty},${tz}`, true)
+    return { block: after.name, pos: [tx, ty, tz], item }
+  })
+}
+
+function startEquip (st, { item, destination }) {
+  const bot = st.bot
+  const dest = EQUIP_DESTINATIONS[destination]
+  if (!dest) throw new BodyErr('invalid_argument', `unknown destination '${destination}'`)
+  const inv = findItem(bot, item)
+  return launch(st, 'equip', 'missing_item', async () => {
+    await bot.equip(inv, dest)
+    return { item, destination: dest }
+  })
+}
+
+function tableBlock (bot, table) {
+  if (!table) return null
+  const [x, y, z] = table
+  const block = loadedBlock(bot, x, y, z)
+  if (block.name !== 'crafting_table') throw new BodyErr('no_table', `${block.name} at ${x},${y},${z} is not a crafting table`)
+  requireReach(bot, block.position.offset(0.5, 0.5, 0.5), `crafting table at ${x},${y},${z}`)
+  return block
+}
+
+function startCraft (st, { item, count, table }) {
+  const bot = st.bot
+  const def = itemDef(bot, item)
+  if (!(count >= 1)) throw new BodyErr('invalid_argument', `count must be >= 1, got ${count}`)
+  const tbl = tableBlock(bot, table)
+  const all = bot.recipesAll(def.id, null, tbl)
+  if (all.length === 0) {
+    const withTable = tbl ? [] : bot.recipesAll(def.id, null, true)
+    if (withTable.length > 0) throw new BodyErr('no_table', `${item} needs a crafting table`)
+    throw new BodyErr('no_recipe', `no recipe makes ${item}`)
+  }
+  const perCraft = all[0].result.count
+  const times = Math.ceil(count / perCraft)
+  const usable = bot.recipesFor(def.id, null, times, tbl)
+  if (usable.length === 0) throw new BodyErr('missing_item', `not enough ingredients for ${count} ${item}`)
+  const recipe = usable[0]
+  const before = countOf(bot, item)
+  return launch(st, 'craft', 'no_recipe', async () => {
+    await bot.craft(recipe, times, tbl || undefined)
+    return { item, crafted: countOf(bot, item) - before, crafts: times }
+  })
+}
+
+function startOpenContainer (st, { x, y, z }) {
+  const bot = st.bot
+  const block = loadedBlock(bot, x, y, z)
+  const isFurnace = FURNACES.has(block.name)
+  if (!isFurnace && !CONTAINERS.has(block.name) && !block.name.endsWith('shulker_box')) {
+    throw new BodyErr('not_a_container', `${block.name} at ${x},${y},${z} is not a container`)
+  }
+  requireReach(bot, block.position.offset(0.5, 0.5, 0.5), `${block.name} at ${x},${y},${z}`)
+  return launch(st, 'open_container', 'window_closed', async () => {
+    if (st.window) {
+      try { st.window.close() } catch (e) {}
+      clearWindow(st)
+    }
+    const win = isFurnace ? await bot.openFurnace(block) : await bot.openContainer(block)
+    st.window = win
+    st.windowPos = [x, y, z]
+    st.windowKind = isFurnace ? 'furnace' : block.name
+    return { window: windowInfo(st) }
+  })
+}
+
+function openWindowOrFail (st) {
+  if (!st.window) throw new BodyErr('window_closed', 'no container is open')
+  return st.window
+}
+
+function startContainerPut (st, { item, count, slot }) {
+  const bot = st.bot
+  const win = openWindowOrFail(st)
+  const def = itemDef(bot, item)
+  if (!(count >= 1)) throw new BodyErr('invalid_argument', `count must be >= 1, got ${count}`)
+  const have = countOf(bot, item)
+  if (have < count) throw new BodyErr('missing_item', `have ${have} ${item}, need ${count}`)
+  const furnace = st.windowKind === 'furnace'
+  if (furnace && !['input', 'fuel', 'any'].includes(slot)) throw new BodyErr('invalid_argument', `furnace slot must be input or fuel, got '${slot}'`)
+  if (!furnace && !['any', 'container'].includes(slot)) throw new BodyErr('invalid_argument', `container slot must be any, got '${slot}'`)
+  return launch(st, 'container_put', 'window_full', async () => {
+    if (furnace && slot === 'fuel') await win.putFuel(def.id, null, count)
+    else if (furnace) await win.putInput(def.id, null, count)
+    else await win.deposit(def.id, null, count)
+    return { item, count, slot, window: windowInfo(st) }
+  })
+}
+
+function startContainerTake (st, { item, count, slot }) {
+  const bot = st.bot
+  const win = openWindowOrFail(st)
+  const def = itemDef(bot, item)
+  if (!(count >= 1)) throw new BodyErr('invalid_argument', `count must be >= 1, got ${count}`)
+  const furnace = st.windowKind === 'furnace'
+  let available
+  if (furnace) {
+    const which = slot === 'any' ? 'output' : slot
+    const getter = { input: () => win.inputItem(), fuel: () => win.fuelItem(), output: () => win.outputItem() }[which]
+    if (!getter) throw new BodyErr('invalid_argument', `furnace slot must be input, fuel or output, got '${slot}'`)
+    const it = getter()
+    available = it && it.name === item ? it.count : 0
+    if (available < count) throw new BodyErr('missing_item', `${which} slot holds ${available} ${item}, need ${count}`)
+    return launch(st, 'container_take', 'inventory_full', async () => {
+      const before = countOf(bot, item)
+      if (which === 'output') await win.takeOutput()
+      else if (which === 'input') await win.takeInput()
+      else await win.takeFuel()
+      return { item, count: countOf(bot, item) - before, slot: which, window: windowInfo(st) }
+    })
+  }
+  available = win.containerItems().filter((i) => i.name === item).reduce((n, i) => n + i.count, 0)
+  if (available < count) throw new BodyErr('missing_item', `container holds ${available} ${item}, need ${count}`)
+  return launch(st, 'container_take', 'inventory_full', async () => {
+    await win.withdraw(def.id, null, count)
+    return { item, count, slot, window: windowInfo(st) }
+  })
+}
+
+function startCloseContainer (st) {
+  const win = st.window
+  return launch(st, 'close_container', 'window_closed', async () => {
+    if (!win) return { wasOpen: false }
+    win.close()
+    clearWindow(st)
+    return { wasOpen: true }
+  })
+}
+
+function startConsume (st, { item }) {
+  const bot = st.bot
+  const inv = findItem(bot, item)
+  if (!bot.registry.foodsByName[item] && !ALWAYS_EDIBLE.has(item)) throw new BodyErr('not_edible', `${item} is not food`)
+  if (bot.food >= 20 && !ALWAYS_EDIBLE.has(item) && bot.game.gameMode !== 'creative') throw new BodyErr('not_hungry', 'food bar is full')
+  return launch(st, 'consume', 'not_edible', async (a) => {
+    a.onCancel = () => bot.deactivateItem()
+    const before = bot.food
+    await bot.equip(inv, 'hand')
+    await bot.consume()
+    return { item, foodBefore: before, foodAfter: bot.food }
+  })
+}
+
+function startAttack (st, { entityId }) {
+  const bot = st.bot
+  const e = bot.entities[entityId]
+  if (!e || e === bot.entity) throw new BodyErr('unknown_entity', `no entity ${entityId}`)
+  requireReach(bot, e.position.offset(0, (e.height || 1) / 2, 0), `${e.name} ${entityId}`, ATTACK_REACH)
+  return launch(st, 'attack', 'unknown_entity', async () => {
+    await bot.lookAt(e.position.offset(0, (e.height || 1) / 2, 0), true)
+    bot.attack(e)
+    return { entityId, name: e.name }
+  })
+}
+
+function startActivateBlock (st, { x, y, z }) {
+  const bot = st.bot
+  const block = loadedBlock(bot, x, y, z)
+  if (AIR.has(block.name) || FLUIDS.has(block.name)) throw new BodyErr('not_activatable', `${block.name} at ${x},${y},${z} cannot be activated`)
+  requireReach(bot, block.position.offset(0.5, 0.5, 0.5), `${block.name} at ${x},${y},${z}`)
+  return launch(st, 'activate_block', 'not_activatable', async () => {
+    await bot.activateBlock(block)
+    const after = bot.blockAt(block.position)
+    return { block: after ? after.name : null, state: after && after.getProperties ? after.getProperties() : {}, pos: [x, y, z] }
+  })
+}
+
+function startUseItem (st, { item, target }) {
+  const bot = st.bot
+  const inv = item ? findItem(bot, item) : null
+  let block = null
+  if (target) {
+    const [x, y, z] = target
+    block = loadedBlock(bot, x, y, z)
+    requireReach(bot, block.position.offset(0.5, 0.5, 0.5), `${block.name} at ${x},${y},${z}`)
+  }
+  return launch(st, 'use_item', 'not_activatable', async (a) => {
+    if (inv) await bot.equip(inv, 'hand')
+    if (block) {
+      await bot.activateBlock(block)
+      const after = bot.blockAt(block.position)
+      return { item, target: target, block: after ? after.name : null }
+    }
+    a.onCancel = () => bot.deactivateItem()
+    bot.activateItem()
+    await bot.waitForTicks(2)
+    bot.deactivateItem()
+    return { item }
+  })
+}
+
+function startSleep (st, { x, y, z }) {
+  const bot = st.bot
+  const block = loadedBlock(bot, x, y, z)
+  if (!block.name.endsWith('_bed')) throw new BodyErr('not_sleepable', `${block.name} at ${x},${y},${z} is not a bed`)
+  requireReach(bot, block.position.offset(0.5, 0.5, 0.5), `bed at ${x},${y},${z}`)
+  return launch(st, 'sleep', 'not_sleepable', async (a) => {
+    a.onCancel = () => { bot.wake().catch(() => {}) }
+    await bot.sleep(block)
+    return { pos: [x, y, z], timeOfDay: timeOfDay(bot) }
+  })
+}
+
+function startChat (st, { message }) {
+  const bot = st.bot
+  if (typeof message !== 'string' || message.length === 0) throw new BodyErr('invalid_argument', 'empty chat message')
+  if (message.length > CHAT_LIMIT) throw new BodyErr('invalid_argument', `chat message longer than ${CHAT_LIMIT}`)
+  if (/[\n\r\u00a7]/.test(message)) throw new BodyErr('invalid_argument', 'chat message contains a newline or section sign')
+  return launch(st, 'chat', 'invalid_argument', async () => {
+    bot.chat(message)
+    return { message }
+  })
+}
+
+function startToss (st, { item, count }) {
+  const bot = st.bot
+  const def = itemDef(bot, item)
+  if (!(count >= 1)) throw new BodyErr('invalid_argument', `count must be >= 1, got ${count}`)
+  const have = countOf(bot, item)
+  if (have < count) throw new BodyErr('missing_item', `have ${have} ${item}, need ${count}`)
+  return launch(st, 'toss', 'missing_item', async () => {
+    await bot.toss(def.id, null, count)
+    return { item, count }
+  })
+}
+
+// -- the one entry point -------------------------------------------------------
+
+const METHODS = {
+  status: { fn: status, needsSpawn: false },
+  snapshot: { fn: snapshot },
+  blockAt: { fn: blockAt },
+  findBlocks: { fn: findBlocks },
+  entities: { fn: entities },
+  equipment: { fn: equipment },
+  lightLevel: { fn: lightLevel },
+  chatLog: { fn: chatLog, needsSpawn: false },
+  actionState: { fn: actionState, needsSpawn: false },
+  cancel: { fn: cancelAction, needsSpawn: false },
+  goto: { fn: startGoto, action: true },
+  dig: { fn: startDig, action: true },
+  place: { fn: startPlace, action: true },
+  equip: { fn: startEquip, action: true },
+  craft: { fn: startCraft, action: true },
+  openContainer: { fn: startOpenContainer, action: true },
+  containerPut: { fn: startContainerPut, action: true },
+  containerTake: { fn: startContainerTake, action: true },
+  closeContainer: { fn: startCloseContainer, action: true },
+  consume: { fn: startConsume, action: true },
+  attack: { fn: startAttack, action: true },
+  activateBlock: { fn: startActivateBlock, action: true },
+  useItem: { fn: startUseItem, action: true },
+  sleep: { fn: startSleep, action: true },
+  chat: { fn: startChat, action: true },
+  toss: { fn: startToss, action: true }
+}
+
+function call (botId, method, argsJson) {
+  try {
+    const st = bots.get(botId)
+    if (!st) throw new BodyErr('body_disconnected', `no bot ${botId}`)
+    const m = METHODS[method]
+    if (!m) throw new BodyErr('invalid_argument', `unknown method '${method}'`)
+    if (m.needsSpawn !== false) {
+      if (st.ended) throw new BodyErr('body_disconnected', `disconnected: ${st.endReason}`)
+      if (!st.spawned) throw new BodyErr('body_disconnected', 'the bot has not spawned yet', true)
+    }
+    if (m.action && st.dead) throw new BodyErr('died', 'the bot is dead')
+    const args = argsJson ? JSON.parse(argsJson) : {}
+    return JSON.stringify({ ok: m.fn(st, args) })
+  } catch (err) {
+    return JSON.stringify({ error: toErr(err, 'invalid_argument') })
+  }
+}
+
+function quit (botId, reason) {
+  const st = bots.get(botId)
+  if (!st) return false
+  failAll(st, 'body_disconnected', 'the body was closed')
+  if (!st.ended) {
+    try { st.bot.quit(reason || 'bye') } catch (e) {}
+    // end() closes the socket even if the server never answers the quit.
+    setTimeout(() => { try { st.bot.end() } catch (e) {} }, 1000).unref()
+  }
+  setTimeout(() => bots.delete(botId), 5000).unref()
+  return true
+}
+
+module.exports = { init, createBot, call, quit }

@@ -1,0 +1,501 @@
+"""The real body: a mineflayer bot driven through JSPyBridge, implementing ``world.body.Body``.
+
+JSPyBridge makes every call a synchronous round trip to one Node process with a
+10 s default timeout, and runs JS event handlers on a single shared Python
+thread (JSPyBridge #130, #141; mineflayer #3416, #2893). So the bridge stays
+coarse: ``adapter.js`` (ours) exposes one entry point, ``call(bot, method,
+argsJson)``, that never awaits and returns one JSON string. Actions start in
+Node and return an id at once; :class:`MineflayerAction` polls the state with
+one round trip per ``status()``. No Python callback is ever registered on a JS
+emitter, so a busy Python thread cannot stall mineflayer.
+
+A server that goes away fails the running actions with ``body_disconnected``
+(the adapter listens to ``end``), and every later call raises
+:class:`BodyError` with that code. A bridge that stops answering is treated
+the same way: it cannot be restarted inside one Python process (#130).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+import time
+from types import TracebackType
+from typing import Any
+
+from world.body import (
+    TICKS_PER_SECOND,
+    ActionStatus,
+    BlockInfo,
+    BlockPos,
+    BodyError,
+    BodyErrorCode,
+    EntityInfo,
+    Face,
+    ItemStack,
+    Observation,
+    Position,
+    WindowInfo,
+)
+from world.mineflayer.node_env import (
+    BODY_PACKAGES,
+    PACKAGE_DIR,
+    find_node_modules,
+    missing_packages,
+    setup_hint,
+)
+
+DEFAULT_VERSION = "1.21.4"
+#: Seconds one bridge round trip may take; adapter calls never await, so this only trips on a dead bridge.
+CALL_TIMEOUT_S = 10.0
+POLL_INTERVAL_S = 0.05
+ADAPTER = PACKAGE_DIR / "adapter.js"
+
+_STATUS = {s.value: s for s in ActionStatus}
+
+
+def _code(raw: str) -> BodyErrorCode:
+    try:
+        return BodyErrorCode(raw)
+    except ValueError:
+        return BodyErrorCode.UNSUPPORTED
+
+
+def _body_error(err: dict[str, Any]) -> BodyError:
+    return BodyError(_code(str(err.get("code"))), str(err.get("detail")), retryable=bool(err.get("retryable")))
+
+
+class _Bridge:
+    """The process-wide Node side: one JSPyBridge process with ``adapter.js`` loaded."""
+
+    _instance: _Bridge | None = None
+    _guard = threading.Lock()
+
+    def __init__(self) -> None:
+        missing = missing_packages(BODY_PACKAGES)
+        node_modules = find_node_modules()
+        if missing or node_modules is None:
+            raise BodyError(BodyErrorCode.UNSUPPORTED, setup_hint(missing or list(BODY_PACKAGES)))
+        # The bridge's Node inherits the environment at import time.
+        os.environ.setdefault("NODE_PATH", str(node_modules))
+        import javascript
+        from javascript import config
+
+        # The root object's `_require` is Node's own require. javascript.require()
+        # falls back to `npm install` whenever a load fails, which must never happen here.
+        adapter = config.global_jsi._require(str(ADAPTER), timeout=60)
+        self._javascript = javascript
+        self.versions: dict[str, str] = json.loads(adapter.init(str(node_modules), timeout=60))
+        # Bound once: every attribute access on a proxy is itself a round trip.
+        self._call = adapter.call
+        self._create = adapter.createBot
+        self._quit = adapter.quit
+        self._lock = threading.Lock()
+        self.broken: str | None = None
+
+    @classmethod
+    def get(cls) -> _Bridge:
+        with cls._guard:
+            if cls._instance is None:
+                cls._instance = _Bridge()
+            return cls._instance
+
+    def _roundtrip(self, fn: Any, *args: Any, timeout: float = CALL_TIMEOUT_S) -> Any:
+        if self.broken:
+            raise BodyError(BodyErrorCode.BODY_DISCONNECTED, f"bridge to Node is gone: {self.broken}")
+        try:
+            with self._lock:
+                return fn(*args, timeout=timeout)
+        except Exception as exc:  # the bridge raises bare Exception for timeouts and a dead Node
+            self.broken = f"{type(exc).__name__}: {exc}"
+            raise BodyError(BodyErrorCode.BODY_DISCONNECTED, f"bridge call failed: {self.broken}") from exc
+
+    def call(self, bot_id: int, method: str, args: dict[str, Any] | None = None) -> Any:
+        raw = self._roundtrip(self._call, bot_id, method, json.dumps(args or {}))
+        reply = json.loads(raw)
+        if "error" in reply:
+            raise _body_error(reply["error"])
+        return reply["ok"]
+
+    def create_bot(self, options: dict[str, Any]) -> int:
+        reply = json.loads(self._roundtrip(self._create, json.dumps(options)))
+        if "error" in reply:
+            raise _body_error(reply["error"])
+        return int(reply["ok"])
+
+    def quit(self, bot_id: int) -> None:
+        if not self.broken:
+            self._roundtrip(self._quit, bot_id, "craftbt body closed")
+
+
+class MineflayerAction:
+    """An :class:`~world.body.ActionHandle` for one adapter action; each ``status()`` polls once."""
+
+    def __init__(self, body: MineflayerBody, action_id: int, kind: str) -> None:
+        self._body = body
+        self._id = action_id
+        self._kind = kind
+        self._status = ActionStatus.RUNNING
+        self._error: BodyError | None = None
+        self._result: dict[str, Any] = {}
+        #: Node-side wall clock (ms since epoch): start, first movement (goto only), end.
+        self.timing: dict[str, float | None] = {"started": None, "first_move": None, "finished": None}
+
+    @property
+    def kind(self) -> str:
+        return self._kind
+
+    @property
+    def action_id(self) -> int:
+        return self._id
+
+    def _poll(self) -> None:
+        if self._status is not ActionStatus.RUNNING:
+            return
+        try:
+            state = self._body._call("actionState", {"id": self._id})
+        except BodyError as err:
+            self._finish(ActionStatus.FAILED, err, {})
+            return
+        self.timing = {
+            "started": state.get("startedAt"),
+            "first_move": state.get("firstMoveAt"),
+            "finished": state.get("finishedAt"),
+        }
+        status = _STATUS[state["status"]]
+        if status is not ActionStatus.RUNNING:
+            err = _body_error(state["error"]) if state.get("error") else None
+            self._finish(status, err, state.get("result") or {})
+
+    def _finish(self, status: ActionStatus, error: BodyError | None, result: dict[str, Any]) -> None:
+        self._status, self._error, self._result = status, error, result
+
+    def status(self) -> ActionStatus:
+        self._poll()
+        return self._status
+
+    def error(self) -> BodyError | None:
+        return self._error
+
+    def result(self) -> dict[str, Any]:
+        return dict(self._result)
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        if self._status is not ActionStatus.RUNNING:
+            return
+        try:
+            self._body._call("cancel", {"id": self._id, "reason": reason})
+        except BodyError:
+            pass  # disconnected: nothing is running on the other side any more
+        self._finish(ActionStatus.CANCELLED, BodyError(BodyErrorCode.CANCELLED, reason), {})
+
+    def wait(self, timeout_s: float, poll_s: float = POLL_INTERVAL_S) -> ActionStatus:
+        """Poll until the action leaves RUNNING or ``timeout_s`` passes (for scripts and tests)."""
+        deadline = time.monotonic() + timeout_s
+        while self.status() is ActionStatus.RUNNING and time.monotonic() < deadline:
+            time.sleep(poll_s)
+        return self._status
+
+    def __repr__(self) -> str:
+        return f"MineflayerAction({self._kind}#{self._id}, {self._status.value})"
+
+
+def _pos3(p: Any) -> Position:
+    return Position(float(p["x"]), float(p["y"]), float(p["z"]))
+
+
+def _stack(raw: dict[str, Any]) -> ItemStack:
+    return ItemStack(name=raw["name"], count=raw["count"], slot=raw.get("slot"))
+
+
+def _window(raw: dict[str, Any] | None) -> WindowInfo | None:
+    if raw is None:
+        return None
+    return WindowInfo(
+        kind=raw["kind"],
+        pos=BlockPos(*raw["pos"]),
+        slots={k: [_stack(s) for s in v] for k, v in raw["slots"].items()},
+    )
+
+
+class MineflayerBody:
+    """A bot on a real server. Build one with :meth:`connect`; ``close()`` when done."""
+
+    def __init__(self, bridge: _Bridge, bot_id: int, host: str, port: int, username: str, version: str) -> None:
+        self._bridge = bridge
+        self._bot = bot_id
+        self.host = host
+        self.port = port
+        self.username = username
+        self._version = version
+        self._t0 = time.monotonic()
+        self._closed = False
+
+    # -- lifecycle -----------------------------------------------------------------
+    @classmethod
+    def connect(
+        cls,
+        host: str,
+        port: int,
+        username: str,
+        version: str = DEFAULT_VERSION,
+        auth: str = "offline",
+        timeout_s: float = 30.0,
+    ) -> MineflayerBody:
+        """Join ``host:port`` and wait (at most ``timeout_s``) until spawned with the ground loaded."""
+        if not 0 < port < 65536:
+            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"port {port} is not in 1..65535")
+        if not username or len(username) > 16:
+            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"username {username!r} must be 1..16 characters")
+        if auth not in ("offline", "microsoft"):
+            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"auth {auth!r} must be offline or microsoft")
+        bridge = _Bridge.get()
+        bot_id = bridge.create_bot(
+            {"host": host, "port": port, "username": username, "version": version, "auth": auth}
+        )
+        body = cls(bridge, bot_id, host, port, username, version)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            st = body._call("status")
+            if st["ended"]:
+                body.close()
+                raise BodyError(
+                    BodyErrorCode.BODY_DISCONNECTED,
+                    f"could not join {host}:{port} as {username}: {st['reason']}",
+                    retryable=True,
+                )
+            if st["spawned"] and st["loaded"]:
+                break
+            if time.monotonic() > deadline:
+                body.close()
+                raise BodyError(
+                    BodyErrorCode.TIMEOUT,
+                    f"no spawn on {host}:{port} within {timeout_s:.0f}s (last error: {st['error']})",
+                    retryable=True,
+                )
+            time.sleep(POLL_INTERVAL_S)
+        body._t0 = time.monotonic()
+        return body
+
+    def close(self) -> None:
+        """Leave the server; running actions fail with ``body_disconnected``. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._bridge.quit(self._bot)
+        except BodyError:
+            pass
+
+    def __enter__(self) -> MineflayerBody:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _call(self, method: str, args: dict[str, Any] | None = None) -> Any:
+        if self._closed:
+            raise BodyError(BodyErrorCode.BODY_DISCONNECTED, "the body was closed")
+        return self._bridge.call(self._bot, method, args)
+
+    def _start(self, kind: str, method: str, args: dict[str, Any]) -> MineflayerAction:
+        started = self._call(method, args)
+        return MineflayerAction(self, int(started["actionId"]), kind)
+
+    @property
+    def connected(self) -> bool:
+        if self._closed:
+            return False
+        try:
+            return not self._call("status")["ended"]
+        except BodyError:
+            return False
+
+    def status(self) -> dict[str, Any]:
+        """Connection state from the adapter: spawned, ended, reason, kicked, error, dead."""
+        return dict(self._call("status"))
+
+    # -- identity and time -----------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return f"mineflayer:{self.username}@{self.host}:{self.port}"
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    def now_ticks(self) -> int:
+        """Ticks of wall time since spawn: servers (flying-squid) do not all keep world age honestly."""
+        return int((time.monotonic() - self._t0) * TICKS_PER_SECOND)
+
+    def advance(self, ticks: int = 1) -> None:
+        """A real server runs by itself: wait ``ticks`` / 20 seconds of wall time."""
+        if ticks < 0:
+            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"cannot advance {ticks} ticks")
+        time.sleep(ticks / TICKS_PER_SECOND)
+
+    # -- observation -------------------------------------------------------------------
+    def observe(self) -> Observation:
+        snap = self._call("snapshot")
+        inventory: dict[str, int] = {}
+        for s in snap["inventory"]:
+            inventory[s["name"]] = inventory.get(s["name"], 0) + int(s["count"])
+        return Observation(
+            tick=self.now_ticks(),
+            position=_pos3(snap["position"]),
+            yaw=float(snap["yaw"]),
+            pitch=float(snap["pitch"]),
+            health=float(snap["health"]),
+            food=int(snap["food"]),
+            saturation=float(snap["saturation"] or 0.0),
+            time_of_day=int(snap["timeOfDay"]) % 24_000,
+            inventory=inventory,
+            held_item=snap["heldItem"],
+            window=_window(snap["window"]),
+            dimension=snap["dimension"],
+        )
+
+    def position(self) -> Position:
+        return self.observe().position
+
+    def block_at(self, pos: BlockPos) -> BlockInfo:
+        raw = self._call("blockAt", {"x": pos.x, "y": pos.y, "z": pos.z})
+        if raw is None:
+            raise BodyError(BodyErrorCode.OUT_OF_REACH, f"block at {tuple(pos)} is not loaded", retryable=True)
+        return BlockInfo(name=raw["name"], pos=BlockPos(*raw["pos"]), state=raw.get("state") or {})
+
+    def find_blocks(self, names: list[str], radius: int, max_count: int = 16) -> list[BlockPos]:
+        if radius < 0 or max_count < 1:
+            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"radius {radius} / max_count {max_count}")
+        found = self._call(
+            "findBlocks", {"names": [_strip(n) for n in names], "radius": radius, "maxCount": max_count}
+        )
+        return [BlockPos(*p) for p in found]
+
+    def entities(self, radius: float = 32.0) -> list[EntityInfo]:
+        raw = self._call("entities", {"radius": radius})
+        return [
+            EntityInfo(
+                id=e["id"],
+                name=e["name"],
+                kind=e["kind"],
+                position=_pos3(e["position"]),
+                health=e.get("health"),
+                item=ItemStack(name=e["item"]["name"], count=e["item"]["count"]) if e.get("item") else None,
+            )
+            for e in raw
+        ]
+
+    def inventory(self) -> list[ItemStack]:
+        return [_stack(s) for s in self._call("snapshot")["inventory"]]
+
+    def equipment(self) -> dict[str, ItemStack | None]:
+        return {k: _stack(v) if v else None for k, v in self._call("equipment").items()}
+
+    def time_of_day(self) -> int:
+        return int(self._call("snapshot")["timeOfDay"]) % 24_000
+
+    def light_level(self, pos: BlockPos | None = None) -> int:
+        args = {"x": pos.x, "y": pos.y, "z": pos.z} if pos is not None else {"x": None}
+        return int(self._call("lightLevel", args))
+
+    def health(self) -> float:
+        return float(self._call("snapshot")["health"])
+
+    def food(self) -> int:
+        return int(self._call("snapshot")["food"])
+
+    def open_window(self) -> WindowInfo | None:
+        return _window(self._call("snapshot")["window"])
+
+    def chat_messages(self, since: int = 0) -> tuple[int, list[str]]:
+        """Chat and system lines received since index ``since``; returns (next index, lines)."""
+        raw = self._call("chatLog", {"since": since})
+        return int(raw["next"]), [m["message"] for m in raw["messages"]]
+
+    # -- actions (non-blocking) -------------------------------------------------------
+    def goto(self, target: BlockPos, tolerance: float = 1.0) -> MineflayerAction:
+        if not (tolerance >= 0 and math.isfinite(tolerance)):
+            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"tolerance {tolerance} must be >= 0")
+        return self._start(
+            "goto", "goto", {"x": target.x, "y": target.y, "z": target.z, "tolerance": tolerance}
+        )
+
+    def dig(self, pos: BlockPos) -> MineflayerAction:
+        return self._start("dig", "dig", {"x": pos.x, "y": pos.y, "z": pos.z})
+
+    def place(self, item: str, against: BlockPos, face: Face) -> MineflayerAction:
+        try:
+            face_value = Face(face).value
+        except ValueError:
+            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"unknown face {face!r}") from None
+        return self._start(
+            "place",
+            "place",
+            {"item": _strip(item), "x": against.x, "y": against.y, "z": against.z, "face": face_value},
+        )
+
+    def equip(self, item: str, destination: str = "hand") -> MineflayerAction:
+        return self._start("equip", "equip", {"item": _strip(item), "destination": destination})
+
+    def craft(self, item: str, count: int = 1, table: BlockPos | None = None) -> MineflayerAction:
+        """Craft at least ``count`` of ``item`` (whole recipe runs); ``table`` for 3x3 recipes."""
+        return self._start(
+            "craft",
+            "craft",
+            {"item": _strip(item), "count": count, "table": list(table) if table is not None else None},
+        )
+
+    def open_container(self, pos: BlockPos) -> MineflayerAction:
+        return self._start("open_container", "openContainer", {"x": pos.x, "y": pos.y, "z": pos.z})
+
+    def container_put(self, item: str, count: int, slot: str = "any") -> MineflayerAction:
+        return self._start("container_put", "containerPut", {"item": _strip(item), "count": count, "slot": slot})
+
+    def container_take(self, item: str, count: int, slot: str = "any") -> MineflayerAction:
+        return self._start(
+            "container_take", "containerTake", {"item": _strip(item), "count": count, "slot": slot}
+        )
+
+    def close_container(self) -> MineflayerAction:
+        return self._start("close_container", "closeContainer", {})
+
+    def consume(self, item: str) -> MineflayerAction:
+        return self._start("consume", "consume", {"item": _strip(item)})
+
+    def attack(self, entity_id: int) -> MineflayerAction:
+        return self._start("attack", "attack", {"entityId": entity_id})
+
+    def activate_block(self, pos: BlockPos) -> MineflayerAction:
+        return self._start("activate_block", "activateBlock", {"x": pos.x, "y": pos.y, "z": pos.z})
+
+    def use_item(self, item: str | None = None, target: BlockPos | None = None) -> MineflayerAction:
+        return self._start(
+            "use_item",
+            "useItem",
+            {"item": _strip(item) if item else None, "target": list(target) if target is not None else None},
+        )
+
+    def sleep(self, bed: BlockPos) -> MineflayerAction:
+        return self._start("sleep", "sleep", {"x": bed.x, "y": bed.y, "z": bed.z})
+
+    def chat(self, message: str) -> MineflayerAction:
+        return self._start("chat", "chat", {"message": message})
+
+    def toss(self, item: str, count: int) -> MineflayerAction:
+        return self._start("toss", "toss", {"item": _strip(item), "count": count})
+
+    def __repr__(self) -> str:
+        return f"MineflayerBody({self.name})"
+
+
+def _strip(name: str) -> str:
+    """Accept ``minecraft:stone`` as well as ``stone``; minecraft-data names have no namespace."""
+    return name.removeprefix("minecraft:")

@@ -1,0 +1,260 @@
+"""Start and stop a local flying-squid server (npm) for tests, demos and ``craftbt server start``.
+
+The server runs as a Node subprocess bound to 127.0.0.1, in offline mode, from
+a settings file generated into a private temporary directory that also holds
+its world and its log. :meth:`FlyingSquid.start` returns once the server has
+printed its ready line (listening and plugins loaded), never after a fixed
+sleep; the process is killed when :meth:`FlyingSquid.stop` runs, when the
+object is collected, or when the interpreter exits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import weakref
+from enum import StrEnum
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from world.mineflayer.node_env import (
+    PACKAGE_DIR,
+    SERVER_PACKAGES,
+    find_node_modules,
+    missing_packages,
+    node_binary,
+    setup_hint,
+)
+
+DEFAULT_VERSION = "1.21.4"
+LOOPBACK = "127.0.0.1"
+READY_MARKER = "CRAFTBT_SQUID_READY"
+LAUNCHER = PACKAGE_DIR / "squid_server.js"
+
+#: flying-squid world generators worth offering; superflat makes tests predictable.
+GENERATIONS = ("superflat", "diamond_square", "grass_field", "empty")
+GAME_MODES = {"survival": 0, "creative": 1, "adventure": 2, "spectator": 3}
+
+
+class ServerErrorCode(StrEnum):
+    NODE_MISSING = "node_missing"
+    INVALID_SETTINGS = "invalid_settings"
+    START_FAILED = "start_failed"
+    START_TIMEOUT = "start_timeout"
+
+
+class ServerError(Exception):
+    """flying-squid could not be started; ``detail`` says why and ends with the log tail."""
+
+    def __init__(self, code: ServerErrorCode, detail: str) -> None:
+        super().__init__(f"{code.value}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
+def free_port(host: str = LOOPBACK) -> int:
+    """A TCP port nobody listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def port_accepts(host: str, port: int, timeout_s: float = 0.5) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Finalizer: the launcher runs in its own session, so its group id is its pid."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            proc.kill()
+        proc.wait(timeout=5)
+
+
+class FlyingSquid:
+    """One flying-squid server. Use as a context manager or call start()/stop()."""
+
+    def __init__(
+        self,
+        *,
+        port: int | None = None,
+        version: str = DEFAULT_VERSION,
+        generation: str = "superflat",
+        game_mode: str = "survival",
+        everybody_op: bool = True,
+        view_distance: int = 4,
+        workdir: Path | None = None,
+    ) -> None:
+        if port is not None and not 0 < port < 65536:
+            raise ServerError(ServerErrorCode.INVALID_SETTINGS, f"port {port} is not in 1..65535")
+        if generation not in GENERATIONS:
+            raise ServerError(
+                ServerErrorCode.INVALID_SETTINGS,
+                f"generation {generation!r} is not one of {', '.join(GENERATIONS)}",
+            )
+        if game_mode not in GAME_MODES:
+            raise ServerError(
+                ServerErrorCode.INVALID_SETTINGS,
+                f"game mode {game_mode!r} is not one of {', '.join(GAME_MODES)}",
+            )
+        self._requested_port = port
+        self.port = port or 0
+        self.host = LOOPBACK
+        self.version = version
+        self.generation = generation
+        self.game_mode = game_mode
+        self.everybody_op = everybody_op
+        self.view_distance = view_distance
+        self.workdir = workdir or Path(tempfile.mkdtemp(prefix="craftbt-squid-"))
+        self.log_path = self.workdir / "server.log"
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+
+    # -- lifecycle ---------------------------------------------------------------
+    def settings(self) -> dict[str, Any]:
+        """The flying-squid settings this server runs with."""
+        return {
+            "motd": "craftbt test server",
+            "host": self.host,
+            "port": self.port,
+            "max-players": 10,
+            "online-mode": False,
+            "logging": False,
+            "gameMode": GAME_MODES[self.game_mode],
+            "difficulty": 0,
+            "worldFolder": str(self.workdir / "world"),
+            "generation": {"name": self.generation, "options": {"worldHeight": 80}},
+            "kickTimeout": 10000,
+            "plugins": {},
+            "modpe": False,
+            "view-distance": self.view_distance,
+            "player-list-text": {"header": {"text": "craftbt"}, "footer": {"text": "flying-squid"}},
+            "everybody-op": self.everybody_op,
+            "max-entities": 100,
+            "version": self.version,
+        }
+
+    def start(self, timeout_s: float = 60.0) -> FlyingSquid:
+        """Start the server and wait until it is ready; retries a raced free port twice."""
+        if self.running:
+            return self
+        node = node_binary()
+        missing = missing_packages(SERVER_PACKAGES)
+        nm = find_node_modules()
+        if node is None or missing or nm is None:
+            raise ServerError(ServerErrorCode.NODE_MISSING, setup_hint(missing or list(SERVER_PACKAGES)))
+        attempts = 1 if self._requested_port else 3
+        for attempt in range(attempts):
+            self.port = self._requested_port or free_port(self.host)
+            try:
+                self._launch(node, nm, timeout_s)
+                return self
+            except ServerError as err:
+                in_use = "EADDRINUSE" in err.detail
+                if not in_use or attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _launch(self, node: str, nm: Path, timeout_s: float) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        settings_path = self.workdir / "settings.json"
+        settings_path.write_text(json.dumps(self.settings(), indent=2))
+        with self.log_path.open("ab") as log:
+            # cwd is the private dir: flying-squid writes relative files (logs/) there.
+            self._proc = subprocess.Popen(
+                [node, str(LAUNCHER), str(nm), str(settings_path)],
+                cwd=self.workdir,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, "CI": "1"},
+            )
+        self._finalizer = weakref.finalize(self, _kill_group, self._proc)
+        self._wait_ready(timeout_s)
+
+    def _wait_ready(self, timeout_s: float) -> None:
+        assert self._proc is not None
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if READY_MARKER in self._log_text() and port_accepts(self.host, self.port):
+                return
+            if self._proc.poll() is not None:
+                code = self._proc.returncode
+                self._proc = None
+                raise ServerError(
+                    ServerErrorCode.START_FAILED,
+                    f"flying-squid exited with {code} before it was ready; log:\n{self.log_tail()}",
+                )
+            time.sleep(0.05)
+        self.stop()
+        raise ServerError(
+            ServerErrorCode.START_TIMEOUT,
+            f"flying-squid not ready on {self.host}:{self.port} after {timeout_s:.0f}s; "
+            f"log:\n{self.log_tail()}",
+        )
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Stop the server: SIGTERM (players are kicked), then SIGKILL after ``timeout_s``."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+            except ProcessLookupError:
+                pass
+        if self._finalizer is not None:
+            self._finalizer.detach()
+
+    def kill(self) -> None:
+        """Stop abruptly, as a crash or a lost network would."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            _kill_group(proc)
+        if self._finalizer is not None:
+            self._finalizer.detach()
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    # -- logs --------------------------------------------------------------------
+    def _log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def log_tail(self, lines: int = 30) -> str:
+        return "\n".join(self._log_text().splitlines()[-lines:])
+
+    def __enter__(self) -> FlyingSquid:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,216 @@
+"""Mob behaviour: passive mobs wander, hostiles spawn in the dark, chase and hit, creepers explode.
+
+Movement is a greedy walk on the block grid (step up one block, fall any
+distance), not pathfinding: enough for mobs to close in and for walls to
+stop them. Explosions follow vanilla's shape (a sphere of radius ~power)
+and damage formula; blocks with no hardness (unbreakable) or hardness >= 50
+survive, and destroyed blocks drop their item with chance 1/power.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from world.body import Position
+from world.sim import light
+from world.sim.entities import (
+    CREEPER_FUSE,
+    CREEPER_POWER,
+    FOLLOW_RANGE,
+    Entity,
+)
+from world.sim.storage import AIR
+
+if TYPE_CHECKING:
+    from world.sim.world import World
+
+#: Hostile mobs the world spawns in the dark, with relative weights.
+SPAWN_TABLE: tuple[tuple[str, int], ...] = (("zombie", 4), ("skeleton", 3), ("spider", 2), ("creeper", 2))
+HOSTILE_CAP = 8
+SPAWN_INTERVAL = 20
+SPAWN_MIN_DIST = 16
+SPAWN_MAX_DIST = 32
+DESPAWN_DIST = 96.0
+UNDEAD = ("zombie", "skeleton")
+
+
+def kind_for(category: str) -> str:
+    if category in ("hostile", "passive", "player"):
+        return category
+    return "other"
+
+
+def tick_mobs(world: World) -> None:
+    p = world.player.position
+    alive = world.player.health > 0
+    dead: list[int] = []
+    for eid, e in list(world.entities.items()):
+        if e.kind in ("item", "player", "other"):
+            continue
+        e.age += 1
+        if e.health <= 0:
+            dead.append(eid)
+            continue
+        if e.no_ai:
+            continue
+        if e.kind == "hostile":
+            if e.name in UNDEAD and world.clock.time_of_day < 12000 and e.age % 20 == 0 and _in_sun(world, e):
+                e.health -= 1.0  # burning in daylight
+            dist = e.distance_to(p)
+            if dist > DESPAWN_DIST:
+                dead.append(eid)
+                continue
+            if alive and dist <= FOLLOW_RANGE:
+                _hostile_act(world, e, p, dist)
+            continue
+        _wander(world, e)
+    for eid in dead:
+        e = world.entities.pop(eid)
+        if e.health <= 0:  # killed, not despawned
+            world.note({"event": "mob_died", "entity": e.name, "id": e.id})
+    if world.rules.do_mob_spawning and world.clock.tick % SPAWN_INTERVAL == 0 and alive:
+        _try_spawn(world)
+
+
+def _in_sun(world: World, e: Entity) -> bool:
+    return light.raw_sky_light(world, math.floor(e.x), math.floor(e.y) + 1, math.floor(e.z)) >= 15
+
+
+def _hostile_act(world: World, e: Entity, p: Position, dist: float) -> None:
+    stats = e.stats()
+    if e.cooldown > 0:
+        e.cooldown -= 1
+    if e.name == "creeper":
+        if e.fuse >= 0:
+            if dist > 7.0:
+                e.fuse = -1
+            else:
+                e.fuse += 1
+                if e.fuse >= CREEPER_FUSE:
+                    world.entities[e.id].health = 0
+                    explode(world, e.x, e.y + 0.5, e.z, CREEPER_POWER, source=e.name)
+                return
+        elif dist <= stats.attack_range:
+            e.fuse = 0
+            return
+    elif dist <= stats.attack_range and abs(e.y - p.y) < 2.5:
+        if e.cooldown == 0:
+            e.cooldown = stats.cooldown
+            world.damage_player(stats.damage, e.name)
+        if e.name == "skeleton":
+            return  # skeletons keep their distance
+    if dist > 1.2:
+        _step_towards(world, e, p.x - e.x, p.z - e.z, stats.speed)
+
+
+def _wander(world: World, e: Entity) -> None:
+    dx, dz, left = e.wander
+    if left <= 0:
+        if world.rng.random() < 0.02:
+            angle = world.rng.random() * math.tau
+            e.wander = (math.cos(angle), math.sin(angle), world.rng.randint(20, 60))
+        return
+    _step_towards(world, e, dx, dz, e.stats().speed)
+    e.wander = (dx, dz, left - 1)
+
+
+def _passable(world: World, x: int, y: int, z: int) -> bool:
+    from world.sim.world import LAVA, SOLID
+
+    return not world.flags(x, y, z) & (SOLID | LAVA) and not world.flags(x, y + 1, z) & SOLID
+
+
+def _step_towards(world: World, e: Entity, dx: float, dz: float, speed: float) -> None:
+    from world.sim.world import MIN_Y, SOLID
+
+    norm = math.hypot(dx, dz)
+    if norm < 1e-9:
+        return
+    nx, nz = e.x + dx / norm * speed, e.z + dz / norm * speed
+    bx, bz, by = math.floor(nx), math.floor(nz), math.floor(e.y)
+    if (bx, bz) != (math.floor(e.x), math.floor(e.z)):
+        if _passable(world, bx, by, bz):
+            pass
+        elif _passable(world, bx, by + 1, bz) and not world.flags(math.floor(e.x), by + 2, math.floor(e.z)) & SOLID:
+            by += 1
+        else:
+            return
+    while by > MIN_Y and not world.flags(bx, by - 1, bz) & SOLID:
+        by -= 1
+    e.x, e.z = nx, nz
+    e.y = float(by) if by != math.floor(e.y) else e.y
+
+
+def _try_spawn(world: World) -> None:
+    from world.sim.world import SOLID
+
+    p = world.player.position
+    near = sum(1 for e in world.entities.values() if e.kind == "hostile" and e.distance_to(p) < 64)
+    if near >= HOSTILE_CAP:
+        return
+    rng = world.rng
+    angle = rng.random() * math.tau
+    dist = rng.uniform(SPAWN_MIN_DIST, SPAWN_MAX_DIST)
+    x = math.floor(p.x + math.cos(angle) * dist)
+    z = math.floor(p.z + math.sin(angle) * dist)
+    if (x >> 4, z >> 4) not in world.generated:
+        return  # only spawn in loaded chunks, like the server's spawn radius
+    y = world.highest_solid(x, z) + 1
+    if not world.flags(x, y - 1, z) & SOLID or not _passable(world, x, y, z):
+        return
+    if light.block_light(world, x, y, z) > 0:
+        return
+    sky = light.raw_sky_light(world, x, y, z) - light.sky_darkening(world.clock.time_of_day)
+    if sky > rng.randrange(8):
+        return
+    total = sum(w for _, w in SPAWN_TABLE)
+    pick = rng.randrange(total)
+    for name, weight in SPAWN_TABLE:
+        pick -= weight
+        if pick < 0:
+            world.spawn_mob(name, x + 0.5, float(y), z + 0.5)
+            return
+
+
+def explode(world: World, cx: float, cy: float, cz: float, power: float, *, source: str) -> list[tuple[int, int, int]]:
+    """Remove blocks in a sphere of radius ``power`` around the centre and hurt the player."""
+    destroyed: list[tuple[int, int, int]] = []
+    r = math.ceil(power)
+    bx, by, bz = math.floor(cx), math.floor(cy), math.floor(cz)
+    for dx in range(-r, r + 1):
+        for dy in range(-r, r + 1):
+            for dz in range(-r, r + 1):
+                x, y, z = bx + dx, by + dy, bz + dz
+                d = math.sqrt((x + 0.5 - cx) ** 2 + (y + 0.5 - cy) ** 2 + (z + 0.5 - cz) ** 2)
+                # Vanilla rays lose strength with distance and a random factor; keep that shape.
+                if d > power * (0.7 + world.rng.random() * 0.6):
+                    continue
+                name = world.name(x, y, z)
+                if name in ("air", "cave_air", "void_air", "water", "lava"):
+                    continue
+                data = world.md.block(name)
+                if data.hardness is None or data.hardness >= 50:
+                    continue
+                destroyed.append((x, y, z))
+    for pos in destroyed:
+        name = world.name(*pos)
+        if name == "air":  # already gone with a neighbour (the other half of a door or bed)
+            continue
+        drops = world.md.drops(name, None, world.rng) if world.rng.random() < 1.0 / power else []
+        world.set_block(pos, AIR)
+        for item, count in drops:
+            world.spawn_item(item, count, pos[0] + 0.5, pos[1] + 0.25, pos[2] + 0.5)
+    pl = world.player
+    pd = math.sqrt((pl.position.x - cx) ** 2 + (pl.position.y + 0.9 - cy) ** 2 + (pl.position.z - cz) ** 2)
+    if pd < 2 * power:
+        impact = 1.0 - pd / (2 * power)
+        world.damage_player(float(int((impact * impact + impact) / 2.0 * 7.0 * 2 * power + 1.0)), f"explosion:{source}")
+    for e in world.entities.values():
+        if e.kind in ("hostile", "passive"):
+            ed = e.distance_to(Position(cx, cy, cz))
+            if ed < 2 * power:
+                impact = 1.0 - ed / (2 * power)
+                e.health -= (impact * impact + impact) / 2.0 * 7.0 * 2 * power + 1.0
+    world.note({"event": "explosion", "source": source, "pos": [cx, cy, cz], "blocks": len(destroyed)})
+    return destroyed

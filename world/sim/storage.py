@@ -1,0 +1,96 @@
+"""Sparse chunked voxel storage: 16x16x16 sections of block-state indices into one palette.
+
+A block state is ``(name, props)`` where ``props`` is a sorted tuple of
+``(key, value)`` pairs. The world keeps one palette for all sections; index 0
+is always air, so an absent section reads as air. Each section is an
+``array('H')`` of 4096 entries laid out column-major (``x, z, y``) so a
+generator can fill a vertical run with one slice assignment.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator
+from typing import Any
+
+StateProps = tuple[tuple[str, Any], ...]
+BlockState = tuple[str, StateProps]
+
+AIR: BlockState = ("air", ())
+SECTION_VOLUME = 4096
+_ZEROS = bytes(SECTION_VOLUME * 2)
+
+
+def make_state(name: str, props: dict[str, Any] | None = None) -> BlockState:
+    return (name, tuple(sorted((props or {}).items())))
+
+
+def section_index(x: int, y: int, z: int) -> int:
+    """Offset of a block inside its section (column-major: a column is 16 consecutive entries)."""
+    return ((x & 15) << 8) | ((z & 15) << 4) | (y & 15)
+
+
+class Palette:
+    """Interns block states; indices are stable for the life of the world."""
+
+    def __init__(self) -> None:
+        self.states: list[BlockState] = [AIR]
+        self._index: dict[BlockState, int] = {AIR: 0}
+
+    def id_of(self, state: BlockState) -> int:
+        idx = self._index.get(state)
+        if idx is None:
+            idx = len(self.states)
+            if idx > 0xFFFF:
+                raise OverflowError("block-state palette is full")
+            self.states.append(state)
+            self._index[state] = idx
+        return idx
+
+    def state(self, idx: int) -> BlockState:
+        return self.states[idx]
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+
+class BlockStore:
+    """Block-state ids by position; sections are created on first non-air write."""
+
+    def __init__(self, palette: Palette | None = None) -> None:
+        self.palette = palette or Palette()
+        self.sections: dict[tuple[int, int, int], array[int]] = {}
+
+    def get(self, x: int, y: int, z: int) -> int:
+        sec = self.sections.get((x >> 4, y >> 4, z >> 4))
+        if sec is None:
+            return 0
+        return sec[((x & 15) << 8) | ((z & 15) << 4) | (y & 15)]
+
+    def set(self, x: int, y: int, z: int, state_id: int) -> int:
+        """Write one block; returns the previous state id."""
+        key = (x >> 4, y >> 4, z >> 4)
+        sec = self.sections.get(key)
+        if sec is None:
+            if state_id == 0:
+                return 0
+            sec = self.new_section(key)
+        i = ((x & 15) << 8) | ((z & 15) << 4) | (y & 15)
+        old = sec[i]
+        sec[i] = state_id
+        return old
+
+    def new_section(self, key: tuple[int, int, int]) -> array[int]:
+        sec = array("H")
+        sec.frombytes(_ZEROS)
+        self.sections[key] = sec
+        return sec
+
+    def section(self, key: tuple[int, int, int]) -> array[int]:
+        sec = self.sections.get(key)
+        return sec if sec is not None else self.new_section(key)
+
+    def iter_sections(self) -> Iterator[tuple[tuple[int, int, int], array[int]]]:
+        """Sections in a deterministic (sorted) order."""
+        for key in sorted(self.sections):
+            yield key, self.sections[key]
