@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from craftbt.commands import trees_cmds
+from craftbt.commands import run_cmds, trees_cmds
 from craftbt.errors import CraftbtError
 
 app = typer.Typer(
@@ -22,7 +22,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMAND_GROUPS = (trees_cmds,)
+COMMAND_GROUPS = (trees_cmds, run_cmds)
 
 for _group in COMMAND_GROUPS:
     _group.register(app)

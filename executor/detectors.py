@@ -63,10 +63,9 @@ class Detectors:
             run.metrics.ttfa_violations += 1
             run.decide("ttfa_exceeded", node=sup.name, capability=sup.spec.key,
                        detail={"waited_ms": (now - sup.dispatch_tick) * MS_PER_TICK, "limit_ms": self.ttfa_ticks * 50})
-        last = sup.dispatch_tick
-        if run.body.last_command_tick is not None:
-            last = max(last, run.body.last_command_tick)
-        if now - last > self.stuck_ticks and not run.body.in_flight():
+        busy = run.body.in_flight()
+        last = max(sup.dispatch_tick, run.body.last_command_tick or 0, run.body.last_busy_tick or 0)
+        if now - last > self.stuck_ticks and not busy:
             run.metrics.stuck_loops += 1
             run.decide("stuck.loop", node=sup.name, capability=sup.spec.key,
                        detail={"idle_ms": (now - last) * MS_PER_TICK, "limit_ms": self.stuck_ticks * MS_PER_TICK})

@@ -40,9 +40,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _default(value: Any) -> Any:
+    if isinstance(value, BaseModel | tuple | set | frozenset):
+        return _plain(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
 def canonical_json(value: Any) -> str:
-    """Deterministic JSON: the same content always gives the same bytes."""
-    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """Deterministic JSON: the same content always gives the same bytes (sorted keys, no spaces, no NaN)."""
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
+                          default=_default)
+    except TypeError:  # non-string keys or tuples inside: normalise first
+        return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
 
 
 def digest(value: Any) -> str:

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from capabilities.behaviour import CapabilityBehaviour
 from capabilities.context import CapabilityContext
 from capabilities.registry import Registry
+from craftbt.errors import CraftbtError, ErrorCode
 from executor.backoff import next_eligible_at
 from executor.canary import ShadowCanary
 from executor.config import ExecutorConfig
@@ -42,7 +43,6 @@ from executor.preemption import SafetyMonitor, Signal, interruptible
 from executor.recorder import GoldenRunRecorder
 from executor.state import MS_PER_TICK, Escalation, RunState
 from executor.supervisor import LeafMeta, Supervisor
-from craftbt.errors import CraftbtError, ErrorCode
 from trees import model as m
 from trees.build import DEFINITION_ATTR, build
 from world.body import Body
@@ -137,6 +137,7 @@ class Executor:
         self.on_escalation = on_escalation
         self.on_tick = on_tick
         self.run_state: RunState | None = None
+        self._deferred_noted: Signal | None = None
         self._epoch_ms = time.time() * 1000
         self._epoch_tick = body.now_ticks()
 
@@ -265,7 +266,7 @@ class Executor:
                 for _ in root.tick():
                     pass
                 detectors.check(root, supervisors)
-            run.journal.commit()
+            run.journal.group_commit()
             if self.on_tick is not None:
                 self.on_tick(self, run, root)
             if fast is None and root.status in (Status.SUCCESS, Status.FAILURE):
@@ -288,16 +289,24 @@ class Executor:
         busy = [s for s in run.active if s.is_dispatching()]
         atomic = [s for s in busy if not interruptible(s.spec)]
         if atomic:
+            run.hold_dispatch = True  # the next leaf boundary is the safe point
+            if self._deferred_noted == signal:
+                return None
+            self._deferred_noted = signal
             run.decide("preemption_deferred", node=atomic[0].name, capability=atomic[0].spec.key,
                        detail={"signal": signal.value, "why": "atomic action in flight"})
             return None
+        self._deferred_noted = None
+        run.hold_dispatch = False
         for sup in busy:
             sup.suspend("safety_preempted_by_executor")
         run.metrics.preemptions += 1
         run.decide("safety_preempt", capability=spec.key, detail={"signal": signal.value,
                                                                   "suspended": [s.name for s in busy]})
         leaf = CapabilityBehaviour(f"fast_path:{spec.name}", spec, entry.args(self.body.observe()), ctx)
-        return Supervisor(leaf, run, pipeline, LeafMeta(), on_escalation=self.on_escalation)
+        fast = Supervisor(leaf, run, pipeline, LeafMeta(), on_escalation=self.on_escalation)
+        run.fast_path = fast
+        return fast
 
     def _close(self, run: RunState, outcome: RunOutcome, status: str, wall_start: float) -> RunOutcome:
         ticks = run.tick() - run.start_tick

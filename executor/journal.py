@@ -2,9 +2,10 @@
 
 Provenance (seed 003): every step links ``intent -> plan -> tree digest -> node
 -> capability@version -> action trace -> verdict and effects``. Rows are written
-inside a transaction that the executor commits once per tick (and on every run
-boundary), so a process killed at any point leaves a journal that opens and
-holds every committed row; WAL keeps readers (``craftbt runs``) off the writer.
+inside a transaction that the executor commits at the end of a tick once 50 ms
+have passed since the last commit (and at every run boundary), so a process
+killed at any point leaves a journal that opens and holds every committed row
+(at most the last 50 ms of rows are lost); WAL keeps readers off the writer.
 
 Default location: ``$CRAFTBT_HOME/journal.sqlite`` or ``.craftbt/journal.sqlite``
 under the current directory.
@@ -23,6 +24,8 @@ from typing import Any
 from executor.digests import canonical_json
 
 SCHEMA_VERSION = 1
+#: rows written during ticks are committed together at most this long after the first (run ends commit at once)
+GROUP_COMMIT_S = 0.05
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -131,11 +134,18 @@ class Journal:
             "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
         )
         self._conn.commit()
+        self._last_commit = time.perf_counter()
 
     # -- transactions ------------------------------------------------------------
     def commit(self) -> None:
         if self._conn.in_transaction:
             self._conn.commit()
+            self._last_commit = time.perf_counter()
+
+    def group_commit(self) -> None:
+        """Commit if the open transaction is older than ``GROUP_COMMIT_S`` (the executor calls this per tick)."""
+        if self._conn.in_transaction and time.perf_counter() - self._last_commit >= GROUP_COMMIT_S:
+            self.commit()
 
     def close(self) -> None:
         self.commit()

@@ -39,12 +39,16 @@ class MonitoredBody:
         self.listener = listener
         self.shadow = False
         self.last_command_tick: int | None = None
+        self.last_busy_tick: int | None = None
         self.commands = 0
         self._in_flight: list[ActionHandle] = []
 
     # -- bookkeeping ------------------------------------------------------------
     def in_flight(self) -> bool:
+        """Whether a command is still running; a running command counts as actuator activity."""
         self._in_flight = [h for h in self._in_flight if h.status() is ActionStatus.RUNNING]
+        if self._in_flight:
+            self.last_busy_tick = self.inner.now_ticks()
         return bool(self._in_flight)
 
     def _act(self, kind: str, args: dict[str, Any], call: Callable[[], ActionHandle]) -> ActionHandle:

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 
 StageFn = Callable[["Pipeline", CapabilityContext, CapabilitySpec, BaseModel, "Supervisor"], GuardResult | None]
 
+#: a dispatch ended by the tree or by preemption, not by the capability: not an SLA failure
+NOT_AN_OUTCOME = frozenset({"interrupted", "safety_preempted_by_executor"})
+
 #: post-dispatch body error codes -> (recorded code, retryable)
 POST_DISPATCH: dict[str, tuple[str, bool]] = {
     "preempted": ("safety_preempted", True),
@@ -76,6 +79,8 @@ def stage_registry(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
 
 def stage_schema(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
                  sup: Supervisor) -> GuardResult | None:
+    if isinstance(args, spec.args_model):
+        return None  # the behaviour built it with this very model (V2 already held)
     try:
         spec.args_model.model_validate(args.model_dump())
     except ValidationError as exc:
@@ -87,7 +92,7 @@ def stage_explicit(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
                    sup: Supervisor) -> GuardResult | None:
     if sup.meta.args_source == "derived" and not p.run.config.allow_materialize:
         return GuardResult.deny("derived_args_not_allowed_live", "args were derived, not written by the plan author")
-    sentinels = list(find_sentinels(args.model_dump(mode="json")))
+    sentinels = list(find_sentinels(sup.args_json))
     if sentinels:
         return GuardResult.deny("sentinel_args", ", ".join(sentinels))
     return None
@@ -109,7 +114,7 @@ def stage_geofence(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
     position = ctx.body.position()
     if not fence.contains(position):
         return GuardResult.deny("geofence_violation:bot", f"bot at {tuple(position)} is outside the geofence")
-    for path, pos in iter_positions(args.model_dump(mode="json")):
+    for path, pos in iter_positions(sup.args_json):
         if not fence.contains(pos):
             return GuardResult.deny("geofence_violation:target", f"{path}={tuple(pos)} is outside the geofence")
     return None
@@ -158,10 +163,11 @@ def stage_feasibility(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec,
                       sup: Supervisor) -> GuardResult | None:
     if p.run.body_kind not in spec.body_support:
         return GuardResult.deny("unsupported_body", f"{spec.key} does not support the {p.run.body_kind} body")
-    values = args.model_dump(mode="json")
+    if not spec.preconditions:
+        return None
     obs = ctx.body.observe()
     for raw in spec.preconditions:
-        fact = instantiate(raw, values)
+        fact = instantiate(raw, sup.args_json)
         if fact is not None and evaluate(fact, obs) is False:
             return GuardResult.deny(f"rig_g_blocked:{fact}", f"precondition {fact} does not hold")
     return None
@@ -216,6 +222,7 @@ class Pipeline:
         if sup is None:  # a leaf outside any supervisor: the guard still runs
             return run_guard(ctx, spec, args)
         sup.admitted = True
+        sup.args_json = args.model_dump(mode="json")
         for stage_name, stage in STAGES:
             verdict = stage(self, ctx, spec, args, sup)
             if verdict is None:
@@ -272,6 +279,7 @@ class Pipeline:
         sup.dispatch_tick = tick
         sup.first_action_tick = None
         sup.ttfa_ms = None
+        sup.ttfa_flagged = False
         sup.deadline_tick = tick + max(1, sup.timeout_ms // MS_PER_TICK)  # I2
         if sup.meta.idempotency_key:
             run.inflight_keys[sup.meta.idempotency_key] = tick
@@ -295,7 +303,8 @@ class Pipeline:
         if sup.step_id is None:
             return
         tick = run.tick()
-        duration = float((tick - (sup.dispatch_tick or tick)) * MS_PER_TICK)
+        start = sup.dispatch_tick if sup.dispatch_tick is not None else tick
+        duration = float((tick - start) * MS_PER_TICK)
         verification = result.verification
         verdict = verification.verdict.value if verification else None
         run.journal.end_step(
@@ -318,6 +327,8 @@ class Pipeline:
                            detail={"evidence": verification.evidence if verification else {}})
         if result.ok:
             run.metrics.successes += 1
+        elif result.error is not None and result.error.code in NOT_AN_OUTCOME:
+            pass
         else:
             run.metrics.failures += 1
             if result.error and result.error.code == "timeout":

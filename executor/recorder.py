@@ -56,7 +56,7 @@ def atomic_write_json(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, sort_keys=True, default=str)
+            json.dump(data, fh, sort_keys=True, separators=(",", ":"), default=str)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -121,6 +121,11 @@ class GoldenRunRecorder:
         report["result"] = result
         self._update(run_id)
         self.flush(run_id)
+        if self.out_dir is not None:  # persisted: lookups read the file, memory stays bounded
+            del self._runs[run_id]
+            self._shadow_keys.pop(run_id, None)
+            for key in [k for k in self._last_blocked if k[0] == run_id]:
+                del self._last_blocked[key]
 
     # -- records ---------------------------------------------------------------------
     def record_blocked(self, run_id: str, reason: str, payload: dict[str, Any]) -> bool:
@@ -276,3 +281,16 @@ class GoldenRunRecorder:
 
 def _safe(task_id: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in task_id)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -107,6 +107,9 @@ class RunState:
         self.inflight_keys: dict[str, int] = {}
         self.done_keys: dict[str, int] = {}
         self.step_index = 0
+        #: a safety signal waits for a safe point: no new leaf starts until the fast path ran
+        self.hold_dispatch = False
+        self.fast_path: Supervisor | None = None
         self.started_wall = time.time()
         self.start_tick = body.now_ticks()
 

@@ -61,6 +61,8 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
         self.ttfa_ms: float | None = None
         self.deadline_tick: int | None = None
         self.last_result: ActionResult | None = None
+        #: the admitted args as JSON, computed once per dispatch by the pipeline
+        self.args_json: dict[str, Any] = {}
         self.ttfa_flagged = False
         self._abort: tuple[str, str, bool] | None = None
         self._stream_wait_noted = False
@@ -86,8 +88,12 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
         status = Status.RUNNING
         if self._abort is not None:
             status = self._take_abort()
-        elif (self.wait_until is not None and self.run.tick() < self.wait_until) or not self._acquire_stream():
-            status = Status.RUNNING
+        elif self.wait_until is not None and self.run.tick() < self.wait_until:
+            status = Status.RUNNING  # backing off
+        elif self.run.hold_dispatch and self.leaf.status != Status.RUNNING and self is not self.run.fast_path:
+            status = Status.RUNNING  # a preemption is waiting for this leaf boundary (a safe point)
+        elif not self._acquire_stream():
+            status = Status.RUNNING  # I1: another leaf holds the stream
         else:
             self.wait_until = None
             if self.leaf.status != Status.RUNNING:
@@ -222,7 +228,7 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
             "node": self.name,
             "leaf": self.spec.name,
             "version": self.spec.version,
-            "args": args.model_dump(mode="json"),
+            "args": self.args_json,
             "attempt": self.attempt,
             "args_source": self.meta.args_source,
             "dispatched_at": int(time.time() * 1000),

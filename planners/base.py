@@ -34,6 +34,8 @@ class PlanResult(BaseModel):
     steps: int = 0
     #: the method/alternative chosen, for priors (e.g. "solver:mine_then_craft")
     method: str = "default"
+    #: every method the plan relies on (HTN: one per decomposed task), for the priors store
+    methods: list[str] = Field(default_factory=list)
 
 
 class PlanningFailure(Exception):
@@ -65,10 +67,8 @@ class PlanningState:
     def survey(cls, body: Body, candidates: list[str], radius: int = 48) -> PlanningState:
         """Observe the body: inventory, which candidate blocks exist nearby, which stations are close."""
         obs = body.observe()
-        seen: set[str] = set()
-        if candidates:
-            for pos in body.find_blocks(candidates, radius, max_count=512):
-                seen.add(body.block_at(pos).name)
+        # One query per candidate: a shared max_count lets abundant stone crowd out rare ore.
+        seen = {name for name in dict.fromkeys(candidates) if body.find_blocks([name], radius, max_count=1)}
         near = body.find_blocks(list(STATIONS), STATION_REUSE_RADIUS, max_count=8)
         stations = frozenset(body.block_at(pos).name for pos in near)
         return cls(

@@ -14,7 +14,7 @@ Steps are grouped under named sequences to keep a planner's hierarchy visible.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from trees.model import (
@@ -86,7 +86,7 @@ def steps_to_tree(
     children: list[Node] = []
     current_group: str | None = None
     grouped: list[Node] = []
-    for step in steps:
+    for step in unique_names(steps):
         if step.group != current_group and grouped:
             children.append(_group_node(current_group, grouped))
             grouped = []
@@ -99,6 +99,34 @@ def steps_to_tree(
         name=f"goal: {goal.label()}", memory=False, children=[goal.node(), plan]
     )
     return TreeDefinition(tree=tree_name, description=description, root=root)
+
+
+def unique_names(steps: list[PlanStep]) -> list[PlanStep]:
+    """Leaf names write ``/results/<name>`` on the blackboard, so a repeated name gets ``#2``, ``#3``."""
+    seen: dict[str, int] = {}
+    out: list[PlanStep] = []
+    for step in steps:
+        n = seen.get(step.name, 0) + 1
+        seen[step.name] = n
+        out.append(step if n == 1 else replace(step, name=f"{step.name} #{n}"))
+    return out
+
+
+def dedupe_leaf_names(root: Node) -> None:
+    """Rename repeated leaf names in place (``#2``, ``#3``): each leaf writes ``/results/<name>``."""
+    seen: dict[str, int] = {}
+    stack: list[Node] = [root]
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, LeafNode) and node.name is not None:
+            n = seen.get(node.name, 0) + 1
+            seen[node.name] = n
+            if n > 1:
+                node.name = f"{node.name} #{n}"
+        stack[0:0] = list(getattr(node, "children", []))
+        child = getattr(node, "child", None)
+        if child is not None:
+            stack.insert(0, child)
 
 
 def _group_node(group: str | None, nodes: list[Node]) -> Node:

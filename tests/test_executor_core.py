@@ -85,7 +85,7 @@ def test_local_repair_exhausted_escalates_after_two_retries(tmp_path: Path) -> N
 
 
 def test_non_retryable_failure_escalates_at_once(tmp_path: Path) -> None:
-    out, ex, _ = run(tree(leaf("fatal")), tmp_path)
+    out, _ex, _ = run(tree(leaf("fatal")), tmp_path)
     assert out.status == "escalated" and out.dispatches == 1
     assert out.escalation is not None and out.escalation["reason"] == "non_retryable_failure"
 

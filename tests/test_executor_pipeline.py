@@ -31,7 +31,7 @@ def report_reasons(ex: Executor, run_id: str) -> list[str]:
 
 
 def test_unknown_verb_blocks_before_the_tree_starts(tmp_path: Path) -> None:
-    out, ex, body = run(tree(leaf("tap"), leaf("teleport")), tmp_path)
+    out, ex, _body = run(tree(leaf("tap"), leaf("teleport")), tmp_path)
     assert out.status == "blocked" and out.dispatches == 0
     d = decision(ex, out.run_id, "unknown_verb")
     assert d["block_class"] == "deterministic"

@@ -14,7 +14,8 @@ from trees.loader import load_text
 from trees.validate import validate_path, validate_text
 
 REPO = Path(__file__).resolve().parent.parent
-LIBRARY = sorted((REPO / "trees" / "library").rglob("*.yaml"))
+# structures/ holds building templates (planners/building), not tree definitions
+LIBRARY = sorted(p for p in (REPO / "trees" / "library").rglob("*.yaml") if "structures" not in p.parts)
 
 CORPUS: dict[str, list[str]] = {
     "bad_yaml.yaml": [

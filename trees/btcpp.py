@@ -51,6 +51,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
+from xml.parsers import expat
 
 from capabilities.registry import Registry, split_ref
 from craftbt.errors import CraftbtError, ErrorCode, Location
@@ -86,6 +87,21 @@ def _conversion(message: str, path: str = "", *, expected: str | None = None) ->
 
 
 # -- values --------------------------------------------------------------------------
+_XML_FORBIDDEN = frozenset(chr(c) for c in range(0x20) if chr(c) not in "\t\n\r") | {"\ufffe", "\uffff"}
+
+
+def xml_text_ok(text: str) -> bool:
+    """Whether XML 1.0 can carry this text at all (ElementTree escapes tab and newlines)."""
+    return not any(ch in _XML_FORBIDDEN or "\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def _plain_attr(value: str, what: str, path: str) -> str:
+    if not xml_text_ok(value):
+        raise _conversion(f"{what} {value!r} has characters XML cannot carry", path,
+                          expected="no control characters other than tab and newline")
+    return value
+
+
 def _xml_safe(text: str) -> bool:
     return all(ch >= " " and not ("\ud800" <= ch <= "\udfff") and ch not in "\ufffe\uffff" for ch in text)
 
@@ -182,7 +198,7 @@ class _Exporter:
     @staticmethod
     def _name(el: ET.Element, name: str | None) -> None:
         if name is not None:
-            el.set("name", name)
+            el.set("name", _plain_attr(name, "node name", ""))
 
     @staticmethod
     def _args(el: ET.Element, args: dict[str, Any], reserved: tuple[str, ...], path: str) -> None:
@@ -206,13 +222,14 @@ class _Exporter:
 def _tree_elements(definition: m.TreeDefinition, ident: str, exporter: _Exporter) -> list[ET.Element]:
     bt = ET.Element("BehaviorTree", {"ID": ident})
     if definition.description:
-        bt.set("_description", definition.description)
+        bt.set("_description", _plain_attr(definition.description, "description", "description"))
     bt.append(exporter.node(definition.root, "root"))
     out = [bt]
     if definition.blackboard:
         board = ET.Element("Blackboard", {"tree": ident})
         for key, value in definition.blackboard.items():
-            ET.SubElement(board, "Entry", {"key": key, "value": encode_value(value)})
+            ET.SubElement(board, "Entry", {"key": _plain_attr(key, "blackboard key", "blackboard"),
+                                           "value": encode_value(value)})
         out.append(board)
     return out
 
@@ -441,7 +458,8 @@ def from_xml(text: str, *, file: str | None = None, registry: Registry | None = 
         doc = ET.fromstring(text)
     except ET.ParseError as err:
         line, col = err.position
-        raise CraftbtError.single(ErrorCode.PARSE_ERROR, f"invalid XML: {err.msg if hasattr(err, 'msg') else err}",
+        reason = expat.ErrorString(err.code) if isinstance(err.code, int) else str(err)
+        raise CraftbtError.single(ErrorCode.PARSE_ERROR, f"invalid XML: {reason}",
                                   location=Location(file, line, col + 1)) from None
     except (ValueError, RecursionError) as err:
         raise CraftbtError.single(ErrorCode.PARSE_ERROR, f"invalid XML: {err}", location=Location(file)) from None

@@ -156,7 +156,9 @@ _Dumper.add_representer(dict, _represent_dict)
 
 
 def to_yaml(definition: m.TreeDefinition) -> str:
-    text: str = yaml.dump(
-        to_data(definition), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, indent=2
-    )
+    data = to_data(definition)
+    text: str = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, indent=2)
+    # PyYAML writes some characters (NEL, LS, PS) raw that its reader then folds; escape everything then.
+    if yaml.load(text, Loader=yaml.CSafeLoader) != data:
+        text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=False, width=100, indent=2)
     return text

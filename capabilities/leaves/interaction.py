@@ -76,10 +76,17 @@ log = logging.getLogger(__name__)
 MIN_DY = -2
 #: Seed 000: acquire_material's expanding cube search reaches r=10 by default.
 DEFAULT_SEARCH_RADIUS = 10
+#: Ask the body for this many candidates per search: bodies return the nearest first, and in natural terrain
+#: the buried stone under the feet (which MIN_DY rejects) would otherwise crowd out the exposed blocks.
+SEARCH_CANDIDATES = 4096
 #: Vanilla item pickup delay is 10 ticks; wait a little longer before walking to the drop.
 PICKUP_WAIT_TICKS = 12
 #: After walking to a drop, wait this long (seed: the 2 s playerCollect timeout) for the inventory to change.
 COLLECT_WAIT_TICKS = 40
+#: Candidates kept from one search; the next search starts when they are used up.
+CANDIDATES_PER_SEARCH = 32
+#: Give up after this many candidate blocks turned out unreachable (buried, behind cliffs).
+MAX_UNREACHABLE = 12
 #: Drops further than this from the dug block are not ours.
 DROP_RADIUS = 4.0
 AIR = frozenset({"air", "cave_air", "void_air"})
@@ -147,7 +154,8 @@ def nearest_blocks(ctx: CapabilityContext, names: Iterable[str], radius: int, sk
     while True:
         r = min(r, radius)
         found = [
-            p for p in ctx.body.find_blocks(wanted, r, max_count=64) if p.y - feet_y >= MIN_DY and p not in skip
+            p for p in ctx.body.find_blocks(wanted, r, max_count=SEARCH_CANDIDATES)
+            if p.y - feet_y >= MIN_DY and p not in skip
         ]
         if found or r >= radius:
             return sorted(found, key=lambda p: me.distance_to(Position(p.x + 0.5, p.y + 0.5, p.z + 0.5)))
@@ -247,6 +255,11 @@ class AcquireMaterialArgs(StrictArgs):
     )
 
 
+def buried(md: McData, ctx: CapabilityContext, pos: BlockPos) -> bool:
+    """No face open to a non-solid block: it cannot be seen or reached without digging through others."""
+    return all(is_solid(md, ctx.body.block_at(pos.offset(*o)).name) for o in FACE_OFFSETS.values())
+
+
 def _harvestable(md: McData, block: str, tools: list[str]) -> bool:
     return md.can_harvest(block, None) or any(md.can_harvest(block, t) for t in tools)
 
@@ -315,22 +328,29 @@ def run_acquire(ctx: CapabilityContext, args: AcquireMaterialArgs) -> RunnerGen:
     tools = [args.tool] if args.tool is not None else None
     attempts = 0
     last_failure: ActionResult | None = None
-    while gained() < args.count and attempts < 3 * args.count:
-        attempts += 1
+    unreachable = 0
+    pending: list[BlockPos] = []
+    while gained() < args.count and attempts < 3 * args.count and unreachable < MAX_UNREACHABLE:
         carried = tools or inventory_names(ctx)
-        candidates = [
-            p for p in nearest_blocks(ctx, plan.blocks, args.radius, skip)
-            if _harvestable(md, ctx.body.block_at(p).name, carried)
-        ]
-        if not candidates:
-            break
-        target = candidates[0]
+        if not pending:  # one search per run (a rescan when used up): bodies pay for every search
+            pending = nearest_blocks(ctx, plan.blocks, args.radius, skip)[:CANDIDATES_PER_SEARCH]
+            if not pending:
+                break
+        here = ctx.body.position()
+        pending.sort(key=lambda p: here.distance_to(Position(p.x + 0.5, p.y + 0.5, p.z + 0.5)))
+        target = pending.pop(0)
+        name = ctx.body.block_at(target).name
+        if target in skip or name not in plan.blocks or not _harvestable(md, name, carried) or buried(md, ctx, target):
+            skip.add(target)
+            continue
         moved = yield from approach(ctx, target)
         if moved is not None and not within_reach(ctx, target):
             # Seed: a failed path still tries the dig when the block is in reach; this one is not.
             skip.add(target)
+            unreachable += 1
             last_failure = moved
             continue
+        attempts += 1
         before = gained()
         outcome = yield from dig_with_best_tool(ctx, target, args.tool)
         if not outcome.ok:

@@ -286,8 +286,13 @@ def run_operate_piston(ctx: CapabilityContext, args: OperatePistonArgs) -> Runne
         return failure
     moved = yield from wait_for(ctx, pos, "extended", want)
     if not moved:
+        # Put the lever back: a failed leaf leaves no half-changed state behind.
+        restored = (yield from flip_lever(ctx, lever)) is None
         return ActionResult.failure(
-            "piston_blocked", f"the piston did not {args.action} after its lever was flipped", lever=list(lever)
+            "piston_blocked",
+            f"the piston did not {args.action} after its lever was flipped",
+            lever=list(lever),
+            lever_restored=restored,
         )
     return ActionResult.success(receipt, already=False, extended=want, lever=list(lever))
 

@@ -169,32 +169,71 @@ class Arena:
         wait_until(lambda: self.body.observe().count(name) >= before + count, 10, f"{count} {item}")
 
 
+def _connect(server: McServer) -> MineflayerBody:
+    return MineflayerBody.connect(server.host, server.port, unique_name(), version=server.version, timeout_s=30)
+
+
 @pytest.fixture
 def body(mc_server: McServer) -> Iterator[MineflayerBody]:
-    bot = MineflayerBody.connect(
-        mc_server.host, mc_server.port, unique_name(), version=mc_server.version, timeout_s=30
-    )
+    bot = _connect(mc_server)
     try:
         yield bot
     finally:
         bot.close()
 
 
-@pytest.fixture
-def arena(body: MineflayerBody, mc_server: McServer) -> Arena:
-    """Teleport the bot to a fresh strip of ground and wait until it stands there, loaded.
+def _enter_arena(body: MineflayerBody, timeout_s: float = 8.0) -> BlockPos | None:
+    """Teleport to a fresh strip of ground; the block the bot stands in once it is settled there.
 
-    flying-squid 1.12 now and then never sends a chunk after a teleport; the
-    arena then moves on to the next strip instead of waiting forever.
+    Two flying-squid 1.12 quirks are waited out rather than slept over: a
+    teleport issued while the server still finishes the bot's login is undone
+    by a later position packet, and chunks are sent on a move only if the
+    player went more than 16 blocks since the last batch and no batch is still
+    being sent. So the bot hops between two spots 20 blocks apart until it
+    stands on loaded ground and stays there.
     """
     start = body.position().block()
-    for _ in range(4):
-        origin = BlockPos(start.x + ARENA_SPACING * next(_arena_counter), start.y, start.z)
-        command(body, f"/tp {body.username} {origin.x} {origin.y} {origin.z}")
-        wait_until(lambda o=origin: body.position().block() == o, 10, "the teleport")
-        deadline = time.monotonic() + 3.0
-        while time.monotonic() < deadline:
-            if solid(body, origin.offset(dy=-1)):
-                return Arena(body, origin)
-            time.sleep(0.05)
-    pytest.fail("the server sent no chunks for four arenas in a row")
+    x = start.x + ARENA_SPACING * next(_arena_counter)
+    spots = [BlockPos(x, start.y, start.z), BlockPos(x, start.y, start.z + 20)]
+    deadline = time.monotonic() + timeout_s
+    hops = 0
+    target = spots[0]
+    last_hop = float("-inf")
+    settled_since: float | None = None
+    while time.monotonic() < deadline:
+        now = time.monotonic()
+        here = body.position().block()
+        if here == target and solid(body, here.offset(dy=-1)) and solid(body, here.offset(dx=8, dy=-1)):
+            settled_since = settled_since or now
+            if now - settled_since >= 0.3:
+                return here
+        else:
+            settled_since = None
+            if now - last_hop > 0.5:
+                target = spots[hops % 2]
+                hops += 1
+                last_hop = now
+                command(body, f"/tp {body.username} {target.x} {target.y} {target.z}")
+        time.sleep(0.05)
+    return None
+
+
+@pytest.fixture
+def arena(mc_server: McServer) -> Iterator[Arena]:
+    """A fresh bot standing in its own strip of loaded ground.
+
+    Now and then flying-squid 1.12 stops sending chunks to a player for good;
+    the arena then starts over with a new bot rather than wait on it.
+    """
+    for _ in range(3):
+        bot = _connect(mc_server)
+        origin = _enter_arena(bot)
+        if origin is not None:
+            break
+        bot.close()
+    else:
+        pytest.fail("the server sent no chunks for the arena to three bots in a row")
+    try:
+        yield Arena(bot, origin)
+    finally:
+        bot.close()

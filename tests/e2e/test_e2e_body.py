@@ -90,7 +90,9 @@ def test_dig_drops_and_pickup(arena: Arena) -> None:
     assert handle.result()["block"] == "stone"
     assert body.block_at(block).is_air
     drop = wait_until(
-        lambda: next((e for e in body.entities(8) if e.kind == "item"), None), 10, "the dropped item"
+        lambda: next((e for e in body.entities(8) if e.kind == "item" and e.item is not None), None),
+        10,
+        "the dropped item and its metadata",
     )
     assert drop.item is not None and drop.item.name == "cobblestone"
     assert finish(body.goto(block, tolerance=0.0), 20) is ActionStatus.SUCCEEDED

@@ -378,7 +378,9 @@ function entities (st, { radius }) {
     if (e === bot.entity || !e.position || e.position.distanceTo(here) > radius) continue
     let item = null
     if (e.name === 'item' && e.getDroppedItem) {
-      const d = e.getDroppedItem()
+      // The item's metadata arrives in a later packet; until then getDroppedItem() throws (craftbt leaves fix).
+      let d = null
+      try { d = e.getDroppedItem() } catch (err) { d = null }
       if (d) item = { name: d.name, count: d.count }
     }
     out.push({

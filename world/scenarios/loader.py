@@ -23,6 +23,7 @@ from world.scenarios.schema import Scenario
 from world.sim.body import SimBody
 from world.sim.commands import parse_block
 from world.sim.generator import FlatGenerator, NaturalGenerator
+from world.sim.mobs import explode
 from world.sim.starter import find_spawn, make_starter
 from world.sim.world import World
 
@@ -183,15 +184,20 @@ def build(scenario: Scenario, *, seed: int | None = None, file: str | None = Non
             world.set_block(at(edit.pos, edit.relative), state)
     for mob in scenario.mobs:
         for _ in range(mob.count):
-            x, y, z = mob.pos
+            mx, my, mz = mob.pos
             if mob.relative:
-                x, y, z = pl.position.x + x, pl.position.y + y, pl.position.z + z
-            world.spawn_mob(mob.type, x, y, z, no_ai=mob.no_ai)
+                mx, my, mz = pl.position.x + mx, pl.position.y + my, pl.position.z + mz
+            world.spawn_mob(mob.type, mx, my, mz, no_ai=mob.no_ai)
     for it in scenario.items:
-        x, y, z = it.pos
+        ix, iy, iz = it.pos
         if it.relative:
-            x, y, z = math.floor(pl.position.x) + x + 0.5, pl.position.y + y, math.floor(pl.position.z) + z + 0.5
-        world.spawn_item(md.item(it.item).name, it.count, x, y, z, delay=0, jitter=False)
+            ix, iy, iz = math.floor(pl.position.x) + ix + 0.5, pl.position.y + iy, math.floor(pl.position.z) + iz + 0.5
+        world.spawn_item(md.item(it.item).name, it.count, ix, iy, iz, delay=0, jitter=False)
+    for blast in scenario.explosions:
+        bx, by, bz = blast.pos
+        if blast.relative:
+            bx, by, bz = pl.position.x + bx, pl.position.y + by, pl.position.z + bz
+        explode(world, bx, by, bz, blast.power, source="scenario")
     for i, item in enumerate(scenario.player.inventory):
         if pl.inventory.add(md.item(item.item).name, item.count):
             problems.append(_problem(file, f"the inventory cannot hold {item.count} {item.item}",

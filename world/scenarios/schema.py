@@ -74,6 +74,12 @@ class DroppedItem(Strict):
     relative: bool = True
 
 
+class Explosion(Strict):
+    pos: tuple[float, float, float]
+    power: float = Field(default=3.0, gt=0.0, le=10.0)
+    relative: bool = True
+
+
 class Rules(Strict):
     random_tick_speed: int | None = Field(default=None, ge=0, le=4096)
     mob_spawning: bool | None = None
@@ -96,6 +102,7 @@ class Scenario(Strict):
     blocks: list[BlockEdit] = Field(default_factory=list)
     mobs: list[MobSpec] = Field(default_factory=list)
     items: list[DroppedItem] = Field(default_factory=list)
+    explosions: list[Explosion] = Field(default_factory=list)
     commands: list[str] = Field(default_factory=list)
 
     def time_ticks(self) -> int:

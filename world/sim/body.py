@@ -287,7 +287,7 @@ class SimBody:
         if self._window is None:
             return None
         kind, pos = self._window
-        c = self.world.containers.get(tuple(pos))  # type: ignore[call-overload]
+        c = self.world.containers.get((pos.x, pos.y, pos.z))
         slots = c.stacks() if c is not None else {}
         return WindowInfo(kind=kind, pos=pos, slots=slots)
 
@@ -450,7 +450,7 @@ class SimBody:
         block = blockstate.SEED_CROPS.get(item, item)
         if not self.md.has_block(block):
             raise _err(BodyErrorCode.NOT_PLACEABLE, f"{item} is not a block")
-        if w.flags(*ref) & (AIRLIKE | LIQUID) or not w.flags(*ref) & SOLID and w.name(*ref) != "farmland":
+        if w.flags(*ref) & (AIRLIKE | LIQUID) or (not w.flags(*ref) & SOLID and w.name(*ref) != "farmland"):
             raise _err(BodyErrorCode.NO_REFERENCE_BLOCK, f"{w.name(*ref)} at {tuple(ref)} is not a solid block")
         self._require_reach(ref, f"reference block {w.name(*ref)}")
         d = FACE_OFFSETS[face]
@@ -653,8 +653,8 @@ class SimBody:
             raise _err(BodyErrorCode.WINDOW_CLOSED, "no container window is open")
         kind, pos = self._window
         w = self.world
-        c = w.containers.get(tuple(pos))  # type: ignore[call-overload]
-        gone = kind == "crafting_table" and w.name(*pos) != "crafting_table" or kind != "crafting_table" and c is None
+        c = w.containers.get((pos.x, pos.y, pos.z))
+        gone = w.name(*pos) != "crafting_table" if kind == "crafting_table" else c is None
         if gone or self.eye_distance(pos) > WINDOW_RANGE:
             self._window = None
             raise _err(BodyErrorCode.WINDOW_CLOSED, f"the {kind} window at {tuple(pos)} was closed")
@@ -703,7 +703,7 @@ class SimBody:
         if isinstance(c, Furnace):
             where = self._furnace_slot(slot, name, True)
             s = c.get(where)
-            if s is not None and (s.item != name or s.count + n > size) or n > size:
+            if (s is not None and (s.item != name or s.count + n > size)) or n > size:
                 raise _err(BodyErrorCode.WINDOW_FULL, f"the furnace {where} slot cannot take {n} {name}")
             return c, where
         if slot != "any":
@@ -859,7 +859,12 @@ class SimBody:
         self._require_items(name, 1)
         if tgt is None:
             if name in THROWABLE:
-                return lambda: (inv.remove(name, 1), "thrown")[1]
+
+                def throw() -> str:
+                    inv.remove(name, 1)
+                    return "thrown"
+
+                return throw
             return lambda: "item_activated"
         self._require_reach(tgt, w.name(*tgt))
         block = w.name(*tgt)
@@ -867,7 +872,11 @@ class SimBody:
         if name.endswith("_hoe"):
             if block not in blockstate.TILLABLE or not w.flags(*above) & AIRLIKE:
                 raise _err(BodyErrorCode.INVALID_ARGUMENT, f"{block} at {tuple(tgt)} cannot be tilled")
-            return lambda: (w.set_block(tuple(tgt), make_state("farmland", {"moisture": 0})), "tilled")[1]  # type: ignore[arg-type]
+            def till() -> str:
+                w.set_block((tgt.x, tgt.y, tgt.z), make_state("farmland", {"moisture": 0}))
+                return "tilled"
+
+            return till
         if name in blockstate.SEED_CROPS:
             crop = blockstate.SEED_CROPS[name]
             soil, cell = (tgt, above) if block == "farmland" else ((tgt.x, tgt.y - 1, tgt.z), tuple(tgt))
@@ -986,6 +995,15 @@ class SimBody:
             return {"item": name, "count": n, "entity": e.id}
 
         return self._start(TimedHandle("toss", self.now_ticks(), 1, apply))
+
+    # -- optional observations (not part of the protocol) ----------------------------------------
+    # Added for control_environment (capabilities/leaves/world_interaction.py), which asks a body
+    # for these when it has them: the weather to verify /weather, operator rights for its guard.
+    def weather(self) -> str:
+        return self.world.weather
+
+    def is_operator(self) -> bool:
+        return True  # the embedded world runs every operator command (like a singleplayer world with cheats)
 
     # -- operator helpers (not part of the protocol) ---------------------------------------------
     def give(self, item: str, count: int = 1) -> int:

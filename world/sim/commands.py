@@ -145,7 +145,7 @@ def _give(body: SimBody, args: list[str]) -> Apply:
     _target(body, args[0])
     item = body.md.item(args[1].split("{")[0]).name
     count = int(args[2]) if len(args) == 3 and args[2].isdigit() else 1
-    if len(args) == 3 and not args[2].isdigit() or count < 1 or count > 6400:
+    if (len(args) == 3 and not args[2].isdigit()) or count < 1 or count > 6400:
         raise _bad(f"bad count {args[-1]!r}; expected 1..6400")
 
     def run() -> str:

@@ -68,7 +68,8 @@ class Chest:
         return [self.slots[k] for k in sorted(self.slots)]
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "chest", "kind": self.kind, "slots": [[k, s.item, s.count] for k, s in sorted(self.slots.items())]}
+        slots = [[k, s.item, s.count] for k, s in sorted(self.slots.items())]
+        return {"type": "chest", "kind": self.kind, "slots": slots}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Chest:

@@ -30,6 +30,10 @@ JUMP = 2.0  # extra ticks for a step up
 FALL = 1.0  # ticks per block fallen
 MAX_DROP = 3  # a fall of more than 3 blocks hurts
 MAX_NODES = 40_000
+#: The search budget grows with distance, like mineflayer-pathfinder's think timeout, so an
+#: unreachable nearby target (an item resting on a stump) fails in milliseconds, not seconds.
+BASE_NODES = 2_000
+NODES_PER_BLOCK = 400
 CARDINAL: tuple[tuple[int, int], ...] = ((1, 0), (-1, 0), (0, 1), (0, -1))
 DIAGONALS: tuple[tuple[int, int], ...] = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 
@@ -103,6 +107,10 @@ def find_path(
 
     if goal(*start):
         return []
+    if dig_ticks is None and tolerance <= 3 and not _goal_has_standable_cell(target, tolerance, goal, standable):
+        raise NoPath("no standable cell within tolerance of the target", 0)
+    straight = math.dist(start, target)
+    max_nodes = min(max_nodes, BASE_NODES + int(NODES_PER_BLOCK * straight))
     g: dict[Pos, float] = {start: 0.0}
     came: dict[Pos, tuple[Pos, float, tuple[Pos, ...]]] = {}
     counter = 0
@@ -138,7 +146,7 @@ def find_path(
                 moves.append(((nx, y + 1, nz), WALK + JUMP, ()))
             elif dig_ticks is not None and solid(nx, y - 1, nz):
                 cost = 0.0
-                dug: list[Pos] = []
+                cells: list[Pos] = []
                 for cy in (y, y + 1):
                     if free(nx, cy, nz):
                         continue
@@ -147,9 +155,9 @@ def find_path(
                         cost = -1.0
                         break
                     cost += t
-                    dug.append((nx, cy, nz))
+                    cells.append((nx, cy, nz))
                 if cost >= 0:
-                    moves.append(((nx, y, nz), WALK + cost, tuple(dug)))
+                    moves.append(((nx, y, nz), WALK + cost, tuple(cells)))
         for dx, dz in DIAGONALS:
             nx, nz = x + dx, z + dz
             if (
@@ -169,6 +177,19 @@ def find_path(
                 hn = h(*nxt)
                 heapq.heappush(open_heap, (ng + hn, hn, counter, nxt))
     raise NoPath("no standable route to the target", expanded)
+
+
+def _goal_has_standable_cell(
+    target: Pos, tolerance: float, goal: Callable[[int, int, int], bool], standable: Callable[[int, int, int], bool]
+) -> bool:
+    reach = math.ceil(tolerance)
+    tx, ty, tz = target
+    return any(
+        goal(x, y, z) and standable(x, y, z)
+        for x in range(tx - reach, tx + reach + 1)
+        for y in range(ty - reach, ty + reach + 1)
+        for z in range(tz - reach, tz + reach + 1)
+    )
 
 
 def _rebuild(came: dict[Pos, tuple[Pos, float, tuple[Pos, ...]]], end: Pos) -> list[Step]:

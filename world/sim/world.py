@@ -20,7 +20,7 @@ from world.body import BlockInfo, BlockPos, Position
 from world.mcdata import McData
 from world.sim import blockstate, mobs
 from world.sim.clock import SimClock
-from world.sim.containers import Container, new_container
+from world.sim.containers import Container, Furnace, new_container
 from world.sim.entities import (
     ITEM_DESPAWN_TICKS,
     PICKUP_DELAY_MINED,
@@ -286,11 +286,11 @@ class World:
             blockstate.settle_gravity(self, queue)
         for key in sorted(self.containers):
             c = self.containers[key]
-            if hasattr(c, "burn_left") and c.active():  # furnaces
-                was_lit = c.lit  # type: ignore[union-attr]
-                c.tick(self.md)  # type: ignore[union-attr]
-                if c.lit != was_lit:  # type: ignore[union-attr]
-                    blockstate.set_prop(self, key, "lit", c.lit)  # type: ignore[union-attr]
+            if isinstance(c, Furnace) and c.active():
+                was_lit = c.lit
+                c.tick(self.md)
+                if c.lit != was_lit:
+                    blockstate.set_prop(self, key, "lit", c.lit)
         self._tick_items()
         mobs.tick_mobs(self)
         self._tick_player()

@@ -1,0 +1,307 @@
+"""Execution commands: run, runs, show, sla, lifecycle.
+
+``craftbt run TREE`` executes a tree on the embedded world (default) or a real
+server, with a live display of the tree's node statuses, and prints a summary;
+every run lands in the journal (``$CRAFTBT_HOME`` or ``.craftbt/``) with its
+golden-run report. ``runs`` and ``show`` read the journal; ``sla`` reports per
+capability@version health; ``lifecycle`` manages shadow/active/retired/revoked
+versions and promotes canaries.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import py_trees
+import typer
+from py_trees.common import Status
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+from rich.tree import Tree as RichTree
+
+from capabilities.registry import default_registry
+from craftbt.errors import CraftbtError, ErrorCode
+from executor.config import PROFILES, Bounds, ExecutorConfig
+from executor.executor import Executor, RunOutcome
+from executor.journal import Journal, default_home
+from executor.lifecycle import Lifecycle, Stage, promote
+from executor.state import RunState
+from world.body import Body
+
+STATUS_STYLE = {
+    Status.SUCCESS: "[green]✓[/]",
+    Status.FAILURE: "[red]✗[/]",
+    Status.RUNNING: "[yellow]…[/]",
+    Status.INVALID: "[dim]·[/]",
+}
+#: default geofence half-width around spawn when a scenario declares no bounds
+DEFAULT_FENCE_RADIUS = 64
+
+
+def _err(message: str, code: ErrorCode = ErrorCode.INVALID_ARGUMENT) -> CraftbtError:
+    return CraftbtError.single(code, message)
+
+
+def _since(text: str | None) -> float | None:
+    """``90m``, ``2h``, ``7d``, ``30s`` ago, or an epoch timestamp."""
+    if text is None:
+        return None
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    if text[-1:] in units and text[:-1].isdigit():
+        return time.time() - int(text[:-1]) * units[text[-1]]
+    try:
+        return float(text)
+    except ValueError:
+        raise _err(f"--since {text!r} is not a duration like 30m, 2h, 7d or an epoch time") from None
+
+
+def _rich_tree(node: py_trees.behaviour.Behaviour, into: RichTree | None = None) -> RichTree:
+    label = f"{STATUS_STYLE.get(node.status, '?')} {node.name}"
+    branch = RichTree(label) if into is None else into.add(label)
+    for child in node.children:
+        # supervisors wrap exactly one capability leaf: show the leaf, not the wrapper
+        if type(child).__name__ == "Supervisor":
+            sub = child.children[0]
+            branch.add(f"{STATUS_STYLE.get(child.status, '?')} {sub.name}")
+        else:
+            _rich_tree(child, branch)
+    return branch
+
+
+def _make_body(kind: str, scenario: Path | None, seed: int, host: str, port: int) -> tuple[Body, Bounds | None]:
+    if kind == "sim":
+        from world.scenarios.loader import load_scenario, starter_world
+
+        sim: Any = load_scenario(scenario, seed) if scenario is not None else starter_world(seed)
+        return sim, _scenario_bounds(sim)
+    if kind == "mineflayer":
+        from world.mineflayer.body import MineflayerBody
+
+        real: Body = MineflayerBody.connect(host=host, port=port)  # type: ignore[call-arg]
+        return real, None
+    raise _err(f"--body {kind!r} is not one of sim, mineflayer")
+
+
+def _scenario_bounds(body: Any) -> Bounds:
+    """The scenario's declared bounds, else a box around spawn (the sim's sensible default)."""
+    for holder in (body, getattr(body, "scenario", None), getattr(body, "world", None)):
+        raw = getattr(holder, "bounds", None) if holder is not None else None
+        if isinstance(raw, Bounds):
+            return raw
+        if isinstance(raw, dict):
+            return Bounds(**raw)
+        if isinstance(raw, tuple | list) and len(raw) == 2:
+            (a, b) = raw
+            return Bounds.parse(f"{a[0]},{a[1]},{a[2]}:{b[0]},{b[1]},{b[2]}")
+    p = body.position()
+    r = DEFAULT_FENCE_RADIUS
+    return Bounds(min_x=int(p.x) - r, min_y=-64, min_z=int(p.z) - r, max_x=int(p.x) + r, max_y=320, max_z=int(p.z) + r)
+
+
+def _summary_table(out: RunOutcome) -> Table:
+    table = Table(title=f"run {out.run_id} — {out.tree}", show_header=False)
+    colour = "green" if out.ok else "red"
+    table.add_row("result", f"[{colour}]{out.status}[/]" + (" (shadow)" if out.shadow else ""))
+    table.add_row("simulated time", f"{out.sim_ms / 1000:.2f} s ({out.ticks} ticks)")
+    table.add_row("wall time", f"{out.wall_ms / 1000:.2f} s")
+    table.add_row("leaves run", str(out.leaves_run))
+    table.add_row("dispatches", str(out.dispatches))
+    table.add_row("failures", str(out.metrics.get("failures", 0)))
+    if out.gate is not None and not out.gate.should_proceed:
+        table.add_row("blocked", f"{out.gate.block_reason}: {out.gate.block_detail}")
+    if out.escalation:
+        e = out.escalation
+        table.add_row("escalation", f"{e['node']} ({e['capability']}): {e['reason']} {e['code'] or ''} {e['detail']}")
+    for d in out.failures[-5:]:
+        table.add_row("decision", f"{d['reason']} {d.get('node') or ''}")
+    if out.report_path:
+        table.add_row("report", out.report_path)
+    return table
+
+
+def run_cmd(
+    tree: Path = typer.Argument(..., help="Tree file (YAML or JSON)"),
+    scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
+    seed: int = typer.Option(0, "--seed", help="World seed"),
+    body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int = typer.Option(25565, "--port"),
+    shadow: bool = typer.Option(False, "--shadow", help="Observe and record; dispatch nothing"),
+    profile: str = typer.Option("survival", "--profile", help=f"Permission profile: {', '.join(PROFILES)}"),
+    geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)"),
+    max_ticks: int = typer.Option(24_000, "--max-ticks", help="Budget in game ticks"),
+    as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON"),
+) -> None:
+    """Run a tree on a body and record the journal, golden-run report and SLA rows."""
+    from trees.loader import load_file
+
+    definition = load_file(tree)
+    the_body, fence = _make_body(body, scenario, seed, host, port)
+    if geofence is not None:
+        try:
+            fence = Bounds.parse(geofence)
+        except ValueError as exc:
+            raise _err(str(exc)) from None
+    try:
+        config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks)
+    except ValueError as exc:
+        raise _err(str(exc).splitlines()[-1]) from None
+    console = Console(stderr=True)
+    live: Live | None = None
+    last = [0.0]
+
+    def on_tick(ex: Executor, run: RunState, root: py_trees.behaviour.Behaviour) -> None:
+        now = time.perf_counter()
+        if live is not None and now - last[0] > 0.1:
+            last[0] = now
+            view = _rich_tree(root)
+            elapsed = run.tick() - run.start_tick
+            view.label = f"{view.label}   [dim]t={elapsed} ticks, {run.metrics.dispatches} dispatches[/]"
+            live.update(view)
+
+    executor = Executor(default_registry(), the_body, config=config, body_kind=body, on_tick=on_tick)
+    if not as_json and console.is_terminal:
+        live = Live(console=console, refresh_per_second=10, transient=True)
+        live.start()
+    try:
+        out = executor.run(definition, base_dir=tree.parent, seed=seed,
+                           scenario=str(scenario) if scenario else None)
+    finally:
+        if live is not None:
+            live.stop()
+        executor.journal.close()
+    if as_json:
+        typer.echo(out.model_dump_json(indent=2))
+    else:
+        Console().print(_summary_table(out))
+    if not out.ok:
+        raise typer.Exit(1)
+
+
+def runs_cmd(
+    limit: int = typer.Option(20, "--limit"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """List recent runs from the journal."""
+    journal = Journal()
+    rows = journal.list_runs(limit)
+    if as_json:
+        typer.echo(json.dumps([{k: v for k, v in r.items() if k != "summary"} for r in rows], indent=2, default=str))
+        return
+    table = Table("run", "tree", "status", "body", "steps", "failures", "sim s", "started")
+    for r in rows:
+        table.add_row(r["run_id"], r["tree_name"] or "", r["status"], r["body"] or "", str(r["steps"]),
+                      str(r["failures"]), f"{(r['sim_ticks'] or 0) / 20:.1f}",
+                      time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["started_at"])))
+    Console().print(table)
+
+
+def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)"),
+             as_json: bool = typer.Option(False, "--json")) -> None:
+    """Print one run: provenance, steps with verdicts, decisions."""
+    journal = Journal()
+    try:
+        detail = journal.run_detail(run_id)
+    except KeyError:
+        raise _err(f"no run {run_id!r} in {journal.path}", ErrorCode.FILE_NOT_FOUND) from None
+    if as_json:
+        typer.echo(json.dumps(detail, indent=2, default=str))
+        return
+    console = Console()
+    console.print(f"[bold]{detail['run_id']}[/] {detail['tree_name']} — {detail['status']}"
+                  f" ({(detail['sim_ticks'] or 0) / 20:.1f} s simulated)")
+    console.print(f"intent {detail['intent_id']}  plan {detail['plan_id']}")
+    console.print(f"expansion {detail['expansion_digest']}\nexecutor plan {detail['executor_plan_digest']}")
+    steps = Table("#", "node", "capability", "attempt", "ok", "verdict", "ms", "ttfa", "error", title="steps")
+    for s in detail["steps"]:
+        steps.add_row(str(s["step_id"]), s["node"], f"{s['capability']}@{s['version']}"
+                      + (" (shadow)" if s["shadow"] else ""), str(s["attempt"]), "✓" if s["ok"] else "✗",
+                      s["verdict"] or "", f"{s['duration_ms'] or 0:.0f}",
+                      "" if s["ttfa_ms"] is None else f"{s['ttfa_ms']:.0f}", s["error_code"] or "")
+    console.print(steps)
+    if detail["decisions"]:
+        dec = Table("tick", "reason", "class", "node", "detail", title="decisions")
+        for d in detail["decisions"]:
+            dec.add_row(str(d["tick"]), d["reason"], d["block_class"] or "", d["node"] or "",
+                        json.dumps(d["detail"], default=str)[:80])
+        console.print(dec)
+
+
+def sla_cmd(
+    since: str | None = typer.Option(None, "--since", help="Only runs started in the last 30m / 2h / 7d"),
+    capability: str | None = typer.Option(None, "--capability", help="NAME or NAME@VERSION"),
+    fmt: str = typer.Option("table", "--format", help="table | json | html"),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write to this file"),
+    last_failures: int = typer.Option(5, "--last-failures"),
+) -> None:
+    """Per capability@version SLA: attempts, success rate, durations, TTFA, retries, timeouts, failures."""
+    from executor.sla import build_report, render_html, render_table
+
+    if fmt not in ("table", "json", "html"):
+        raise _err(f"--format {fmt!r} is not one of table, json, html")
+    report = build_report(Journal(), since=_since(since), capability=capability, last_n=last_failures)
+    if fmt == "table":
+        text = None
+        Console().print(render_table(report))
+    elif fmt == "json":
+        text = json.dumps(report, indent=2, sort_keys=True)
+    else:
+        text = render_html(report)
+    if text is not None:
+        if output is not None:
+            from executor.recorder import atomic_write_text
+
+            atomic_write_text(output, text)
+            typer.echo(f"wrote {output}")
+        else:
+            typer.echo(text)
+
+
+lifecycle_app = typer.Typer(help="Capability lifecycle: shadow, active, retired, revoked; canary promotion.",
+                            no_args_is_help=True)
+
+
+@lifecycle_app.command("list")
+def lifecycle_list() -> None:
+    """Every registered capability version and its stage."""
+    lc = Lifecycle()
+    table = Table("capability", "stage")
+    for spec in default_registry().list():
+        table.add_row(spec.key, lc.stage(spec).value)
+    Console().print(table)
+
+
+@lifecycle_app.command("set")
+def lifecycle_set(ref: str = typer.Argument(..., help="NAME@VERSION"),
+                  stage: str = typer.Argument(..., help="shadow | active | retired | revoked")) -> None:
+    """Set a version's stage (revoked versions never run)."""
+    if stage not in {s.value for s in Stage}:
+        raise _err(f"stage {stage!r} is not one of shadow, active, retired, revoked")
+    spec = default_registry().get(ref)
+    Lifecycle().set(spec.key, Stage(stage))
+    typer.echo(f"{spec.key}: {stage}")
+
+
+@lifecycle_app.command("promote")
+def lifecycle_promote(ref: str = typer.Argument(..., help="NAME@VERSION (a shadow version)")) -> None:
+    """Promote a shadow version when its success rate and p95 duration are no worse than the active one."""
+    decision = promote(ref, default_registry(), Lifecycle(), Journal())
+    for reason in decision.reasons:
+        typer.echo(f"{'promoted' if decision.promoted else 'not promoted'}: {decision.candidate}: {reason}")
+    if not decision.promoted:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run_cmd)
+    app.command("runs")(runs_cmd)
+    app.command("show")(show_cmd)
+    app.command("sla")(sla_cmd)
+    app.add_typer(lifecycle_app, name="lifecycle")
+
+
+__all__ = ["default_home", "register"]

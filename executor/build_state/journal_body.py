@@ -1,0 +1,92 @@
+"""A Body proxy that journals every place and dig around its dispatch, and persists the sim world.
+
+Write-ahead protocol (the crash-safety design, see ``executor/build_state/runner.py``):
+
+1. ``place``/``dig`` is called: an ``in_flight`` action row (cell, block, module)
+   is **committed before** the command reaches the body;
+2. the body applies the effect during ``advance``;
+3. when the handle has succeeded, the world is **persisted first** (the
+   simulator: an atomic snapshot file via ``persist``; a real server persists
+   by itself), **then** the row is closed ``done`` with its effect.
+
+A kill between 1 and 3 leaves an ``in_flight`` row: resume reconciles it from
+the world (effect present → ``done``, absent → ``lost``, the step goes back to
+the pending set of the recomputed micro plan). The world file is never behind
+a ``done`` row, so the journal never claims a block the world lacks, and a
+block the world holds is never placed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from executor.build_state.store import BuildStore
+from world.body import FACE_OFFSETS, ActionHandle, ActionStatus, BlockPos, Body, Face
+
+
+class JournalingBody:
+    """Delegates everything to ``inner``; wraps ``place``, ``dig`` and ``advance``."""
+
+    def __init__(self, inner: Body, store: BuildStore, build_id: str,
+                 persist: Callable[[], None] | None = None, persist_every: int = 200) -> None:
+        self.inner = inner
+        self.store = store
+        self.build_id = build_id
+        self.persist = persist
+        self.persist_every = persist_every
+        self.module_id: str | None = None
+        self._pending: list[tuple[int, ActionHandle, str]] = []
+        self._since_persist = 0
+        self.placed = 0
+
+    def place(self, item: str, against: BlockPos, face: Face) -> ActionHandle:
+        dx, dy, dz = FACE_OFFSETS[Face(face)]
+        cell = (against[0] + dx, against[1] + dy, against[2] + dz)
+        seq = self.store.begin_action(self.build_id, self.module_id, "place", cell, item)
+        try:
+            handle = self.inner.place(item, against, face)
+        except Exception:
+            self.store.end_action(seq, "failed", "refused")
+            raise
+        self._pending.append((seq, handle, "place"))
+        return handle
+
+    def dig(self, pos: BlockPos) -> ActionHandle:
+        before = self.inner.block_at(pos).name
+        seq = self.store.begin_action(self.build_id, self.module_id, "dig", tuple(pos), before)  # type: ignore[arg-type]
+        try:
+            handle = self.inner.dig(pos)
+        except Exception:
+            self.store.end_action(seq, "failed", "refused")
+            raise
+        self._pending.append((seq, handle, "dig"))
+        return handle
+
+    def advance(self, ticks: int = 1) -> None:
+        self.inner.advance(ticks)
+        self.settle()
+        self._since_persist += ticks
+        if self.persist is not None and self._since_persist >= self.persist_every and not self._pending:
+            self.persist()
+            self._since_persist = 0
+
+    def settle(self) -> None:
+        """Close finished actions: persist the world once for all successes, then mark them done."""
+        finished = [(s, h, k) for s, h, k in self._pending if h.status() is not ActionStatus.RUNNING]
+        if not finished:
+            return
+        self._pending = [p for p in self._pending if p[1].status() is ActionStatus.RUNNING]
+        if any(h.status() is ActionStatus.SUCCEEDED for _, h, _ in finished) and self.persist is not None:
+            self.persist()
+            self._since_persist = 0
+        for seq, handle, kind in finished:
+            if handle.status() is ActionStatus.SUCCEEDED:
+                self.store.end_action(seq, "done", "placed" if kind == "place" else "dug")
+                self.placed += kind == "place"
+            else:
+                err = handle.error()
+                self.store.end_action(seq, "failed", err.code.value if err is not None else "failed")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)

@@ -1,0 +1,291 @@
+"""Capability SLA reports (seed 003 "Health & SLA for each capability") and executor metrics.
+
+The JSON form (``craftbt sla --format json``) is a stable contract for dashboards,
+``schema: craftbt_sla_v1``; fields are only ever added::
+
+    {
+      "schema": "craftbt_sla_v1",
+      "generated_at": <epoch s>, "since": <epoch s | null>, "capability_filter": <str | null>,
+      "capabilities": [            # one row per capability@version and lifecycle, sorted by key
+        {"key": "craft_recipe@1.0.0", "capability": "craft_recipe", "version": "1.0.0",
+         "lifecycle": "active" | "shadow",            # shadow = canary observations on a forked world
+         "attempts": int, "successes": int, "failures": int, "success_rate": float (0..1),
+         "duration_ms": {"mean", "p50", "p95", "max"},   # game-time ms, null when no attempts
+         "ttfa_ms": {"p50", "p95"},                       # time to first actuator command
+         "retries": int,          # attempts that were local re-dispatches (attempt > 0)
+         "timeouts": int,         # error_code == "timeout"
+         "stuck_loops": int,      # error_code == "stuck.loop"
+         "verdicts": {"verified": int, "inconclusive": int, "contradicted": int},
+         "last_failures": [{"run_id", "node", "code", "detail", "at"}],   # newest first, N (--last-failures)
+         "durations_ms": [float],                  # up to 500 most recent, for the distribution plot
+         "timeline": [{"at": epoch s, "ok": bool}]  # up to 500 most recent, for success over time
+        }],
+      "executor": {"runs", "runs_by_status": {status: int}, "actions", "sim_hours",
+                   "actions_per_s", "plan_repair_rate", "local_retry_success_rate",
+                   "steps_to_success": {tree: mean dispatches of successful runs},
+                   "timeouts_per_hour", "stuck_loops_per_hour", "ttfa_ms": {"p50", "p95"}}
+    }
+
+Durations and rates are measured in game time (the simulator's clock; a real
+server's clock runs at wall speed). Rows written by global shadow mode (nothing
+dispatched) and dispatches interrupted by the tree or a preemption are
+excluded; canary rows appear with ``lifecycle: "shadow"``.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import time
+from collections import defaultdict
+from typing import Any
+
+from rich.table import Table
+
+from executor.journal import Journal
+from executor.pipeline import NOT_AN_OUTCOME
+
+SCHEMA = "craftbt_sla_v1"
+MAX_SERIES = 500
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (``q`` in 0..100); ``None`` for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def _row(key: tuple[str, str, str], steps: list[dict[str, Any]], last_n: int) -> dict[str, Any]:
+    name, version, lifecycle = key
+    durations = [float(s["duration_ms"] or 0.0) for s in steps]
+    ttfas = [float(s["ttfa_ms"]) for s in steps if s["ttfa_ms"] is not None]
+    oks = [bool(s["ok"]) for s in steps]
+    failures = [s for s in steps if not s["ok"]]
+    verdicts = {"verified": 0, "inconclusive": 0, "contradicted": 0}
+    for s in steps:
+        if s["verdict"] in verdicts:
+            verdicts[s["verdict"]] += 1
+    return {
+        "key": f"{name}@{version}",
+        "capability": name,
+        "version": version,
+        "lifecycle": lifecycle,
+        "attempts": len(steps),
+        "successes": sum(oks),
+        "failures": len(failures),
+        "success_rate": sum(oks) / len(steps) if steps else 0.0,
+        "duration_ms": {
+            "mean": sum(durations) / len(durations) if durations else None,
+            "p50": percentile(durations, 50),
+            "p95": percentile(durations, 95),
+            "max": max(durations) if durations else None,
+        },
+        "ttfa_ms": {"p50": percentile(ttfas, 50), "p95": percentile(ttfas, 95)},
+        "retries": sum(1 for s in steps if s["attempt"] > 0),
+        "timeouts": sum(1 for s in steps if s["error_code"] == "timeout"),
+        "stuck_loops": sum(1 for s in steps if s["error_code"] == "stuck.loop"),
+        "verdicts": verdicts,
+        "last_failures": [
+            {"run_id": s["run_id"], "node": s["node"], "code": s["error_code"], "detail": s["error_detail"],
+             "at": s["ended_at"]}
+            for s in reversed(failures[-last_n:])
+        ] if last_n > 0 else [],
+        "durations_ms": durations[-MAX_SERIES:],
+        "timeline": [{"at": s["ended_at"], "ok": bool(s["ok"])} for s in steps[-MAX_SERIES:]],
+    }
+
+
+def _grouped(journal: Journal, since: float | None, capability: str | None) -> dict[tuple[str, str, str],
+                                                                                      list[dict[str, Any]]]:
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for s in journal.step_rows(since=since, capability=capability):
+        if s["shadow"] and s["lifecycle"] != "shadow":
+            continue  # global shadow mode: nothing ran, nothing to measure
+        if s["error_code"] in NOT_AN_OUTCOME:
+            continue  # ended by the tree or a preemption, not by the capability
+        groups[(s["capability"], s["version"], s["lifecycle"])].append(s)
+    return groups
+
+
+def capability_sla(journal: Journal, name: str, version: str, *, lifecycle: str = "active",
+                   last_n: int = 5) -> dict[str, Any] | None:
+    steps = _grouped(journal, None, f"{name}@{version}").get((name, version, lifecycle))
+    return _row((name, version, lifecycle), steps, last_n) if steps else None
+
+
+def executor_metrics(journal: Journal, since: float | None) -> dict[str, Any]:
+    runs = journal.run_rows(since=since)
+    finished = [r for r in runs if r["summary"]]
+    metrics = [r["summary"].get("metrics", {}) for r in finished]
+    ticks = sum(r["sim_ticks"] or 0 for r in finished)
+    sim_hours = ticks / 20 / 3600
+    actions = sum(m.get("actions", 0) for m in metrics)
+    retries = sum(m.get("local_retries", 0) for m in metrics)
+    retry_ok = sum(m.get("local_retry_successes", 0) for m in metrics)
+    timeouts = sum(m.get("timeouts", 0) for m in metrics)
+    stuck = sum(m.get("stuck_loops", 0) for m in metrics)
+    by_status: dict[str, int] = defaultdict(int)
+    for r in runs:
+        by_status[r["status"]] += 1
+    per_goal: dict[str, list[int]] = defaultdict(list)
+    for r in finished:
+        if r["status"] == "success":
+            per_goal[r["tree_name"] or "?"].append(int(r["summary"].get("dispatches", 0)))
+    ttfa = [float(s["ttfa_ms"]) for s in journal.step_rows(since=since) if s["ttfa_ms"] is not None]
+    return {
+        "runs": len(runs),
+        "runs_by_status": dict(sorted(by_status.items())),
+        "actions": actions,
+        "sim_hours": sim_hours,
+        "actions_per_s": actions / (ticks / 20) if ticks else 0.0,
+        "plan_repair_rate": retries / len(finished) if finished else 0.0,
+        "local_retry_success_rate": retry_ok / retries if retries else None,
+        "steps_to_success": {goal: sum(v) / len(v) for goal, v in sorted(per_goal.items())},
+        "timeouts_per_hour": timeouts / sim_hours if sim_hours else 0.0,
+        "stuck_loops_per_hour": stuck / sim_hours if sim_hours else 0.0,
+        "ttfa_ms": {"p50": percentile(ttfa, 50), "p95": percentile(ttfa, 95)},
+    }
+
+
+def build_report(journal: Journal, *, since: float | None = None, capability: str | None = None,
+                 last_n: int = 5) -> dict[str, Any]:
+    groups = _grouped(journal, since, capability)
+    return {
+        "schema": SCHEMA,
+        "generated_at": time.time(),
+        "since": since,
+        "capability_filter": capability,
+        "capabilities": [_row(k, groups[k], last_n) for k in sorted(groups)],
+        "executor": executor_metrics(journal, since),
+    }
+
+
+def _fmt(value: float | None, unit: str = "") -> str:
+    return "—" if value is None else f"{value:.0f}{unit}"
+
+
+def render_table(report: dict[str, Any]) -> Table:
+    table = Table("capability", "stage", "attempts", "success", "mean", "p50", "p95", "ttfa p50/p95",
+                  "retries", "timeouts", "last failure", title="capability SLA")
+    for row in report["capabilities"]:
+        d, t = row["duration_ms"], row["ttfa_ms"]
+        last = row["last_failures"][0] if row["last_failures"] else None
+        table.add_row(row["key"], row["lifecycle"], str(row["attempts"]), f"{row['success_rate']:.0%}",
+                      _fmt(d["mean"], " ms"), _fmt(d["p50"], " ms"), _fmt(d["p95"], " ms"),
+                      f"{_fmt(t['p50'])}/{_fmt(t['p95'])} ms", str(row["retries"]), str(row["timeouts"]),
+                      f"{last['code']}" if last else "")
+    return table
+
+
+# -- HTML -------------------------------------------------------------------------------------------
+W, H, PAD = 360, 160, 28
+
+
+def _empty_svg(ident: str) -> str:
+    return f'<svg class="chart empty" id="{ident}" width="{W}" height="{H}"><text x="10" y="20">no data</text></svg>'
+
+
+def _histogram_svg(values: list[float], ident: str) -> str:
+    if not values:
+        return _empty_svg(ident)
+    lo, hi = min(values), max(values)
+    bins = min(12, max(1, len(set(values))))
+    width = (hi - lo) / bins or 1.0
+    counts = [0] * bins
+    for v in values:
+        counts[min(bins - 1, int((v - lo) / width))] += 1
+    top = max(counts)
+    bw = (W - 2 * PAD) / bins
+    bars = []
+    for i, c in enumerate(counts):
+        h = (H - 2 * PAD) * c / top
+        x, y = PAD + i * bw, H - PAD - h
+        bars.append(f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{max(1.0, bw - 2):.1f}" height="{h:.1f}">'
+                    f"<title>{lo + i * width:.0f}-{lo + (i + 1) * width:.0f} ms: {c}</title></rect>")
+    return (f'<svg class="chart histogram" id="{ident}" width="{W}" height="{H}" viewBox="0 0 {W} {H}"'
+            f' role="img" aria-label="duration distribution">'
+            f'<line x1="{PAD}" y1="{H - PAD}" x2="{W - PAD}" y2="{H - PAD}" class="axis"/>'
+            + "".join(bars)
+            + f'<text x="{PAD}" y="{H - 8}">{lo:.0f} ms</text><text x="{W - PAD}" y="{H - 8}" text-anchor="end">'
+            f"{hi:.0f} ms</text></svg>")
+
+
+def _timeline_svg(points: list[dict[str, Any]], ident: str) -> str:
+    if not points:
+        return _empty_svg(ident)
+    ok = 0
+    coords = []
+    n = len(points)
+    for i, p in enumerate(points):
+        ok += 1 if p["ok"] else 0
+        rate = ok / (i + 1)
+        x = PAD + (W - 2 * PAD) * (i / max(1, n - 1))
+        y = H - PAD - (H - 2 * PAD) * rate
+        coords.append((x, y, p["ok"]))
+    path = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}" for i, (x, y, _) in enumerate(coords))
+    dots = "".join(f'<circle class="{"ok" if good else "bad"}" cx="{x:.1f}" cy="{y:.1f}" r="2.5"/>'
+                   for x, y, good in coords[-200:])
+    return (f'<svg class="chart timeline" id="{ident}" width="{W}" height="{H}" viewBox="0 0 {W} {H}"'
+            f' role="img" aria-label="success rate over time">'
+            f'<line x1="{PAD}" y1="{H - PAD}" x2="{W - PAD}" y2="{H - PAD}" class="axis"/>'
+            f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{H - PAD}" class="axis"/>'
+            f'<path class="line" d="{path}"/>{dots}'
+            f'<text x="4" y="{PAD}">100%</text><text x="4" y="{H - PAD}">0%</text></svg>')
+
+
+CSS = """
+body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}
+th:first-child,td:first-child{text-align:left}section{margin:2em 0;border-top:1px solid #ddd}
+.bar{fill:#4a7bd0}.line{fill:none;stroke:#2a9d55;stroke-width:2}.ok{fill:#2a9d55}.bad{fill:#d04a4a}
+.axis{stroke:#888}svg text{font-size:10px;fill:#555}.charts{display:flex;gap:2em;flex-wrap:wrap}
+"""
+
+#: marks each chart rendered once the browser has laid it out (the headless test reads it)
+JS = """
+document.addEventListener('DOMContentLoaded', function () {
+  var n = 0;
+  document.querySelectorAll('svg.chart').forEach(function (svg) {
+    var box = svg.getBBox();
+    if (box.width > 0 && box.height > 0) { svg.setAttribute('data-rendered', 'true'); n++; }
+  });
+  document.body.setAttribute('data-charts-rendered', String(n));
+});
+"""
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """One self-contained page: summary tables and inline SVG plots, no external resources."""
+    e = html.escape
+    ex = report["executor"]
+    rows = []
+    sections = []
+    for i, row in enumerate(report["capabilities"]):
+        d = row["duration_ms"]
+        rows.append(f"<tr><td>{e(row['key'])}</td><td>{e(row['lifecycle'])}</td><td>{row['attempts']}</td>"
+                    f"<td>{row['success_rate']:.0%}</td><td>{_fmt(d['mean'])}</td><td>{_fmt(d['p50'])}</td>"
+                    f"<td>{_fmt(d['p95'])}</td><td>{_fmt(row['ttfa_ms']['p50'])}/{_fmt(row['ttfa_ms']['p95'])}</td>"
+                    f"<td>{row['retries']}</td><td>{row['timeouts']}</td></tr>")
+        failures = "".join(f"<li><code>{e(str(f['code']))}</code> {e(str(f['detail'] or ''))} "
+                           f"<small>{e(str(f['run_id']))} {e(str(f['node']))}</small></li>"
+                           for f in row["last_failures"])
+        sections.append(
+            f'<section id="cap-{i}"><h2>{e(row["key"])} <small>{e(row["lifecycle"])}</small></h2>'
+            f'<div class="charts"><figure><figcaption>duration distribution (ms)</figcaption>'
+            f'{_histogram_svg(row["durations_ms"], f"dur-{i}")}</figure>'
+            f'<figure><figcaption>success rate over time</figcaption>'
+            f'{_timeline_svg(row["timeline"], f"ok-{i}")}</figure></div>'
+            f'{"<h3>last failures</h3><ul>" + failures + "</ul>" if failures else ""}</section>')
+    metrics = "".join(f"<tr><td>{e(k)}</td><td>{e(str(v))}</td></tr>" for k, v in ex.items())
+    generated = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report["generated_at"]))
+    return (
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>craftbt capability SLA</title>"
+        f"<style>{CSS}</style></head><body><h1>Capability SLA</h1><p>generated {e(generated)}, schema "
+        f"<code>{SCHEMA}</code></p><table><tr><th>capability</th><th>stage</th><th>attempts</th><th>success</th>"
+        "<th>mean ms</th><th>p50</th><th>p95</th><th>ttfa p50/p95</th><th>retries</th><th>timeouts</th></tr>"
+        + "".join(rows) + "</table><h2>executor</h2><table>" + metrics + "</table>" + "".join(sections)
+        + f"<script>{JS}</script></body></html>"
+    )

@@ -1,0 +1,111 @@
+"""``ModuleWitnessV1`` (seed 001): the expected end state of one module, content-addressed.
+
+The witness is a by-product of decomposition: ``expected_placements`` is
+exactly the module's ``place_block_at`` steps in build order, ``required_empty``
+its doorway/interior cells. ``witness_digest`` hashes the sorted placements
+and empty cells, so it equals :attr:`capabilities.structures.ModuleSpec.digest`
+(the ``verify_module`` leaf's digest): one content address for both.
+
+:func:`scan` is the one code path that checks a witness against a world
+(``verify_module`` at checkpoint time and the resume scan both use it), and
+:func:`classify` turns the diff into the seed's resume classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from capabilities.structures import Anchor, Cell, Facing, ModuleSpec, ModuleWitness, Placement, build_order, scan_module
+from world.body import BlockPos
+
+#: Seed 001: a diff covering more than this share of the placements means the module was destroyed.
+DESTROYED_SHARE = 0.8
+
+
+class Offset(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    dx: int
+    dy: int
+    dz: int
+
+
+class ExpectedPlacement(Offset):
+    block_id: str = Field(alias="blockId")
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class ModuleWitnessV1(BaseModel):
+    """Seed field names are the aliases (``moduleId``, ``expectedPlacements``, ...)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    module_id: str = Field(alias="moduleId")
+    ref_corner: Offset = Field(alias="refCorner", description="absolute x/y/z of the reference corner")
+    facing: Facing
+    expected_placements: list[ExpectedPlacement] = Field(alias="expectedPlacements")
+    required_empty: list[Offset] = Field(alias="requiredEmpty")
+    witness_digest: str = Field(alias="witnessDigest")
+
+    def anchor(self) -> Anchor:
+        return Anchor(origin=BlockPos(self.ref_corner.dx, self.ref_corner.dy, self.ref_corner.dz), facing=self.facing)
+
+    def spec(self) -> ModuleSpec:
+        return ModuleSpec(
+            module_id=self.module_id,
+            placements=[Placement(dx=p.dx, dy=p.dy, dz=p.dz, block=p.block_id) for p in self.expected_placements],
+            required_empty=[Cell(dx=c.dx, dy=c.dy, dz=c.dz) for c in self.required_empty],
+        )
+
+    def absolute_placements(self) -> list[tuple[BlockPos, str]]:
+        a = self.anchor()
+        return [(a.absolute(Cell(dx=p.dx, dy=p.dy, dz=p.dz)), p.block_id) for p in self.expected_placements]
+
+    def absolute_empty(self) -> list[BlockPos]:
+        a = self.anchor()
+        return [a.absolute(Cell(dx=c.dx, dy=c.dy, dz=c.dz)) for c in self.required_empty]
+
+    def to_seed(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+
+def make_witness(spec: ModuleSpec, anchor: Anchor) -> ModuleWitnessV1:
+    """The witness of ``spec`` anchored at ``anchor``; placements in build (step) order."""
+    rel = {anchor.absolute(p): p for p in spec.placements}
+    ordered = [rel[pos] for pos, _ in build_order(spec, anchor)]
+    o = anchor.origin
+    return ModuleWitnessV1(
+        module_id=spec.module_id,
+        ref_corner=Offset(dx=o.x, dy=o.y, dz=o.z),
+        facing=anchor.facing,
+        expected_placements=[ExpectedPlacement(dx=p.dx, dy=p.dy, dz=p.dz, block_id=p.block) for p in ordered],
+        required_empty=[Offset(dx=c.dx, dy=c.dy, dz=c.dz) for c in spec.required_empty],
+        witness_digest=spec.digest,
+    )
+
+
+class ModuleState(StrEnum):
+    COMPLETED = "completed"
+    PARTIALLY_COMPLETED = "partially_completed"
+    DRIFTED = "drifted"
+    DESTROYED = "destroyed"
+
+
+def scan(witness: ModuleWitnessV1, read: Callable[[BlockPos], str | None]) -> ModuleWitness:
+    """Check only the witness's declared cells (a bounded scan, never the whole footprint)."""
+    return scan_module(witness.spec(), witness.anchor(), read)
+
+
+def classify(witness: ModuleWitnessV1, diff: ModuleWitness) -> ModuleState:
+    """Seed 001 resume step 4: empty diff, subset of placements, wrong blocks, or mostly gone."""
+    total = max(1, len(witness.expected_placements))
+    if diff.complete:
+        return ModuleState.COMPLETED
+    if len(diff.missing) + len(diff.wrong) > DESTROYED_SHARE * total and total >= 5:
+        return ModuleState.DESTROYED
+    if diff.wrong or diff.obstructed:
+        return ModuleState.DRIFTED
+    return ModuleState.PARTIALLY_COMPLETED

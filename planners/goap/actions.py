@@ -1,0 +1,192 @@
+"""Ground GOAP actions from the registry: declared preconditions and effects, instantiated per item.
+
+Each capability GOAP can use has a grounder (a table, :data:`GROUNDERS`) that
+enumerates argument sets over the items relevant to the goal (recipe data from
+minecraft-data). For every argument set the capability's declared facts are
+instantiated (``has:{recipe}`` -> ``has:stick``) and interpreted by
+:func:`interpret`; a fact GOAP cannot interpret makes the action unusable
+rather than silently ignored. The numeric side (how many of an ingredient a
+recipe consumes, which tool a block needs, which station a recipe needs) comes
+from the recipe data and is added to the declared facts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from executor.facts import instantiate
+from planners.base import STATIONS
+from planners.goap.costs import ActionCosts
+from planners.htn.knowledge import SEARCH_RADIUS, Knowledge
+
+if TYPE_CHECKING:
+    from capabilities.registry import Registry
+
+#: an item's options costing more than this times its cheapest option are not grounded
+RELEVANCE_SLACK = 2.5
+MAX_FUELS = 3
+MAX_SMELT_BATCH = 8
+
+
+@dataclass(frozen=True)
+class GroundAction:
+    name: str
+    capability: str
+    args: dict[str, Any] = field(hash=False, compare=False)
+    needs: tuple[tuple[str, int], ...] = ()  # items that must be held
+    consumes: tuple[tuple[str, int], ...] = ()
+    produces: tuple[tuple[str, int], ...] = ()
+    tools_any: frozenset[str] = frozenset()  # at least one must be held
+    stations_needed: frozenset[str] = frozenset()
+    station_added: str | None = None
+    cost: float = 1.0
+    facts_pre: tuple[str, ...] = ()
+    facts_eff: tuple[str, ...] = ()
+
+
+def interpret(fact: str, knowledge: Knowledge) -> tuple[str, str] | None:
+    """A declared fact -> (kind, subject) GOAP models: ``has`` item, ``near`` station/block, ``smelted``."""
+    kind, _, subject = fact.partition(":")
+    if kind == "has" and subject:
+        return "has", subject
+    if kind == "near" and subject:
+        return "near", subject
+    if kind == "has_smelted" and subject:
+        return "smelted", subject
+    return None
+
+
+def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
+    """The goal's closure over the options worth considering (within the cost slack)."""
+    seen: set[str] = set()
+    todo = [goal]
+    while todo:
+        item = todo.pop()
+        if item in seen:
+            continue
+        seen.add(item)
+        options = knowledge.options(item)
+        if not options:
+            continue
+        best = options[0].cost
+        for option in options:
+            if option.cost > best * RELEVANCE_SLACK:
+                continue
+            if option.kind == "mine":
+                todo.extend(option.tools)
+            elif option.kind == "craft" and option.recipe is not None:
+                todo.extend(option.recipe.ingredients)
+                if option.recipe.needs_table:
+                    todo.append("crafting_table")
+            elif option.smelt_input is not None:
+                todo.extend([option.smelt_input, "furnace", *(f for f, _ in _cheap_fuels(knowledge))])
+    return seen
+
+
+def _cheap_fuels(knowledge: Knowledge) -> list[tuple[str, int]]:
+    ranked = sorted(knowledge.fuels(), key=lambda f: (knowledge.cost(f[0]) / f[1], f[0]))
+    return [f for f in ranked if knowledge.cost(f[0]) < math.inf][:MAX_FUELS]
+
+
+Grounder = Callable[[Knowledge, set[str], ActionCosts], Iterator[GroundAction]]
+
+
+def _mine(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundAction]:
+    for item in sorted(items):
+        for option in k.options(item):
+            if option.kind == "mine" and option.block is not None:
+                yield GroundAction(
+                    name=f"mine 1 {item}", capability="acquire_material",
+                    args={"item": item, "count": 1, "radius": SEARCH_RADIUS},
+                    produces=((item, 1),), tools_any=option.tools, cost=costs.cost("acquire_material", 1),
+                )
+                break  # one action per item: acquire_material finds whichever block drops it
+
+
+def _craft(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundAction]:
+    for item in sorted(items):
+        for option in k.options(item):
+            if option.kind != "craft" or option.recipe is None:
+                continue
+            recipe = option.recipe
+            if not set(recipe.ingredients) <= items:
+                continue
+            ingredients = tuple(sorted(recipe.ingredients.items()))
+            yield GroundAction(
+                name=f"craft {recipe.count} {item} from {'+'.join(i for i, _ in ingredients)}",
+                capability="craft_recipe", args={"recipe": item, "qty": recipe.count},
+                needs=ingredients, consumes=ingredients, produces=((item, recipe.count),),
+                stations_needed=frozenset({"crafting_table"}) if recipe.needs_table else frozenset(),
+                cost=costs.cost("craft_recipe", 1),
+            )
+
+
+def _smelt(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundAction]:
+    for item in sorted(items):
+        for option in k.options(item):
+            if option.kind != "smelt" or option.smelt_input is None or option.smelt_input not in items:
+                continue
+            for fuel, ticks in _cheap_fuels(k):
+                if fuel in (item, option.smelt_input):
+                    continue
+                for qty in range(1, MAX_SMELT_BATCH + 1):  # A* picks the batch the plan needs
+                    fuel_n = k.fuel_needed(ticks, qty)
+                    yield GroundAction(
+                        name=f"smelt {qty} {option.smelt_input} with {fuel}", capability="smelt",
+                        args={"input": option.smelt_input, "qty": qty, "fuel": fuel},
+                        needs=((option.smelt_input, qty), (fuel, fuel_n)),
+                        consumes=((option.smelt_input, qty), (fuel, fuel_n)), produces=((item, qty),),
+                        stations_needed=frozenset({"furnace"}), cost=costs.cost("smelt", qty),
+                    )
+
+
+def _place(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundAction]:
+    for station in STATIONS:
+        if station in items:
+            yield GroundAction(
+                name=f"place {station}", capability="place_workstation", args={"workstation": station},
+                needs=((station, 1),), consumes=((station, 1),), station_added=station,
+                cost=costs.cost("place_workstation", 1),
+            )
+
+
+GROUNDERS: dict[str, Grounder] = {
+    "acquire_material": _mine,
+    "craft_recipe": _craft,
+    "smelt": _smelt,
+    "place_workstation": _place,
+}
+
+
+def ground(goal: str, knowledge: Knowledge, registry: Registry, costs: ActionCosts) -> list[GroundAction]:
+    """Every usable action for ``goal``; declared facts must be interpretable and agree with the grounding."""
+    items = relevant_items(goal, knowledge)
+    out: list[GroundAction] = []
+    for capability, grounder in GROUNDERS.items():
+        if not registry.has(capability):
+            continue
+        spec = registry.get(capability)
+        for action in grounder(knowledge, items, costs):
+            pre = tuple(f for f in (instantiate(p, action.args) for p in spec.preconditions) if f)
+            eff = tuple(f for f in (instantiate(e, action.args) for e in spec.effects) if f)
+            facts = [interpret(f, knowledge) for f in (*pre, *eff)]
+            if any(f is None for f in facts):
+                continue
+            needs = dict(action.needs)
+            for fact in pre:
+                meaning = interpret(fact, knowledge)
+                if meaning is not None and meaning[0] == "has":
+                    needs.setdefault(meaning[1], 1)
+                elif meaning is not None and meaning[0] == "near" and meaning[1] not in STATIONS:
+                    if capability != "acquire_material":  # acquire_material walks to what it finds
+                        continue
+            out.append(GroundAction(
+                name=action.name, capability=action.capability, args=action.args,
+                needs=tuple(sorted(needs.items())), consumes=action.consumes, produces=action.produces,
+                tools_any=action.tools_any, stations_needed=action.stations_needed,
+                station_added=action.station_added, cost=action.cost, facts_pre=pre, facts_eff=eff,
+            ))
+    return out

@@ -1,0 +1,46 @@
+"""GOAP action costs from capability SLA durations.
+
+The expected duration of one unit of a capability is its mean successful
+duration per unit from the executor's journal when there is history, else a
+default derived from its declared timeout (:data:`TIMEOUT_FRACTION` of it: a
+leaf is expected to finish well inside its budget).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from capabilities.registry import Registry
+
+TIMEOUT_FRACTION = 0.1
+#: argument that counts the units of work of one dispatch, per capability
+UNIT_ARG = {"acquire_material": "count", "craft_recipe": "qty", "smelt": "qty"}
+MIN_SAMPLES = 3
+
+
+class ActionCosts:
+    def __init__(self, per_unit_ms: dict[str, float]) -> None:
+        self.per_unit_ms = per_unit_ms
+
+    @classmethod
+    def from_registry(cls, registry: Registry, journal: Any | None = None) -> ActionCosts:
+        per_unit = {spec.name: spec.timeout_ms * TIMEOUT_FRACTION for spec in registry.latest()}
+        if journal is not None:
+            per_unit.update(cls._observed(journal))
+        return cls(per_unit)
+
+    @staticmethod
+    def _observed(journal: Any) -> dict[str, float]:
+        samples: dict[str, list[float]] = {}
+        for row in journal.step_rows():
+            if not row.get("ok") or row.get("duration_ms") is None or row.get("shadow"):
+                continue
+            name = str(row["capability"])
+            args = row.get("args") or {}
+            units = args.get(UNIT_ARG.get(name, ""), 1) if isinstance(args, dict) else 1
+            samples.setdefault(name, []).append(float(row["duration_ms"]) / max(1, int(units or 1)))
+        return {name: sum(v) / len(v) for name, v in samples.items() if len(v) >= MIN_SAMPLES}
+
+    def cost(self, capability: str, units: int) -> float:
+        return self.per_unit_ms.get(capability, 1000.0) * max(1, units)

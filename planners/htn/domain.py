@@ -1,0 +1,411 @@
+"""The HTN method library: gathering, crafting, smelting, building, farming and survival.
+
+Compound tasks and their methods (alternatives in brackets):
+
+* ``obtain(item, n)``: make ``n`` free in the virtual inventory and reserve them [held | produce].
+* ``produce(item, n)``: gathering [mine:<block> per source block], crafting [craft:<ingredients>
+  per recipe], smelting [smelt:<input>], farming [harvest:<crop> when a crop field was surveyed].
+* ``tool(tools)``: [held | make:<tool>], ``station(name)``: [in_reach | place].
+* ``fuel_for(input, n)``: [fuel:<item> per fuel].
+* ``build(module_id)``: [module: gather the bill of materials, then ``build_module``].
+* ``farm(crop)``: [plant: get a hoe, till, plant].
+* ``survive(need)``: hunger [eat:<food>], night [sleep | shelter], threat [retreat | block_in].
+
+Reservations follow the solver: an ingredient obtained for one recipe is not
+spent by the next. Operators check their preconditions against the virtual
+state, apply their effects and return the PPA :class:`~planners.ppa.PlanStep`
+(effect check, precondition checks, the leaf) that the tree is made of.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from capabilities.structures import LIBRARY as MODULES
+from planners.htn.engine import Domain, Task
+from planners.htn.knowledge import MINE_BATCH, SEARCH_RADIUS, Knowledge
+from planners.ppa import Check, PlanStep
+from planners.solver import CRAFT_TICKS, MINE_TRAVEL_TICKS, PLACE_TICKS, SMELT_TICKS
+from world.body import BlockPos
+
+#: crop item -> (crop block, seed item) for the farming library
+CROPS: dict[str, tuple[str, str]] = {
+    "wheat": ("wheat", "wheat_seeds"),
+    "carrot": ("carrots", "carrot"),
+    "potato": ("potatoes", "potato"),
+    "beetroot": ("beetroots", "beetroot_seeds"),
+}
+HOES = ("wooden_hoe", "stone_hoe", "iron_hoe")
+#: blocks good for blocking in or a pillar, cheapest first
+BLOCKING = ("dirt", "cobblestone", "oak_planks")
+NIGHT_START, NIGHT_END = 12_542, 23_459
+STATION_RADIUS = 6
+
+
+@dataclass
+class CraftState:
+    """The virtual world an HTN decomposition runs against."""
+
+    knowledge: Knowledge
+    inventory: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    reserved: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    stations: set[str] = field(default_factory=set)
+    position: BlockPos | None = None
+    time_of_day: int = 1000
+    health: float = 20.0
+    food: int = 20
+
+    def copy(self) -> CraftState:
+        return CraftState(
+            self.knowledge, defaultdict(int, self.inventory), defaultdict(int, self.reserved), set(self.stations),
+            self.position, self.time_of_day, self.health, self.food,
+        )
+
+    def free(self, item: str) -> int:
+        return self.inventory[item] - self.reserved[item]
+
+    @property
+    def night(self) -> bool:
+        return NIGHT_START <= self.time_of_day % 24_000 <= NIGHT_END
+
+
+def has(item: str, count: int) -> Check:
+    return Check("has_item", {"item": item, "count": max(1, count)})
+
+
+def near(block: str) -> Check:
+    return Check("block_nearby", {"block": block, "radius": STATION_RADIUS})
+
+
+def build_domain() -> Domain:
+    """A fresh domain (each planner owns one: nothing global, safe across threads)."""
+    d = Domain()
+
+    # -- bookkeeping -------------------------------------------------------------------------------
+    @d.operator("!reserve", None)
+    def reserve(s: CraftState, item: str, n: int) -> PlanStep | None | bool:
+        if s.free(item) < n:
+            return False
+        s.reserved[item] += n
+        return None
+
+    @d.operator("!unreserve", None)
+    def unreserve(s: CraftState, item: str, n: int) -> PlanStep | None | bool:
+        s.reserved[item] = max(0, s.reserved[item] - n)
+        return None
+
+    # -- gathering ---------------------------------------------------------------------------------
+    @d.operator("!mine", "acquire_material")
+    def mine(s: CraftState, item: str, block: str, n: int, tools: tuple[str, ...]) -> PlanStep | None | bool:
+        if block not in s.knowledge.blocks:
+            return False
+        held = [t for t in tools if s.inventory[t] > 0]
+        if tools and not held:
+            return False
+        s.inventory[item] += n
+        return PlanStep(
+            name=f"mine {n} {item}",
+            capability="acquire_material",
+            args={"item": item, "count": n, "radius": SEARCH_RADIUS},
+            effect=has(item, s.inventory[item]),
+            preconditions=[has(held[0], 1)] if held else [],
+            cost=MINE_TRAVEL_TICKS * n,
+            retry=2,
+            produces={item: n},
+        )
+
+    @d.method("obtain", "held", "gathering")
+    def obtain_held(s: CraftState, item: str, n: int) -> Iterator[tuple[Any, ...]]:
+        if s.free(item) >= n:
+            yield "", [("!reserve", item, n)]
+
+    @d.method("obtain", "produce", "gathering")
+    def obtain_produce(s: CraftState, item: str, n: int) -> Iterator[tuple[Any, ...]]:
+        missing = n - s.free(item)
+        if missing > 0:
+            yield "", [("produce", item, missing), ("!reserve", item, n)]
+
+    @d.method("produce", "mine", "gathering")
+    def produce_mine(s: CraftState, item: str, n: int) -> Iterator[tuple[Any, ...]]:
+        for option in s.knowledge.options(item):
+            if option.kind != "mine" or option.block is None:
+                continue
+            tools = tuple(sorted(option.tools, key=s.knowledge.cost))
+            batches: list[Task] = []
+            left = n
+            while left > 0:
+                batch = min(MINE_BATCH, left)
+                batches.append(("!mine", item, option.block, batch, tools))
+                left -= batch
+            yield option.block, ([("tool", tools)] if tools else []) + batches, option.cost * n
+
+    @d.method("tool", "held", "gathering")
+    def tool_held(s: CraftState, tools: tuple[str, ...]) -> Iterator[tuple[Any, ...]]:
+        if any(s.inventory[t] > 0 for t in tools):
+            yield "", []
+
+    @d.method("tool", "make", "crafting")
+    def tool_make(s: CraftState, tools: tuple[str, ...]) -> Iterator[tuple[Any, ...]]:
+        if any(s.inventory[t] > 0 for t in tools):
+            return
+        for tool in tools:  # tools are used, not consumed: obtain one, then release the reservation
+            if s.knowledge.cost(tool) < math.inf:
+                yield tool, [("obtain", tool, 1), ("!unreserve", tool, 1)], s.knowledge.cost(tool)
+
+    # -- crafting ----------------------------------------------------------------------------------
+    @d.operator("!craft", "craft_recipe")
+    def craft(
+        s: CraftState, item: str, ingredients: tuple[tuple[str, int], ...], crafts: int, per: int, table: bool
+    ) -> PlanStep | None | bool:
+        if any(s.inventory[i] < n * crafts for i, n in ingredients):
+            return False
+        if table and "crafting_table" not in s.stations:
+            return False
+        for ingredient, n in ingredients:
+            s.inventory[ingredient] -= n * crafts
+            s.reserved[ingredient] = max(0, s.reserved[ingredient] - n * crafts)
+        made = crafts * per
+        s.inventory[item] += made
+        return PlanStep(
+            name=f"craft {made} {item}",
+            capability="craft_recipe",
+            args={"recipe": item, "qty": made},
+            effect=has(item, s.inventory[item]),
+            preconditions=[has(i, n * crafts) for i, n in ingredients] + ([near("crafting_table")] if table else []),
+            cost=CRAFT_TICKS * crafts,
+            produces={item: made},
+            consumes={i: n * crafts for i, n in ingredients},
+        )
+
+    @d.method("produce", "craft", "crafting")
+    def produce_craft(s: CraftState, item: str, n: int) -> Iterator[tuple[Any, ...]]:
+        for option in s.knowledge.options(item):
+            if option.kind != "craft" or option.recipe is None:
+                continue
+            recipe = option.recipe
+            crafts = math.ceil(n / recipe.count)
+            ingredients = tuple(sorted(recipe.ingredients.items()))
+            subtasks: list[Task] = [("obtain", i, k * crafts) for i, k in ingredients]
+            if recipe.needs_table:
+                subtasks.append(("station", "crafting_table"))
+            subtasks.append(("!craft", item, ingredients, crafts, recipe.count, recipe.needs_table))
+            yield option.label.removeprefix("craft:"), subtasks, option.cost * n
+
+    # -- building (workstations and modules) ---------------------------------------------------------
+    @d.operator("!place", "place_workstation")
+    def place(s: CraftState, station: str) -> PlanStep | None | bool:
+        if s.inventory[station] < 1:
+            return False
+        s.inventory[station] -= 1
+        s.reserved[station] = max(0, s.reserved[station] - 1)
+        s.stations.add(station)
+        return PlanStep(
+            name=f"place {station}",
+            capability="place_workstation",
+            args={"workstation": station},
+            effect=near(station),
+            preconditions=[has(station, 1)],
+            cost=PLACE_TICKS,
+            consumes={station: 1},
+        )
+
+    @d.method("station", "in_reach", "building")
+    def station_in_reach(s: CraftState, station: str) -> Iterator[tuple[Any, ...]]:
+        if station in s.stations:
+            yield "", []
+
+    @d.method("station", "place", "building")
+    def station_place(s: CraftState, station: str) -> Iterator[tuple[Any, ...]]:
+        if station not in s.stations:
+            yield "", [("obtain", station, 1), ("!place", station)]
+
+    @d.operator("!build_module", "build_module")
+    def build_module(s: CraftState, module_id: str) -> PlanStep | None | bool:
+        module = MODULES.get(module_id)
+        if module is None or s.position is None:
+            return False
+        bill = _bill(module_id)
+        if any(s.inventory[b] < n for b, n in bill.items()):
+            return False
+        for block, n in bill.items():
+            s.inventory[block] -= n
+            s.reserved[block] = max(0, s.reserved[block] - n)
+        origin = s.position.offset(dx=2, dz=2)
+        return PlanStep(
+            name=f"build {module_id}",
+            capability="build_module",
+            args={"module_id": module_id, "origin": {"x": origin.x, "y": origin.y, "z": origin.z}},
+            preconditions=[has(b, n) for b, n in bill.items()],
+            cost=PLACE_TICKS * sum(bill.values()),
+            consumes=bill,
+        )
+
+    @d.method("build", "module", "building")
+    def build(s: CraftState, module_id: str) -> Iterator[tuple[Any, ...]]:
+        if module_id in MODULES:
+            yield module_id, [("obtain", b, n) for b, n in _bill(module_id).items()] + [("!build_module", module_id)]
+
+    # -- smelting ------------------------------------------------------------------------------------
+    @d.operator("!smelt", "smelt")
+    def smelt(s: CraftState, input_item: str, n: int, fuel: str, fuel_n: int) -> PlanStep | None | bool:
+        result = s.knowledge.md.smelting_result(input_item)
+        if result is None or "furnace" not in s.stations:
+            return False
+        if s.inventory[input_item] < n or s.inventory[fuel] < fuel_n + (n if fuel == input_item else 0):
+            return False
+        for item, k in ((input_item, n), (fuel, fuel_n)):
+            s.inventory[item] -= k
+            s.reserved[item] = max(0, s.reserved[item] - k)
+        s.inventory[result.output] += n
+        return PlanStep(
+            name=f"smelt {n} {input_item}",
+            capability="smelt",
+            args={"input": input_item, "qty": n, "fuel": fuel},
+            effect=has(result.output, s.inventory[result.output]),
+            preconditions=[has(input_item, n), has(fuel, fuel_n), near("furnace")],
+            cost=SMELT_TICKS * n,
+            produces={result.output: n},
+            consumes={input_item: n, fuel: fuel_n},
+        )
+
+    @d.method("produce", "smelt", "smelting")
+    def produce_smelt(s: CraftState, item: str, n: int) -> Iterator[tuple[Any, ...]]:
+        for option in s.knowledge.options(item):
+            if option.kind == "smelt" and option.smelt_input is not None:
+                yield option.smelt_input, [
+                    ("obtain", option.smelt_input, n), ("station", "furnace"), ("fuel_for", option.smelt_input, n)
+                ], option.cost * n
+
+    @d.method("fuel_for", "fuel", "smelting")
+    def fuel_for(s: CraftState, input_item: str, n: int) -> Iterator[tuple[Any, ...]]:
+        output = s.knowledge.md.smelting_result(input_item)
+        ranked: list[tuple[float, str, int]] = []
+        for fuel, ticks in s.knowledge.fuels():
+            if fuel in (input_item, output.output if output else None):
+                continue
+            k = s.knowledge.fuel_needed(ticks, n)
+            cost = max(0, k - s.free(fuel)) * s.knowledge.cost(fuel)
+            if cost < math.inf:
+                ranked.append((cost, fuel, k))
+        for cost, fuel, k in sorted(ranked)[:4]:
+            yield fuel, [("obtain", fuel, k), ("!smelt", input_item, n, fuel, k)], cost
+
+    # -- farming -------------------------------------------------------------------------------------
+    @d.operator("!harvest", "harvest_crop")
+    def harvest(s: CraftState, item: str, crop: str, n: int) -> PlanStep | None | bool:
+        if crop not in s.knowledge.blocks:
+            return False
+        s.inventory[item] += n
+        return PlanStep(
+            name=f"harvest {crop}",
+            capability="harvest_crop",
+            args={"crop": crop, "max_crops": n, "radius": SEARCH_RADIUS},
+            effect=has(item, s.inventory[item]),
+            cost=MINE_TRAVEL_TICKS * n,
+            produces={item: n},
+        )
+
+    @d.method("produce", "harvest", "farming")
+    def produce_harvest(s: CraftState, item: str, n: int) -> Iterator[tuple[Any, ...]]:
+        if item in CROPS and CROPS[item][0] in s.knowledge.blocks:
+            yield CROPS[item][0], [("!harvest", item, CROPS[item][0], n)], MINE_TRAVEL_TICKS * n
+
+    @d.operator("!till", "till_soil")
+    def till(s: CraftState) -> PlanStep | None | bool:
+        hoe = next((h for h in HOES if s.inventory[h] > 0), None)
+        if hoe is None:
+            return False
+        return PlanStep(name="till soil", capability="till_soil", args={}, preconditions=[has(hoe, 1)],
+                        cost=CRAFT_TICKS)
+
+    @d.operator("!plant", "plant_crop")
+    def plant(s: CraftState, crop: str, seed: str) -> PlanStep | None | bool:
+        if s.inventory[seed] < 1:
+            return False
+        s.inventory[seed] -= 1
+        return PlanStep(name=f"plant {crop}", capability="plant_crop", args={"crop": crop},
+                        preconditions=[has(seed, 1)], cost=CRAFT_TICKS, consumes={seed: 1})
+
+    @d.method("farm", "plant", "farming")
+    def farm(s: CraftState, crop_item: str) -> Iterator[tuple[Any, ...]]:
+        if crop_item in CROPS:
+            _, seed = CROPS[crop_item]
+            crop = "wheat" if crop_item == "wheat" else crop_item
+            yield crop_item, [("tool", HOES), ("obtain", seed, 1), ("!unreserve", seed, 1), ("!till",),
+                              ("!plant", crop, seed)]
+
+    # -- survival ------------------------------------------------------------------------------------
+    @d.operator("!eat", "consume_food")
+    def eat(s: CraftState, food: str) -> PlanStep | None | bool:
+        if s.inventory[food] < 1:
+            return False
+        s.inventory[food] -= 1
+        s.food = 20
+        return PlanStep(name=f"eat {food}", capability="consume_food", args={"food_type": food},
+                        effect=Check("food_above", {"value": 17}), preconditions=[has(food, 1)], cost=CRAFT_TICKS,
+                        consumes={food: 1})
+
+    @d.operator("!sleep", "sleep")
+    def sleep(s: CraftState) -> PlanStep | None | bool:
+        if not s.night:
+            return False
+        s.time_of_day = 0
+        return PlanStep(name="sleep", capability="sleep", args={}, cost=PLACE_TICKS)
+
+    @d.operator("!retreat", "retreat_from_threat")
+    def retreat(s: CraftState) -> PlanStep | None | bool:
+        return PlanStep(name="retreat", capability="retreat_from_threat", args={}, cost=PLACE_TICKS)
+
+    @d.operator("!block_in", "retreat_and_block")
+    def block_in(s: CraftState, block: str) -> PlanStep | None | bool:
+        if s.inventory[block] < 1:
+            return False
+        return PlanStep(name=f"block in with {block}", capability="retreat_and_block",
+                        args={"blockType": block}, preconditions=[has(block, 1)], cost=PLACE_TICKS)
+
+    @d.method("survive", "eat", "survival")
+    def survive_eat(s: CraftState, need: str) -> Iterator[tuple[Any, ...]]:
+        if need != "hunger":
+            return
+        md = s.knowledge.md
+        foods = sorted((f for f, n in s.inventory.items() if n > 0 and md.food(f) is not None),
+                       key=lambda f: -(md.food(f).food_points if md.food(f) else 0))  # type: ignore[union-attr]
+        for food in foods:
+            yield food, [("!eat", food)]
+
+    @d.method("survive", "sleep", "survival")
+    def survive_sleep(s: CraftState, need: str) -> Iterator[tuple[Any, ...]]:
+        if need == "night" and s.night:
+            yield "", [("!sleep",)], PLACE_TICKS
+
+    @d.method("survive", "shelter", "survival")
+    def survive_shelter(s: CraftState, need: str) -> Iterator[tuple[Any, ...]]:
+        if need in ("night", "threat"):
+            for block in BLOCKING:
+                if s.knowledge.cost(block) < math.inf or s.free(block) > 0:
+                    yield block, [("obtain", block, 1), ("!unreserve", block, 1), ("!block_in", block)], (
+                        PLACE_TICKS + (0 if s.free(block) > 0 else s.knowledge.cost(block)))
+
+    @d.method("survive", "retreat", "survival")
+    def survive_retreat(s: CraftState, need: str) -> Iterator[tuple[Any, ...]]:
+        if need == "threat":
+            yield "", [("!retreat",)], PLACE_TICKS
+
+    return d
+
+
+def _bill(module_id: str) -> dict[str, int]:
+    bill: dict[str, int] = defaultdict(int)
+    for placement in MODULES[module_id].placements:
+        bill[placement.block] += 1
+    return dict(bill)
+
+
+#: survive(<need>) targets the library answers
+SURVIVAL_NEEDS = ("hunger", "night", "threat")
+#: what the HTN method library covers, for documentation and ``craftbt plan --explain``
+LIBRARIES = ("gathering", "crafting", "smelting", "building", "farming", "survival")

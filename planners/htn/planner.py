@@ -1,0 +1,214 @@
+"""The HTN planner: decomposes an intent with the method library and emits the decomposition as a tree.
+
+Compound tasks become named sequences; where a task had another applicable
+method of similar cost, the chosen method and that alternative become a
+selector (chosen first), so a method that fails at run time falls back
+without going back to the router. Every primitive step is a PPA step
+(effect-guarded, precondition-checked leaf). Alternatives are ordered by
+estimated cost divided by the expected success of the method in this context
+(biome and time of day) from the priors store, and halved for every recent
+failure the intent reports, so a method that keeps failing here drops back.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any, Protocol
+
+from planners.base import PlanningFailure, PlanningState, PlanResult
+from planners.htn.domain import CROPS, SURVIVAL_NEEDS, CraftState, build_domain
+from planners.htn.engine import (
+    Alternative,
+    BudgetExceeded,
+    CompoundNode,
+    DecompNode,
+    Engine,
+    PrimitiveNode,
+    Task,
+    methods_used,
+    plan_steps,
+)
+from planners.htn.knowledge import Knowledge
+from planners.ppa import Check, dedupe_leaf_names
+from router.intent import GoalVerb, Intent
+from router.priors import context_key
+from trees.model import Node, SelectorNode, SequenceNode, TreeDefinition
+
+if TYPE_CHECKING:
+    from capabilities.registry import Registry
+
+#: tasks whose runner-up method becomes a fallback branch in the tree
+FALLBACK_TASKS = frozenset({"produce", "fuel_for", "survive"})
+#: a runner-up is kept only when it is this close in cost and this small
+FALLBACK_COST_RATIO = 1.5
+FALLBACK_MAX_STEPS = 6
+#: a recent failure of a method multiplies its expected success by this
+RECENT_FAILURE_PENALTY = 0.5
+MIN_SUCCESS = 0.02
+
+
+class MethodPriors(Protocol):
+    def expected_success(self, planner: str, method: str, context: str) -> float: ...
+
+
+class HtnPlanner:
+    name = "htn"
+
+    def __init__(
+        self,
+        priors: MethodPriors | None = None,
+        *,
+        version: str = "1.21.4",
+        max_expansions: int = 20_000,
+        timeout_ms: float = 2_000,
+        fallbacks: bool = True,
+    ) -> None:
+        self.domain = build_domain()
+        self.priors = priors
+        self.version = version
+        self.max_expansions = max_expansions
+        self.timeout_ms = timeout_ms
+        self.fallbacks = fallbacks
+
+    def available(self) -> bool:
+        return True
+
+    def can_handle(self, intent: Intent) -> bool:
+        return intent.goal.verb is not GoalVerb.EXPLORE
+
+    def emittable_verbs(self) -> frozenset[str]:
+        return self.domain.capabilities()
+
+    # -- planning -------------------------------------------------------------------------------
+    def tasks_for(self, intent: Intent) -> tuple[list[Task], Check | None]:
+        goal = intent.goal
+        if goal.verb is GoalVerb.OBTAIN:
+            return [("obtain", goal.target, goal.count)], Check("has_item", {"item": goal.target, "count": goal.count})
+        if goal.verb is GoalVerb.BUILD:
+            crop = goal.target.removesuffix("_farm")
+            if crop in CROPS:
+                return [("farm", crop)], None
+            return [("build", goal.target)], None
+        if goal.verb is GoalVerb.SURVIVE:
+            if goal.target not in SURVIVAL_NEEDS:
+                raise PlanningFailure("unknown_need", f"survive {goal.target!r}: one of {', '.join(SURVIVAL_NEEDS)}")
+            return [("survive", goal.target)], None
+        raise PlanningFailure("unsupported_goal", f"the HTN library has no methods for {goal.verb.value}")
+
+    def initial_state(self, state: PlanningState) -> CraftState:
+        return CraftState(
+            knowledge=Knowledge(state.available_blocks, self.version),
+            inventory=defaultdict(int, state.inventory),
+            stations=set(state.stations),
+            position=state.position,
+            time_of_day=state.time_of_day,
+            health=state.health,
+            food=state.food,
+        )
+
+    def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
+        tasks, goal_check = self.tasks_for(intent)
+        if intent.goal.verb is GoalVerb.OBTAIN and not Knowledge(state.available_blocks, self.version).md.has_item(
+            intent.goal.target
+        ):
+            raise PlanningFailure("unknown_item", f"{intent.goal.target!r} is not a {self.version} item")
+        context = context_key(intent.context, state.time_of_day)
+        recent = [str(m) for m in intent.context.get("recent_failures", [])]
+        engine: Engine[CraftState] = Engine(
+            self.domain, self._order(context, recent), max_expansions=self.max_expansions,
+            timeout_ms=self.timeout_ms,
+        )
+        try:
+            solution = engine.solve(self.initial_state(state), tasks)
+        except BudgetExceeded as over:
+            raise PlanningFailure("budget_exceeded", over.reason) from None
+        if solution is None:
+            raise PlanningFailure("no_decomposition", f"no method decomposes {intent.goal} from this state")
+        steps = plan_steps(solution.nodes)
+        children = [n for n in (self._node(x, engine) for x in solution.nodes) if n is not None]
+        plan: Node = SequenceNode(name=str(intent.goal), memory=True, children=children)
+        root: Node = plan if goal_check is None else SelectorNode(
+            name=f"goal: {goal_check.label()}", memory=False, children=[goal_check.node(), plan]
+        )
+        dedupe_leaf_names(root)
+        methods = methods_used(solution.nodes)
+        tree = TreeDefinition(
+            tree=_tree_name(intent), description=f"{intent.goal} (HTN, {len(steps)} steps)", root=root,
+            source="planner:htn",
+        )
+        cost = sum(s.cost for s in steps)
+        assumed = solution.state.knowledge.assumed
+        return PlanResult(
+            planner=self.name,
+            tree=tree,
+            estimated_cost=cost,
+            confidence=0.85 if not assumed else 0.65,
+            explanation=(
+                f"{len(steps)} steps in {solution.expansions} expansions; cost ~{cost:.0f} ticks; context {context}; "
+                f"methods: {', '.join(m for m in methods if not m.endswith(':held') and ':in_reach' not in m)[:300]}"
+            ),
+            steps=len(steps),
+            method=methods[0] if methods else "htn",
+            methods=methods,
+        )
+
+    def _order(self, context: str, recent: list[str]) -> Any:
+        def order(task: Task, alternatives: list[Alternative], state: Any) -> list[Alternative]:
+            def key(alt: Alternative) -> float:
+                success = 1.0 if self.priors is None else self.priors.expected_success(self.name, alt.method_id, context)
+                success *= RECENT_FAILURE_PENALTY ** recent.count(alt.method_id)
+                return alt.cost / max(success, MIN_SUCCESS)
+
+            return sorted(alternatives, key=key)
+
+        return order
+
+    # -- emission ---------------------------------------------------------------------------------
+    def _node(self, node: DecompNode, engine: Engine[CraftState]) -> Node | None:
+        if isinstance(node, PrimitiveNode):
+            return node.step.node() if node.step is not None else None
+        children = [n for n in (self._node(c, engine) for c in node.children) if n is not None]
+        if not children:
+            return None
+        body: Node = children[0] if len(children) == 1 and node.task[0] == "obtain" else SequenceNode(
+            name=_label(node), memory=True, children=children
+        )
+        fallback = self._fallback(node, engine) if self.fallbacks else None
+        if fallback is None:
+            return body
+        return SelectorNode(name=f"{_task_label(node.task)} (methods by prior)", memory=False,
+                            children=[body, fallback])
+
+    def _fallback(self, node: CompoundNode, engine: Engine[CraftState]) -> Node | None:
+        if node.task[0] not in FALLBACK_TASKS or not node.others:
+            return None
+        runner_up = node.others[0]
+        chosen = max(node.alternative.cost, 1.0)
+        if runner_up.cost > chosen * FALLBACK_COST_RATIO:
+            return None
+        try:
+            found = engine.decompose_one(node.task, node.pre_state, runner_up)
+        except BudgetExceeded:
+            return None
+        if found is None or len(plan_steps(found[0])) > FALLBACK_MAX_STEPS:
+            return None
+        branch = CompoundNode(node.task, runner_up, found[0], node.pre_state, found[1])
+        children = [n for n in (self._node(c, engine) for c in branch.children) if n is not None]
+        return SequenceNode(name=_label(branch), memory=True, children=children) if children else None
+
+
+def _task_label(task: Task) -> str:
+    name, *args = task
+    shown = [str(a) for a in args if not isinstance(a, tuple)]
+    return " ".join([name, *shown])
+
+
+def _label(node: CompoundNode) -> str:
+    alt = node.alternative
+    how = alt.method.name + (f" {alt.label}" if alt.label else "")
+    return f"{_task_label(node.task)} [{how}]"
+
+
+def _tree_name(intent: Intent) -> str:
+    raw = f"{intent.goal.verb.value}_{intent.goal.target}"
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in raw.lower())

@@ -1,0 +1,1 @@
+"""LLM planner: an OpenAI-compatible chat client whose answers are validated before anything runs."""

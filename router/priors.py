@@ -1,0 +1,188 @@
+"""Memory-conditioned priors (seed 003): success counts per planner x method x context, in SQLite.
+
+A context is ``"<biome>/<day|night>"``. The posterior of a method's success is
+``Beta(1 + s, 1 + f)`` where ``s`` and ``f`` are its successes and failures in
+this context plus :data:`SHARED_WEIGHT` of those seen in other contexts, so
+what was learnt in the forest informs the desert without overriding it.
+
+Outcomes come from the executor's journal (:meth:`PriorsStore.ingest_journal`
+reads runs whose intent carries the router's ``routing`` block, once each) or
+directly from the router (:meth:`PriorsStore.record_plan`). The store also
+keeps the router's decisions (chosen planner, candidates, disagreement) and
+the thought processor's decisions, for ``craftbt`` reports and audits.
+
+Default location: ``$CRAFTBT_HOME/priors.sqlite`` or ``.craftbt/priors.sqlite``,
+next to the executor's journal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+#: what other contexts' counts weigh in a context that has its own
+SHARED_WEIGHT = 0.2
+NIGHT_START, NIGHT_END = 12_542, 23_459
+#: journal run statuses that are outcomes (blocked: the plan could not even start, a failure of the plan)
+SUCCESS = frozenset({"success"})
+FAILURE = frozenset({"failure", "escalated", "hung", "budget_exhausted", "blocked"})
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS outcomes (
+    planner TEXT NOT NULL, method TEXT NOT NULL, context TEXT NOT NULL,
+    successes REAL NOT NULL DEFAULT 0, failures REAL NOT NULL DEFAULT 0, updated_at REAL NOT NULL,
+    PRIMARY KEY (planner, method, context)
+);
+CREATE TABLE IF NOT EXISTS ingested (run_id TEXT PRIMARY KEY, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS decisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, kind TEXT NOT NULL, intent_id TEXT, goal TEXT,
+    chosen TEXT, method TEXT, context TEXT, disagreement INTEGER NOT NULL DEFAULT 0, detail_json TEXT NOT NULL
+);
+"""
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("CRAFTBT_HOME") or ".craftbt")
+
+
+def is_night(time_of_day: int) -> bool:
+    return NIGHT_START <= time_of_day % 24_000 <= NIGHT_END
+
+
+def context_key(context: Mapping[str, Any], time_of_day: int | None = None) -> str:
+    """``"taiga/night"``: the biome from the intent's context, the time from it or from the clock."""
+    biome = str(context.get("biome") or "any")
+    when = context.get("time")
+    if when not in ("day", "night"):
+        when = "night" if time_of_day is not None and is_night(time_of_day) else "day"
+    return f"{biome}/{when}"
+
+
+class PriorsStore:
+    """Success counts per (planner, method, context), mirrored in memory for fast reads."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        if path is None:
+            path = default_home() / "priors.sqlite"
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.path = str(path)
+        self.db = sqlite3.connect(self.path, check_same_thread=False)
+        if self.path != ":memory:":
+            self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(SCHEMA)
+        self._counts: dict[tuple[str, str, str], list[float]] = {}
+        self._totals: dict[tuple[str, str], list[float]] = {}
+        for planner, method, context, s, f in self.db.execute(
+            "SELECT planner, method, context, successes, failures FROM outcomes"
+        ):
+            self._mirror(planner, method, context, s, f)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _mirror(self, planner: str, method: str, context: str, s: float, f: float) -> None:
+        cell = self._counts.setdefault((planner, method, context), [0.0, 0.0])
+        total = self._totals.setdefault((planner, method), [0.0, 0.0])
+        cell[0] += s
+        cell[1] += f
+        total[0] += s
+        total[1] += f
+
+    # -- outcomes ------------------------------------------------------------------------------
+    def record(self, planner: str, method: str, context: str, ok: bool, weight: float = 1.0) -> None:
+        s, f = (weight, 0.0) if ok else (0.0, weight)
+        self.db.execute(
+            "INSERT INTO outcomes (planner, method, context, successes, failures, updated_at) VALUES (?,?,?,?,?,?)"
+            " ON CONFLICT (planner, method, context) DO UPDATE SET successes = successes + excluded.successes,"
+            " failures = failures + excluded.failures, updated_at = excluded.updated_at",
+            (planner, method, context, s, f, time.time()),
+        )
+        self.db.commit()
+        self._mirror(planner, method, context, s, f)
+
+    def record_plan(self, planner: str, methods: list[str], context: str, ok: bool) -> None:
+        """One run's outcome: the planner as a whole (method ``*``) and every method it relied on."""
+        for method in dict.fromkeys(["*", *methods]):
+            self.record(planner, method, context, ok)
+
+    def counts(self, planner: str, method: str, context: str) -> tuple[float, float]:
+        s, f = self._counts.get((planner, method, context), (0.0, 0.0))
+        return s, f
+
+    def posterior(self, planner: str, method: str, context: str) -> tuple[float, float]:
+        s, f = self.counts(planner, method, context)
+        ts, tf = self._totals.get((planner, method), (0.0, 0.0))
+        return 1.0 + s + SHARED_WEIGHT * (ts - s), 1.0 + f + SHARED_WEIGHT * (tf - f)
+
+    def expected_success(self, planner: str, method: str, context: str) -> float:
+        a, b = self.posterior(planner, method, context)
+        return a / (a + b)
+
+    def sample(self, planner: str, method: str, context: str, rng: random.Random) -> float:
+        """Thompson sampling: one draw from the success posterior."""
+        a, b = self.posterior(planner, method, context)
+        return rng.betavariate(a, b)
+
+    # -- the executor's journal ------------------------------------------------------------------
+    def ingest_journal(self, journal: Any) -> int:
+        """Fold finished runs the router planned into the counts, each run once. Returns how many."""
+        done = {row[0] for row in self.db.execute("SELECT run_id FROM ingested")}
+        added = 0
+        for row in journal.run_rows():
+            run_id = row.get("run_id")
+            status = row.get("status")
+            if run_id in done or status not in SUCCESS | FAILURE:
+                continue
+            raw = row.get("intent_json")
+            intent = json.loads(raw) if isinstance(raw, str) else (raw or row.get("intent") or {})
+            routing = intent.get("routing") if isinstance(intent, dict) else None
+            if not isinstance(routing, dict) or "planner" not in routing:
+                continue
+            self.record_plan(str(routing["planner"]), [str(m) for m in routing.get("methods", [])],
+                             str(routing.get("context", "any/day")), status in SUCCESS)
+            self.db.execute("INSERT OR IGNORE INTO ingested (run_id, at) VALUES (?, ?)", (run_id, time.time()))
+            added += 1
+        self.db.commit()
+        return added
+
+    # -- decisions -------------------------------------------------------------------------------
+    def record_decision(self, kind: str, detail: dict[str, Any], *, intent_id: str | None = None,
+                        goal: str | None = None, chosen: str | None = None, method: str | None = None,
+                        context: str | None = None, disagreement: bool = False) -> None:
+        self.db.execute(
+            "INSERT INTO decisions (at, kind, intent_id, goal, chosen, method, context, disagreement, detail_json)"
+            " VALUES (?,?,?,?,?,?,?,?,?)",
+            (time.time(), kind, intent_id, goal, chosen, method, context, int(disagreement),
+             json.dumps(detail, default=str, sort_keys=True)),
+        )
+        self.db.commit()
+
+    def decisions(self, kind: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        sql = "SELECT id, at, kind, intent_id, goal, chosen, method, context, disagreement, detail_json FROM decisions"
+        args: tuple[Any, ...] = ()
+        if kind is not None:
+            sql += " WHERE kind = ?"
+            args = (kind,)
+        rows = self.db.execute(sql + " ORDER BY id DESC LIMIT ?", (*args, limit)).fetchall()
+        keys = ("id", "at", "kind", "intent_id", "goal", "chosen", "method", "context", "disagreement", "detail")
+        out = []
+        for row in rows:
+            item = dict(zip(keys, row, strict=True))
+            item["detail"] = json.loads(item["detail"])
+            item["disagreement"] = bool(item["disagreement"])
+            out.append(item)
+        return out
+
+    def disagreement_rate(self) -> float:
+        """Router disagreement (seed 003 metric): how often routing overrode the historical best."""
+        total, over = self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(disagreement), 0) FROM decisions WHERE kind = 'route'"
+        ).fetchone()
+        return float(over) / total if total else 0.0
