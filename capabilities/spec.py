@@ -87,21 +87,24 @@ class VerificationResult(BaseModel):
     verdict: Verdict
     evidence: dict[str, Any] = Field(default_factory=dict)
 
+    # The helpers build already-valid values; model_construct skips re-validation on the hot path.
     @classmethod
     def verified(cls, **evidence: Any) -> VerificationResult:
-        return cls(verdict=Verdict.VERIFIED, evidence=evidence)
+        return cls.model_construct(verdict=Verdict.VERIFIED, evidence=evidence)
 
     @classmethod
     def inconclusive(cls, **evidence: Any) -> VerificationResult:
-        return cls(verdict=Verdict.INCONCLUSIVE, evidence=evidence)
+        return cls.model_construct(verdict=Verdict.INCONCLUSIVE, evidence=evidence)
 
     @classmethod
     def contradicted(cls, **evidence: Any) -> VerificationResult:
-        return cls(verdict=Verdict.CONTRADICTED, evidence=evidence)
+        return cls.model_construct(verdict=Verdict.CONTRADICTED, evidence=evidence)
 
 
 class GuardResult(BaseModel):
     """A guard's answer. ``reason`` is a stable code such as ``precond_missing:fuel``."""
+
+    model_config = ConfigDict(frozen=True)
 
     ok: bool
     reason: str | None = None
@@ -109,11 +112,14 @@ class GuardResult(BaseModel):
 
     @classmethod
     def allow(cls) -> GuardResult:
-        return cls(ok=True)
+        return _ALLOW
 
     @classmethod
     def deny(cls, reason: str, detail: str | None = None) -> GuardResult:
         return cls(ok=False, reason=reason, detail=detail)
+
+
+_ALLOW = GuardResult.model_construct(ok=True, reason=None, detail=None)
 
 
 class ActionError(BaseModel):
@@ -148,16 +154,21 @@ class ActionResult(BaseModel):
 
     @classmethod
     def success(cls, receipt: Receipt | None = None, **observables: Any) -> ActionResult:
-        return cls(ok=True, observables=observables, receipt=receipt)
+        now = time.time()
+        return cls.model_construct(
+            ok=True, error=None, started_at=now, ended_at=now, started_tick=0, ended_tick=0,
+            observables=observables, receipt=receipt, verification=None,
+        )
 
     @classmethod
     def failure(
         cls, code: str, detail: str = "", *, retryable: bool = False, **observables: Any
     ) -> ActionResult:
-        return cls(
-            ok=False,
-            error=ActionError(code=code, detail=detail, retryable=retryable),
-            observables=observables,
+        now = time.time()
+        return cls.model_construct(
+            ok=False, error=ActionError(code=code, detail=detail, retryable=retryable),
+            started_at=now, ended_at=now, started_tick=0, ended_tick=0,
+            observables=observables, receipt=None, verification=None,
         )
 
 

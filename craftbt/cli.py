@@ -7,11 +7,12 @@ a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
 
-from craftbt.commands import run_cmds, trees_cmds
+from craftbt.commands import build_cmds, plan_cmds, run_cmds, trees_cmds
 from craftbt.errors import CraftbtError
 
 app = typer.Typer(
@@ -22,7 +23,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMAND_GROUPS = (trees_cmds, run_cmds)
+COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds)
 
 for _group in COMMAND_GROUPS:
     _group.register(app)
@@ -35,3 +36,15 @@ def main() -> None:
         for problem in err.problems:
             print(problem.render(), file=sys.stderr)
         sys.exit(1)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as err:  # a bug of ours: say so plainly, keep the traceback one variable away
+        if os.environ.get("CRAFTBT_DEBUG"):
+            raise
+        print(
+            f"internal_error: {type(err).__name__}: {err}\n"
+            "This is a craftbt bug. Run again with CRAFTBT_DEBUG=1 for the traceback.",
+            file=sys.stderr,
+        )
+        sys.exit(3)

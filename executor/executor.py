@@ -47,6 +47,9 @@ from trees import model as m
 from trees.build import DEFINITION_ATTR, build
 from world.body import Body
 
+#: safety signals are sampled every 5 ticks (250 ms): rate-limited updates, edge-triggered (seed 003 SMI)
+SAFETY_POLL_TICKS = 5
+
 #: validation problem code -> recorded block reason
 BUILD_REASONS: dict[ErrorCode, str] = {
     ErrorCode.INVALID_ARGS: "invalid_args",
@@ -247,7 +250,7 @@ class Executor:
         pending: Signal | None = None
         start = run.tick()
         while run.tick() - start < self.config.max_ticks:
-            if safety is not None and fast is None:
+            if safety is not None and fast is None and (run.tick() - start) % SAFETY_POLL_TICKS == 0:
                 rising = safety.poll(self.body)
                 if rising and (pending is None or rising[0] != pending):
                     pending = rising[0]

@@ -40,6 +40,23 @@ class GateDecision(BaseModel):
     option_a_compat_used: bool = False
 
 
+def smelted_outputs(effects: list[str]) -> set[str]:
+    """``has_smelted:raw_iron`` also means ``has:iron_ingot`` (the smelting result, from minecraft-data)."""
+    from world.mcdata import load
+
+    out: set[str] = set()
+    for fact in effects:
+        kind, _, subject = fact.partition(":")
+        if kind == "has_smelted" and subject:
+            try:
+                result = load().smelting_result(subject)
+            except KeyError:  # an unknown item smelts into nothing the gate can name
+                continue
+            if result is not None:
+                out.add(f"has:{result.output}")
+    return out
+
+
 class _Walker:
     def __init__(self, registry: Registry, obs: Observation) -> None:
         self.registry = registry
@@ -73,7 +90,7 @@ class _Walker:
         if isinstance(node, m.LeafNode):
             name, pre, eff = self._leaf_facts(node)
             missing = [p for p in (self._need(f, facts, name) for f in pre) if p]
-            return facts | set(eff), missing
+            return facts | set(eff) | smelted_outputs(eff), missing
         if isinstance(node, m.ConditionNode):
             check = self.registry.get_check(node.check)
             fact = instantiate(check.fact, node.args) if check.fact else None
@@ -99,15 +116,16 @@ class _Walker:
                 problems += found
             return current, problems
         if isinstance(node, m.SelectorNode):
+            # reachable when any alternative is; afterwards any alternative's effects may hold (optimistic)
             union: set[str] = set(facts)
             all_problems: list[str] = []
+            reachable = False
             for child in node.children:
                 after, found = self.walk(child, set(facts))
                 union |= after
-                if not found:
-                    return union, []
+                reachable = reachable or not found
                 all_problems += found
-            return union, all_problems
+            return union, [] if reachable else all_problems
         if isinstance(node, m.DecoratorNode):
             after, found = self.walk(node.child, facts)
             tolerant = node.decorator in (m.DecoratorKind.INVERTER, m.DecoratorKind.FAILURE_IS_SUCCESS)

@@ -91,8 +91,10 @@ class MonitoredBody:
     def block_at(self, pos: BlockPos) -> BlockInfo:
         return self.inner.block_at(pos)
 
-    def find_blocks(self, names: list[str], radius: int, max_count: int = 16) -> list[BlockPos]:
-        return self.inner.find_blocks(names, radius, max_count)
+    def find_blocks(
+        self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
+    ) -> list[BlockPos]:
+        return self.inner.find_blocks(names, radius, max_count, exposed=exposed)
 
     def entities(self, radius: float = 32.0) -> list[EntityInfo]:
         return self.inner.entities(radius)

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from capabilities.context import CapabilityContext, run_guard
 from capabilities.spec import ActionError, ActionResult, CapabilitySpec, GuardResult
+from craftbt.errors import CraftbtError
 from executor.facts import evaluate, instantiate
 from executor.lifecycle import Stage
 from executor.normalize import find_sentinels
@@ -65,7 +66,11 @@ def iter_positions(value: Any, path: str = "args") -> Iterator[tuple[str, BlockP
 # -- stages ---------------------------------------------------------------------------
 def stage_registry(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
                    sup: Supervisor) -> GuardResult | None:
-    if not p.run.registry.has(spec.key) or p.run.registry.get(spec.key) is not spec:
+    try:
+        known = p.run.registry.get(spec.key) is spec
+    except CraftbtError:
+        known = False
+    if not known:
         return GuardResult.deny("unknown_verb", f"{spec.key} is not in the registry")
     stage = p.run.lifecycle.stage(spec)
     if stage is Stage.REVOKED:
@@ -153,7 +158,9 @@ def stage_rate(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: 
     limit = p.run.config.rate_limit
     window_ticks = max(1, limit.window_ms // MS_PER_TICK)
     now = p.run.tick()
-    recent = [t for t in p.run.dispatch_ticks if now - t < window_ticks]
+    recent = p.run.dispatch_ticks
+    while recent and now - recent[0] >= window_ticks:  # ticks only grow: drop from the left
+        recent.popleft()
     if len(recent) >= limit.max_dispatches:
         return GuardResult.deny("rate_limited", f"{len(recent)} dispatches in the last {limit.window_ms} ms")
     return None

@@ -32,8 +32,8 @@ FEATURES = ["original_leaf", "blocked_throttle_v1", "strict_mapping_v1", "execut
 BLOCKED_THROTTLE_MS = 5_000
 RUN_STALE_MS = 15 * 60 * 1000
 MAX_DECISIONS = 200
-#: dispatched and shadow step lists are bounded too; totals keep counting.
-MAX_STEPS = 1_000
+#: dispatched and shadow step lists are bounded like decisions (the first ones kept); totals keep counting.
+MAX_STEPS = 200
 FINGERPRINT_NOISE_KEYS = frozenset({"dispatched_at", "observed_at", "timestamp", "updated_at", "created_at", "ts"})
 
 

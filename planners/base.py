@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from router.intent import Intent
 from trees.model import TreeDefinition
-from world.body import Body, BlockPos
+from world.body import BlockPos, Body
 
 if TYPE_CHECKING:
     from capabilities.registry import Registry
@@ -57,6 +57,8 @@ class PlanningState:
 
     inventory: dict[str, int] = field(default_factory=dict)
     available_blocks: frozenset[str] | None = None
+    #: distance from the player to the nearest exposed block of each available kind
+    block_distance: dict[str, float] = field(default_factory=dict)
     stations: frozenset[str] = frozenset()
     position: BlockPos | None = None
     time_of_day: int = 1000
@@ -68,12 +70,18 @@ class PlanningState:
         """Observe the body: inventory, which candidate blocks exist nearby, which stations are close."""
         obs = body.observe()
         # One query per candidate: a shared max_count lets abundant stone crowd out rare ore.
-        seen = {name for name in dict.fromkeys(candidates) if body.find_blocks([name], radius, max_count=1)}
+        here = obs.position
+        distance: dict[str, float] = {}
+        for name in dict.fromkeys(candidates):
+            nearest = body.find_blocks([name], radius, max_count=1, exposed=True)
+            if nearest:
+                distance[name] = round(nearest[0].distance_to(here), 1)
         near = body.find_blocks(list(STATIONS), STATION_REUSE_RADIUS, max_count=8)
         stations = frozenset(body.block_at(pos).name for pos in near)
         return cls(
             inventory=dict(obs.inventory),
-            available_blocks=frozenset(seen),
+            available_blocks=frozenset(distance),
+            block_distance=distance,
             stations=stations,
             position=obs.position.block(),
             time_of_day=obs.time_of_day,

@@ -64,11 +64,9 @@ class PlanStep:
             return leaf
         body: Node = leaf
         if self.preconditions:
-            body = SequenceNode(
-                name=f"do {self.name}",
-                memory=True,
-                children=[c.node() for c in self.preconditions] + [leaf],
-            )
+            children: list[Node] = [c.node() for c in self.preconditions]
+            children.append(leaf)
+            body = SequenceNode(name=f"do {self.name}", memory=True, children=children)
         if self.effect is None:
             return body
         return SelectorNode(name=f"{self.name}?", memory=False, children=[self.effect.node(), body])
@@ -133,3 +131,59 @@ def _group_node(group: str | None, nodes: list[Node]) -> Node:
     if group is None or len(nodes) == 1:
         return nodes[0] if len(nodes) == 1 else SequenceNode(name="steps", memory=True, children=nodes)
     return SequenceNode(name=group, memory=True, children=nodes)
+
+
+#: leaves that walk the body away from where it stands
+MOVING_CAPABILITIES = frozenset({"acquire_material", "harvest_crop", "collect_items", "navigate", "move_to"})
+#: a carried workstation is picked up from this close
+PICKUP_RADIUS = 8
+
+
+def _stations_needed(step: PlanStep) -> list[str]:
+    return [str(c.args["block"]) for c in step.preconditions if c.check == "block_nearby"]
+
+
+def station_moves(steps: list[PlanStep]) -> dict[int, list[PlanStep]]:
+    """Steps to insert before ``steps[i]`` (keyed by ``id(step)``) so workstations travel with the body.
+
+    Crafting and smelting need their station within a few blocks, but gathering
+    walks away. A station placed here and needed again after a move is picked
+    up (``acquire_material``) before the move and placed again
+    (``place_workstation``, reused if one is in reach) before the next step
+    that needs it.
+    """
+    inserts: dict[int, list[PlanStep]] = {}
+    where: dict[str, str] = {}  # station -> "here" | "carried"
+    for i, step in enumerate(steps):
+        before: list[PlanStep] = []
+        if step.capability in MOVING_CAPABILITIES:
+            later = {s for nxt in steps[i + 1:] for s in _stations_needed(nxt)}
+            for station, state in where.items():
+                if state == "here" and station in later:
+                    before.append(PlanStep(
+                        name=f"pick up {station}", capability="acquire_material",
+                        args={"item": station, "count": 1, "radius": PICKUP_RADIUS},
+                        effect=Check("has_item", {"item": station, "count": 1}), cost=20.0,
+                        group=step.group, produces={station: 1},
+                    ))
+                    where[station] = "carried"
+        for station in _stations_needed(step):
+            if where.get(station) == "carried":
+                before.append(PlanStep(
+                    name=f"place {station} again", capability="place_workstation", args={"workstation": station},
+                    effect=Check("block_nearby", {"block": station, "radius": 6}),
+                    preconditions=[Check("has_item", {"item": station, "count": 1})], cost=20.0,
+                    group=step.group, consumes={station: 1},
+                ))
+                where[station] = "here"
+        if step.capability == "place_workstation":
+            where[str(step.args["workstation"])] = "here"
+        if before:
+            inserts[id(step)] = before
+    return inserts
+
+
+def carry_stations(steps: list[PlanStep]) -> list[PlanStep]:
+    """``steps`` with the pick-up and re-place steps of :func:`station_moves` inserted."""
+    inserts = station_moves(steps)
+    return [s for step in steps for s in (*inserts.get(id(step), ()), step)]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from planners.base import STATIONS, PlanningFailure, PlanningState, PlanResult
-from planners.ppa import Check, PlanStep, steps_to_tree
+from planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
 from router.intent import GoalVerb, Intent
 from world.mcdata import McData, Recipe, load
 
@@ -40,7 +40,15 @@ PLACE_TICKS = 20
 SMELT_TICKS = 200
 #: acquire_material takes at most this many per dispatch (seed 000: count 1-8).
 MINE_BATCH = 8
+#: How far acquire_material searches; the seed's default of 10 misses stone a short walk away.
+SEARCH_RADIUS = 32
 UNREACHABLE = math.inf
+#: acquire_material's search radius in emitted plans (its default, 10, misses the starter world's ore)
+SEARCH_RADIUS = 32
+#: Walking speed 4.317 blocks/s at 20 ticks/s.
+WALK_TICKS_PER_BLOCK = 4.6
+#: Assumed distance to a block kind nobody surveyed.
+UNSURVEYED_DISTANCE = 16
 #: A tool serves many digs; one dig carries this share of the tool's cost.
 TOOL_AMORTIZATION = 0.1
 
@@ -111,7 +119,7 @@ class CraftingSolver:
             raise PlanningFailure("unknown_item", f"{goal.target!r} is not a {md.version} item")
         expansion = _Expansion(md, state, self.version)
         expansion.obtain(goal.target, goal.count, frozenset())
-        steps = consolidate_mining(expansion.steps, state.inventory)
+        steps = carry_stations(consolidate_mining(expansion.steps, state.inventory))
         tree = steps_to_tree(
             tree_name=f"obtain_{goal.target}",
             description=f"Obtain {goal.count} {goal.target} (crafting solver, {len(steps)} steps)",
@@ -149,7 +157,7 @@ class _Expansion:
         self.mined: set[str] = set()
         self.assumed_blocks: set[str] = set()
         self.sources = mine_sources(version)
-        self.costs = _cost_table(md, version, state.available_blocks)
+        self.costs = _cost_table(md, version, state)
 
     # -- bookkeeping ------------------------------------------------------------
     def free(self, item: str) -> int:
@@ -221,7 +229,8 @@ class _Expansion:
                 tool_cost = 0.0 if self._has_tool(source) or not source.tools else TOOL_AMORTIZATION * min(
                     self.costs.get(t, UNREACHABLE) for t in source.tools
                 )
-                options.append((MINE_TRAVEL_TICKS + tool_cost, "mine", source))
+                walk = WALK_TICKS_PER_BLOCK * self.state.block_distance.get(source.block, UNSURVEYED_DISTANCE)
+                options.append((MINE_TRAVEL_TICKS + walk + tool_cost, "mine", source))
         for recipe in _recipes(self.md, item):
             if any(ing in visiting for ing in recipe.ingredients):
                 continue
@@ -264,7 +273,9 @@ class _Expansion:
                 PlanStep(
                     name=f"mine {batch} {source.block}",
                     capability="acquire_material",
-                    args={"item": source.block, "count": batch},
+                    # the wanted drop, not the block: the leaf mines whatever drops it, and its declared
+                    # effect has:{item} then matches what later steps need (stone -> cobblestone)
+                    args={"item": item, "count": batch, "radius": SEARCH_RADIUS},
                     effect=Check("has_item", {"item": item, "count": self.inventory[item]}),
                     preconditions=list(preconditions),
                     cost=MINE_TRAVEL_TICKS * batch,
@@ -450,6 +461,14 @@ def _fuels(md: McData) -> tuple[tuple[str, int], ...]:
     )
 
 
+@functools.lru_cache(maxsize=4)
+def _relevant_items(version: str) -> tuple[str, ...]:
+    """Items that can matter to obtaining items: everything with a recipe, furnace or mining source,
+    and everything those are made from (the rest of the registry never changes a cost)."""
+    graph = recipe_graph(version)
+    return tuple(sorted(n for n in graph.nodes if not n.startswith("block:")))
+
+
 @functools.lru_cache(maxsize=1)
 def _natural_blocks() -> frozenset[str]:
     """Blocks a surface survey usually finds; used only when the planner got no survey."""
@@ -461,17 +480,23 @@ def _natural_blocks() -> frozenset[str]:
     )
 
 
-def _cost_table(md: McData, version: str, available: frozenset[str] | None) -> dict[str, float]:
-    """h_add fixpoint: the cheapest additive cost of every item, ignoring inventory."""
-    blocks = _natural_blocks() if available is None else available
-    return _cost_fixpoint(md, version, blocks)
+def _cost_table(md: McData, version: str, state: PlanningState) -> dict[str, float]:
+    """h_add fixpoint: the cheapest additive cost of every item, ignoring inventory.
+
+    Mining a block costs the walk to the nearest one the survey saw, so the
+    plan gathers from the trees next to the player, not from a birch far away.
+    """
+    blocks = _natural_blocks() if state.available_blocks is None else state.available_blocks
+    reach = frozenset((b, round(state.block_distance.get(b, UNSURVEYED_DISTANCE))) for b in blocks)
+    return _cost_fixpoint(md, version, reach)
 
 
 @functools.lru_cache(maxsize=32)
-def _cost_fixpoint(md: McData, version: str, blocks: frozenset[str]) -> dict[str, float]:
+def _cost_fixpoint(md: McData, version: str, reach: frozenset[tuple[str, int]]) -> dict[str, float]:
     graph = recipe_graph(version)
     sources = mine_sources(version)
-    items = [n for n in graph.nodes if not n.startswith("block:")]
+    distance = dict(reach)
+    items = _relevant_items(version)
     cost: dict[str, float] = {}
     changed = True
     while changed:
@@ -479,9 +504,10 @@ def _cost_fixpoint(md: McData, version: str, blocks: frozenset[str]) -> dict[str
         for item in items:
             best = cost.get(item, UNREACHABLE)
             for source in sources.get(item, ()):
-                if source.block in blocks:
+                if source.block in distance:
                     tool = 0.0 if not source.tools else min(cost.get(t, UNREACHABLE) for t in source.tools)
-                    best = min(best, MINE_TRAVEL_TICKS + tool * TOOL_AMORTIZATION)
+                    walk = WALK_TICKS_PER_BLOCK * distance[source.block]
+                    best = min(best, MINE_TRAVEL_TICKS + walk + tool * TOOL_AMORTIZATION)
             for recipe in _recipes(md, item):
                 total = CRAFT_TICKS + sum(cost.get(i, UNREACHABLE) * n for i, n in recipe.ingredients.items())
                 best = min(best, total / recipe.count)
@@ -490,6 +516,7 @@ def _cost_fixpoint(md: McData, version: str, blocks: frozenset[str]) -> dict[str
             if best < cost.get(item, UNREACHABLE) - 1e-9:
                 cost[item] = best
                 changed = True
+    del graph
     return cost
 
 

@@ -103,6 +103,7 @@ class FakeBody:
         #: chunks the fake pretends are not loaded: block_at reports "unknown" there
         self.unloaded: set[BlockPos] = set()
         self.goto_ticks = 5
+        self.place_ticks = 1
 
     # identity/time
     @property
@@ -138,7 +139,9 @@ class FakeBody:
             return BlockInfo(name=self.blocks[pos], pos=pos)
         return BlockInfo(name="stone" if pos.y <= 63 else "air", pos=pos)
 
-    def find_blocks(self, names: list[str], radius: int, max_count: int = 16) -> list[BlockPos]:
+    def find_blocks(
+        self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
+    ) -> list[BlockPos]:
         return [p for p, n in self.blocks.items() if n in names][:max_count]
 
     def entities(self, radius: float = 32.0) -> list[EntityInfo]:
@@ -193,7 +196,7 @@ class FakeBody:
             self.blocks[target] = item
             self.placed.append(target)
             return {"position": list(target), "block": item}
-        return FakeHandle(self, "place", 1, put)
+        return FakeHandle(self, "place", self.place_ticks, put)
 
     def equip(self, item: str, destination: str = "hand") -> ActionHandle:
         return FakeHandle(self, "equip", 1)

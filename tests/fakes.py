@@ -125,10 +125,21 @@ class FakeBody:
     def block_at(self, pos: BlockPos) -> BlockInfo:
         return BlockInfo(name=self.blocks.get(BlockPos(*pos), "air"), pos=BlockPos(*pos))
 
-    def find_blocks(self, names: list[str], radius: int, max_count: int = 16) -> list[BlockPos]:
+    def find_blocks(
+        self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
+    ) -> list[BlockPos]:
         here = self.pos.block()
-        found = [p for p, n in self.blocks.items() if n in names and p.distance_to(here) <= radius]
+        found = [
+            p for p, n in self.blocks.items()
+            if n in names and p.distance_to(here) <= radius and (not exposed or self._open(p))
+        ]
         return sorted(found, key=lambda p: p.distance_to(here))[:max_count]
+
+    def _open(self, pos: BlockPos) -> bool:
+        return any(
+            self.blocks.get(pos.offset(*d), "air") == "air"
+            for d in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+        )
 
     def entities(self, radius: float = 32.0) -> list[EntityInfo]:
         return []

@@ -88,7 +88,7 @@ def test_hostile_preempts_goal_tree_with_fast_path_and_resumes(tmp_path: Path) -
 
 def test_preemption_waits_for_atomic_action(tmp_path: Path) -> None:
     body = FakeBody(inventory={"cobblestone": 1})
-    body.food_level = 20
+    body.place_ticks = 12  # the atomic action is in flight when the signal is sampled
 
     def starve(ex: Executor, run: Any, root: py_trees.behaviour.Behaviour) -> None:
         if body.tick == 0:

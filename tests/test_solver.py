@@ -38,7 +38,7 @@ def test_wooden_pickaxe_from_empty_inventory_places_one_table() -> None:
     verbs = [verb for verb, _ in steps]
     assert verbs.count("place_workstation") == 1
     assert steps[-1] == ("craft_recipe", {"recipe": "wooden_pickaxe", "qty": 1})
-    assert ("acquire_material", {"item": "oak_log", "count": 3}) in steps
+    assert ("acquire_material", {"item": "oak_log", "count": 3, "radius": 32}) in steps
 
 
 def test_table_in_reach_is_reused_not_placed() -> None:
@@ -50,9 +50,10 @@ def test_iron_pickaxe_from_empty_inventory_follows_the_tool_progression() -> Non
     steps = plan("obtain iron_pickaxe")
     order = [args.get("recipe") or args.get("item") or args.get("input") or args.get("workstation")
              for _, args in steps]
-    assert order.index("wooden_pickaxe") < order.index("stone") < order.index("stone_pickaxe")
-    assert order.index("stone_pickaxe") < order.index("iron_ore")
-    assert order.index("furnace") < order.index("raw_iron") < order.index("iron_pickaxe")
+    assert order.index("wooden_pickaxe") < order.index("cobblestone") < order.index("stone_pickaxe")
+    assert order.index("stone_pickaxe") < order.index("raw_iron")
+    smelt_at = [verb for verb, _ in steps].index("smelt")
+    assert order.index("furnace") < smelt_at < order.index("iron_pickaxe")
     smelt = next(args for verb, args in steps if verb == "smelt")
     assert smelt["qty"] == 3 and smelt["input"] == "raw_iron"
     assert all(int(args["count"]) <= 8 for verb, args in steps if verb == "acquire_material")

@@ -241,8 +241,15 @@ class Body(Protocol):
     def block_at(self, pos: BlockPos) -> BlockInfo: ...
 
     def find_blocks(
-        self, names: list[str], radius: int, max_count: int = 16
-    ) -> list[BlockPos]: ...
+        self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
+    ) -> list[BlockPos]:
+        """Blocks named ``names`` within ``radius``, nearest first.
+
+        ``exposed`` keeps only blocks with a face open to a non-solid cell: what a
+        player can see and reach without tunnelling (the buried stone under the
+        feet would otherwise crowd every exposed block out of ``max_count``).
+        """
+        ...
 
     def entities(self, radius: float = 32.0) -> list[EntityInfo]: ...
 

@@ -154,7 +154,7 @@ def nearest_blocks(ctx: CapabilityContext, names: Iterable[str], radius: int, sk
     while True:
         r = min(r, radius)
         found = [
-            p for p in ctx.body.find_blocks(wanted, r, max_count=SEARCH_CANDIDATES)
+            p for p in ctx.body.find_blocks(wanted, r, max_count=SEARCH_CANDIDATES, exposed=True)
             if p.y - feet_y >= MIN_DY and p not in skip
         ]
         if found or r >= radius:
@@ -301,9 +301,8 @@ def collect_drops(ctx: CapabilityContext, site: BlockPos, gained: Any, before: i
         key=lambda e: e.position.distance_to(ctx.body.position()),
     )
     for drop in drops:
-        try:
-            handle = ctx.body.goto(drop.position.block(), tolerance=0.5)
-        except BodyError:
+        handle = _walk_to_pickup(ctx, drop.position.block())
+        if handle is None:
             continue  # an unreachable drop; the inventory delta still decides
         yield handle
         for _ in range(COLLECT_WAIT_TICKS):
@@ -311,6 +310,20 @@ def collect_drops(ctx: CapabilityContext, site: BlockPos, gained: Any, before: i
                 return ActionResult.success()
             yield None
     return ActionResult.success() if gained() > before else ActionResult.failure("not_collected")
+
+
+#: Stand on the drop if possible, else next to it: an item in a one-high hole (a mined ore in a wall)
+#: has no standable cell, but the pickup box (1.425 blocks sideways) reaches it from the neighbour.
+PICKUP_TOLERANCES = (0.5, 1.0, 1.5)
+
+
+def _walk_to_pickup(ctx: CapabilityContext, cell: BlockPos) -> ActionHandle | None:
+    for tolerance in PICKUP_TOLERANCES:
+        try:
+            return ctx.body.goto(cell, tolerance=tolerance)
+        except BodyError:
+            continue
+    return None
 
 
 def run_acquire(ctx: CapabilityContext, args: AcquireMaterialArgs) -> RunnerGen:

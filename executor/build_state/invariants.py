@@ -59,19 +59,27 @@ def access(tpl: StructureTemplate, witnesses: dict[str, ModuleWitnessV1], built:
             if not _air(read, cell):
                 blocked.append((mid, cell))
     if not blocked:
-        return Outcome(InvariantResult(invariant="access", passed=True, evidence=f"{probed} doorway/corridor cells air"),
-                       [])
+        return Outcome(
+            InvariantResult(invariant="access", passed=True, evidence=f"{probed} doorway/corridor cells air"), []
+        )
     where = ", ".join(f"{tuple(p)}={read(p)}" for _, p in blocked[:6])
-    deltas = [OpenDelta(module_id=blocked[0][0], issue=f"access: doorway or corridor blocked at {where}",
-                        severity=Severity.BLOCKING)]
+    deltas = [
+        OpenDelta(
+            module_id=blocked[0][0], issue=f"access: doorway or corridor blocked at {where}", severity=Severity.BLOCKING
+        )
+    ]
     return Outcome(InvariantResult(invariant="access", passed=False, evidence=f"blocked: {where}"), deltas)
 
 
 def footprint(site: SiteSignature, witnesses: dict[str, ModuleWitnessV1], built: list[str], read: Reader) -> Outcome:
     """Every witness cell inside the bounds; 8 footprint edge cells hold nothing the build did not put there."""
     b = site.footprint_bounds
-    outside = [(w.module_id, p) for w in witnesses.values() for p, _ in w.absolute_placements()
-               if not b.contains(p.x, p.y, p.z)]
+    outside = [
+        (w.module_id, p)
+        for w in witnesses.values()
+        for p, _ in w.absolute_placements()
+        if not b.contains(p.x, p.y, p.z)
+    ]
     owned = {p for w in witnesses.values() for p, _ in w.absolute_placements()}
     y = b.min.y
     xs = (b.min.x, (b.min.x + b.max.x) // 2, b.max.x)
@@ -80,19 +88,29 @@ def footprint(site: SiteSignature, witnesses: dict[str, ModuleWitnessV1], built:
     unexpected = [p for p in edges if p not in owned and not _air(read, p)]
     deltas: list[OpenDelta] = []
     if outside:
-        deltas.append(OpenDelta(module_id=outside[0][0], issue=f"footprint: {len(outside)} cells outside the bounds",
-                                severity=Severity.BLOCKING))
+        deltas.append(
+            OpenDelta(
+                module_id=outside[0][0],
+                issue=f"footprint: {len(outside)} cells outside the bounds",
+                severity=Severity.BLOCKING,
+            )
+        )
     if unexpected:
-        deltas.append(OpenDelta(module_id=built[-1] if built else "site",
-                                issue="footprint: unexpected blocks at edge probes " +
-                                ", ".join(f"{tuple(p)}={read(p)}" for p in unexpected),
-                                severity=Severity.COSMETIC))
+        deltas.append(
+            OpenDelta(
+                module_id=built[-1] if built else "site",
+                issue="footprint: unexpected blocks at edge probes "
+                + ", ".join(f"{tuple(p)}={read(p)}" for p in unexpected),
+                severity=Severity.COSMETIC,
+            )
+        )
     evidence = f"{len(owned)} cells in bounds, {len(edges)} edge probes, {len(unexpected)} unexpected"
     return Outcome(InvariantResult(invariant="footprint", passed=not outside, evidence=evidence), deltas)
 
 
-def reachability(registry: list[StationEntry], required: tuple[str, ...], read: Reader,
-                 standable: Callable[[BlockPos], bool]) -> Outcome:
+def reachability(
+    registry: list[StationEntry], required: tuple[str, ...], read: Reader, standable: Callable[[BlockPos], bool]
+) -> Outcome:
     """One registered station per required kind: the block matches and a standable cell lies within 4 blocks."""
     missing: list[str] = []
     for kind in required:
@@ -106,11 +124,16 @@ def reachability(registry: list[StationEntry], required: tuple[str, ...], read: 
         if not ok:
             missing.append(kind)
     if not missing:
-        return Outcome(InvariantResult(invariant="reachability", passed=True,
-                                       evidence="reachable: " + ", ".join(required)), [])
-    return Outcome(InvariantResult(invariant="reachability", passed=False, evidence="unreachable: " + ", ".join(missing)),
-                   [OpenDelta(module_id="utility", issue=f"reachability: no reachable {k}", severity=Severity.DEGRADED)
-                    for k in missing])
+        return Outcome(
+            InvariantResult(invariant="reachability", passed=True, evidence="reachable: " + ", ".join(required)), []
+        )
+    return Outcome(
+        InvariantResult(invariant="reachability", passed=False, evidence="unreachable: " + ", ".join(missing)),
+        [
+            OpenDelta(module_id="utility", issue=f"reachability: no reachable {k}", severity=Severity.DEGRADED)
+            for k in missing
+        ],
+    )
 
 
 def _near_standable(pos: BlockPos, standable: Callable[[BlockPos], bool]) -> bool:
@@ -125,8 +148,9 @@ def _near_standable(pos: BlockPos, standable: Callable[[BlockPos], bool]) -> boo
     return False
 
 
-def structural(tpl: StructureTemplate, witnesses: dict[str, ModuleWitnessV1], built: list[str], read: Reader
-               ) -> Outcome:
+def structural(
+    tpl: StructureTemplate, witnesses: dict[str, ModuleWitnessV1], built: list[str], read: Reader
+) -> Outcome:
     """Completed wall/roof/floor modules: every witness placement present (v0: structure = witness)."""
     broken: list[tuple[str, int]] = []
     checked = 0
@@ -139,12 +163,17 @@ def structural(tpl: StructureTemplate, witnesses: dict[str, ModuleWitnessV1], bu
         if gone:
             broken.append((mid, gone))
     if not broken:
-        return Outcome(InvariantResult(invariant="structural", passed=True, evidence=f"{checked} placements present"),
-                       [])
+        return Outcome(
+            InvariantResult(invariant="structural", passed=True, evidence=f"{checked} placements present"), []
+        )
     text = ", ".join(f"{m}: {n} missing/wrong" for m, n in broken)
-    return Outcome(InvariantResult(invariant="structural", passed=False, evidence=text),
-                   [OpenDelta(module_id=m, issue=f"structural: {n} placements missing or wrong", severity=Severity.BLOCKING)
-                    for m, n in broken])
+    return Outcome(
+        InvariantResult(invariant="structural", passed=False, evidence=text),
+        [
+            OpenDelta(module_id=m, issue=f"structural: {n} placements missing or wrong", severity=Severity.BLOCKING)
+            for m, n in broken
+        ],
+    )
 
 
 def required_stations(tpl: StructureTemplate, built: list[str]) -> tuple[str, ...]:
@@ -152,9 +181,15 @@ def required_stations(tpl: StructureTemplate, built: list[str]) -> tuple[str, ..
     return tuple(k for k in REQUIRED_STATIONS if k in kinds)
 
 
-def check_all(tpl: StructureTemplate, site: SiteSignature, witnesses: dict[str, ModuleWitnessV1], built: list[str],
-              registry: list[StationEntry], read: Reader, standable: Callable[[BlockPos], bool]
-              ) -> tuple[list[InvariantResult], list[OpenDelta]]:
+def check_all(
+    tpl: StructureTemplate,
+    site: SiteSignature,
+    witnesses: dict[str, ModuleWitnessV1],
+    built: list[str],
+    registry: list[StationEntry],
+    read: Reader,
+    standable: Callable[[BlockPos], bool],
+) -> tuple[list[InvariantResult], list[OpenDelta]]:
     outcomes = [
         access(tpl, witnesses, built, read),
         footprint(site, witnesses, built, read),

@@ -28,8 +28,14 @@ from world.body import FACE_OFFSETS, ActionHandle, ActionStatus, BlockPos, Body,
 class JournalingBody:
     """Delegates everything to ``inner``; wraps ``place``, ``dig`` and ``advance``."""
 
-    def __init__(self, inner: Body, store: BuildStore, build_id: str,
-                 persist: Callable[[], None] | None = None, persist_every: int = 200) -> None:
+    def __init__(
+        self,
+        inner: Body,
+        store: BuildStore,
+        build_id: str,
+        persist: Callable[[], None] | None = None,
+        persist_every: int = 200,
+    ) -> None:
         self.inner = inner
         self.store = store
         self.build_id = build_id

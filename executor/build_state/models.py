@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 
 from capabilities.structures import Facing
 
@@ -25,7 +26,7 @@ INVARIANT_SET_VERSION = 1
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True, validate_by_alias=True, extra="forbid")
 
 
 class Vec(_Model):
@@ -39,14 +40,14 @@ class Bounds(_Model):
     max: Vec
 
     def contains(self, x: int, y: int, z: int) -> bool:
-        return (self.min.x <= x <= self.max.x and self.min.y <= y <= self.max.y and self.min.z <= z <= self.max.z)
+        return self.min.x <= x <= self.max.x and self.min.y <= y <= self.max.y and self.min.z <= z <= self.max.z
 
 
 class SiteSignature(_Model):
     position: Vec
     facing: Facing
-    ref_corner: Vec = Field(alias="refCorner")
-    footprint_bounds: Bounds = Field(alias="footprintBounds")
+    ref_corner: Vec
+    footprint_bounds: Bounds
 
 
 class Severity(StrEnum):
@@ -62,7 +63,7 @@ class InvariantResult(_Model):
 
 
 class OpenDelta(_Model):
-    module_id: str = Field(alias="moduleId")
+    module_id: str
     issue: str
     severity: Severity
     status: Literal["open", "repaired"] = "open"
@@ -70,34 +71,37 @@ class OpenDelta(_Model):
 
 class Provenance(_Model):
     source: Literal["placed", "found"]
-    module_index: int = Field(alias="moduleIndex")
-    step_id: str | None = Field(default=None, alias="stepId")
+    module_index: int
+    step_id: str | None = None
 
 
 class StationEntry(_Model):
     kind: Literal["crafting_table", "furnace", "smoker", "blast_furnace", "anvil", "chest"]
     pos: Vec
     reachable: bool
-    last_verified_at: int = Field(alias="lastVerifiedAt")
+    last_verified_at: int
     provenance: Provenance
 
 
 class BuildCheckpoint(_Model):
-    checkpoint_id: str = Field(alias="checkpointId")
-    template_digest: str = Field(alias="templateDigest")
-    module_cursor: int = Field(alias="moduleCursor")
-    completed_modules: list[str] = Field(alias="completedModules")
-    station_snapshot: list[StationEntry] = Field(alias="stationSnapshot")
-    invariant_results: list[InvariantResult] = Field(alias="invariantResults")
-    open_deltas: list[OpenDelta] = Field(alias="openDeltas")
-    inventory_summary: dict[str, int] = Field(alias="inventorySummary")
-    saved_at: int = Field(alias="savedAt")
+    checkpoint_id: str
+    template_digest: str
+    module_cursor: int
+    completed_modules: list[str]
+    station_snapshot: list[StationEntry]
+    invariant_results: list[InvariantResult]
+    open_deltas: list[OpenDelta]
+    inventory_summary: dict[str, int]
+    saved_at: int
 
 
 def checkpoint_id(template_digest: str, module_cursor: int, completed: list[str]) -> str:
     """Content address: hash of {templateDigest, moduleCursor, completedModules} (seed 001)."""
-    text = json.dumps({"templateDigest": template_digest, "moduleCursor": module_cursor,
-                       "completedModules": completed}, sort_keys=True, separators=(",", ":"))
+    text = json.dumps(
+        {"templateDigest": template_digest, "moduleCursor": module_cursor, "completedModules": completed},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
     return "ckpt:" + hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -111,21 +115,21 @@ class BuildStatus(StrEnum):
 
 
 class BuildMetadata(_Model):
-    build_id: str = Field(alias="buildId")
-    task_id: str = Field(alias="taskId")
+    build_id: str
+    task_id: str
     template: str
-    template_digest: str = Field(alias="templateDigest")
-    site_signature: SiteSignature = Field(alias="siteSignature")
-    module_order: list[str] = Field(alias="moduleOrder")
-    module_cursor: int = Field(alias="moduleCursor")
-    completed_modules: list[str] = Field(alias="completedModules")
+    template_digest: str
+    site_signature: SiteSignature
+    module_order: list[str]
+    module_cursor: int
+    completed_modules: list[str]
     checkpoints: list[BuildCheckpoint] = Field(default_factory=list)
-    station_registry: list[StationEntry] = Field(alias="stationRegistry", default_factory=list)
-    invariant_set_version: int = Field(alias="invariantSetVersion", default=INVARIANT_SET_VERSION)
+    station_registry: list[StationEntry] = Field(default_factory=list)
+    invariant_set_version: int = Field(default=INVARIANT_SET_VERSION)
     witnesses: dict[str, Any] = Field(default_factory=dict)
-    open_deltas: list[OpenDelta] = Field(alias="openDeltas", default_factory=list)
+    open_deltas: list[OpenDelta] = Field(default_factory=list)
     status: BuildStatus = BuildStatus.PENDING
-    blocked_reason: str | None = Field(alias="blockedReason", default=None)
+    blocked_reason: str | None = Field(default=None)
 
     @property
     def done(self) -> bool:

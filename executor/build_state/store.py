@@ -73,9 +73,11 @@ class BuildStore:
     # -- builds ----------------------------------------------------------------------------------
     def save_build(self, meta: BuildMetadata) -> None:
         body = meta.model_dump(mode="json", by_alias=True, exclude={"checkpoints"})
-        self.db.execute("INSERT INTO builds (build_id, task_id, meta, updated_at) VALUES (?, ?, ?, ?) "
-                        "ON CONFLICT(build_id) DO UPDATE SET meta = excluded.meta, updated_at = excluded.updated_at",
-                        (meta.build_id, meta.task_id, _j(body), time.time()))
+        self.db.execute(
+            "INSERT INTO builds (build_id, task_id, meta, updated_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(build_id) DO UPDATE SET meta = excluded.meta, updated_at = excluded.updated_at",
+            (meta.build_id, meta.task_id, _j(body), time.time()),
+        )
 
     def load_build(self, build_id: str) -> BuildMetadata | None:
         row = self.db.execute("SELECT meta FROM builds WHERE build_id = ?", (build_id,)).fetchone()
@@ -94,8 +96,14 @@ class BuildStore:
         cur = self.db.execute(
             "INSERT OR IGNORE INTO checkpoints (build_id, checkpoint_id, module_cursor, body, saved_at) "
             "VALUES (?, ?, ?, ?, ?)",
-            (build_id, ckpt.checkpoint_id, ckpt.module_cursor, _j(ckpt.model_dump(mode="json", by_alias=True)),
-             time.time()))
+            (
+                build_id,
+                ckpt.checkpoint_id,
+                ckpt.module_cursor,
+                _j(ckpt.model_dump(mode="json", by_alias=True)),
+                time.time(),
+            ),
+        )
         return cur.rowcount == 1
 
     def checkpoints(self, build_id: str) -> list[BuildCheckpoint]:
@@ -103,56 +111,75 @@ class BuildStore:
         return [BuildCheckpoint.model_validate(json.loads(r["body"])) for r in rows]
 
     # -- the action journal ----------------------------------------------------------------------------
-    def begin_action(self, build_id: str, module_id: str | None, kind: str, pos: tuple[int, int, int],
-                     block: str) -> int:
+    def begin_action(
+        self, build_id: str, module_id: str | None, kind: str, pos: tuple[int, int, int], block: str
+    ) -> int:
         cur = self.db.execute(
             "INSERT INTO actions (build_id, module_id, kind, x, y, z, block, status, started_at, session) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, 'in_flight', ?, ?)",
-            (build_id, module_id, kind, pos[0], pos[1], pos[2], block, time.time(), self.session))
+            (build_id, module_id, kind, pos[0], pos[1], pos[2], block, time.time(), self.session),
+        )
         assert cur.lastrowid is not None
         return cur.lastrowid
 
     def end_action(self, seq: int, status: str, effect: str | None = None) -> None:
-        self.db.execute("UPDATE actions SET status = ?, effect = ?, ended_at = ? WHERE seq = ?",
-                        (status, effect, time.time(), seq))
+        self.db.execute(
+            "UPDATE actions SET status = ?, effect = ?, ended_at = ? WHERE seq = ?", (status, effect, time.time(), seq)
+        )
 
     def in_flight(self, build_id: str) -> list[dict[str, Any]]:
-        rows = self.db.execute("SELECT * FROM actions WHERE build_id = ? AND status = 'in_flight' ORDER BY seq",
-                               (build_id,))
+        rows = self.db.execute(
+            "SELECT * FROM actions WHERE build_id = ? AND status = 'in_flight' ORDER BY seq", (build_id,)
+        )
         return [dict(r) for r in rows]
 
     def actions(self, build_id: str) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db.execute("SELECT * FROM actions WHERE build_id = ? ORDER BY seq",
-                                                 (build_id,))]
+        return [dict(r) for r in self.db.execute("SELECT * FROM actions WHERE build_id = ? ORDER BY seq", (build_id,))]
 
     def placement_counts(self, build_id: str) -> dict[tuple[int, int, int], int]:
         """Realized placements per cell (done place actions, including those reconciled after a crash)."""
-        rows = self.db.execute("SELECT x, y, z, COUNT(*) AS n FROM actions WHERE build_id = ? AND kind = 'place' "
-                               "AND status = 'done' GROUP BY x, y, z", (build_id,))
+        rows = self.db.execute(
+            "SELECT x, y, z, COUNT(*) AS n FROM actions WHERE build_id = ? AND kind = 'place' "
+            "AND status = 'done' GROUP BY x, y, z",
+            (build_id,),
+        )
         return {(r["x"], r["y"], r["z"]): r["n"] for r in rows}
 
     # -- events ------------------------------------------------------------------------------------
     def emit(self, build_id: str, type_: str, body: dict[str, Any]) -> None:
-        self.db.execute("INSERT INTO events (build_id, type, body, at) VALUES (?, ?, ?, ?)",
-                        (build_id, type_, _j(body), time.time()))
+        self.db.execute(
+            "INSERT INTO events (build_id, type, body, at) VALUES (?, ?, ?, ?)",
+            (build_id, type_, _j(body), time.time()),
+        )
         for listener in self.listeners:
             listener(type_, body)
 
     def events(self, build_id: str, type_: str | None = None) -> list[dict[str, Any]]:
         sql = "SELECT type, body, at FROM events WHERE build_id = ?" + (" AND type = ?" if type_ else "")
         args: tuple[Any, ...] = (build_id, type_) if type_ else (build_id,)
-        return [{"type": r["type"], "at": r["at"], **json.loads(r["body"])}
-                for r in self.db.execute(sql + " ORDER BY seq", args)]
+        return [
+            {"type": r["type"], "at": r["at"], **json.loads(r["body"])}
+            for r in self.db.execute(sql + " ORDER BY seq", args)
+        ]
 
     # -- tasks -------------------------------------------------------------------------------------
-    def upsert_task(self, task_id: str, *, kind: str, goal: dict[str, Any], status: str,
-                    parent_task_id: str | None = None, blocked_reason: str | None = None) -> None:
+    def upsert_task(
+        self,
+        task_id: str,
+        *,
+        kind: str,
+        goal: dict[str, Any],
+        status: str,
+        parent_task_id: str | None = None,
+        blocked_reason: str | None = None,
+    ) -> None:
         now = time.time()
         self.db.execute(
             "INSERT INTO tasks (task_id, parent_task_id, kind, goal, status, blocked_reason, created_at, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(task_id) DO UPDATE SET status = excluded.status, "
             "blocked_reason = excluded.blocked_reason, updated_at = excluded.updated_at",
-            (task_id, parent_task_id, kind, _j(goal), status, blocked_reason, now, now))
+            (task_id, parent_task_id, kind, _j(goal), status, blocked_reason, now, now),
+        )
 
     def task(self, task_id: str) -> dict[str, Any] | None:
         row = self.db.execute("SELECT * FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
@@ -164,8 +191,9 @@ class BuildStore:
         return out
 
     def subtasks(self, parent_task_id: str) -> list[dict[str, Any]]:
-        rows = self.db.execute("SELECT task_id FROM tasks WHERE parent_task_id = ? ORDER BY created_at",
-                               (parent_task_id,))
+        rows = self.db.execute(
+            "SELECT task_id FROM tasks WHERE parent_task_id = ? ORDER BY created_at", (parent_task_id,)
+        )
         return [t for r in rows if (t := self.task(r["task_id"])) is not None]
 
     def task_progress(self, task_id: str, entry: dict[str, Any]) -> None:
@@ -174,8 +202,9 @@ class BuildStore:
         if task is None:
             raise KeyError(task_id)
         progress = [*task["progress"], entry]
-        self.db.execute("UPDATE tasks SET progress = ?, updated_at = ? WHERE task_id = ?",
-                        (_j(progress), time.time(), task_id))
+        self.db.execute(
+            "UPDATE tasks SET progress = ?, updated_at = ? WHERE task_id = ?", (_j(progress), time.time(), task_id)
+        )
 
 
-__all__ = ["BuildStore", "BuildStatus"]
+__all__ = ["BuildStatus", "BuildStore"]

@@ -48,11 +48,16 @@ class BuildStep:
     def leaf(self, template_id: str) -> LeafNode:
         p = {"x": self.pos.x, "y": self.pos.y, "z": self.pos.z}
         if self.kind is StepKind.PLACE:
-            return LeafNode(name=f"place {self.block} @{self.pos.x},{self.pos.y},{self.pos.z}",
-                            capability=leaf_for(self.block, has_position=True),
-                            args={"position": p, "block": self.block})
-        return LeafNode(name=f"dig {self.block} @{self.pos.x},{self.pos.y},{self.pos.z}",
-                        capability="dig_block_at", args={"position": p, "expect": self.block})
+            return LeafNode(
+                name=f"place {self.block} @{self.pos.x},{self.pos.y},{self.pos.z}",
+                capability=leaf_for(self.block, has_position=True),
+                args={"position": p, "block": self.block},
+            )
+        return LeafNode(
+            name=f"dig {self.block} @{self.pos.x},{self.pos.y},{self.pos.z}",
+            capability="dig_block_at",
+            args={"position": p, "expect": self.block},
+        )
 
 
 def leaf_for(block: str, *, has_position: bool) -> str:
@@ -73,10 +78,16 @@ def repair_steps(witness: ModuleWitnessV1, diff: ModuleWitness) -> list[BuildSte
     """Apply the diff: dig wrong blocks, place missing and wrong ones (build order), dig obstructions."""
     out: list[BuildStep] = [BuildStep(StepKind.DIG, witness.module_id, c.position, c.observed) for c in diff.wrong]
     todo = {c.position for c in (*diff.missing, *diff.wrong)}
-    out += [BuildStep(StepKind.PLACE, witness.module_id, pos, block)
-            for pos, block in witness.absolute_placements() if pos in todo]
-    out += [BuildStep(StepKind.DIG, witness.module_id, c.position, c.observed)
-            for c in diff.obstructed if c.observed not in ("unknown",)]
+    out += [
+        BuildStep(StepKind.PLACE, witness.module_id, pos, block)
+        for pos, block in witness.absolute_placements()
+        if pos in todo
+    ]
+    out += [
+        BuildStep(StepKind.DIG, witness.module_id, c.position, c.observed)
+        for c in diff.obstructed
+        if c.observed not in ("unknown",)
+    ]
     return out
 
 
@@ -93,8 +104,11 @@ def verify_leaf(witness: ModuleWitnessV1, template_id: str) -> LeafNode:
     return LeafNode(
         name=f"checkpoint: verify module {witness.module_id}",
         capability="verify_module",
-        args={"module": witness.spec().model_dump(mode="json"), "origin": {"x": o.dx, "y": o.dy, "z": o.dz},
-              "facing": witness.facing.value},
+        args={
+            "module": witness.spec().model_dump(mode="json"),
+            "origin": {"x": o.dx, "y": o.dy, "z": o.dz},
+            "facing": witness.facing.value,
+        },
     )
 
 
@@ -104,11 +118,20 @@ def module_node(witness: ModuleWitnessV1, steps: list[BuildStep], template_id: s
     return SequenceNode(name=f"{label} {witness.module_id}", memory=True, children=children)
 
 
-def package_tree(tree_name: str, description: str, parts: list[tuple[ModuleWitnessV1, list[BuildStep], str]],
-                 template_id: str, meta: dict[str, Any] | None = None) -> TreeDefinition:
+def package_tree(
+    tree_name: str,
+    description: str,
+    parts: list[tuple[ModuleWitnessV1, list[BuildStep], str]],
+    template_id: str,
+    meta: dict[str, Any] | None = None,
+) -> TreeDefinition:
     """A work package (one or more modules, each ending in its checkpoint) as a tree definition."""
     nodes = [module_node(w, steps, template_id, label) for w, steps, label in parts]
-    root: Node = nodes[0] if len(nodes) == 1 else SequenceNode(name=f"build {template_id}", memory=True,
-                                                               children=nodes)
-    return TreeDefinition(tree=tree_name, description=description, blackboard=dict(meta or {}), root=root,
-                          source=f"planner:building:{template_id}")
+    root: Node = nodes[0] if len(nodes) == 1 else SequenceNode(name=f"build {template_id}", memory=True, children=nodes)
+    return TreeDefinition(
+        tree=tree_name,
+        description=description,
+        blackboard=dict(meta or {}),
+        root=root,
+        source=f"planner:building:{template_id}",
+    )

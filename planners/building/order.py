@@ -50,8 +50,7 @@ def module_graph(tpl: StructureTemplate) -> nx.DiGraph:
     specs = tpl.specs()
     g: nx.DiGraph = nx.DiGraph()
     for i, m in enumerate(tpl.modules):
-        g.add_node(m.id, type=m.type, index=i, digest=specs[m.id].digest,
-                   node_id=f"{m.id}@{specs[m.id].digest[7:19]}")
+        g.add_node(m.id, type=m.type, index=i, digest=specs[m.id].digest, node_id=f"{m.id}@{specs[m.id].digest[7:19]}")
     for m in tpl.modules:
         for dep in m.depends_on:
             g.add_edge(dep, m.id)

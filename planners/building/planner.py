@@ -71,8 +71,9 @@ class BuildingPlanner:
     def emittable_verbs(self) -> frozenset[str]:
         return frozenset({"place_block_at", "dig_block_at", "verify_module", "place_workstation"})
 
-    def plan_build(self, tpl: StructureTemplate, origin: BlockPos, facing: Facing | str,
-                   inventory: dict[str, int] | None = None) -> BuildPlan:
+    def plan_build(
+        self, tpl: StructureTemplate, origin: BlockPos, facing: Facing | str, inventory: dict[str, int] | None = None
+    ) -> BuildPlan:
         facing = Facing(facing)
         macro = macro_plan(tpl)
         if not macro.feasible:
@@ -81,11 +82,23 @@ class BuildingPlanner:
         witnesses = witnesses_for(tpl, origin, facing)
         parts = [(witnesses[mid], module_steps(witnesses[mid]), "module") for mid in macro.order]
         all_steps = [s for _, steps, _ in parts for s in steps]
-        tree = package_tree(tree_name(tpl), f"Build {tpl.template} ({tpl.block_count()} blocks, "
-                            f"{len(tpl.modules)} modules) at {tuple(origin)} facing {facing.value}",
-                            parts, tpl.template, meta={"/build/template_digest": tpl.digest})
-        return BuildPlan(template=tpl, origin=origin, facing=facing, macro=macro, witnesses=witnesses, tree=tree,
-                         deficits=deficits(materials_for(all_steps), inventory or {}))
+        tree = package_tree(
+            tree_name(tpl),
+            f"Build {tpl.template} ({tpl.block_count()} blocks, "
+            f"{len(tpl.modules)} modules) at {tuple(origin)} facing {facing.value}",
+            parts,
+            tpl.template,
+            meta={"/build/template_digest": tpl.digest},
+        )
+        return BuildPlan(
+            template=tpl,
+            origin=origin,
+            facing=facing,
+            macro=macro,
+            witnesses=witnesses,
+            tree=tree,
+            deficits=deficits(materials_for(all_steps), inventory or {}),
+        )
 
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         tpl = load_template(intent.goal.target)
@@ -97,18 +110,27 @@ class BuildingPlanner:
         else:
             raise PlanningFailure("no_site", "no build site: give context.at or survey a position")
         plan = self.plan_build(tpl, origin, intent.context.get("facing", "N"), state.inventory)
-        return PlanResult(planner=self.name, tree=plan.tree, estimated_cost=float(tpl.block_count() * 20),
-                          confidence=0.9 if not plan.deficits else 0.6,
-                          explanation=f"{len(plan.order)} modules in order {', '.join(plan.order)}; "
-                          f"{tpl.block_count()} blocks" + (f"; short of {plan.deficits}" if plan.deficits else ""),
-                          steps=tpl.block_count() + len(plan.order), method="per_block_modules")
+        return PlanResult(
+            planner=self.name,
+            tree=plan.tree,
+            estimated_cost=float(tpl.block_count() * 20),
+            confidence=0.9 if not plan.deficits else 0.6,
+            explanation=f"{len(plan.order)} modules in order {', '.join(plan.order)}; "
+            f"{tpl.block_count()} blocks" + (f"; short of {plan.deficits}" if plan.deficits else ""),
+            steps=tpl.block_count() + len(plan.order),
+            method="per_block_modules",
+        )
 
 
-def work_package(tpl: StructureTemplate, witness: ModuleWitnessV1, diff: ModuleWitness | None,
-                 label: str) -> tuple[TreeDefinition, list[BuildStep]]:
+def work_package(
+    tpl: StructureTemplate, witness: ModuleWitnessV1, diff: ModuleWitness | None, label: str
+) -> tuple[TreeDefinition, list[BuildStep]]:
     """The micro plan for one module: every placement (``diff`` None) or only the diff, then its checkpoint."""
     steps = module_steps(witness) if diff is None else repair_steps(witness, diff)
-    tree = package_tree(tree_name(tpl, f"_{witness.module_id}_{label}"),
-                        f"{label} {witness.module_id} of {tpl.template}: {len(steps)} steps",
-                        [(witness, steps, label)], tpl.template)
+    tree = package_tree(
+        tree_name(tpl, f"_{witness.module_id}_{label}"),
+        f"{label} {witness.module_id} of {tpl.template}: {len(steps)} steps",
+        [(witness, steps, label)],
+        tpl.template,
+    )
     return tree, steps

@@ -149,8 +149,13 @@ class StructureTemplate(_Strict):
             "template": self.template,
             "version": self.version,
             "modules": [
-                {"id": m.id, "type": m.type.value, "depends_on": sorted(m.depends_on),
-                 "digest": specs[m.id].digest, "entrance": list(m.entrance) if m.entrance else None}
+                {
+                    "id": m.id,
+                    "type": m.type.value,
+                    "depends_on": sorted(m.depends_on),
+                    "digest": specs[m.id].digest,
+                    "entrance": list(m.entrance) if m.entrance else None,
+                }
                 for m in self.modules
             ],
         }
@@ -231,25 +236,44 @@ def _line_of(node: Any, path: tuple[Any, ...]) -> int | None:
     return line
 
 
-def _problem(file: str | None, message: str, *, code: ErrorCode = ErrorCode.SCHEMA_ERROR, path: str = "",
-             line: int | None = None, expected: str | None = None, suggestion: str | None = None) -> Problem:
+def _problem(
+    file: str | None,
+    message: str,
+    *,
+    code: ErrorCode = ErrorCode.SCHEMA_ERROR,
+    path: str = "",
+    line: int | None = None,
+    expected: str | None = None,
+    suggestion: str | None = None,
+) -> Problem:
     return Problem(code, message, Location(file=file, line=line, path=path), expected, suggestion)
 
 
-def parse_template(text: str, file: str | None = None, *, known_blocks: frozenset[str] | None = None
-                   ) -> StructureTemplate:
+def parse_template(
+    text: str, file: str | None = None, *, known_blocks: frozenset[str] | None = None
+) -> StructureTemplate:
     """Parse and check a template; raises one CraftbtError with every problem found."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise CraftbtError(_problem(file, f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
-                                    code=ErrorCode.PARSE_ERROR,
-                                    line=mark.line + 1 if mark is not None else None)) from None
+        raise CraftbtError(
+            _problem(
+                file,
+                f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
+                code=ErrorCode.PARSE_ERROR,
+                line=mark.line + 1 if mark is not None else None,
+            )
+        ) from None
     if not isinstance(data, dict):
-        raise CraftbtError(_problem(file, f"a structure template must be a mapping, got {type(data).__name__}",
-                                    expected="a mapping with 'template' and 'modules'"))
+        raise CraftbtError(
+            _problem(
+                file,
+                f"a structure template must be a mapping, got {type(data).__name__}",
+                expected="a mapping with 'template' and 'modules'",
+            )
+        )
     try:
         tpl = StructureTemplate.model_validate(data)
     except ValidationError as exc:
@@ -264,8 +288,9 @@ def parse_template(text: str, file: str | None = None, *, known_blocks: frozense
     return tpl.model_copy(update={"source": file})
 
 
-def check_template(tpl: StructureTemplate, file: str | None = None, node: Any = None,
-                   known_blocks: frozenset[str] | None = None) -> list[Problem]:
+def check_template(
+    tpl: StructureTemplate, file: str | None = None, node: Any = None, known_blocks: frozenset[str] | None = None
+) -> list[Problem]:
     """Semantic checks: unique ids, known edges, no cycle, buildable modules, no cross-module conflicts."""
     import difflib
 
@@ -276,8 +301,14 @@ def check_template(tpl: StructureTemplate, file: str | None = None, node: Any = 
     seen: set[str] = set()
     for i, mid in enumerate(ids):
         if mid in seen:
-            problems.append(_problem(file, f"module id {mid!r} is used twice", path=f"modules.{i}.id",
-                                     line=_line_of(node, ("modules", i, "id"))))
+            problems.append(
+                _problem(
+                    file,
+                    f"module id {mid!r} is used twice",
+                    path=f"modules.{i}.id",
+                    line=_line_of(node, ("modules", i, "id")),
+                )
+            )
         seen.add(mid)
     graph: nx.DiGraph = nx.DiGraph()
     graph.add_nodes_from(ids)
@@ -286,10 +317,15 @@ def check_template(tpl: StructureTemplate, file: str | None = None, node: Any = 
         for j, dep in enumerate(m.depends_on):
             if dep not in seen:
                 close = difflib.get_close_matches(dep, ids, n=1)
-                problems.append(_problem(file, f"module {m.id!r} depends on unknown module {dep!r}",
-                                         path=f"modules.{i}.depends_on.{j}",
-                                         line=_line_of(node, ("modules", i, "depends_on", j)),
-                                         suggestion=close[0] if close else None))
+                problems.append(
+                    _problem(
+                        file,
+                        f"module {m.id!r} depends on unknown module {dep!r}",
+                        path=f"modules.{i}.depends_on.{j}",
+                        line=_line_of(node, ("modules", i, "depends_on", j)),
+                        suggestion=close[0] if close else None,
+                    )
+                )
             elif dep == m.id:
                 problems.append(_problem(file, f"module {m.id!r} depends on itself", path=f"modules.{i}.depends_on"))
             else:
@@ -297,36 +333,66 @@ def check_template(tpl: StructureTemplate, file: str | None = None, node: Any = 
         try:
             spec = module_spec(m)
         except ValidationError as exc:
-            problems.append(_problem(file, f"module {m.id!r} is not buildable: {exc.errors()[0]['msg']}",
-                                     path=f"modules.{i}", line=_line_of(node, ("modules", i))))
+            problems.append(
+                _problem(
+                    file,
+                    f"module {m.id!r} is not buildable: {exc.errors()[0]['msg']}",
+                    path=f"modules.{i}",
+                    line=_line_of(node, ("modules", i)),
+                )
+            )
             continue
         for p in spec.placements:
             if known_blocks is not None and p.block not in known_blocks:
                 close = difflib.get_close_matches(p.block, sorted(known_blocks), n=1)
-                problems.append(_problem(file, f"unknown block {p.block!r} in module {m.id!r}",
-                                         path=f"modules.{i}", line=_line_of(node, ("modules", i)),
-                                         suggestion=close[0] if close else None))
+                problems.append(
+                    _problem(
+                        file,
+                        f"unknown block {p.block!r} in module {m.id!r}",
+                        path=f"modules.{i}",
+                        line=_line_of(node, ("modules", i)),
+                        suggestion=close[0] if close else None,
+                    )
+                )
                 break
         for p in spec.placements:
             other = owner.get(p.key)
             if other is not None and other != m.id:
-                problems.append(_problem(file, f"modules {other!r} and {m.id!r} both place a block at {p.key}",
-                                         path=f"modules.{i}", line=_line_of(node, ("modules", i))))
+                problems.append(
+                    _problem(
+                        file,
+                        f"modules {other!r} and {m.id!r} both place a block at {p.key}",
+                        path=f"modules.{i}",
+                        line=_line_of(node, ("modules", i)),
+                    )
+                )
                 break
             owner[p.key] = m.id
         if m.entrance is not None and m.entrance not in {c.key for c in spec.required_empty}:
-            problems.append(_problem(file, f"entrance {m.entrance} of {m.id!r} is not one of its empty cells",
-                                     path=f"modules.{i}.entrance", line=_line_of(node, ("modules", i, "entrance"))))
+            problems.append(
+                _problem(
+                    file,
+                    f"entrance {m.entrance} of {m.id!r} is not one of its empty cells",
+                    path=f"modules.{i}.entrance",
+                    line=_line_of(node, ("modules", i, "entrance")),
+                )
+            )
     if not problems and not nx.is_directed_acyclic_graph(graph):
         cycle = nx.find_cycle(graph)
-        problems.append(_problem(file, "module dependencies form a cycle: " + " -> ".join(a for a, _ in cycle),
-                                 path="modules"))
+        problems.append(
+            _problem(file, "module dependencies form a cycle: " + " -> ".join(a for a, _ in cycle), path="modules")
+        )
     # A placement of one module inside another's required-empty cells can never satisfy both witnesses.
     for i, m in enumerate(tpl.modules):
         for c in module_spec(m).required_empty if not problems else []:
             if c.key in owner:
-                problems.append(_problem(file, f"{m.id!r} requires {c.key} empty but {owner[c.key]!r} fills it",
-                                         path=f"modules.{i}.empty"))
+                problems.append(
+                    _problem(
+                        file,
+                        f"{m.id!r} requires {c.key} empty but {owner[c.key]!r} fills it",
+                        path=f"modules.{i}.empty",
+                    )
+                )
                 break
     return problems
 
@@ -341,9 +407,12 @@ def load_template(ref: str | Path, *, known_blocks: frozenset[str] | None = None
         import difflib
 
         close = difflib.get_close_matches(str(ref), names, n=1)
-        raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND, f"no structure template {str(ref)!r}",
-                                  expected="a path or one of: " + ", ".join(names),
-                                  suggestion=close[0] if close else None)
+        raise CraftbtError.single(
+            ErrorCode.FILE_NOT_FOUND,
+            f"no structure template {str(ref)!r}",
+            expected="a path or one of: " + ", ".join(names),
+            suggestion=close[0] if close else None,
+        )
     if known_blocks is None:
         from world.mcdata import load
 

@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 
 from capabilities.structures import Anchor, Cell, Facing, ModuleSpec, ModuleWitness, Placement, build_order, scan_module
 from world.body import BlockPos
@@ -34,21 +35,25 @@ class Offset(BaseModel):
 
 
 class ExpectedPlacement(Offset):
-    block_id: str = Field(alias="blockId")
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    block_id: str
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", alias_generator=to_camel, validate_by_name=True, validate_by_alias=True
+    )
 
 
 class ModuleWitnessV1(BaseModel):
     """Seed field names are the aliases (``moduleId``, ``expectedPlacements``, ...)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", alias_generator=to_camel, validate_by_name=True, validate_by_alias=True
+    )
 
-    module_id: str = Field(alias="moduleId")
-    ref_corner: Offset = Field(alias="refCorner", description="absolute x/y/z of the reference corner")
+    module_id: str
+    ref_corner: Offset = Field(description="absolute x/y/z of the reference corner")
     facing: Facing
-    expected_placements: list[ExpectedPlacement] = Field(alias="expectedPlacements")
-    required_empty: list[Offset] = Field(alias="requiredEmpty")
-    witness_digest: str = Field(alias="witnessDigest")
+    expected_placements: list[ExpectedPlacement]
+    required_empty: list[Offset]
+    witness_digest: str
 
     def anchor(self) -> Anchor:
         return Anchor(origin=BlockPos(self.ref_corner.dx, self.ref_corner.dy, self.ref_corner.dz), facing=self.facing)

@@ -178,11 +178,10 @@ def ground(goal: str, knowledge: Knowledge, registry: Registry, costs: ActionCos
             needs = dict(action.needs)
             for fact in pre:
                 meaning = interpret(fact, knowledge)
+                # near:<block> of acquire_material holds when the survey saw a dropper (the grounder
+                # checked); near:<station> is the station requirement added from the recipe data
                 if meaning is not None and meaning[0] == "has":
                     needs.setdefault(meaning[1], 1)
-                elif meaning is not None and meaning[0] == "near" and meaning[1] not in STATIONS:
-                    if capability != "acquire_material":  # acquire_material walks to what it finds
-                        continue
             out.append(GroundAction(
                 name=action.name, capability=action.capability, args=action.args,
                 needs=tuple(sorted(needs.items())), consumes=action.consumes, produces=action.produces,

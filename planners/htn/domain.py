@@ -87,20 +87,20 @@ def build_domain() -> Domain:
 
     # -- bookkeeping -------------------------------------------------------------------------------
     @d.operator("!reserve", None)
-    def reserve(s: CraftState, item: str, n: int) -> PlanStep | None | bool:
+    def reserve(s: CraftState, item: str, n: int) -> PlanStep | bool | None:
         if s.free(item) < n:
             return False
         s.reserved[item] += n
         return None
 
     @d.operator("!unreserve", None)
-    def unreserve(s: CraftState, item: str, n: int) -> PlanStep | None | bool:
+    def unreserve(s: CraftState, item: str, n: int) -> PlanStep | bool | None:
         s.reserved[item] = max(0, s.reserved[item] - n)
         return None
 
     # -- gathering ---------------------------------------------------------------------------------
     @d.operator("!mine", "acquire_material")
-    def mine(s: CraftState, item: str, block: str, n: int, tools: tuple[str, ...]) -> PlanStep | None | bool:
+    def mine(s: CraftState, item: str, block: str, n: int, tools: tuple[str, ...]) -> PlanStep | bool | None:
         if block not in s.knowledge.blocks:
             return False
         held = [t for t in tools if s.inventory[t] > 0]
@@ -160,7 +160,7 @@ def build_domain() -> Domain:
     @d.operator("!craft", "craft_recipe")
     def craft(
         s: CraftState, item: str, ingredients: tuple[tuple[str, int], ...], crafts: int, per: int, table: bool
-    ) -> PlanStep | None | bool:
+    ) -> PlanStep | bool | None:
         if any(s.inventory[i] < n * crafts for i, n in ingredients):
             return False
         if table and "crafting_table" not in s.stations:
@@ -193,11 +193,13 @@ def build_domain() -> Domain:
             if recipe.needs_table:
                 subtasks.append(("station", "crafting_table"))
             subtasks.append(("!craft", item, ingredients, crafts, recipe.count, recipe.needs_table))
-            yield option.label.removeprefix("craft:"), subtasks, option.cost * n
+            # what is already held costs nothing: prefer the recipe the inventory can pay for
+            short = sum(max(0, k * crafts - s.free(i)) * s.knowledge.cost(i) for i, k in ingredients)
+            yield option.label.removeprefix("craft:"), subtasks, CRAFT_TICKS * crafts + short
 
     # -- building (workstations and modules) ---------------------------------------------------------
     @d.operator("!place", "place_workstation")
-    def place(s: CraftState, station: str) -> PlanStep | None | bool:
+    def place(s: CraftState, station: str) -> PlanStep | bool | None:
         if s.inventory[station] < 1:
             return False
         s.inventory[station] -= 1
@@ -224,7 +226,7 @@ def build_domain() -> Domain:
             yield "", [("obtain", station, 1), ("!place", station)]
 
     @d.operator("!build_module", "build_module")
-    def build_module(s: CraftState, module_id: str) -> PlanStep | None | bool:
+    def build_module(s: CraftState, module_id: str) -> PlanStep | bool | None:
         module = MODULES.get(module_id)
         if module is None or s.position is None:
             return False
@@ -251,7 +253,7 @@ def build_domain() -> Domain:
 
     # -- smelting ------------------------------------------------------------------------------------
     @d.operator("!smelt", "smelt")
-    def smelt(s: CraftState, input_item: str, n: int, fuel: str, fuel_n: int) -> PlanStep | None | bool:
+    def smelt(s: CraftState, input_item: str, n: int, fuel: str, fuel_n: int) -> PlanStep | bool | None:
         result = s.knowledge.md.smelting_result(input_item)
         if result is None or "furnace" not in s.stations:
             return False
@@ -296,7 +298,7 @@ def build_domain() -> Domain:
 
     # -- farming -------------------------------------------------------------------------------------
     @d.operator("!harvest", "harvest_crop")
-    def harvest(s: CraftState, item: str, crop: str, n: int) -> PlanStep | None | bool:
+    def harvest(s: CraftState, item: str, crop: str, n: int) -> PlanStep | bool | None:
         if crop not in s.knowledge.blocks:
             return False
         s.inventory[item] += n
@@ -315,7 +317,7 @@ def build_domain() -> Domain:
             yield CROPS[item][0], [("!harvest", item, CROPS[item][0], n)], MINE_TRAVEL_TICKS * n
 
     @d.operator("!till", "till_soil")
-    def till(s: CraftState) -> PlanStep | None | bool:
+    def till(s: CraftState) -> PlanStep | bool | None:
         hoe = next((h for h in HOES if s.inventory[h] > 0), None)
         if hoe is None:
             return False
@@ -323,7 +325,7 @@ def build_domain() -> Domain:
                         cost=CRAFT_TICKS)
 
     @d.operator("!plant", "plant_crop")
-    def plant(s: CraftState, crop: str, seed: str) -> PlanStep | None | bool:
+    def plant(s: CraftState, crop: str, seed: str) -> PlanStep | bool | None:
         if s.inventory[seed] < 1:
             return False
         s.inventory[seed] -= 1
@@ -340,7 +342,7 @@ def build_domain() -> Domain:
 
     # -- survival ------------------------------------------------------------------------------------
     @d.operator("!eat", "consume_food")
-    def eat(s: CraftState, food: str) -> PlanStep | None | bool:
+    def eat(s: CraftState, food: str) -> PlanStep | bool | None:
         if s.inventory[food] < 1:
             return False
         s.inventory[food] -= 1
@@ -350,18 +352,18 @@ def build_domain() -> Domain:
                         consumes={food: 1})
 
     @d.operator("!sleep", "sleep")
-    def sleep(s: CraftState) -> PlanStep | None | bool:
+    def sleep(s: CraftState) -> PlanStep | bool | None:
         if not s.night:
             return False
         s.time_of_day = 0
         return PlanStep(name="sleep", capability="sleep", args={}, cost=PLACE_TICKS)
 
     @d.operator("!retreat", "retreat_from_threat")
-    def retreat(s: CraftState) -> PlanStep | None | bool:
+    def retreat(s: CraftState) -> PlanStep | bool | None:
         return PlanStep(name="retreat", capability="retreat_from_threat", args={}, cost=PLACE_TICKS)
 
     @d.operator("!block_in", "retreat_and_block")
-    def block_in(s: CraftState, block: str) -> PlanStep | None | bool:
+    def block_in(s: CraftState, block: str) -> PlanStep | bool | None:
         if s.inventory[block] < 1:
             return False
         return PlanStep(name=f"block in with {block}", capability="retreat_and_block",

@@ -34,7 +34,7 @@ class HtnState(Protocol):
 S = TypeVar("S", bound=HtnState)
 
 Task = tuple[Any, ...]
-OperatorFn = Callable[..., PlanStep | None | bool]
+OperatorFn = Callable[..., PlanStep | bool | None]
 #: a method yields ``(label, subtasks)`` or ``(label, subtasks, estimated_cost)`` per binding
 MethodFn = Callable[..., Iterable[tuple[Any, ...]]]
 

@@ -9,16 +9,19 @@ except :data:`SEARCH_RADIUS`, the reach given to ``acquire_material``.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
 
+from planners.base import PlanningState
 from planners.solver import (
     CRAFT_TICKS,
     MINE_TRAVEL_TICKS,
     SMELT_TICKS,
+    TOOL_AMORTIZATION,
     UNREACHABLE,
+    UNSURVEYED_DISTANCE,
+    WALK_TICKS_PER_BLOCK,
     _cost_table,
     _fuels,
     _natural_blocks,
@@ -58,21 +61,26 @@ class Option:
 
 
 class Knowledge:
-    """Options per item for one world survey (``available_blocks``: ``None`` means "assume nature")."""
+    """Options per item for one world survey (no survey: assume the usual surface blocks, 16 blocks away)."""
 
-    def __init__(self, available_blocks: frozenset[str] | None, version: str = "1.21.4") -> None:
+    def __init__(self, state: PlanningState, version: str = "1.21.4") -> None:
         self.version = version
         self.md: McData = load(version)
-        self.blocks = _natural_blocks() if available_blocks is None else available_blocks
-        self.assumed = available_blocks is None
-        self.costs = _cost_table(self.md, version, available_blocks)
+        self.blocks = _natural_blocks() if state.available_blocks is None else state.available_blocks
+        self.assumed = state.available_blocks is None
+        self.distance = {b: round(state.block_distance.get(b, UNSURVEYED_DISTANCE)) for b in self.blocks}
+        self.costs = _cost_table(self.md, version, state)
         self.sources = mine_sources(version)
+        self._options: dict[str, tuple[Option, ...]] = {}
 
     def cost(self, item: str) -> float:
         return self.costs.get(item, UNREACHABLE)
 
     def options(self, item: str) -> list[Option]:
-        return list(_options(self, item))
+        found = self._options.get(item)
+        if found is None:
+            found = self._options[item] = self._compute(item)
+        return list(found)
 
     def fuels(self) -> tuple[tuple[str, int], ...]:
         return _fuels(self.md)
@@ -80,32 +88,26 @@ class Knowledge:
     def fuel_needed(self, fuel_ticks: int, items: int) -> int:
         return math.ceil(items * SMELT_TICKS / fuel_ticks)
 
-
-def _options(k: Knowledge, item: str) -> tuple[Option, ...]:
-    return _cached_options(k.version, k.blocks, item)
-
-
-@functools.lru_cache(maxsize=4096)
-def _cached_options(version: str, blocks: frozenset[str], item: str) -> tuple[Option, ...]:
-    md = load(version)
-    costs = _cost_table(md, version, blocks)
-    out: list[Option] = []
-    for source in mine_sources(version).get(item, ()):
-        if source.block not in blocks:
-            continue
-        tool = 0.0 if not source.tools else min(costs.get(t, UNREACHABLE) for t in source.tools) * 0.1
-        if tool < UNREACHABLE:
-            out.append(Option("mine", item, MINE_TRAVEL_TICKS + tool, block=source.block, tools=source.tools))
-    for recipe in _recipes(md, item):
-        total = CRAFT_TICKS + sum(costs.get(i, UNREACHABLE) * n for i, n in recipe.ingredients.items())
-        if total < UNREACHABLE:
-            out.append(Option("craft", item, total / recipe.count, recipe=recipe))
-    for smelting in md.smelting_for(item):
-        total = SMELT_TICKS + costs.get(smelting.input, UNREACHABLE)
-        if total < UNREACHABLE:
-            out.append(Option("smelt", item, total, smelt_input=smelting.input))
-    out.sort(key=lambda o: (o.cost, o.label))
-    return tuple(out)
+    def _compute(self, item: str) -> tuple[Option, ...]:
+        out: list[Option] = []
+        for source in self.sources.get(item, ()):
+            if source.block not in self.blocks:
+                continue
+            tool = 0.0 if not source.tools else min(self.cost(t) for t in source.tools) * TOOL_AMORTIZATION
+            walk = WALK_TICKS_PER_BLOCK * self.distance[source.block]
+            if tool < UNREACHABLE:
+                out.append(Option("mine", item, MINE_TRAVEL_TICKS + walk + tool, block=source.block,
+                                  tools=source.tools))
+        for recipe in _recipes(self.md, item):
+            total = CRAFT_TICKS + sum(self.cost(i) * n for i, n in recipe.ingredients.items())
+            if total < UNREACHABLE:
+                out.append(Option("craft", item, total / recipe.count, recipe=recipe))
+        for smelting in self.md.smelting_for(item):
+            total = SMELT_TICKS + self.cost(smelting.input)
+            if total < UNREACHABLE:
+                out.append(Option("smelt", item, total, smelt_input=smelting.input))
+        out.sort(key=lambda o: (o.cost, o.label))
+        return tuple(out)
 
 
 __all__ = ["MINE_BATCH", "SEARCH_RADIUS", "Knowledge", "Option"]

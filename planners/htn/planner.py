@@ -29,10 +29,11 @@ from planners.htn.engine import (
     plan_steps,
 )
 from planners.htn.knowledge import Knowledge
-from planners.ppa import Check, dedupe_leaf_names
+from planners.ppa import Check, PlanStep, dedupe_leaf_names, station_moves
 from router.intent import GoalVerb, Intent
 from router.priors import context_key
 from trees.model import Node, SelectorNode, SequenceNode, TreeDefinition
+from world.mcdata import load
 
 if TYPE_CHECKING:
     from capabilities.registry import Registry
@@ -69,6 +70,7 @@ class HtnPlanner:
         self.max_expansions = max_expansions
         self.timeout_ms = timeout_ms
         self.fallbacks = fallbacks
+        self._inserts: dict[int, list[PlanStep]] = {}
 
     def available(self) -> bool:
         return True
@@ -97,7 +99,7 @@ class HtnPlanner:
 
     def initial_state(self, state: PlanningState) -> CraftState:
         return CraftState(
-            knowledge=Knowledge(state.available_blocks, self.version),
+            knowledge=Knowledge(state, self.version),
             inventory=defaultdict(int, state.inventory),
             stations=set(state.stations),
             position=state.position,
@@ -108,9 +110,7 @@ class HtnPlanner:
 
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         tasks, goal_check = self.tasks_for(intent)
-        if intent.goal.verb is GoalVerb.OBTAIN and not Knowledge(state.available_blocks, self.version).md.has_item(
-            intent.goal.target
-        ):
+        if intent.goal.verb is GoalVerb.OBTAIN and not load(self.version).has_item(intent.goal.target):
             raise PlanningFailure("unknown_item", f"{intent.goal.target!r} is not a {self.version} item")
         context = context_key(intent.context, state.time_of_day)
         recent = [str(m) for m in intent.context.get("recent_failures", [])]
@@ -125,6 +125,7 @@ class HtnPlanner:
         if solution is None:
             raise PlanningFailure("no_decomposition", f"no method decomposes {intent.goal} from this state")
         steps = plan_steps(solution.nodes)
+        self._inserts = station_moves(steps)
         children = [n for n in (self._node(x, engine) for x in solution.nodes) if n is not None]
         plan: Node = SequenceNode(name=str(intent.goal), memory=True, children=children)
         root: Node = plan if goal_check is None else SelectorNode(
@@ -155,7 +156,8 @@ class HtnPlanner:
     def _order(self, context: str, recent: list[str]) -> Any:
         def order(task: Task, alternatives: list[Alternative], state: Any) -> list[Alternative]:
             def key(alt: Alternative) -> float:
-                success = 1.0 if self.priors is None else self.priors.expected_success(self.name, alt.method_id, context)
+                priors = self.priors
+                success = 1.0 if priors is None else priors.expected_success(self.name, alt.method_id, context)
                 success *= RECENT_FAILURE_PENALTY ** recent.count(alt.method_id)
                 return alt.cost / max(success, MIN_SUCCESS)
 
@@ -166,7 +168,13 @@ class HtnPlanner:
     # -- emission ---------------------------------------------------------------------------------
     def _node(self, node: DecompNode, engine: Engine[CraftState]) -> Node | None:
         if isinstance(node, PrimitiveNode):
-            return node.step.node() if node.step is not None else None
+            if node.step is None:
+                return None
+            moves = self._inserts.get(id(node.step), [])
+            if not moves:
+                return node.step.node()
+            return SequenceNode(name=f"{node.step.name} (stations follow)", memory=True,
+                                children=[m.node() for m in moves] + [node.step.node()])
         children = [n for n in (self._node(c, engine) for c in node.children) if n is not None]
         if not children:
             return None

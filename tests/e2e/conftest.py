@@ -209,7 +209,7 @@ def _enter_arena(body: MineflayerBody, timeout_s: float = 8.0) -> BlockPos | Non
                 return here
         else:
             settled_since = None
-            if now - last_hop > 0.5:
+            if now - last_hop > 1.0:
                 target = spots[hops % 2]
                 hops += 1
                 last_hop = now

@@ -17,6 +17,7 @@ the same way: it cannot be restarted inside one Python process (#130).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -166,8 +167,8 @@ class MineflayerAction:
         }
         status = _STATUS[state["status"]]
         if status is not ActionStatus.RUNNING:
-            err = _body_error(state["error"]) if state.get("error") else None
-            self._finish(status, err, state.get("result") or {})
+            failure = _body_error(state["error"]) if state.get("error") else None
+            self._finish(status, failure, state.get("result") or {})
 
     def _finish(self, status: ActionStatus, error: BodyError | None, result: dict[str, Any]) -> None:
         self._status, self._error, self._result = status, error, result
@@ -185,10 +186,9 @@ class MineflayerAction:
     def cancel(self, reason: str = "cancelled") -> None:
         if self._status is not ActionStatus.RUNNING:
             return
-        try:
+        # Disconnected: nothing runs on the other side any more, so the cancel holds anyway.
+        with contextlib.suppress(BodyError):
             self._body._call("cancel", {"id": self._id, "reason": reason})
-        except BodyError:
-            pass  # disconnected: nothing is running on the other side any more
         self._finish(ActionStatus.CANCELLED, BodyError(BodyErrorCode.CANCELLED, reason), {})
 
     def wait(self, timeout_s: float, poll_s: float = POLL_INTERVAL_S) -> ActionStatus:
@@ -252,9 +252,7 @@ class MineflayerBody:
         if auth not in ("offline", "microsoft"):
             raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"auth {auth!r} must be offline or microsoft")
         bridge = _Bridge.get()
-        bot_id = bridge.create_bot(
-            {"host": host, "port": port, "username": username, "version": version, "auth": auth}
-        )
+        bot_id = bridge.create_bot({"host": host, "port": port, "username": username, "version": version, "auth": auth})
         body = cls(bridge, bot_id, host, port, username, version)
         deadline = time.monotonic() + timeout_s
         while True:
@@ -284,10 +282,8 @@ class MineflayerBody:
         if self._closed:
             return
         self._closed = True
-        try:
+        with contextlib.suppress(BodyError):
             self._bridge.quit(self._bot)
-        except BodyError:
-            pass
 
     def __enter__(self) -> MineflayerBody:
         return self
@@ -374,9 +370,7 @@ class MineflayerBody:
     def find_blocks(self, names: list[str], radius: int, max_count: int = 16) -> list[BlockPos]:
         if radius < 0 or max_count < 1:
             raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"radius {radius} / max_count {max_count}")
-        found = self._call(
-            "findBlocks", {"names": [_strip(n) for n in names], "radius": radius, "maxCount": max_count}
-        )
+        found = self._call("findBlocks", {"names": [_strip(n) for n in names], "radius": radius, "maxCount": max_count})
         return [BlockPos(*p) for p in found]
 
     def entities(self, radius: float = 32.0) -> list[EntityInfo]:
@@ -424,9 +418,7 @@ class MineflayerBody:
     def goto(self, target: BlockPos, tolerance: float = 1.0) -> MineflayerAction:
         if not (tolerance >= 0 and math.isfinite(tolerance)):
             raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"tolerance {tolerance} must be >= 0")
-        return self._start(
-            "goto", "goto", {"x": target.x, "y": target.y, "z": target.z, "tolerance": tolerance}
-        )
+        return self._start("goto", "goto", {"x": target.x, "y": target.y, "z": target.z, "tolerance": tolerance})
 
     def dig(self, pos: BlockPos) -> MineflayerAction:
         return self._start("dig", "dig", {"x": pos.x, "y": pos.y, "z": pos.z})
@@ -460,9 +452,7 @@ class MineflayerBody:
         return self._start("container_put", "containerPut", {"item": _strip(item), "count": count, "slot": slot})
 
     def container_take(self, item: str, count: int, slot: str = "any") -> MineflayerAction:
-        return self._start(
-            "container_take", "containerTake", {"item": _strip(item), "count": count, "slot": slot}
-        )
+        return self._start("container_take", "containerTake", {"item": _strip(item), "count": count, "slot": slot})
 
     def close_container(self) -> MineflayerAction:
         return self._start("close_container", "closeContainer", {})

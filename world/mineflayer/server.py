@@ -202,8 +202,7 @@ class FlyingSquid:
         self.stop()
         raise ServerError(
             ServerErrorCode.START_TIMEOUT,
-            f"flying-squid not ready on {self.host}:{self.port} after {timeout_s:.0f}s; "
-            f"log:\n{self.log_tail()}",
+            f"flying-squid not ready on {self.host}:{self.port} after {timeout_s:.0f}s; log:\n{self.log_tail()}",
         )
 
     def stop(self, timeout_s: float = 5.0) -> None:

@@ -222,7 +222,9 @@ class SimBody:
     def block_at(self, pos: BlockPos) -> BlockInfo:
         return self.world.block_info(BlockPos(*pos))
 
-    def find_blocks(self, names: list[str], radius: int, max_count: int = 16) -> list[BlockPos]:
+    def find_blocks(
+        self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
+    ) -> list[BlockPos]:
         if radius < 0 or radius > 128 or max_count < 1:
             raise _err(BodyErrorCode.INVALID_ARGUMENT, "radius must be 0..128 and max_count >= 1")
         wanted = {self.md.block(n).name for n in names}
@@ -251,10 +253,19 @@ class SimBody:
                     start = i + 1
                     x, z, y = sx * 16 + (i >> 8), sz * 16 + ((i >> 4) & 15), sy * 16 + (i & 15)
                     d2 = (x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2
-                    if d2 <= r2:
+                    if d2 <= r2 and (not exposed or self._has_open_face(x, y, z)):
                         found.append((d2, BlockPos(x, y, z)))
         found.sort()
         return [pos for _, pos in found[:max_count]]
+
+    def _has_open_face(self, x: int, y: int, z: int) -> bool:
+        from world.sim.world import SOLID
+
+        flags = self.world.flags
+        return any(
+            not flags(x + dx, y + dy, z + dz) & SOLID
+            for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+        )
 
     def entities(self, radius: float = 32.0) -> list[EntityInfo]:
         p = self.world.player.position

@@ -80,7 +80,11 @@ def make_starter(world: World) -> None:
 
 
 def _outcrop(world: World, sx: int, sz: int) -> None:
-    """A 3x3, two-high stone mound 10-16 blocks from spawn, with coal and iron ore on its faces."""
+    """A stone mound 10-16 blocks from spawn (5x5 two high, 3x3 on top), iron and coal ore on its faces.
+
+    Sized so the whole tool progression to an iron pickaxe (11 cobblestone, 3 raw iron, fuel) can
+    be mined from it standing on the ground, whatever the seed's terrain offers.
+    """
     rng = world.rng
     for _ in range(200):
         angle = rng.random() * math.tau
@@ -89,11 +93,13 @@ def _outcrop(world: World, sx: int, sz: int) -> None:
         h = _dry_ground(world, x, z)
         if h is None:
             continue
-        cells = [(x + dx, h + dy, z + dz) for dy in (1, 2) for dx in (-1, 0, 1) for dz in (-1, 0, 1)]
+        cells = [(x + dx, h + dy, z + dz) for dy in (1, 2) for dx in range(-2, 3) for dz in range(-2, 3)]
+        cells += [(x + dx, h + 3, z + dz) for dx in (-1, 0, 1) for dz in (-1, 0, 1)]
         for c in cells:
             world.set_block(c, make_state("stone"))
-        faces = [c for c in cells if c[0] != x or c[2] != z]
+        faces = [c for c in cells if max(abs(c[0] - x), abs(c[2] - z)) == 2]
         rng.shuffle(faces)
-        for c, ore in zip(faces, ("iron_ore", "iron_ore", "iron_ore", "coal_ore", "coal_ore"), strict=False):
+        ores = ("iron_ore",) * 5 + ("coal_ore",) * 4
+        for c, ore in zip(faces, ores, strict=False):
             world.set_block(c, make_state(ore))
         return

@@ -1,0 +1,126 @@
+"""Planning time per planner for wooden/stone/iron pickaxe and furnace, against GTPyhop on the same domain.
+
+Prints, per goal: the median planning time of the solver, HTN and GOAP planners
+(warm caches, same survey), GTPyhop 2.0.2 running the same HTN method library
+(our methods adapted to its API, its default iterative strategy), and the ratio
+ours/GTPyhop. Then the routing decision time without the LLM. Targets: solver and
+HTN < 50 ms on iron_pickaxe, GOAP < 200 ms, routing < 10 ms.
+
+    .venv/bin/python bench/bench_planners.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import time
+from collections.abc import Callable
+from contextlib import redirect_stdout
+from typing import Any
+
+from capabilities.registry import default_registry
+from planners.base import PlanningState
+from planners.goap.planner import GoapPlanner
+from planners.htn.domain import CraftState
+from planners.htn.engine import PrimitiveNode
+from planners.htn.planner import HtnPlanner
+from planners.solver import CraftingSolver
+from router.intent import Intent
+from router.priors import PriorsStore
+from router.router import Router
+
+GOALS = ("wooden_pickaxe", "stone_pickaxe", "furnace", "iron_pickaxe")
+WORLD = PlanningState(available_blocks=frozenset({"oak_log", "stone", "coal_ore", "iron_ore", "dirt"}))
+
+
+def timed(fn: Callable[[], Any], repeat: int) -> float:
+    fn()  # warm caches
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(samples)
+
+
+def gtpyhop_solver(htn: HtnPlanner) -> Callable[[str], int]:
+    """Our HTN method library declared to GTPyhop: same tasks, methods and operators."""
+    import gtpyhop
+
+    with redirect_stdout(io.StringIO()):
+        domain = gtpyhop.Domain("craftbt_bench")
+    gtpyhop.verbose = 0
+    domain_obj = htn.domain
+
+    def wrap_op(name: str) -> Callable[..., Any]:
+        op = domain_obj.operators[name]
+
+        def action(state: Any, *args: Any) -> Any:
+            after: CraftState = state.craft.copy()
+            if op.apply(after, *args) is False:
+                return False
+            state.craft = after
+            return state
+
+        action.__name__ = name.replace("!", "a_")
+        return action
+
+    def wrap_task(task: str) -> list[Callable[..., Any]]:
+        wrapped = []
+        for method in domain_obj.methods.get(task, []):
+            def m(state: Any, *args: Any, _method: Any = method) -> Any:
+                for _, subtasks, *_ in _method.decompose(state.craft, *args):
+                    return [(t[0].replace("!", "a_"), *t[1:]) for t in subtasks]
+                return False
+
+            m.__name__ = f"m_{task}_{method.name}"
+            wrapped.append(m)
+        return wrapped
+
+    gtpyhop.declare_actions(*[wrap_op(n) for n in domain_obj.operators])
+    for task in domain_obj.methods:
+        gtpyhop.declare_task_methods(task, *wrap_task(task))
+
+    def solve(goal: str) -> int:
+        state = gtpyhop.State("s")
+        state.craft = htn.initial_state(WORLD)
+        with redirect_stdout(io.StringIO()):
+            plan = gtpyhop.find_plan(state, [("obtain", goal, 1)])
+        if not plan:
+            raise RuntimeError(f"GTPyhop found no plan for {goal}")
+        return len(plan)
+
+    return solve
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    registry = default_registry()
+    solver, htn, goap = CraftingSolver(), HtnPlanner(), GoapPlanner()
+    try:
+        baseline: Callable[[str], int] | None = gtpyhop_solver(HtnPlanner(fallbacks=False))
+    except ImportError:
+        baseline = None
+        print("gtpyhop not installed: `.venv/bin/pip install gtpyhop==2.0.2` for the baseline")
+    print(f"{'goal':16} {'solver ms':>10} {'htn ms':>10} {'goap ms':>10} {'gtpyhop ms':>11} {'htn/gtpyhop':>12}")
+    for goal in GOALS:
+        intent = Intent.from_text(f"obtain {goal}")
+        row = [timed(lambda p=p: p.plan(intent, WORLD, registry), args.repeat) for p in (solver, htn, goap)]
+        base = timed(lambda: baseline(goal), args.repeat) if baseline else float("nan")
+        print(f"{goal:16} {row[0]:10.2f} {row[1]:10.2f} {row[2]:10.2f} {base:11.2f} {row[1] / base:12.2f}")
+    router = Router(registry, PriorsStore(":memory:"), seed=0)
+    intent = Intent.from_text("obtain iron_pickaxe")
+    full = timed(lambda: router.route(intent, WORLD), max(5, args.repeat // 4))
+    fast = timed(lambda: router.route(Intent.from_text("survive threat", urgency=0.95), WORLD), args.repeat)
+    one = timed(lambda: router.route(intent, WORLD, planner="solver"), args.repeat)
+    print(f"routing iron_pickaxe, all planners (solver+htn+goap, validate, score): {full:.2f} ms")
+    print(f"routing iron_pickaxe, one planner: {one:.2f} ms; fast path: {fast:.3f} ms")
+    print(f"routing overhead beyond planning (one planner): {one - timed(lambda: solver.plan(intent, WORLD, registry), args.repeat):.2f} ms")
+    del PrimitiveNode
+
+
+if __name__ == "__main__":
+    main()

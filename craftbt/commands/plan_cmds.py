@@ -1,0 +1,102 @@
+"""Planning commands: ``craftbt plan`` (goal -> routed tree, and why) and ``craftbt gate`` (divergence gate).
+
+``craftbt run --goal`` lives with the run command; it calls
+:func:`router.router.run_goal` with its executor.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from capabilities.registry import default_registry
+from craftbt.errors import CraftbtError, ErrorCode
+from router.priors import PriorsStore
+
+PLANNERS = ("auto", "solver", "htn", "goap", "llm", "fast_path")
+
+
+def _body(scenario: Path | None, seed: int) -> Any:
+    from world.scenarios import load_scenario, starter_world
+
+    return load_scenario(scenario, seed) if scenario is not None else starter_world(seed)
+
+
+def plan_cmd(
+    goal: str = typer.Option(..., "--goal", help='e.g. "obtain iron_pickaxe"'),
+    planner: str = typer.Option("auto", "--planner", help=" | ".join(PLANNERS)),
+    out: Path | None = typer.Option(None, "--out", help="Write the tree (YAML, or JSON for .json)"),
+    scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
+    seed: int = typer.Option(0, "--seed", help="World and router seed"),
+    biome: str | None = typer.Option(None, "--biome", help="Context for the priors (e.g. taiga)"),
+    as_json: bool = typer.Option(False, "--json", help="Print the routing decision as JSON"),
+) -> None:
+    """Plan a goal on the embedded world: print the chosen tree and why it was chosen."""
+    from router.router import plan_for_goal
+    from trees.dump import to_json, to_yaml
+
+    if planner not in PLANNERS:
+        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--planner {planner!r}",
+                                  expected="one of " + ", ".join(PLANNERS))
+    registry = default_registry()
+    decision = plan_for_goal(goal, _body(scenario, seed), planner=planner, registry=registry,
+                             priors=PriorsStore(), seed=seed, context={"biome": biome} if biome else None)
+    tree = decision.plan.tree
+    if out is not None:
+        out.write_text(to_json(tree) if out.suffix == ".json" else to_yaml(tree), encoding="utf-8")
+    if as_json:
+        typer.echo(decision.model_dump_json(indent=2))
+        return
+    console = Console()
+    try:
+        from trees.render import render
+
+        console.print(str(render(tree, "unicode", registry)))
+    except CraftbtError:
+        console.print(to_yaml(tree))
+    table = Table("planner", "ok", "method", "cost ms", "confidence", "score", "plan ms", "reason", title="candidates")
+    for c in decision.candidates:
+        table.add_row(c.planner, "✓" if c.ok else "✗", c.method or "", f"{c.cost:.0f}" if c.cost else "",
+                      f"{c.confidence:.2f}" if c.confidence is not None else "",
+                      f"{c.score:.3f}" if c.score is not None else "", f"{c.planning_ms:.1f}", c.reason or "")
+    console.print(table)
+    console.print(f"[bold]chosen:[/] {decision.chosen} ({decision.method}) — {decision.reason}")
+    console.print(f"plan: {decision.plan.explanation}")
+    console.print(f"routing took {decision.routing_ms:.1f} ms; context {decision.context}"
+                  + ("; [yellow]disagrees with the historical best[/]" if decision.disagreement else ""))
+    if out is not None:
+        console.print(f"wrote {out}")
+
+
+def gate_cmd(
+    tests: Path | None = typer.Option(None, "--tests", help="Directory with the acceptance tests"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Fail (exit 1) when planners can emit unregistered verbs or a capability lacks acceptance check/test."""
+    from router.gate import TESTS, run_gate
+    from router.router import default_planners
+
+    report = run_gate(default_registry(), default_planners(), tests=tests or TESTS)
+    if as_json:
+        typer.echo(json.dumps(report.model_dump(), indent=2))
+    elif report.ok:
+        count = sum(len(v) for v in report.sources.values())
+        typer.echo(f"gate: ok — {count} emitted verbs from {len(report.sources)} sources, all registered; "
+                   "every capability has an acceptance check and test")
+    else:
+        table = Table("kind", "source", "verb", "detail", title=f"{len(report.differences)} divergence(s)")
+        for d in report.differences:
+            table.add_row(d.kind, d.source, d.verb, d.detail)
+        Console().print(table)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("plan")(plan_cmd)
+    app.command("gate")(gate_cmd)

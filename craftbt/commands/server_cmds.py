@@ -1,0 +1,55 @@
+"""``craftbt server start``: run a local flying-squid server in the foreground until Ctrl-C.
+
+The server binds 127.0.0.1 in offline mode with every player opped, so a bot
+(``craftbt run --body mineflayer --host 127.0.0.1 --port P``) can join and use
+``/give`` and ``/setblock``. Exit codes: 0 after a clean Ctrl-C, 1 when the
+server could not start or died (the reason and the log tail are printed).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Annotated
+
+import typer
+
+from world.mineflayer.server import DEFAULT_VERSION, GENERATIONS, FlyingSquid, ServerError
+
+server_app = typer.Typer(help="A local Minecraft server (flying-squid) for demos and tests.", no_args_is_help=True)
+
+
+@server_app.command("start")
+def start_cmd(
+    port: Annotated[int, typer.Option(help="TCP port on 127.0.0.1 (default: 25565).", min=1, max=65535)] = 25565,
+    version: Annotated[str, typer.Option(help="Minecraft version the server speaks.")] = DEFAULT_VERSION,
+    generation: Annotated[str, typer.Option(help=f"World generator: {', '.join(GENERATIONS)}.")] = "superflat",
+    game_mode: Annotated[str, typer.Option("--game-mode", help="survival, creative, adventure or spectator.")] = (
+        "survival"
+    ),
+) -> None:
+    """Start flying-squid and keep it running until Ctrl-C."""
+    try:
+        server = FlyingSquid(port=port, version=version, generation=generation, game_mode=game_mode)
+        server.start()
+    except ServerError as err:
+        print(f"craftbt server: {err.code.value}: {err.detail}", file=sys.stderr)
+        raise typer.Exit(1) from None
+    print(
+        f"flying-squid {version} listening on {server.host}:{server.port} (offline mode, everyone op); "
+        f"log: {server.log_path}; Ctrl-C to stop",
+        flush=True,
+    )
+    try:
+        while server.running:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        print("stopping flying-squid", flush=True)
+        server.stop()
+        return
+    print(f"craftbt server: flying-squid exited; log:\n{server.log_tail()}", file=sys.stderr)
+    raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(server_app, name="server")

@@ -1,0 +1,455 @@
+"""The cognitive task router (seed 003): intent -> task traits -> eligible planners -> one validated tree.
+
+1. Traits from the intent (:func:`traits_of`); the routing matrix
+   (:data:`ROUTING_MATRIX`) names the planners eligible for them, best first.
+2. Time-critical safety takes the fast path: a fixed capability from
+   :data:`FAST_PATHS`, no planning.
+3. Otherwise every eligible, available planner that can handle the intent is
+   asked for a plan within the intent's time budget. Each candidate is
+   validated against the registry (:func:`trees.validate.validate_definition`)
+   and passed through the executor's feasibility gate; a rejected candidate is
+   recorded with its reason.
+4. Survivors are scored ``confidence x theta x (cheapest cost / cost)``, with
+   ``theta`` a Thompson draw from the Beta posterior of the planner's success in
+   this context (priors store; seeded RNG). The same score with the posterior
+   mean instead of a draw names the historical best; choosing anything else is
+   a *disagreement*, recorded with the decision.
+5. After a failure the router replans with the failure as context
+   (:meth:`Router.replan`): the failed methods are penalized, and a missing
+   precondition (``precond_missing:item:X``) becomes an ``obtain X`` subgoal
+   spliced in front of the replanned goal; the three digests (seed 002) record
+   the expansion, the resolved subgoal and the final plan.
+
+Costs are compared in one unit for every planner: the SLA-derived expected
+duration of the tree's leaves (:class:`planners.goap.costs.ActionCosts`).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from capabilities.registry import Registry, default_registry
+from craftbt.errors import CraftbtError, ErrorCode
+from executor.digests import digest, plan_steps
+from executor.gate import assess
+from planners.base import Planner, PlanningFailure, PlanningState, PlanResult
+from planners.goap.costs import UNIT_ARG, ActionCosts
+from planners.goap.planner import GoapPlanner
+from planners.htn.planner import HtnPlanner
+from planners.llm.planner import LlmPlanner
+from planners.solver import CraftingSolver
+from router.intent import GoalVerb, Intent
+from router.priors import PriorsStore, context_key
+from trees import model as m
+from trees.validate import validate_definition
+from world.body import Body, Observation
+
+DEFAULT_BUDGET_MS = 5_000
+FAST_PATH_URGENCY = 0.8
+#: Beta pseudo-counts a plan's own confidence contributes before any history
+CONFIDENCE_WEIGHT = 2.0
+
+
+class Trait(StrEnum):
+    NAVIGATION = "navigation"
+    MULTI_STEP = "multi_step"
+    AMBIGUOUS = "ambiguous"
+    SAFETY = "safety"
+
+
+#: seed 003's matrix, in this project's planners: trait -> eligible planners, best first
+ROUTING_MATRIX: dict[Trait, tuple[str, ...]] = {
+    Trait.NAVIGATION: ("goap", "solver", "llm"),
+    Trait.MULTI_STEP: ("htn", "solver", "goap", "llm"),
+    Trait.AMBIGUOUS: ("llm",),
+    Trait.SAFETY: ("fast_path", "htn"),
+}
+
+#: emergency -> (capability, args): the fast path runs these without planning
+FAST_PATHS: dict[str, tuple[str, dict[str, Any]]] = {
+    "threat": ("retreat_from_threat", {}),
+    "danger": ("retreat_from_threat", {}),
+    "hunger": ("consume_food", {}),
+    "night": ("retreat_and_block", {"blockType": "dirt"}),
+    "health": ("retreat_from_threat", {}),
+}
+
+_MISSING_ITEM = re.compile(r"precond_missing:item:([a-z0-9_]+)|missing[_ ]item[: ]+([a-z0-9_]+)")
+
+
+def traits_of(intent: Intent) -> set[Trait]:
+    traits: set[Trait] = set()
+    goal = intent.goal
+    if goal.verb is GoalVerb.EXPLORE:
+        traits.add(Trait.NAVIGATION)
+    if goal.verb in (GoalVerb.OBTAIN, GoalVerb.BUILD):
+        traits.add(Trait.MULTI_STEP)
+    if goal.verb is GoalVerb.SURVIVE or intent.context.get("threat"):
+        traits.add(Trait.SAFETY)
+    if intent.context.get("ambiguous") or intent.context.get("social"):
+        traits.add(Trait.AMBIGUOUS)
+    return traits
+
+
+class Candidate(BaseModel):
+    planner: str
+    ok: bool
+    reason: str | None = None
+    method: str | None = None
+    cost: float | None = None
+    confidence: float | None = None
+    theta: float | None = None
+    mean: float | None = None
+    score: float | None = None
+    planning_ms: float = 0.0
+
+
+class RoutingDecision(BaseModel):
+    intent_id: str
+    goal: str
+    traits: list[str]
+    context: str
+    chosen: str
+    method: str
+    fast_path: bool = False
+    historical_best: str | None = None
+    disagreement: bool = False
+    candidates: list[Candidate] = Field(default_factory=list)
+    reason: str
+    routing_ms: float = 0.0
+    digests: dict[str, str | None] = Field(default_factory=dict)
+    plan: PlanResult
+
+    def routing_block(self) -> dict[str, Any]:
+        """What the executor's journal carries in the intent, for :meth:`PriorsStore.ingest_journal`."""
+        return {"planner": self.chosen, "methods": [self.method, *self.plan.methods], "context": self.context}
+
+
+def tree_cost(tree: m.TreeDefinition, costs: ActionCosts) -> float:
+    return sum(costs.cost(leaf.capability.partition("@")[0], _units(leaf)) for leaf in _leaves(tree.root))
+
+
+def _units(leaf: m.LeafNode) -> int:
+    value = leaf.args.get(UNIT_ARG.get(leaf.capability.partition("@")[0], ""), 1)
+    return value if isinstance(value, int) and value > 0 else 1
+
+
+def _leaves(node: Any) -> Iterator[m.LeafNode]:
+    if isinstance(node, m.LeafNode):
+        yield node
+    for child in getattr(node, "children", []):
+        yield from _leaves(child)
+    if getattr(node, "child", None) is not None:
+        yield from _leaves(node.child)
+
+
+@dataclass
+class Router:
+    registry: Registry
+    priors: PriorsStore
+    planners: dict[str, Planner] = field(default_factory=dict)
+    seed: int = 0
+    costs: ActionCosts | None = None
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+        if not self.planners:
+            self.planners = default_planners(self.priors)
+        if self.costs is None:
+            self.costs = ActionCosts.from_registry(self.registry)
+
+    # -- routing -----------------------------------------------------------------------------------
+    def route(
+        self,
+        intent: Intent,
+        state: PlanningState,
+        observation: Observation | None = None,
+        *,
+        planner: str | None = None,
+    ) -> RoutingDecision:
+        started = time.perf_counter()
+        if not intent.safety.allowed:
+            raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"intent refused: {intent.safety.reason}")
+        traits = traits_of(intent)
+        context = context_key(intent.context, state.time_of_day)
+        if planner in (None, "auto", "fast_path") and Trait.SAFETY in traits and (
+            intent.urgency >= FAST_PATH_URGENCY or planner == "fast_path"
+        ):
+            fast = self._fast_path(intent, traits, context, started)
+            if fast is not None:
+                return fast
+        names = self._eligible(intent, traits, planner)
+        budget_ms = intent.time_budget_ms or DEFAULT_BUDGET_MS
+        candidates: list[Candidate] = []
+        plans: dict[str, PlanResult] = {}
+        for name in names:
+            if (time.perf_counter() - started) * 1000 > budget_ms:
+                candidates.append(Candidate(planner=name, ok=False, reason="time_budget_spent"))
+                continue
+            candidate, result = self._candidate(name, intent, state, observation)
+            candidates.append(candidate)
+            if result is not None:
+                plans[name] = result
+        if not plans:
+            why = "; ".join(f"{c.planner}: {c.reason}" for c in candidates) or "no eligible planner"
+            self.priors.record_decision("route_failed", {"candidates": [c.model_dump() for c in candidates]},
+                                        intent_id=intent.id, goal=str(intent.goal), context=context)
+            raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"no planner could plan {intent.goal}: {why}")
+        chosen, best = self._score(candidates, plans, context)
+        result = plans[chosen]
+        decision = RoutingDecision(
+            intent_id=intent.id, goal=str(intent.goal), traits=sorted(traits), context=context, chosen=chosen,
+            method=result.method, historical_best=best, disagreement=chosen != best, candidates=candidates,
+            reason=self._why(chosen, best, candidates, traits), plan=result,
+            digests=_digests(result.tree, None, None),
+        )
+        decision.routing_ms = (time.perf_counter() - started) * 1000
+        self._record(decision)
+        return decision
+
+    def _eligible(self, intent: Intent, traits: set[Trait], planner: str | None) -> list[str]:
+        if planner not in (None, "auto"):
+            if planner not in self.planners:
+                raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"unknown planner {planner!r}",
+                                          expected="one of auto, " + ", ".join(self.planners))
+            return [planner]
+        ordered: list[str] = []
+        for trait in sorted(traits) or [Trait.MULTI_STEP]:
+            ordered += [p for p in ROUTING_MATRIX[Trait(trait)] if p in self.planners]
+        return [p for p in dict.fromkeys(ordered)
+                if self.planners[p].available() and self.planners[p].can_handle(intent)]
+
+    def _candidate(self, name: str, intent: Intent, state: PlanningState, observation: Observation | None
+                   ) -> tuple[Candidate, PlanResult | None]:
+        planner = self.planners[name]
+        t0 = time.perf_counter()
+        try:
+            result = planner.plan(intent, state, self.registry)
+        except PlanningFailure as failure:
+            return Candidate(planner=name, ok=False, reason=f"{failure.reason}: {failure.detail}",
+                             planning_ms=(time.perf_counter() - t0) * 1000), None
+        except CraftbtError as err:
+            return Candidate(planner=name, ok=False, reason=err.problems[0].render(),
+                             planning_ms=(time.perf_counter() - t0) * 1000), None
+        ms = (time.perf_counter() - t0) * 1000
+        checked = validate_definition(result.tree, self.registry)
+        if not checked.ok:
+            return Candidate(planner=name, ok=False, reason="invalid: " + checked.problems[0].render(),
+                             planning_ms=ms), None
+        if observation is not None:
+            gate, _ = assess(result.tree, self.registry, observation)
+            if not gate.should_proceed:
+                return Candidate(planner=name, ok=False, reason=f"gate: {gate.block_reason}: {gate.block_detail}",
+                                 planning_ms=ms), None
+        assert self.costs is not None
+        cost = max(1.0, tree_cost(result.tree, self.costs))
+        return Candidate(planner=name, ok=True, method=result.method, cost=cost, confidence=result.confidence,
+                         planning_ms=ms), result
+
+    def _score(self, candidates: list[Candidate], plans: dict[str, PlanResult], context: str) -> tuple[str, str]:
+        ok = [c for c in candidates if c.ok and c.planner in plans]
+        cheapest = min(c.cost or 1.0 for c in ok)
+        for c in ok:
+            a, b = self.priors.posterior(c.planner, "*", context)
+            conf = c.confidence or 0.5
+            a += CONFIDENCE_WEIGHT * conf
+            b += CONFIDENCE_WEIGHT * (1 - conf)
+            c.theta = self.rng.betavariate(a, b)
+            c.mean = a / (a + b)
+            method = self.priors.expected_success(c.planner, c.method or "*", context)
+            relative = cheapest / (c.cost or 1.0)
+            c.score = conf * c.theta * method * relative
+            c.mean = c.mean * method * conf * relative  # the same score without exploration
+        chosen = max(ok, key=lambda c: (c.score or 0.0, -ok.index(c))).planner
+        best = max(ok, key=lambda c: (c.mean or 0.0, -ok.index(c))).planner
+        return chosen, best
+
+    def _why(self, chosen: str, best: str, candidates: list[Candidate], traits: set[Trait]) -> str:
+        c = next(x for x in candidates if x.planner == chosen)
+        rejected = [f"{x.planner} ({x.reason})" for x in candidates if not x.ok]
+        text = (f"traits {', '.join(sorted(traits)) or 'none'}; {chosen} scored {c.score:.3f} "
+                f"(confidence {c.confidence:.2f} x sampled success {c.theta:.2f} x cost {c.cost:.0f} ms)")
+        if chosen != best:
+            text += f"; exploring: the historical best is {best}"
+        if rejected:
+            text += "; rejected: " + ", ".join(rejected)
+        return text
+
+    def _fast_path(self, intent: Intent, traits: set[Trait], context: str, started: float
+                   ) -> RoutingDecision | None:
+        need = intent.goal.target if intent.goal.verb is GoalVerb.SURVIVE else str(intent.context.get("threat"))
+        entry = FAST_PATHS.get(need)
+        if entry is None or not self.registry.has(entry[0]):
+            return None
+        capability, args = entry
+        tree = m.TreeDefinition(
+            tree=f"fast_path_{need}", description=f"fast path: {capability} for {need}",
+            root=m.SequenceNode(name=f"fast path {need}", children=[
+                m.LeafNode(name=f"fast {capability}", capability=capability, args=dict(args))]),
+            source="router:fast_path",
+        )
+        result = PlanResult(planner="fast_path", tree=tree, estimated_cost=1, confidence=0.9,
+                            explanation=f"urgency {intent.urgency:.2f}: {capability} without planning", steps=1,
+                            method=f"fast:{need}")
+        decision = RoutingDecision(
+            intent_id=intent.id, goal=str(intent.goal), traits=sorted(traits), context=context, chosen="fast_path",
+            method=result.method, fast_path=True, reason=result.explanation, plan=result,
+            digests=_digests(tree, None, None),
+        )
+        decision.routing_ms = (time.perf_counter() - started) * 1000
+        self._record(decision)
+        return decision
+
+    def _record(self, d: RoutingDecision) -> None:
+        self.priors.record_decision(
+            "route", {"traits": d.traits, "candidates": [c.model_dump() for c in d.candidates], "reason": d.reason,
+                      "fast_path": d.fast_path, "routing_ms": d.routing_ms, "digests": d.digests,
+                      "historical_best": d.historical_best},
+            intent_id=d.intent_id, goal=d.goal, chosen=d.chosen, method=d.method, context=d.context,
+            disagreement=d.disagreement,
+        )
+
+    # -- outcomes and escalation ---------------------------------------------------------------------
+    def record_outcome(self, decision: RoutingDecision, ok: bool) -> None:
+        self.priors.record_plan(decision.chosen, [decision.method, *decision.plan.methods], decision.context, ok)
+
+    def replan(self, intent: Intent, decision: RoutingDecision, failure: dict[str, Any], state: PlanningState,
+               observation: Observation | None = None) -> RoutingDecision:
+        """Plan again with the failure as context; a missing item becomes a subgoal spliced in front."""
+        recent = [*intent.context.get("recent_failures", []), decision.method, *decision.plan.methods]
+        retry = intent.model_copy(update={"context": {**intent.context, "recent_failures": recent,
+                                                      "failed": failure}})
+        text = f"{failure.get('code') or ''} {failure.get('reason') or ''} {failure.get('detail') or ''}"
+        match = _MISSING_ITEM.search(text)
+        main = self.route(retry, state, None)
+        if match is None:
+            return main
+        item = match.group(1) or match.group(2)
+        sub_intent = Intent.from_text(f"obtain {item}", context=retry.context, source=intent.source)
+        sub = self.route(sub_intent, state, None)
+        spliced = m.TreeDefinition(
+            tree=main.plan.tree.tree, description=f"{main.plan.tree.description}; subgoal obtain {item} first",
+            root=m.SequenceNode(name=f"repair: obtain {item}, then {intent.goal}",
+                                children=[sub.plan.tree.root, main.plan.tree.root]),
+            source="router:replan",
+        )
+        from planners.ppa import dedupe_leaf_names
+
+        dedupe_leaf_names(spliced.root)
+        main.plan = main.plan.model_copy(update={"tree": spliced,
+                                                 "explanation": f"subgoal obtain {item}; " + main.plan.explanation})
+        main.digests = _digests(spliced, decision.plan.tree, sub.plan.tree)
+        main.reason = f"replanned after {failure.get('code') or failure.get('reason')}: subgoal obtain {item}; " \
+            + main.reason
+        if observation is not None:
+            gate, _ = assess(spliced, self.registry, observation)
+            if not gate.should_proceed:
+                raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT,
+                                          f"repaired plan blocked: {gate.block_reason}: {gate.block_detail}")
+        return main
+
+
+def _digests(final: m.TreeDefinition, expansion: m.TreeDefinition | None, resolved: m.TreeDefinition | None
+             ) -> dict[str, str | None]:
+    """Seed 002's three digests: what was first expanded, the spliced resolution only, what will run."""
+    final_digest = digest(plan_steps(final))
+    return {
+        "expansion_digest": digest(plan_steps(expansion)) if expansion is not None else final_digest,
+        "intent_resolution_digest": digest(plan_steps(resolved)) if resolved is not None else None,
+        "executor_plan_digest": final_digest,
+    }
+
+
+def default_planners(priors: PriorsStore | None = None, journal: Any | None = None) -> dict[str, Planner]:
+    return {
+        "solver": CraftingSolver(),
+        "htn": HtnPlanner(priors),
+        "goap": GoapPlanner(journal=journal),
+        "llm": LlmPlanner.from_env(),
+    }
+
+
+# -- entry points for the CLI ------------------------------------------------------------------------
+SURVEY_BLOCKS = (
+    "oak_log", "birch_log", "spruce_log", "jungle_log", "acacia_log", "dark_oak_log", "cherry_log",
+    "stone", "cobblestone", "dirt", "grass_block", "sand", "gravel", "clay",
+    "coal_ore", "iron_ore", "copper_ore", "deepslate_iron_ore", "wheat",
+)
+SURVEY_RADIUS = 48
+
+
+def survey(body: Body) -> PlanningState:
+    return PlanningState.survey(body, list(SURVEY_BLOCKS), radius=SURVEY_RADIUS)
+
+
+def plan_for_goal(
+    goal: str,
+    body: Body,
+    *,
+    planner: str = "auto",
+    registry: Registry | None = None,
+    priors: PriorsStore | None = None,
+    seed: int = 0,
+    context: dict[str, Any] | None = None,
+) -> RoutingDecision:
+    """Parse ``goal``, survey ``body`` and route: what ``craftbt plan`` and ``craftbt run --goal`` call."""
+    registry = registry or default_registry()
+    priors = priors or PriorsStore()
+    intent = Intent.from_text(goal, context=dict(context or {}))
+    router = Router(registry, priors, seed=seed)
+    return router.route(intent, survey(body), body.observe(), planner=planner)
+
+
+class GoalRun(BaseModel):
+    ok: bool
+    attempts: list[dict[str, Any]] = Field(default_factory=list)
+    decisions: list[RoutingDecision] = Field(default_factory=list)
+
+
+def run_goal(
+    goal: str,
+    executor: Any,
+    *,
+    planner: str = "auto",
+    priors: PriorsStore | None = None,
+    seed: int = 0,
+    max_replans: int = 2,
+    context: dict[str, Any] | None = None,
+    scenario: str | None = None,
+) -> GoalRun:
+    """Plan, route and execute ``goal`` on ``executor.inner_body``, replanning after a failure.
+
+    Every outcome updates the priors; the journal row of each run carries the
+    routing block in its intent, so :meth:`PriorsStore.ingest_journal` can
+    rebuild the counts from the journal alone.
+    """
+    registry = executor.registry
+    priors = priors or PriorsStore(executor.home / "priors.sqlite")
+    router = Router(registry, priors, seed=seed)
+    body = executor.inner_body
+    intent = Intent.from_text(goal, context=dict(context or {}))
+    run = GoalRun(ok=False)
+    decision = router.route(intent, survey(body), body.observe(), planner=planner)
+    for attempt in range(max_replans + 1):
+        run.decisions.append(decision)
+        payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
+        outcome = executor.run(decision.plan.tree, task_id=intent.id, intent=payload, seed=seed, scenario=scenario)
+        router.record_outcome(decision, outcome.ok)
+        run.attempts.append({"planner": decision.chosen, "status": outcome.status, "run_id": outcome.run_id,
+                             "escalation": outcome.escalation})
+        if outcome.ok:
+            run.ok = True
+            return run
+        if attempt == max_replans:
+            break
+        failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
+        decision = router.replan(intent, decision, failure, survey(body), body.observe())
+    return run

@@ -1,0 +1,163 @@
+"""Router: matrix, scoring with Thompson sampling, priors change the choice, fast path, replan, thoughts."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from capabilities.registry import default_registry
+from craftbt.errors import CraftbtError
+from planners.base import PlanningState
+from router.intent import Intent, Safety
+from router.priors import PriorsStore, context_key
+from router.router import Router, Trait, traits_of
+from router.thoughts import ThoughtProcessor
+from trees import model as m
+
+WORLD = frozenset({"oak_log", "birch_log", "stone", "coal_ore", "iron_ore", "dirt"})
+STATE = PlanningState(available_blocks=WORLD)
+
+
+def router(priors: PriorsStore | None = None, seed: int = 7) -> Router:
+    return Router(default_registry(), priors or PriorsStore(":memory:"), seed=seed)
+
+
+def test_traits_and_matrix() -> None:
+    assert traits_of(Intent.from_text("obtain iron_pickaxe")) == {Trait.MULTI_STEP}
+    assert Trait.SAFETY in traits_of(Intent.from_text("survive threat", urgency=0.9))
+    decision = router().route(Intent.from_text("obtain stone_pickaxe"), STATE)
+    assert {c.planner for c in decision.candidates} == {"htn", "solver", "goap"}  # llm unconfigured: skipped
+    assert decision.chosen in {"htn", "solver", "goap"} and decision.plan.tree.tree == "obtain_stone_pickaxe"
+
+
+def test_repeated_failures_in_a_context_change_the_choice() -> None:
+    priors = PriorsStore(":memory:")
+    night = {"biome": "taiga", "time": "night"}
+    for _ in range(10):
+        priors.record_plan("solver", ["recipe_graph"], "taiga/night", ok=True)
+    first = router(priors).route(Intent.from_text("obtain furnace", context=night), STATE)
+    assert first.chosen == "solver"
+    for _ in range(25):
+        priors.record_plan("solver", ["recipe_graph"], "taiga/night", ok=False)
+    second = router(priors).route(Intent.from_text("obtain furnace", context=night), STATE)
+    assert second.chosen != "solver"
+    day = router(priors).route(Intent.from_text("obtain furnace", context={"biome": "taiga", "time": "day"}), STATE)
+    assert day.candidates and priors.decisions("route")[0]["chosen"] == day.chosen
+
+
+def test_decisions_and_disagreement_are_recorded() -> None:
+    priors = PriorsStore(":memory:")
+    r = router(priors, seed=1)
+    for _ in range(12):
+        r.route(Intent.from_text("obtain stick"), STATE)
+    rows = priors.decisions("route")
+    assert len(rows) == 12 and all(row["detail"]["historical_best"] for row in rows)
+    assert 0.0 <= priors.disagreement_rate() <= 1.0
+    assert any(row["disagreement"] for row in rows) == (priors.disagreement_rate() > 0)
+
+
+def test_same_seed_same_choice() -> None:
+    a = [router(seed=3).route(Intent.from_text("obtain furnace"), STATE).chosen for _ in range(3)]
+    assert len(set(a)) == 1
+
+
+def test_fast_path_skips_planning() -> None:
+    decision = router().route(Intent.from_text("survive threat", urgency=0.95), STATE)
+    assert decision.fast_path and decision.chosen == "fast_path" and not decision.candidates
+    leaf = decision.plan.tree.root.children[0]  # type: ignore[union-attr]
+    assert isinstance(leaf, m.LeafNode) and leaf.capability == "retreat_from_threat"
+
+
+def test_routing_without_llm_is_fast() -> None:
+    r = router()
+    r.route(Intent.from_text("obtain iron_pickaxe"), STATE)  # warm caches
+    decision = r.route(Intent.from_text("obtain iron_pickaxe"), STATE, planner="solver")
+    assert decision.routing_ms < 1000  # the bench holds the 10 ms target; this only guards regressions
+
+
+def test_unknown_planner_and_refused_intent_are_structured_errors() -> None:
+    with pytest.raises(CraftbtError):
+        router().route(Intent.from_text("obtain stick"), STATE, planner="magic")
+    refused = Intent.from_text("obtain stick", safety=Safety(allowed=False, reason="refused upstream"))
+    with pytest.raises(CraftbtError):
+        router().route(refused, STATE)
+
+
+def test_missing_precondition_becomes_a_spliced_subgoal() -> None:
+    r = router()
+    intent = Intent.from_text("obtain stone_pickaxe")
+    first = r.route(intent, STATE, planner="htn")
+    failure = {"code": "guard_failed:precond_missing:item:coal", "detail": "have 0 of 1"}
+    repaired = r.replan(intent, first, failure, STATE)
+    root = repaired.plan.tree.root
+    assert isinstance(root, m.SequenceNode) and root.name is not None and "obtain coal" in root.name
+    assert repaired.digests["intent_resolution_digest"] is not None
+    assert repaired.digests["expansion_digest"] != repaired.digests["executor_plan_digest"]
+
+
+def test_priors_ingest_the_journal_once(tmp_path: Path) -> None:
+    class J:
+        def run_rows(self) -> list[dict[str, Any]]:
+            routing = {"planner": "goap", "methods": ["astar_hff"], "context": "any/day"}
+            return [{"run_id": "r1", "status": "failure", "intent_json": {"routing": routing}},
+                    {"run_id": "r2", "status": "running", "intent_json": {"routing": routing}}]
+
+    priors = PriorsStore(tmp_path / "p.sqlite")
+    assert priors.ingest_journal(J()) == 1 and priors.ingest_journal(J()) == 0
+    assert priors.counts("goap", "astar_hff", "any/day") == (0.0, 1.0)
+    assert PriorsStore(tmp_path / "p.sqlite").counts("goap", "*", "any/day") == (0.0, 1.0)  # persisted
+
+
+def test_context_key() -> None:
+    assert context_key({"biome": "taiga"}, 18_000) == "taiga/night"
+    assert context_key({}, 1000) == "any/day"
+
+
+# -- intrusive thoughts -------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,reason", [
+    ("kill that player", "attack_player"),
+    ("attack steve", "attack_player"),
+    ("blow up the village with tnt", "griefing"),
+    ("grief the spawn", "griefing"),
+    ("burn it all", "griefing"),
+    ("break their house", "destroy_others_build"),
+    ("kill the cow", "attack_passive_mob"),
+    ("wander away from the base", "leave_geofence"),
+])
+def test_harmful_suggestions_are_refused(text: str, reason: str) -> None:
+    decision = ThoughtProcessor().process(text)
+    assert not decision.accepted and decision.reason == reason and decision.intent is None
+
+
+def test_helpful_suggestion_becomes_an_intent_and_everything_is_recorded() -> None:
+    priors = PriorsStore(":memory:")
+    thoughts = ThoughtProcessor(priors)
+    ok = thoughts.process("craft 4 stick")
+    assert ok.accepted and ok.intent is not None and str(ok.intent.goal) == "obtain 4 stick"
+    hungry = thoughts.process("kill the cow for food", food=6)
+    assert hungry.reason != "attack_passive_mob"
+    assert len(priors.decisions("thought")) == 2
+
+
+def test_thoughts_are_rate_limited() -> None:
+    now = [0.0]
+    thoughts = ThoughtProcessor(max_per_window=2, window_s=10, clock=lambda: now[0])
+    assert [thoughts.process("get stick").accepted for _ in range(3)] == [True, True, False]
+    assert thoughts.log[-1].reason == "rate_limited"
+    now[0] = 11.0
+    assert thoughts.process("get stick").accepted
+
+
+def test_gibberish_is_not_understood() -> None:
+    assert ThoughtProcessor().process("please dance").reason.startswith("not_understood")
+
+
+def test_route_timing_budget_respected() -> None:
+    intent = Intent.from_text("obtain iron_pickaxe", time_budget_ms=1)
+    t0 = time.perf_counter()
+    decision = router().route(intent, STATE)
+    assert any(c.reason == "time_budget_spent" for c in decision.candidates) or decision.candidates
+    assert time.perf_counter() - t0 < 5
