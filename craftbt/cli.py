@@ -1,8 +1,8 @@
 """The ``craftbt`` command line. Each command group lives in ``craftbt/commands/``.
 
 Exit codes: 0 success, 1 the input was checked and is wrong (or a run failed),
-2 usage error. A :class:`CraftbtError` is printed as structured lines, never as
-a traceback.
+2 usage error, 3 an internal error (a bug). A :class:`CraftbtError` is printed
+as structured lines, never as a traceback.
 """
 
 from __future__ import annotations

@@ -13,11 +13,13 @@ budget (1-3), reorderable step pairs, and whether to replan.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from capabilities.registry import Registry
+from craftbt.errors import CraftbtError
 from executor.facts import evaluate, initial_facts, instantiate
 from executor.normalize import NormalizeResult, normalize
 from trees import model as m
@@ -58,9 +60,11 @@ def smelted_outputs(effects: list[str]) -> set[str]:
 
 
 class _Walker:
-    def __init__(self, registry: Registry, obs: Observation) -> None:
+    def __init__(self, registry: Registry, obs: Observation, base_dir: Path | None = None) -> None:
         self.registry = registry
         self.obs = obs
+        self.base_dir = base_dir
+        self._inside: list[Path] = []
         self.assumptions: list[str] = []
         self.leaf_count = 0
         self.pairs: list[tuple[str, str]] = []
@@ -131,9 +135,29 @@ class _Walker:
             tolerant = node.decorator in (m.DecoratorKind.INVERTER, m.DecoratorKind.FAILURE_IS_SUCCESS)
             return after, [] if tolerant else found
         if isinstance(node, m.SubtreeNode):
-            self.assumptions.append(f"subtree {node.path}: preconditions checked when built")
-            return facts, []
+            return self._subtree(node, facts)
         return facts, []
+
+    def _subtree(self, node: m.SubtreeNode, facts: set[str]) -> tuple[set[str], list[str]]:
+        """Walk an included tree in place, so its effects reach the steps after it."""
+        from trees.loader import load_file
+        from trees.validate import resolve_subtree_path
+
+        base = self._inside[-1].parent if self._inside else self.base_dir
+        path = resolve_subtree_path(node.path, base)
+        if path is None or path.resolve() in (p.resolve() for p in self._inside):
+            self.assumptions.append(f"subtree {node.path}: not walked (unresolved or cyclic)")
+            return facts, []
+        try:
+            inner = load_file(path)
+        except CraftbtError:
+            self.assumptions.append(f"subtree {node.path}: not walked (does not load)")
+            return facts, []
+        self._inside.append(path)
+        try:
+            return self.walk(inner.root, facts)
+        finally:
+            self._inside.pop()
 
     def _peek(self, leaf: m.LeafNode) -> tuple[str, list[str], list[str], bool]:
         spec = self.registry.get(leaf.capability)
@@ -148,7 +172,7 @@ class _Walker:
 
 
 def assess(defn: m.TreeDefinition, registry: Registry, obs: Observation, *,
-           allow_materialize: bool = False) -> tuple[GateDecision, NormalizeResult]:
+           allow_materialize: bool = False, base_dir: Path | None = None) -> tuple[GateDecision, NormalizeResult]:
     """Rig G. Returns the decision and the normalizer's result (whose definition is what runs)."""
     norm = normalize(defn, registry, allow_materialize=allow_materialize)
     common: dict[str, Any] = {"certifiable": norm.certifiable, "option_a_compat_used": norm.option_a_compat_used}
@@ -166,7 +190,9 @@ def assess(defn: m.TreeDefinition, registry: Registry, obs: Observation, *,
         return GateDecision(should_proceed=False, block_reason=block, block_detail="; ".join(problems[:5]),
                             problems=problems, should_replan=True, replan_reason="planning_incomplete",
                             **common), norm
-    walker = _Walker(registry, obs)
+    if base_dir is None and defn.source and not defn.source.startswith("planner:"):
+        base_dir = Path(defn.source).parent
+    walker = _Walker(registry, obs, base_dir)
     _, problems = walker.walk(norm.definition.root, initial_facts(obs))
     parallelism = max(1, min(3, walker.widest_parallel))
     if problems:

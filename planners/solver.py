@@ -488,16 +488,20 @@ def _cost_table(md: McData, version: str, state: PlanningState) -> dict[str, flo
     """
     blocks = _natural_blocks() if state.available_blocks is None else state.available_blocks
     reach = frozenset((b, round(state.block_distance.get(b, UNSURVEYED_DISTANCE))) for b in blocks)
-    return _cost_fixpoint(md, version, reach)
+    held = frozenset(item for item, count in state.inventory.items() if count > 0)
+    return _cost_fixpoint(md, version, reach, held)
 
 
 @functools.lru_cache(maxsize=32)
-def _cost_fixpoint(md: McData, version: str, reach: frozenset[tuple[str, int]]) -> dict[str, float]:
+def _cost_fixpoint(
+    md: McData, version: str, reach: frozenset[tuple[str, int]], held: frozenset[str] = frozenset()
+) -> dict[str, float]:
+    """``held`` items cost nothing: a plan may start from what the inventory already has."""
     graph = recipe_graph(version)
     sources = mine_sources(version)
     distance = dict(reach)
     items = _relevant_items(version)
-    cost: dict[str, float] = {}
+    cost: dict[str, float] = dict.fromkeys(held, 0.0)
     changed = True
     while changed:
         changed = False

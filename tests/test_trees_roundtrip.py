@@ -24,7 +24,7 @@ from trees.validate import walk
 
 REPO = Path(__file__).resolve().parent.parent
 # structures/ holds building templates (planners/building), not tree definitions
-LIBRARY = sorted(p for p in (REPO / "trees" / "library").rglob("*.yaml") if "structures" not in p.parts)
+LIBRARY = sorted(p for p in (REPO / "trees" / "library").rglob("*.yaml"))
 
 
 def same(a: m.TreeDefinition, b: m.TreeDefinition) -> bool:

@@ -14,7 +14,7 @@ from trees.schema import resolvable_refs, tree_schema
 
 REPO = Path(__file__).resolve().parent.parent
 # structures/ holds building templates (planners/building), not tree definitions
-LIBRARY = sorted(p for p in (REPO / "trees" / "library").rglob("*.yaml") if "structures" not in p.parts)
+LIBRARY = sorted(p for p in (REPO / "trees" / "library").rglob("*.yaml"))
 
 
 @pytest.fixture(scope="module")

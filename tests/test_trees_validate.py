@@ -15,7 +15,7 @@ from trees.validate import validate_path, validate_text
 
 REPO = Path(__file__).resolve().parent.parent
 # structures/ holds building templates (planners/building), not tree definitions
-LIBRARY = sorted(p for p in (REPO / "trees" / "library").rglob("*.yaml") if "structures" not in p.parts)
+LIBRARY = sorted(p for p in (REPO / "trees" / "library").rglob("*.yaml"))
 
 CORPUS: dict[str, list[str]] = {
     "bad_yaml.yaml": [

@@ -1,7 +1,7 @@
 """``craftbt build``: checkpointed structure builds (seed 001), and ``craftbt build status``.
 
 ``craftbt build TEMPLATE --at X,Y,Z --facing N|E|S|W`` builds a structure
-template (a name from ``trees/library/structures`` or a path) module by module
+template (a name from ``trees/structures`` or a path) module by module
 with progress by module and block. State lives in ``--state DIR`` (default
 ``.craftbt/build``): the build database and, on the embedded world, the world
 snapshot. Re-running the same command (or adding ``--resume``) resumes: a

@@ -1,6 +1,6 @@
 """Structure templates: modules of block placements relative to a reference corner, loaded from YAML.
 
-A template file (``trees/library/structures/*.yaml``) names its modules; each
+A template file (``trees/structures/*.yaml``) names its modules; each
 module has a ``type`` (utility, shell, entrance, floor, roof, feature,
 interior, decor), ``depends_on`` edges, and cells drawn facing north (front
 towards -z) as offsets from the template's reference corner:
@@ -35,7 +35,7 @@ from capabilities.structures import Anchor, Cell, Facing, ModuleSpec, Placement
 from craftbt.errors import CraftbtError, ErrorCode, Location, Problem
 from world.body import BlockPos
 
-LIBRARY_DIR = Path(__file__).resolve().parents[2] / "trees" / "library" / "structures"
+LIBRARY_DIR = Path(__file__).resolve().parents[2] / "trees" / "structures"
 #: Blocks the station registry tracks (seed 001 StationEntry.kind, plus the storage anchor).
 STATION_BLOCKS = ("crafting_table", "furnace", "smoker", "blast_furnace", "anvil", "chest")
 

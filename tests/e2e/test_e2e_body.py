@@ -149,6 +149,11 @@ def test_block_at_and_find_blocks(arena: Arena) -> None:
     ours = [p for p in found if p in spots]
     assert ours == sorted(ours, key=lambda p: body.position().distance_to(p))
     assert body.find_blocks(["gold_block"], radius=12, max_count=1)[0] in found
+    buried = o.offset(dx=3, dy=-2)  # dirt all around on the superflat world
+    arena.setblock(buried, "gold_block")
+    assert buried in body.find_blocks(["gold_block"], radius=12, max_count=8)
+    exposed = body.find_blocks(["gold_block"], radius=12, max_count=8, exposed=True)
+    assert buried not in exposed and set(spots) <= set(exposed)
     assert refusal(lambda: body.find_blocks(["not_a_block"], 8)) is BodyErrorCode.UNKNOWN_BLOCK
 
 

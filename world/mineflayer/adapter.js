@@ -356,7 +356,15 @@ function blockAt (st, { x, y, z }) {
   return blockInfo(st.bot.blockAt(vec(x, y, z)), x, y, z)
 }
 
-function findBlocks (st, { names, radius, maxCount }) {
+function isExposed (bot, p) {
+  for (const [dx, dy, dz] of Object.values(FACES)) {
+    const n = bot.blockAt(p.offset(dx, dy, dz))
+    if (n && n.boundingBox !== 'block') return true
+  }
+  return false
+}
+
+function findBlocks (st, { names, radius, maxCount, exposed }) {
   const bot = st.bot
   const ids = []
   for (const n of names) {
@@ -364,10 +372,12 @@ function findBlocks (st, { names, radius, maxCount }) {
     if (!def) throw new BodyErr('unknown_block', `unknown block '${n}'`)
     ids.push(def.id)
   }
-  const found = bot.findBlocks({ matching: ids, maxDistance: radius, count: maxCount })
+  // Buried matches would crowd exposed ones out of maxCount, so filter before cutting.
+  let found = bot.findBlocks({ matching: ids, maxDistance: radius, count: exposed ? 100000 : maxCount })
+  if (exposed) found = found.filter((p) => isExposed(bot, p))
   const origin = bot.entity.position
   found.sort((a, b) => a.distanceTo(origin) - b.distanceTo(origin))
-  return found.map((p) => [p.x, p.y, p.z])
+  return found.slice(0, maxCount).map((p) => [p.x, p.y, p.z])
 }
 
 function entities (st, { radius }) {

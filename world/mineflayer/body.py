@@ -367,10 +367,16 @@ class MineflayerBody:
             raise BodyError(BodyErrorCode.OUT_OF_REACH, f"block at {tuple(pos)} is not loaded", retryable=True)
         return BlockInfo(name=raw["name"], pos=BlockPos(*raw["pos"]), state=raw.get("state") or {})
 
-    def find_blocks(self, names: list[str], radius: int, max_count: int = 16) -> list[BlockPos]:
+    def find_blocks(
+        self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
+    ) -> list[BlockPos]:
+        """Nearest first; ``exposed`` keeps blocks with a face open to a non-solid cell."""
         if radius < 0 or max_count < 1:
             raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"radius {radius} / max_count {max_count}")
-        found = self._call("findBlocks", {"names": [_strip(n) for n in names], "radius": radius, "maxCount": max_count})
+        found = self._call(
+            "findBlocks",
+            {"names": [_strip(n) for n in names], "radius": radius, "maxCount": max_count, "exposed": exposed},
+        )
         return [BlockPos(*p) for p in found]
 
     def entities(self, radius: float = 32.0) -> list[EntityInfo]:
