@@ -190,7 +190,7 @@ class _Expansion:
         if not options:
             raise PlanningFailure("unobtainable", f"no way to obtain {item} from here")
         failure: PlanningFailure | None = None
-        for _, kind, choice in options:
+        for _, _kind, choice in options:
             saved = self._snapshot()
             try:
                 if isinstance(choice, MineSource):
