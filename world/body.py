@@ -276,7 +276,12 @@ class Body(Protocol):
 
     def equip(self, item: str, destination: str = "hand") -> ActionHandle: ...
 
-    def craft(self, item: str, count: int = 1, table: BlockPos | None = None) -> ActionHandle: ...
+    def craft(self, item: str, count: int = 1, table: BlockPos | None = None) -> ActionHandle:
+        """Run ``item``'s recipe ``count`` times (so ``craft("stick", 1)`` makes 4 sticks).
+
+        3x3 recipes need ``table`` or a crafting table within reach (``no_table``).
+        """
+        ...
 
     def open_container(self, pos: BlockPos) -> ActionHandle: ...
 

@@ -552,10 +552,10 @@ function startCraft (st, { item, count, table }) {
     if (withTable.length > 0) throw new BodyErr('no_table', `${item} needs a crafting table`)
     throw new BodyErr('no_recipe', `no recipe makes ${item}`)
   }
-  const perCraft = all[0].result.count
-  const times = Math.ceil(count / perCraft)
+  // `count` is the number of recipe runs, as in bot.craft and the simulated body (Body.craft).
+  const times = count
   const usable = bot.recipesFor(def.id, null, times, tbl)
-  if (usable.length === 0) throw new BodyErr('missing_item', `not enough ingredients for ${count} ${item}`)
+  if (usable.length === 0) throw new BodyErr('missing_item', `not enough ingredients to craft ${item} ${count} times`)
   const recipe = usable[0]
   const before = countOf(bot, item)
   return launch(st, 'craft', 'no_recipe', async () => {

@@ -444,7 +444,7 @@ class MineflayerBody:
         return self._start("equip", "equip", {"item": _strip(item), "destination": destination})
 
     def craft(self, item: str, count: int = 1, table: BlockPos | None = None) -> MineflayerAction:
-        """Craft at least ``count`` of ``item`` (whole recipe runs); ``table`` for 3x3 recipes."""
+        """Run ``item``'s recipe ``count`` times (as ``bot.craft`` does); ``table`` for 3x3 recipes."""
         return self._start(
             "craft",
             "craft",
