@@ -211,6 +211,9 @@ class CapabilitySpec:
     deprecated: bool = False
     deprecation_note: str = ""
     idempotent: bool = False
+    #: the runner legitimately waits on the world without actuator commands (a timer, a furnace,
+    #: a sensor); the executor's stuckness detector (seed 003, A4) exempts it.
+    awaits_world: bool = False
     description: str = ""
     body_support: tuple[str, ...] = ("sim", "mineflayer")
     meta: dict[str, Any] = field(default_factory=dict)
@@ -259,6 +262,7 @@ class CapabilitySpec:
             "effects": list(self.effects),
             "deprecated": self.deprecated,
             "idempotent": self.idempotent,
+            "awaits_world": self.awaits_world,
             "world_changing": self.world_changing,
             "body_support": list(self.body_support),
         }

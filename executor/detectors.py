@@ -55,7 +55,7 @@ class Detectors:
         self._branch_hang(root, supervisors, dispatching, now)
 
     def _ttfa_and_stuck(self, sup: Supervisor, now: int) -> None:
-        if sup.spec.name in self.idle_ok or sup.dispatch_tick is None:
+        if sup.spec.awaits_world or sup.spec.name in self.idle_ok or sup.dispatch_tick is None:
             return
         run = self.run
         if sup.first_action_tick is None and not sup.ttfa_flagged and now - sup.dispatch_tick > self.ttfa_ticks:

@@ -35,8 +35,6 @@ def test_each_planner_reaches_the_goal(tmp_path: Path, planner: str, goal: str, 
     assert ex.journal.run_rows()[0]["status"] == "success"
 
 
-@pytest.mark.xfail(strict=True, reason="executor: smelt waits >3 s on the furnace with no actuator command and trips "
-                   "stuck.loop; its retry then finds the raw iron already in the furnace (precond_missing)")
 def test_iron_pickaxe_with_automatic_routing(tmp_path: Path) -> None:
     ex = executor(tmp_path)
     run = run_goal("obtain iron_pickaxe", ex, priors=PriorsStore(tmp_path / "priors.sqlite"), max_replans=2)

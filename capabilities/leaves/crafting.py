@@ -541,6 +541,7 @@ def register(registry: Registry) -> None:
         CapabilitySpec(
             name="smelt",
             version="1.0.0",
+            awaits_world=True,
             family=Family.CRAFTING,
             args_model=SmeltArgs,
             runner=run_smelt,

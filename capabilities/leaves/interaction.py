@@ -1187,6 +1187,7 @@ SPECS = (
     CapabilitySpec(
         name="sleep",
         version="1.0.0",
+        awaits_world=True,
         family=Family.INTERACTION,
         args_model=SleepArgs,
         runner=run_sleep,

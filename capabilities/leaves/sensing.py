@@ -236,6 +236,7 @@ def register(registry: Registry) -> None:
         CapabilitySpec(
             name="wait",
             version="1.0.0",
+            awaits_world=True,
             family=Family.SENSING,
             args_model=WaitArgs,
             runner=run_wait,

@@ -83,6 +83,8 @@ def run_build(
     give: bool = True,
     host: str = "127.0.0.1",
     port: int = 25565,
+    username: str = "craftbt",
+    version: str | None = None,
     progress: Any = None,
     mineflayer_body: Body | None = None,
 ) -> dict[str, Any]:
@@ -95,6 +97,7 @@ def run_build(
     tpl = load_template(template)
     state.mkdir(parents=True, exist_ok=True)
     persist = None
+    owned: Any = None  # a body this session connected, closed at the end
     if body_kind == "sim":
         body, fresh = sim_body(state, seed, scenario)
         persist = atomic_sim_persist(body, state / WORLD_FILE)
@@ -105,9 +108,9 @@ def run_build(
             persist()  # the world exists on disk before any build record refers to it
     elif body_kind == "mineflayer":
         if mineflayer_body is None:
-            from world.mineflayer.body import MineflayerBody
+            from world.mineflayer.body import DEFAULT_VERSION, MineflayerBody
 
-            body = MineflayerBody.connect(host=host, port=port)  # type: ignore[call-arg]
+            body = owned = MineflayerBody.connect(host, port, username, version=version or DEFAULT_VERSION)
         else:
             body = mineflayer_body
     else:
@@ -138,6 +141,8 @@ def run_build(
         }
     finally:
         store.close()
+        if owned is not None:
+            owned.close()
 
 
 def status_view(state: Path, console: Console, as_json: bool) -> None:
@@ -212,6 +217,8 @@ def build_cmd(
     give: bool = typer.Option(True, "--give/--no-give", help="Give the template's materials on a fresh sim world"),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port"),
+    username: str = typer.Option("craftbt", "--username", help="Bot name on the server (--body mineflayer)"),
+    version: str | None = typer.Option(None, "--version", help="Minecraft version (--body mineflayer)"),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
 ) -> None:
     """Build a structure template with checkpoints; ``build status`` shows the build state."""
@@ -258,6 +265,8 @@ def build_cmd(
         give=give,
         host=host,
         port=port,
+        username=username,
+        version=version,
         progress=progress,
     )
     if as_json:

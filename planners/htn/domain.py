@@ -65,6 +65,9 @@ class CraftState:
             self.position, self.time_of_day, self.health, self.food,
         )
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> CraftState:
+        return self.copy()  # the knowledge (recipe data, costs) is shared and never changed
+
     def free(self, item: str) -> int:
         return self.inventory[item] - self.reserved[item]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import Arena, McServer, finish, refusal, wait_until
+from tests.e2e.squidkit import Arena, McServer, finish, refusal, wait_until
 from world.body import ActionStatus, Body, BodyError, BodyErrorCode, Face
 from world.mineflayer.body import MineflayerBody
 
@@ -32,10 +32,10 @@ def test_spawn_and_observe(body: MineflayerBody, mc_server: McServer) -> None:
     assert set(body.equipment()) == {"hand", "off-hand", "head", "torso", "legs", "feet"}
 
 
-def test_inventory_from_give_and_equip(arena: Arena) -> None:
-    body = arena.body
-    arena.give("stone_pickaxe")
-    arena.give("minecraft:oak_planks", 12)
+def test_inventory_from_give_and_equip(spawned: Arena) -> None:
+    body = spawned.body
+    spawned.give("stone_pickaxe")
+    spawned.give("minecraft:oak_planks", 12)
     stacks = {s.name: s.count for s in body.inventory()}
     assert stacks["stone_pickaxe"] == 1
     assert stacks["oak_planks"] == 12
@@ -187,12 +187,12 @@ def test_wait_and_time(body: MineflayerBody) -> None:
     assert 0 <= body.light_level() <= 15
 
 
-def test_consume_refuses_when_full(arena: Arena) -> None:
-    body = arena.body
-    arena.give("bread", 2)
+def test_consume_refuses_when_full(spawned: Arena) -> None:
+    body = spawned.body
+    spawned.give("bread", 2)
     assert body.food() == 20
     assert refusal(lambda: body.consume("bread")) is BodyErrorCode.NOT_HUNGRY
-    arena.give("cobblestone")
+    spawned.give("cobblestone")
     assert refusal(lambda: body.consume("cobblestone")) is BodyErrorCode.NOT_EDIBLE
 
 

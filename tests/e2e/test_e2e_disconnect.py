@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import finish, wait_until
+from tests.e2e.squidkit import finish, wait_until
 from world.body import ActionStatus, BlockPos, BodyError, BodyErrorCode
 from world.mineflayer.body import MineflayerBody
 from world.mineflayer.server import FlyingSquid, free_port

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from capabilities.spec import Verdict
-from tests.e2e.conftest import Arena, wait_until
+from tests.e2e.squidkit import Arena, wait_until
 from tests.leafkit import run_leaf
 from world.mineflayer.body import MineflayerBody
 
@@ -77,11 +77,12 @@ def test_place_block_places_exactly_one(arena: Arena) -> None:
 def test_get_block_at_and_find_resource(arena: Arena) -> None:
     body, o = arena.body, arena.origin
     near, far = o.offset(dx=2, dz=1), o.offset(dx=5, dz=-3)
+    # lapis: no other test places it, so no neighbouring plot can crowd the search.
     for spot in (far, near):
-        arena.setblock(spot, "gold_block")
+        arena.setblock(spot, "lapis_block")
     probe = run_leaf(body, "get_block_at", {"position": vec(near)}, MAX_TICKS)
-    assert probe.ok and probe.observables["block"] == "gold_block"
-    found = run_leaf(body, "find_resource", {"blockType": "gold_block", "radius": 10}, MAX_TICKS)
+    assert probe.ok and probe.observables["block"] == "lapis_block"
+    found = run_leaf(body, "find_resource", {"blockType": "lapis_block", "radius": 10}, MAX_TICKS)
     assert found.ok, found.result.error
     positions = [(p["x"], p["y"], p["z"]) for p in found.observables["positions"]]
     assert positions[0] == tuple(near)
@@ -101,9 +102,73 @@ def test_chat_and_wait(body: MineflayerBody) -> None:
     assert body.now_ticks() - before >= 10
 
 
-def test_consume_food_refuses_when_full_with_given_bread(arena: Arena) -> None:
-    body = arena.body
-    arena.give("bread", 2)
+def test_consume_food_refuses_when_full_with_given_bread(spawned: Arena) -> None:
+    body = spawned.body
+    spawned.give("bread", 2)
     run = run_leaf(body, "consume_food", {}, MAX_TICKS)
     assert run.code == "guard_failed:not_hungry"
     assert body.observe().count("bread") == 2
+
+
+def test_place_block_at_places_once_and_is_idempotent(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("cobblestone", 3)
+    target = o.offset(dx=3, dz=1)
+    run = run_leaf(body, "place_block_at", {"position": vec(target), "block": "cobblestone"}, MAX_TICKS)
+    assert run.ok, run.result.error
+    assert run.verdict is Verdict.VERIFIED
+    assert run.observables["placed"] is True
+    assert run.result.receipt is not None and run.result.receipt.position == target
+    assert body.block_at(target).name == "cobblestone"
+    wait_until(lambda: body.observe().count("cobblestone") == 2, 5, "one cobblestone spent")
+    again = run_leaf(body, "place_block_at", {"position": vec(target), "block": "cobblestone"}, MAX_TICKS)
+    assert again.ok and again.observables["already_present"] is True
+    assert body.observe().count("cobblestone") == 2
+    # Stacked on the first: the cell above has a reference below it.
+    above = run_leaf(body, "place_block_at", {"position": vec(target.offset(dy=1)), "block": "cobblestone"}, MAX_TICKS)
+    assert above.ok and above.verdict is Verdict.VERIFIED, above.result.error
+    assert body.block_at(target.offset(dy=1)).name == "cobblestone"
+
+
+def test_place_block_at_refusals_change_nothing(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("cobblestone", 2)
+    arena.setblock(o.offset(dx=2), "stone")
+    occupied = run_leaf(body, "place_block_at", {"position": vec(o.offset(dx=2)), "block": "cobblestone"}, MAX_TICKS)
+    assert occupied.code == "guard_failed:occupied:stone"
+    floating = o.offset(dx=2, dz=-2, dy=3)
+    no_ref = run_leaf(body, "place_block_at", {"position": vec(floating), "block": "cobblestone"}, MAX_TICKS)
+    assert no_ref.code == "guard_failed:no_reference_block"
+    missing = run_leaf(body, "place_block_at", {"position": vec(o.offset(dx=3)), "block": "oak_planks"}, MAX_TICKS)
+    assert missing.code == "guard_failed:precond_missing:item:oak_planks"
+    assert body.observe().count("cobblestone") == 2
+    assert body.block_at(o.offset(dx=2)).name == "stone"
+    assert body.block_at(floating).is_air and body.block_at(o.offset(dx=3)).is_air
+
+
+def test_dig_block_at_clears_the_cell_with_the_right_tool(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("stone_pickaxe")
+    target = o.offset(dx=3, dz=-1)
+    arena.setblock(target, "stone")
+    run = run_leaf(body, "dig_block_at", {"position": vec(target), "expect": "stone"}, MAX_TICKS)
+    assert run.ok, run.result.error
+    assert run.verdict is Verdict.VERIFIED
+    assert run.observables["dug"] == "stone"
+    assert body.block_at(target).is_air
+    hand = body.equipment()["hand"]
+    assert hand is not None and hand.name == "stone_pickaxe"
+    again = run_leaf(body, "dig_block_at", {"position": vec(target)}, MAX_TICKS)
+    assert again.ok and again.observables["already_air"] is True
+
+
+def test_dig_block_at_refuses_drift_and_bedrock(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    drifted, hard = o.offset(dx=2, dz=2), o.offset(dx=2, dz=-2)
+    arena.setblock(drifted, "dirt")
+    arena.setblock(hard, "bedrock")
+    wrong = run_leaf(body, "dig_block_at", {"position": vec(drifted), "expect": "stone"}, MAX_TICKS)
+    assert wrong.code == "guard_failed:unexpected_block:dirt"
+    unbreakable = run_leaf(body, "dig_block_at", {"position": vec(hard)}, MAX_TICKS)
+    assert unbreakable.code == "guard_failed:not_diggable:bedrock"
+    assert body.block_at(drifted).name == "dirt" and body.block_at(hard).name == "bedrock"

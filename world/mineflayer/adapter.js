@@ -53,6 +53,9 @@ const CONTAINERS = new Set(['chest', 'trapped_chest', 'barrel', 'ender_chest', '
 const ALWAYS_EDIBLE = new Set(['golden_apple', 'enchanted_golden_apple', 'chorus_fruit', 'honey_bottle', 'milk_bucket', 'potion', 'suspicious_stew'])
 const CHAT_LIMIT = 256
 const CHAT_LOG_LIMIT = 500
+// How long a new bot waits for the server's answer to its login look (see settleLogin).
+const LOGIN_SETTLE_MS = 1500
+const LOGIN_NUDGE_MS = 100
 
 class BodyErr extends Error {
   constructor (code, detail, retryable = false) {
@@ -93,6 +96,7 @@ function createBot (optionsJson) {
     logErrors: false,
     checkTimeoutInterval: opts.checkTimeoutMs || 30000
   })
+  const settleMs = Number.isFinite(opts.loginSettleMs) ? opts.loginSettleMs : LOGIN_SETTLE_MS
   bot.loadPlugin(pathfinder)
   const id = nextBotId++
   const st = {
@@ -104,6 +108,8 @@ function createBot (optionsJson) {
     kicked: null,
     lastError: null,
     dead: false,
+    forcedMoves: 0,
+    settled: null,
     actions: new Map(),
     nextActionId: 1,
     chat: [],
@@ -127,7 +133,9 @@ function createBot (optionsJson) {
     // Bounds the A* cost above the straight-line estimate, so an unreachable goal
     // fails fast with noPath instead of searching an endless plane until the timeout.
     bot.pathfinder.searchRadius = 64
+    settleLogin(st, settleMs)
   })
+  bot.on('forcedMove', () => { st.forcedMoves += 1 })
   bot.on('messagestr', (message, position) => {
     st.chat.push({ message, position, at: Date.now() })
     if (st.chat.length > CHAT_LOG_LIMIT) {
@@ -152,6 +160,31 @@ function createBot (optionsJson) {
     failAll(st, 'body_disconnected', `disconnected: ${st.endReason}`)
   })
   return JSON.stringify({ ok: id })
+}
+
+// flying-squid finishes a login only on the client's first 'look' or 'flying'
+// packet: then it re-sends the login position (undoing any teleport or walk
+// made since), starts sending the chunks beyond the first 6x6 and starts
+// sending chunks on moves. A bot that stands still sends neither packet (only
+// 'position' every second), so that moment would come at its first look at a
+// block, mid-action. So a new bot turns its head by a hair until the server
+// answers with a position packet ('forcedMove'), or LOGIN_SETTLE_MS pass (a
+// vanilla server does not answer; its login needs no such step).
+function settleLogin (st, settleMs) {
+  const bot = st.bot
+  const before = st.forcedMoves
+  const started = Date.now()
+  let sign = 1
+  const timer = setInterval(() => {
+    if (st.ended || st.forcedMoves > before || Date.now() - started >= settleMs) {
+      clearInterval(timer)
+      st.settled = st.forcedMoves > before ? 'answered' : (st.ended ? 'ended' : 'timeout')
+      return
+    }
+    sign = -sign
+    bot.look(bot.entity.yaw + sign * 0.01, bot.entity.pitch, true).catch(() => {})
+  }, LOGIN_NUDGE_MS)
+  timer.unref()
 }
 
 function failAll (st, code, detail) {
@@ -348,8 +381,18 @@ function snapshot (st) {
 
 function status (st) {
   const bot = st.bot
-  const loaded = st.spawned && !st.ended && !!bot.entity && !!bot.blockAt(bot.entity.position.offset(0, -1, 0))
-  return { spawned: st.spawned, loaded, ended: st.ended, reason: st.endReason, kicked: st.kicked, error: st.lastError, dead: st.dead }
+  const loaded = st.spawned && !st.ended && st.settled !== null && !!bot.entity && !!bot.blockAt(bot.entity.position.offset(0, -1, 0))
+  return {
+    spawned: st.spawned,
+    loaded,
+    ended: st.ended,
+    reason: st.endReason,
+    kicked: st.kicked,
+    error: st.lastError,
+    dead: st.dead,
+    settled: st.settled,
+    forcedMoves: st.forcedMoves
+  }
 }
 
 function blockAt (st, { x, y, z }) {

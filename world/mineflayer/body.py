@@ -52,6 +52,8 @@ DEFAULT_VERSION = "1.21.4"
 #: Seconds one bridge round trip may take; adapter calls never await, so this only trips on a dead bridge.
 CALL_TIMEOUT_S = 10.0
 POLL_INTERVAL_S = 0.05
+#: Longest wait for flying-squid's answer to the login look; a vanilla server never answers.
+LOGIN_SETTLE_S = 1.5
 ADAPTER = PACKAGE_DIR / "adapter.js"
 
 _STATUS = {s.value: s for s in ActionStatus}
@@ -243,8 +245,14 @@ class MineflayerBody:
         version: str = DEFAULT_VERSION,
         auth: str = "offline",
         timeout_s: float = 30.0,
+        login_settle_s: float = LOGIN_SETTLE_S,
     ) -> MineflayerBody:
-        """Join ``host:port`` and wait (at most ``timeout_s``) until spawned with the ground loaded."""
+        """Join ``host:port`` and wait (at most ``timeout_s``) until spawned with the ground loaded.
+
+        The wait includes the login handshake (``adapter.js`` ``settleLogin``): the
+        bot turns its head until flying-squid answers with the login position, at
+        most ``login_settle_s``; ``status()["settled"]`` says ``answered`` or ``timeout``.
+        """
         if not 0 < port < 65536:
             raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"port {port} is not in 1..65535")
         if not username or len(username) > 16:
@@ -252,7 +260,18 @@ class MineflayerBody:
         if auth not in ("offline", "microsoft"):
             raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"auth {auth!r} must be offline or microsoft")
         bridge = _Bridge.get()
-        bot_id = bridge.create_bot({"host": host, "port": port, "username": username, "version": version, "auth": auth})
+        if not 0 <= login_settle_s <= timeout_s:
+            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"login_settle_s {login_settle_s} is not in 0..{timeout_s}")
+        bot_id = bridge.create_bot(
+            {
+                "host": host,
+                "port": port,
+                "username": username,
+                "version": version,
+                "auth": auth,
+                "loginSettleMs": int(login_settle_s * 1000),
+            }
+        )
         body = cls(bridge, bot_id, host, port, username, version)
         deadline = time.monotonic() + timeout_s
         while True:
