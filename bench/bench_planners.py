@@ -12,6 +12,7 @@ HTN < 50 ms on iron_pickaxe, GOAP < 200 ms, routing < 10 ms.
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import statistics
 import time
@@ -20,9 +21,10 @@ from contextlib import redirect_stdout
 from typing import Any
 
 from capabilities.registry import default_registry
-from planners.base import PlanningState
+from planners.base import Planner, PlanningState
 from planners.goap.planner import GoapPlanner
 from planners.htn.domain import CraftState
+from planners.htn.engine import Engine
 from planners.htn.planner import HtnPlanner
 from planners.solver import CraftingSolver
 from router.intent import Intent
@@ -48,7 +50,7 @@ def gtpyhop_solver(htn: HtnPlanner) -> Callable[[str], int]:
     import gtpyhop
 
     with redirect_stdout(io.StringIO()):
-        domain = gtpyhop.Domain("craftbt_bench")
+        gtpyhop.Domain("craftbt_bench")  # becomes GTPyhop's current (global) domain
     gtpyhop.verbose = 0
     domain_obj = htn.domain
 
@@ -65,21 +67,23 @@ def gtpyhop_solver(htn: HtnPlanner) -> Callable[[str], int]:
         action.__name__ = name.replace("!", "a_")
         return action
 
-    def wrap_task(task: str) -> list[Callable[..., Any]]:
-        wrapped = []
-        for method in domain_obj.methods.get(task, []):
-            def m(state: Any, *args: Any, _method: Any = method) -> Any:
-                for _, subtasks, *_ in _method.decompose(state.craft, *args):
-                    return [(t[0].replace("!", "a_"), *t[1:]) for t in subtasks]
-                return False
+    engine: Engine[CraftState] = Engine(domain_obj, htn._order("any/day", []))
 
-            m.__name__ = f"m_{task}_{method.name}"
-            wrapped.append(m)
-        return wrapped
+    def wrap_task(task: str) -> Callable[..., Any]:
+        # GTPyhop's default strategy commits to the first method that applies and never backtracks;
+        # so it gets our cheapest-first choice as its one method per task
+        def m(state: Any, *args: Any) -> Any:
+            alternatives = engine.alternatives((task, *args), state.craft)
+            if not alternatives:
+                return False
+            return [(t[0].replace("!", "a_"), *t[1:]) for t in alternatives[0].subtasks]
+
+        m.__name__ = f"m_{task}"
+        return m
 
     gtpyhop.declare_actions(*[wrap_op(n) for n in domain_obj.operators])
     for task in domain_obj.methods:
-        gtpyhop.declare_task_methods(task, *wrap_task(task))
+        gtpyhop.declare_task_methods(task, wrap_task(task))
 
     def solve(goal: str) -> int:
         state = gtpyhop.State("s")
@@ -107,8 +111,9 @@ def main() -> None:
     print(f"{'goal':16} {'solver ms':>10} {'htn ms':>10} {'goap ms':>10} {'gtpyhop ms':>11} {'htn/gtpyhop':>12}")
     for goal in GOALS:
         intent = Intent.from_text(f"obtain {goal}")
-        row = [timed(lambda p=p: p.plan(intent, WORLD, registry), args.repeat) for p in (solver, htn, goap)]
-        base = timed(lambda: baseline(goal), max(3, args.repeat // 4)) if baseline else float("nan")
+        planners: tuple[Planner, ...] = (solver, htn, goap)
+        row = [timed(functools.partial(p.plan, intent, WORLD, registry), args.repeat) for p in planners]
+        base = timed(functools.partial(baseline, goal), max(3, args.repeat // 4)) if baseline else float("nan")
         print(f"{goal:16} {row[0]:10.2f} {row[1]:10.2f} {row[2]:10.2f} {base:11.2f} {row[1] / base:12.2f}")
     router = Router(registry, PriorsStore(":memory:"), seed=0)
     intent = Intent.from_text("obtain iron_pickaxe")

@@ -39,6 +39,7 @@ from pydantic import BaseModel, Field
 from capabilities.registry import Registry, default_registry
 from craftbt.errors import CraftbtError, ErrorCode
 from executor.digests import digest, plan_steps
+from executor.executor import RunOutcome
 from executor.gate import assess
 from planners.base import Planner, PlanningFailure, PlanningState, PlanResult
 from planners.goap.costs import UNIT_ARG, ActionCosts
@@ -412,6 +413,8 @@ class GoalRun(BaseModel):
     ok: bool
     attempts: list[dict[str, Any]] = Field(default_factory=list)
     decisions: list[RoutingDecision] = Field(default_factory=list)
+    #: the executor's outcome of every attempt, last one last
+    outcomes: list[RunOutcome] = Field(default_factory=list)
 
 
 def run_goal(
@@ -443,6 +446,7 @@ def run_goal(
         payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
         outcome = executor.run(decision.plan.tree, task_id=intent.id, intent=payload, seed=seed, scenario=scenario)
         router.record_outcome(decision, outcome.ok)
+        run.outcomes.append(outcome)
         run.attempts.append({"planner": decision.chosen, "status": outcome.status, "run_id": outcome.run_id,
                              "escalation": outcome.escalation})
         if outcome.ok:

@@ -124,7 +124,9 @@ def _summary_table(out: RunOutcome) -> Table:
 
 
 def run_cmd(
-    tree: Path = typer.Argument(..., help="Tree file (YAML or JSON)"),
+    tree: Path | None = typer.Argument(None, help="Tree file (YAML or JSON); or use --goal"),
+    goal: str | None = typer.Option(None, "--goal", help='Plan, route and run a goal, e.g. "obtain iron_pickaxe"'),
+    planner: str = typer.Option("auto", "--planner", help="With --goal: auto | solver | htn | goap | llm"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
     seed: int = typer.Option(0, "--seed", help="World seed"),
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
@@ -136,10 +138,13 @@ def run_cmd(
     max_ticks: int = typer.Option(24_000, "--max-ticks", help="Budget in game ticks"),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON"),
 ) -> None:
-    """Run a tree on a body and record the journal, golden-run report and SLA rows."""
+    """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows."""
     from trees.loader import load_file
 
-    definition = load_file(tree)
+    if (tree is None) == (goal is None):
+        typer.echo("craftbt run: give a TREE file or --goal, not both and not neither", err=True)
+        raise typer.Exit(2)
+    definition = load_file(tree) if tree is not None else None
     the_body, fence = _make_body(body, scenario, seed, host, port)
     if geofence is not None:
         try:
@@ -168,8 +173,12 @@ def run_cmd(
         live = Live(console=console, refresh_per_second=10, transient=True)
         live.start()
     try:
-        out = executor.run(definition, base_dir=tree.parent, seed=seed,
-                           scenario=str(scenario) if scenario else None)
+        if definition is not None and tree is not None:
+            out = executor.run(definition, base_dir=tree.parent, seed=seed,
+                               scenario=str(scenario) if scenario else None)
+        else:
+            assert goal is not None
+            out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json)
     finally:
         if live is not None:
             live.stop()
@@ -180,6 +189,22 @@ def run_cmd(
         Console().print(_summary_table(out))
     if not out.ok:
         raise typer.Exit(1)
+
+
+def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: Path | None,
+              *, quiet: bool) -> RunOutcome:
+    """Route the goal to a planner, run its tree, replan on escalation; print why each plan was chosen."""
+    from router.router import run_goal
+
+    goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None)
+    if not quiet:
+        console = Console()
+        for decision, attempt in zip(goal_run.decisions, goal_run.attempts, strict=False):
+            console.print(f"[bold]{decision.chosen}[/] ({decision.method}): {decision.reason} "
+                          f"-> {attempt['status']} [dim]{attempt['run_id']}[/]")
+    if not goal_run.outcomes:
+        raise _err(f"no plan was run for {goal!r}")
+    return goal_run.outcomes[-1]
 
 
 def runs_cmd(
