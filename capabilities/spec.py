@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from capabilities.facts import instantiate
 from world.body import ActionHandle, BlockPos, Observation
 
 if TYPE_CHECKING:
@@ -211,6 +212,9 @@ class CapabilitySpec:
     deprecated: bool = False
     deprecation_note: str = ""
     idempotent: bool = False
+    #: effects that depend on the args' content, not just their values (``chat "/give @s torch 4"``
+    #: gives ``has:torch``); the feasibility gate adds them to the declared ``effects``.
+    effects_of: Callable[[dict[str, Any]], tuple[str, ...]] | None = None
     #: the runner legitimately waits on the world without actuator commands (a timer, a furnace,
     #: a sensor); the executor's stuckness detector (seed 003, A4) exempts it.
     awaits_world: bool = False
@@ -240,6 +244,13 @@ class CapabilitySpec:
     def version_tuple(self) -> tuple[int, int, int]:
         a, b, c = self.version.split(".")
         return int(a), int(b), int(c)
+
+    def instantiated_effects(self, args: dict[str, Any]) -> list[str]:
+        """Declared effects with ``{arg}`` filled in, plus content-derived ones (``effects_of``)."""
+        out = [f for f in (instantiate(e, args) for e in self.effects) if f]
+        if self.effects_of is not None:
+            out.extend(self.effects_of(args))
+        return out
 
     @property
     def world_changing(self) -> bool:

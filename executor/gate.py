@@ -75,7 +75,7 @@ class _Walker:
         spec = self.registry.get(leaf.capability)
         name = leaf.name or f"{spec.name}#{self.leaf_count}"
         pre = [f for f in (instantiate(p, leaf.args) for p in spec.preconditions) if f]
-        eff = [f for f in (instantiate(e, leaf.args) for e in spec.effects) if f]
+        eff = spec.instantiated_effects(leaf.args)
         return name, pre, eff
 
     def _need(self, fact: str, facts: set[str], where: str) -> str | None:
@@ -163,7 +163,7 @@ class _Walker:
         spec = self.registry.get(leaf.capability)
         name = leaf.name or f"{spec.name}#{self.leaf_count + 1}"
         pre = [f for f in (instantiate(p, leaf.args) for p in spec.preconditions) if f]
-        eff = [f for f in (instantiate(e, leaf.args) for e in spec.effects) if f]
+        eff = spec.instantiated_effects(leaf.args)
         return name, pre, eff, spec.world_changing
 
     @staticmethod

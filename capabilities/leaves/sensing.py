@@ -77,6 +77,15 @@ def run_chat(ctx: CapabilityContext, args: ChatArgs) -> RunnerGen:
     return ActionResult.success(message=args.message)
 
 
+def chat_effects(args: dict[str, Any]) -> tuple[str, ...]:
+    """``/give <target> <item> [count]`` makes ``has:<item>`` true, so a tree that gives itself
+    materials passes the feasibility gate."""
+    words = str(args.get("message", "")).split()
+    if len(words) >= 3 and words[0] == "/give":
+        return (f"has:{words[2].removeprefix('minecraft:')}",)
+    return ()
+
+
 def accept_chat(pre: Observation, post: Observation, args: ChatArgs, result: ActionResult) -> VerificationResult:
     if result.observables.get("message") == args.message:
         return VerificationResult.verified(message=args.message)
@@ -256,7 +265,8 @@ def register(registry: Registry) -> None:
             acceptance=accept_chat,
             permissions=frozenset({Permission.CHAT}),
             timeout_ms=5_000,
-            description="Send a chat message.",
+            effects_of=chat_effects,
+            description="Send a chat message; an operator command (/give, /setblock, ...) runs as on a server.",
         )
     )
     registry.register(

@@ -72,7 +72,10 @@ def _rich_tree(node: py_trees.behaviour.Behaviour, into: RichTree | None = None)
     return branch
 
 
-def _make_body(kind: str, scenario: Path | None, seed: int, host: str, port: int) -> tuple[Body, Bounds | None]:
+def _make_body(
+    kind: str, scenario: Path | None, seed: int, host: str, port: int, username: str = "craftbt",
+    version: str = "1.21.4",
+) -> tuple[Body, Bounds | None]:
     if kind == "sim":
         from world.scenarios.loader import load_scenario, starter_world
 
@@ -81,7 +84,9 @@ def _make_body(kind: str, scenario: Path | None, seed: int, host: str, port: int
     if kind == "mineflayer":
         from world.mineflayer.body import MineflayerBody
 
-        real: Body = MineflayerBody.connect(host=host, port=port)  # type: ignore[call-arg]
+        # No geofence by default on a real server: world-changing leaves stay refused (fail-closed)
+        # until the user passes --geofence.
+        real: Body = MineflayerBody.connect(host=host, port=port, username=username, version=version)
         return real, None
     raise _err(f"--body {kind!r} is not one of sim, mineflayer")
 
@@ -132,6 +137,8 @@ def run_cmd(
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port"),
+    username: str = typer.Option("craftbt", "--username", help="Bot name on the server (offline auth)"),
+    mc_version: str = typer.Option("1.21.4", "--version", help="Minecraft protocol version of the server"),
     shadow: bool = typer.Option(False, "--shadow", help="Observe and record; dispatch nothing"),
     profile: str = typer.Option("survival", "--profile", help=f"Permission profile: {', '.join(PROFILES)}"),
     geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)"),
@@ -145,7 +152,7 @@ def run_cmd(
         typer.echo("craftbt run: give a TREE file or --goal, not both and not neither", err=True)
         raise typer.Exit(2)
     definition = load_file(tree) if tree is not None else None
-    the_body, fence = _make_body(body, scenario, seed, host, port)
+    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version)
     if geofence is not None:
         try:
             fence = Bounds.parse(geofence)
@@ -183,6 +190,9 @@ def run_cmd(
         if live is not None:
             live.stop()
         executor.journal.close()
+        close = getattr(the_body, "close", None)
+        if callable(close):
+            close()  # a real body's connection and Node bridge
     if as_json:
         typer.echo(out.model_dump_json(indent=2))
     else:

@@ -18,7 +18,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -66,10 +65,18 @@ def offline_uuid(name: str) -> str:
     return str(uuid.UUID(bytes=bytes(digest)))
 
 
-def saved_since(path: Path, t0: float) -> bool:
-    """flying-squid rewrote the player's data file after ``t0`` and the write is complete (gzip CRC checks)."""
+def mtime_ns(path: Path) -> int:
     try:
-        if path.stat().st_mtime < t0:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return 0
+
+
+def saved_since(path: Path, before_ns: int) -> bool:
+    """flying-squid rewrote the player's data file (its mtime moved from ``before_ns``) and the write is
+    complete (the gzip CRC checks). Compared with the old mtime, not a clock: file times are coarse."""
+    try:
+        if path.stat().st_mtime_ns == before_ns:
             return False
         gzip.decompress(path.read_bytes())
     except (OSError, EOFError):
@@ -97,9 +104,10 @@ def test_shelter_is_built_killed_mid_module_resumed_and_verified(mc_server: McSe
         for item, count in sorted(template.materials().items()):
             give(builder, name, item, count)
     finally:
-        left_at = time.time()
+        # The login's own save is long done: connecting, teleporting and giving took several round trips.
+        before = mtime_ns(player_file)
         builder.close()
-    wait_until(lambda: saved_since(player_file, left_at), 10, f"{name}'s inventory saved")
+    wait_until(lambda: saved_since(player_file, before), 10, f"{name}'s inventory saved")
     corner = stand.offset(dx=CORNER_FROM_STAND[0], dz=CORNER_FROM_STAND[1])
     plan = BuildingPlanner().plan_build(template, corner, FACING)
 
@@ -139,13 +147,13 @@ def _build_kill_resume(
 
         wait_until(shell_partly_up, 90, f"{KILL_AFTER_SHELL_BLOCKS} shell blocks")
     finally:
-        killed_at = time.time()
+        before = mtime_ns(player_file)
         os.killpg(first.pid, signal.SIGKILL)
         first.wait(10)
     standing = sum(block_name(watcher, p) == b for p, b in shell)
     assert KILL_AFTER_SHELL_BLOCKS <= standing < len(shell), "the kill must land mid-module"
     wait_until(lambda: left_the_game(watcher, mark, name), 15, f"the server to drop the killed {name}")
-    wait_until(lambda: saved_since(player_file, killed_at), 10, f"{name}'s inventory saved")
+    wait_until(lambda: saved_since(player_file, before), 10, f"{name}'s inventory saved")
 
     # Session 2: the same command with --resume finishes the build.
     resumed = subprocess.run(
