@@ -20,7 +20,6 @@ import argparse
 import statistics
 import sys
 import time
-
 from typing import Any
 
 import py_trees
