@@ -52,7 +52,7 @@ def test_export_is_groot_shaped() -> None:
     xml = to_xml(defn, registry=shared_registry())
     assert '<root BTCPP_format="4" main_tree_to_execute="obtain_wooden_pickaxe">' in xml
     assert '<Action ID="craft_recipe" recipe="{tool}" qty="1" version="1" />' in xml
-    assert '<Action ID="acquire_material" item="oak_log" count="3" retry="2" timeout_ms="30000" />' in xml
+    assert '<Action ID="acquire_material" item="oak_log" count="3" radius="24" retry="2" timeout_ms="30000" />' in xml
     assert '<SubTree ID="common/eat_if_hungry.yaml" />' in xml
     assert '<BehaviorTree ID="common/eat_if_hungry.yaml"' in xml  # included so Groot2 can open it
     assert '<Condition ID="has_item" item="oak_log" count="3" />' in xml

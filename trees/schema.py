@@ -9,10 +9,10 @@ argument keys too. Conditions are bound to their checks the same way.
 
 :mod:`trees.validate` is the authority for files (it gives positions and
 close-match suggestions and checks subtrees and the blackboard); this schema
-accepts and rejects the same shapes, which the tests hold it to, with one
-exception: an argument written as a whole ``"{key}"`` reference is a string
-to the schema, so a reference standing for a number fails here and passes
-:mod:`trees.validate`, which type-checks it with the key's initial value.
+accepts and rejects the same shapes, which the tests hold it to. Every
+argument may also be a whole ``"{key}"`` blackboard reference (``pos:
+"{table}"``); the schema accepts the reference's shape, and
+:mod:`trees.validate` type-checks it with the key's initial value.
 """
 
 from __future__ import annotations
@@ -51,6 +51,27 @@ def resolvable_refs(registry: Registry) -> dict[str, list[str]]:
     return out
 
 
+REFERENCE_DEF = "blackboard_reference"
+BLACKBOARD_REFERENCE: dict[str, Any] = {
+    "type": "string",
+    "pattern": r"^\{[A-Za-z_][A-Za-z0-9_/.]*\}$",
+    "description": "a whole-value blackboard reference, e.g. \"{table}\"",
+}
+
+
+def _accept_references(model_schema: dict[str, Any]) -> dict[str, Any]:
+    """Let every property of an args model also be a ``"{key}"`` reference."""
+    properties = model_schema.get("properties")
+    if not isinstance(properties, dict):
+        return model_schema
+    ref = {"$ref": f"#/$defs/{REFERENCE_DEF}"}
+    wrapped = {
+        key: {"anyOf": [prop, ref], **({"description": prop["description"]} if "description" in prop else {})}
+        for key, prop in properties.items()
+    }
+    return {**model_schema, "properties": wrapped}
+
+
 def _node_ref() -> dict[str, Any]:
     return {"$ref": "#/$defs/node"}
 
@@ -87,7 +108,8 @@ def tree_schema(registry: Registry) -> dict[str, Any]:
     models: list[type[BaseModel]] = list(dict.fromkeys([s.args_model for s in specs] + [c.args_model for c in checks]))
     keys, defs = models_json_schema([(model, "validation") for model in models], ref_template="#/$defs/{model}")
     model_ref = {model: keys[(model, "validation")] for model in models}
-    arg_defs: dict[str, Any] = dict(defs.get("$defs", {}))
+    arg_defs: dict[str, Any] = {name: _accept_references(d) for name, d in defs.get("$defs", {}).items()}
+    arg_defs[REFERENCE_DEF] = BLACKBOARD_REFERENCE
 
     refs = resolvable_refs(registry)
     leaf_bindings = [
