@@ -34,6 +34,10 @@ class Registry:
     def __init__(self) -> None:
         self._caps: dict[str, dict[str, CapabilitySpec]] = {}
         self._checks: dict[str, CheckSpec] = {}
+        # get() runs on every executor dispatch: resolved refs are cached until the next (un)register.
+        self._resolved: dict[str, CapabilitySpec] = {}
+        #: name -> (oldest first, newest first); the same sorts as before, done once per (un)register
+        self._ordered: dict[str, tuple[tuple[CapabilitySpec, ...], tuple[CapabilitySpec, ...]]] = {}
 
     # -- capabilities -------------------------------------------------------
     def register(self, spec: CapabilitySpec) -> CapabilitySpec:
@@ -44,6 +48,7 @@ class Registry:
                 f"capability {spec.key} is already registered",
             )
         versions[spec.version] = spec
+        self._invalidate()
         return spec
 
     def unregister(self, ref: str) -> None:
@@ -51,6 +56,20 @@ class Registry:
         del self._caps[spec.name][spec.version]
         if not self._caps[spec.name]:
             del self._caps[spec.name]
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._resolved.clear()
+        self._ordered.clear()
+
+    def _sorted(self, name: str) -> tuple[tuple[CapabilitySpec, ...], tuple[CapabilitySpec, ...]]:
+        ordered = self._ordered.get(name)
+        if ordered is None:
+            versions = self._caps.get(name, {}).values()
+            ordered = (tuple(sorted(versions, key=lambda s: s.version_tuple)),
+                       tuple(sorted(versions, key=lambda s: s.version_tuple, reverse=True)))
+            self._ordered[name] = ordered
+        return ordered
 
     def has(self, ref: str) -> bool:
         try:
@@ -60,6 +79,14 @@ class Registry:
         return True
 
     def get(self, ref: str) -> CapabilitySpec:
+        cached = self._resolved.get(ref)
+        if cached is not None:
+            return cached
+        spec = self._resolve(ref)
+        self._resolved[ref] = spec
+        return spec
+
+    def _resolve(self, ref: str) -> CapabilitySpec:
         name, pin = split_ref(ref)
         versions = self._caps.get(name)
         if not versions:
@@ -69,7 +96,7 @@ class Registry:
                 expected="a registered capability name",
                 suggestion=suggest(name, self._caps),
             )
-        ordered = sorted(versions.values(), key=lambda s: s.version_tuple, reverse=True)
+        ordered = self._sorted(name)[1]
         if pin is None:
             return ordered[0]
         if pin.isdigit():
@@ -85,7 +112,7 @@ class Registry:
         )
 
     def versions(self, name: str) -> builtins.list[CapabilitySpec]:
-        return sorted(self._caps.get(name, {}).values(), key=lambda s: s.version_tuple)
+        return builtins.list(self._sorted(name)[0])
 
     def names(self) -> builtins.list[str]:
         return sorted(self._caps)

@@ -46,14 +46,18 @@ def _default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+# built once: json.dumps with non-default options constructs a new encoder on every call (journal hot path)
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
+                            default=_default)
+_PLAIN_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def canonical_json(value: Any) -> str:
     """Deterministic JSON: the same content always gives the same bytes (sorted keys, no spaces, no NaN)."""
     try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
-                          default=_default)
+        return _ENCODER.encode(value)
     except TypeError:  # non-string keys or tuples inside: normalise first
-        return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False)
+        return _PLAIN_ENCODER.encode(_plain(value))
 
 
 def digest(value: Any) -> str:

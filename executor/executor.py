@@ -99,7 +99,10 @@ def capability_leaves(root: py_trees.behaviour.Behaviour) -> list[CapabilityBeha
 
 
 def _replace(old: py_trees.behaviour.Behaviour, new: py_trees.behaviour.Behaviour,
-             parent: py_trees.behaviour.Behaviour | None) -> None:
+             parent: py_trees.behaviour.Behaviour | None,
+             positions: dict[int, dict[int, int]] | None = None) -> None:
+    """Put ``new`` where ``old`` is; ``positions`` caches each parent's child indexes (a linear
+    ``list.index`` per leaf made wrapping a wide sequence quadratic)."""
     if parent is None:
         return
     if isinstance(parent, py_trees.decorators.Decorator):
@@ -107,7 +110,13 @@ def _replace(old: py_trees.behaviour.Behaviour, new: py_trees.behaviour.Behaviou
         parent.decorated = new
         new.parent = parent
     else:
-        index = parent.children.index(old)
+        if positions is None:
+            index = parent.children.index(old)
+        else:
+            where = positions.get(id(parent))
+            if where is None:
+                where = positions[id(parent)] = {id(child): i for i, child in enumerate(parent.children)}
+            index = where[id(old)]
         parent.children[index] = new
         new.parent = parent
 
@@ -219,11 +228,12 @@ class Executor:
     def _supervise(self, root: py_trees.behaviour.Behaviour, run: RunState, pipeline: Pipeline
                    ) -> tuple[py_trees.behaviour.Behaviour, list[Supervisor]]:
         supervisors: list[Supervisor] = []
+        positions: dict[int, dict[int, int]] = {}
         for leaf in capability_leaves(root):
             self._rebind_shadow(leaf, run)
             parent = leaf.parent
             sup = Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation)
-            _replace(leaf, sup, parent)
+            _replace(leaf, sup, parent, positions)
             if leaf is root:
                 root = sup
             supervisors.append(sup)

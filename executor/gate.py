@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from capabilities.registry import Registry
+from capabilities.spec import CapabilitySpec
 from craftbt.errors import CraftbtError
 from executor.facts import evaluate, initial_facts, instantiate
 from executor.normalize import NormalizeResult, normalize
@@ -69,13 +70,23 @@ class _Walker:
         self.leaf_count = 0
         self.pairs: list[tuple[str, str]] = []
         self.widest_parallel = 1
+        #: a sequence peeks at a leaf right before walking it: the leaf and its facts, computed once for both
+        self._peeked: tuple[m.LeafNode, CapabilitySpec, list[str], list[str]] | None = None
+
+    def _facts_of(self, leaf: m.LeafNode) -> tuple[CapabilitySpec, list[str], list[str]]:
+        peeked = self._peeked
+        if peeked is not None and peeked[0] is leaf:
+            return peeked[1], peeked[2], peeked[3]
+        spec = self.registry.get(leaf.capability)
+        pre = [f for f in (instantiate(p, leaf.args) for p in spec.preconditions) if f]
+        eff = spec.instantiated_effects(leaf.args)
+        self._peeked = (leaf, spec, pre, eff)
+        return spec, pre, eff
 
     def _leaf_facts(self, leaf: m.LeafNode) -> tuple[str, list[str], list[str]]:
         self.leaf_count += 1
-        spec = self.registry.get(leaf.capability)
+        spec, pre, eff = self._facts_of(leaf)
         name = leaf.name or f"{spec.name}#{self.leaf_count}"
-        pre = [f for f in (instantiate(p, leaf.args) for p in spec.preconditions) if f]
-        eff = spec.instantiated_effects(leaf.args)
         return name, pre, eff
 
     def _need(self, fact: str, facts: set[str], where: str) -> str | None:
@@ -160,10 +171,8 @@ class _Walker:
             self._inside.pop()
 
     def _peek(self, leaf: m.LeafNode) -> tuple[str, list[str], list[str], bool]:
-        spec = self.registry.get(leaf.capability)
+        spec, pre, eff = self._facts_of(leaf)
         name = leaf.name or f"{spec.name}#{self.leaf_count + 1}"
-        pre = [f for f in (instantiate(p, leaf.args) for p in spec.preconditions) if f]
-        eff = spec.instantiated_effects(leaf.args)
         return name, pre, eff, spec.world_changing
 
     @staticmethod

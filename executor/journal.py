@@ -1,11 +1,19 @@
 """The run journal: SQLite in WAL mode, one row per run, step, action and decision.
 
 Provenance (seed 003): every step links ``intent -> plan -> tree digest -> node
--> capability@version -> action trace -> verdict and effects``. Rows are written
-inside a transaction that the executor commits at the end of a tick once 50 ms
-have passed since the last commit (and at every run boundary), so a process
-killed at any point leaves a journal that opens and holds every committed row
-(at most the last 50 ms of rows are lost); WAL keeps readers off the writer.
+-> capability@version -> action trace -> verdict and effects``. Rows are
+committed by the executor at the end of a tick once 50 ms have passed since the
+last commit (and at every run boundary), so a process killed at any point leaves
+a journal that opens and holds every committed row (at most the last 50 ms of
+rows are lost); WAL keeps readers off the writer.
+
+Between commits, step results, actions and decisions wait in an in-memory
+buffer (their values, JSON and timestamps fixed when recorded) and reach SQLite
+in one ``executemany`` per statement when the journal commits, and before any
+read on this connection, so reads see them as before. The loss window on a
+kill is unchanged: a row is durable once the ``commit`` after it returns, and
+not before, exactly as when it sat in an open transaction. Step rows are
+inserted at once because their id is the step's handle.
 
 Default location: ``$CRAFTBT_HOME/journal.sqlite`` or ``.craftbt/journal.sqlite``
 under the current directory.
@@ -117,6 +125,14 @@ def _json(value: Any) -> str:
     return canonical_json(value)
 
 
+_END_STEP = ("UPDATE steps SET ended_tick=?, ended_at=?, ok=?, duration_ms=?, ttfa_ms=?, error_code=?,"
+             " error_detail=?, retryable=?, verdict=?, evidence_json=?, receipt_json=?, effects_json=?"
+             " WHERE step_id=?")
+_ACTION = "INSERT INTO actions(run_id, step_id, tick, kind, args_json) VALUES (?,?,?,?,?)"
+_DECISION = ("INSERT INTO decisions(run_id, ts, tick, node, capability, reason, block_class, detail_json)"
+             " VALUES (?,?,?,?,?,?,?,?)")
+
+
 class Journal:
     """A connection to one journal file. Not shared across threads."""
 
@@ -135,16 +151,26 @@ class Journal:
         )
         self._conn.commit()
         self._last_commit = time.perf_counter()
+        #: statement -> parameter rows not yet sent to SQLite, in recording order (see the module docstring)
+        self._pending: dict[str, list[tuple[Any, ...]]] = {}
 
     # -- transactions ------------------------------------------------------------
+    def _write_pending(self) -> None:
+        """Send buffered rows into the open transaction (not a commit); rows of one table keep their order."""
+        # a statement's rows leave the buffer only once SQLite took them (a busy database keeps them for the retry)
+        for sql in list(self._pending):
+            self._conn.executemany(sql, self._pending[sql])
+            del self._pending[sql]
+
     def commit(self) -> None:
+        self._write_pending()
         if self._conn.in_transaction:
             self._conn.commit()
             self._last_commit = time.perf_counter()
 
     def group_commit(self) -> None:
-        """Commit if the open transaction is older than ``GROUP_COMMIT_S`` (the executor calls this per tick)."""
-        if self._conn.in_transaction and time.perf_counter() - self._last_commit >= GROUP_COMMIT_S:
+        """Commit if rows are waiting and ``GROUP_COMMIT_S`` has passed since the last commit (called per tick)."""
+        if (self._pending or self._conn.in_transaction) and time.perf_counter() - self._last_commit >= GROUP_COMMIT_S:
             self.commit()
 
     def close(self) -> None:
@@ -192,6 +218,13 @@ class Journal:
         )
         self.commit()
 
+    def _buffer(self, sql: str, row: tuple[Any, ...]) -> None:
+        rows = self._pending.get(sql)
+        if rows is None:
+            self._pending[sql] = [row]
+        else:
+            rows.append(row)
+
     def start_step(
         self,
         run_id: str,
@@ -231,10 +264,8 @@ class Journal:
         receipt: dict[str, Any] | None,
         effects: dict[str, Any] | None,
     ) -> None:
-        self._conn.execute(
-            "UPDATE steps SET ended_tick=?, ended_at=?, ok=?, duration_ms=?, ttfa_ms=?, error_code=?,"
-            " error_detail=?, retryable=?, verdict=?, evidence_json=?, receipt_json=?, effects_json=?"
-            " WHERE step_id=?",
+        self._buffer(
+            _END_STEP,
             (tick, time.time(), int(ok), duration_ms, ttfa_ms, error_code, error_detail,
              None if retryable is None else int(retryable), verdict,
              None if evidence is None else _json(evidence), None if receipt is None else _json(receipt),
@@ -242,10 +273,7 @@ class Journal:
         )
 
     def record_action(self, run_id: str, step_id: int | None, tick: int, kind: str, args: dict[str, Any]) -> None:
-        self._conn.execute(
-            "INSERT INTO actions(run_id, step_id, tick, kind, args_json) VALUES (?,?,?,?,?)",
-            (run_id, step_id, tick, kind, _json(args)),
-        )
+        self._buffer(_ACTION, (run_id, step_id, tick, kind, _json(args)))
 
     def record_decision(
         self,
@@ -258,14 +286,11 @@ class Journal:
         block_class: str | None = None,
         detail: dict[str, Any] | None = None,
     ) -> None:
-        self._conn.execute(
-            "INSERT INTO decisions(run_id, ts, tick, node, capability, reason, block_class, detail_json)"
-            " VALUES (?,?,?,?,?,?,?,?)",
-            (run_id, time.time(), tick, node, capability, reason, block_class, _json(detail or {})),
-        )
+        self._buffer(_DECISION, (run_id, time.time(), tick, node, capability, reason, block_class, _json(detail or {})))
 
     # -- reads -----------------------------------------------------------------------
     def list_runs(self, limit: int = 50) -> list[dict[str, Any]]:
+        self._write_pending()  # this connection reads its own buffered rows, as before
         rows = self._conn.execute(
             "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,"
             " (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id AND s.ok = 0) AS failures"
@@ -276,6 +301,7 @@ class Journal:
 
     def find_run(self, ref: str) -> dict[str, Any] | None:
         """A run by exact id, or by a unique id prefix."""
+        self._write_pending()  # this connection reads its own buffered rows, as before
         row = self._conn.execute("SELECT * FROM runs WHERE run_id = ?", (ref,)).fetchone()
         if row is None:
             rows = self._conn.execute("SELECT * FROM runs WHERE run_id LIKE ?", (ref + "%",)).fetchall()
@@ -298,6 +324,7 @@ class Journal:
         return run
 
     def step_rows(self, *, since: float | None = None, capability: str | None = None) -> list[dict[str, Any]]:
+        self._write_pending()  # this connection reads its own buffered rows, as before
         sql = "SELECT * FROM steps WHERE ended_tick IS NOT NULL"
         params: list[Any] = []
         if since is not None:
@@ -314,6 +341,7 @@ class Journal:
         return [_decode(dict(r)) for r in self._conn.execute(sql, params)]
 
     def decision_rows(self, *, since: float | None = None) -> list[dict[str, Any]]:
+        self._write_pending()  # this connection reads its own buffered rows, as before
         sql = "SELECT * FROM decisions"
         params: list[Any] = []
         if since is not None:
@@ -322,6 +350,7 @@ class Journal:
         return [_decode(dict(r)) for r in self._conn.execute(sql + " ORDER BY decision_id", params)]
 
     def run_rows(self, *, since: float | None = None) -> list[dict[str, Any]]:
+        self._write_pending()  # this connection reads its own buffered rows, as before
         sql = "SELECT * FROM runs"
         params: list[Any] = []
         if since is not None:

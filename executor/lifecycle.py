@@ -71,6 +71,8 @@ class Lifecycle:
         return None
 
     def shadows_for(self, registry: Registry, name: str) -> list[CapabilitySpec]:
+        if Stage.SHADOW not in self._stages.values():  # the common case, asked on every dispatch
+            return []
         return [s for s in registry.versions(name) if self.stage(s) is Stage.SHADOW]
 
     def _save(self) -> None:

@@ -32,7 +32,7 @@ from capabilities.spec import ActionError, ActionResult, CapabilitySpec, GuardRe
 from craftbt.errors import CraftbtError
 from executor.facts import evaluate, instantiate
 from executor.lifecycle import Stage
-from executor.normalize import find_sentinels
+from executor.normalize import find_sentinels, has_sentinel
 from executor.state import MS_PER_TICK, RunState
 from world.body import BlockPos
 
@@ -49,6 +49,21 @@ POST_DISPATCH: dict[str, tuple[str, bool]] = {
     "preempted": ("safety_preempted", True),
     "nav_busy": ("navigating_in_progress", False),
 }
+
+
+def has_position(value: Any) -> bool:
+    """Whether :func:`iter_positions` would yield anything (the per-dispatch check builds no paths)."""
+    if isinstance(value, dict):
+        if all(isinstance(value.get(k), int) for k in ("x", "y", "z")):
+            return True
+        for item in value.values():
+            if has_position(item):
+                return True
+    elif isinstance(value, list):
+        for item in value:
+            if has_position(item):
+                return True
+    return False
 
 
 def iter_positions(value: Any, path: str = "args") -> Iterator[tuple[str, BlockPos]]:
@@ -97,9 +112,8 @@ def stage_explicit(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
                    sup: Supervisor) -> GuardResult | None:
     if sup.meta.args_source == "derived" and not p.run.config.allow_materialize:
         return GuardResult.deny("derived_args_not_allowed_live", "args were derived, not written by the plan author")
-    sentinels = list(find_sentinels(sup.args_json))
-    if sentinels:
-        return GuardResult.deny("sentinel_args", ", ".join(sentinels))
+    if has_sentinel(sup.args_json):
+        return GuardResult.deny("sentinel_args", ", ".join(find_sentinels(sup.args_json)))
     return None
 
 
@@ -119,6 +133,8 @@ def stage_geofence(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
     position = ctx.body.position()
     if not fence.contains(position):
         return GuardResult.deny("geofence_violation:bot", f"bot at {tuple(position)} is outside the geofence")
+    if not has_position(sup.args_json):
+        return None
     for path, pos in iter_positions(sup.args_json):
         if not fence.contains(pos):
             return GuardResult.deny("geofence_violation:target", f"{path}={tuple(pos)} is outside the geofence")
@@ -127,7 +143,10 @@ def stage_geofence(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
 
 def stage_permissions(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
                       sup: Supervisor) -> GuardResult | None:
-    missing = sorted(perm.value for perm in spec.permissions - p.run.config.granted)
+    granted = p.run.config.granted
+    if spec.permissions <= granted:
+        return None
+    missing = sorted(perm.value for perm in spec.permissions - granted)
     if missing:
         return GuardResult.deny(f"permission_denied:{missing[0]}",
                                 f"profile {p.run.config.profile!r} does not grant {', '.join(missing)}")

@@ -11,6 +11,8 @@ stable deep fingerprint (recursive key sort, timestamp keys stripped), so
 timestamp jitter cannot defeat it. Throttle and shadow-dedupe state of a run
 not updated for 15 minutes is evicted after every update, and the run's report
 leaves memory (it stays on disk, where lookups by run id and task id find it).
+The recorder keeps the earliest moment any live run can turn stale, so an
+update only scans the live runs when one of them may actually be stale.
 """
 
 from __future__ import annotations
@@ -55,8 +57,10 @@ def atomic_write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        # json.dumps uses the C encoder (json.dump streams through the pure-Python one); same bytes
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, sort_keys=True, separators=(",", ":"), default=str)
+            fh.write(text)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -99,7 +103,11 @@ class GoldenRunRecorder:
         self._task_index: dict[str, str] = {}
         self._last_blocked: dict[tuple[str, str, str], tuple[str, float]] = {}
         self._shadow_keys: dict[str, set[str]] = {}
+        #: run id -> step index -> the kept dispatched step (record_step_result finds it without a scan)
+        self._steps_by_index: dict[str, dict[int, dict[str, Any]]] = {}
         self._dirty: set[str] = set()
+        #: no live run can be stale before this clock value (a lower bound; -inf: scan on the next update)
+        self._stale_not_before = float("-inf")
         #: how many times a blocked record actually changed a report (the hot-loop test reads this).
         self.blocked_writes = 0
         self.file_writes = 0
@@ -124,6 +132,7 @@ class GoldenRunRecorder:
         if self.out_dir is not None:  # persisted: lookups read the file, memory stays bounded
             del self._runs[run_id]
             self._shadow_keys.pop(run_id, None)
+            self._steps_by_index.pop(run_id, None)
             for key in [k for k in self._last_blocked if k[0] == run_id]:
                 del self._last_blocked[key]
 
@@ -166,6 +175,9 @@ class GoldenRunRecorder:
         execution["dispatched_total"] += 1
         if len(execution["dispatched_steps"]) < MAX_STEPS:
             execution["dispatched_steps"].append(step)
+            index = step.get("index")
+            if index is not None:  # the last kept step with an index wins, as a backwards scan would find it
+                self._steps_by_index.setdefault(run_id, {})[index] = step
         self._decide(report, "dispatch", step, self.now())
         self._update(run_id)
 
@@ -173,11 +185,9 @@ class GoldenRunRecorder:
         report = self._runs.get(run_id)
         if report is None:
             return
-        steps = report["execution"]["dispatched_steps"]
-        for step in reversed(steps):
-            if step.get("index") == step_index:
-                step["result"] = result
-                break
+        step = self._steps_by_index.get(run_id, {}).get(step_index)
+        if step is not None and step.get("index") == step_index:
+            step["result"] = result
         self._update(run_id)
 
     def record_shadow_dispatch(self, run_id: str, step: dict[str, Any]) -> bool:
@@ -238,19 +248,23 @@ class GoldenRunRecorder:
                 atomic_write_json(self.out_dir / "tasks" / f"{_safe(report['task_id'])}.json", {"run_id": rid})
             self.file_writes += 1
 
-    def evict_stale(self) -> None:
-        now = self.now()
+    def evict_stale(self, now: int | None = None) -> None:
+        now = self.now() if now is None else now
         stale = {rid for rid, rep in self._runs.items() if now - rep["updated_at"] > RUN_STALE_MS}
         for key in [k for k in self._last_blocked if k[0] not in self._runs or k[0] in stale]:
             del self._last_blocked[key]
         for rid in [r for r in self._shadow_keys if r not in self._runs or r in stale]:
             del self._shadow_keys[rid]
+        for rid in [r for r in self._steps_by_index if r not in self._runs or r in stale]:
+            del self._steps_by_index[rid]
         for rid in stale:
             self.flush(rid)
             del self._runs[rid]
             for task, mapped in list(self._task_index.items()):
                 if mapped == rid:
                     del self._task_index[task]
+        oldest = min((rep["updated_at"] for rep in self._runs.values()), default=None)
+        self._stale_not_before = float("inf") if oldest is None else oldest + RUN_STALE_MS
 
     # -- internals ----------------------------------------------------------------------------
     def _require(self, run_id: str) -> dict[str, Any]:
@@ -272,11 +286,15 @@ class GoldenRunRecorder:
             del decisions[: len(decisions) - MAX_DECISIONS]
 
     def _update(self, run_id: str) -> None:
+        now = self.now()
         report = self._runs.get(run_id)
         if report is not None:
-            report["updated_at"] = self.now()
+            report["updated_at"] = now
             self._dirty.add(run_id)
-        self.evict_stale()
+            # a clock that steps back must not hide this run behind the bound
+            self._stale_not_before = min(self._stale_not_before, now + RUN_STALE_MS)
+        if now > self._stale_not_before:  # some live run may be stale: the full scan, as on every update before
+            self.evict_stale(now)
 
 
 def _safe(task_id: str) -> str:
