@@ -329,3 +329,21 @@ def test_repair_plan_digs_wrong_blocks_before_placing() -> None:
     drift = {**cells, first: "dirt"}
     steps = repair_steps(w, scan(w, lambda p: drift.get(p, "air")))
     assert [(s.kind, s.pos) for s in steps] == [(StepKind.DIG, first), (StepKind.PLACE, first)]
+
+
+def test_replanned_module_counts_only_the_blocks_still_missing(tmp_path: Path) -> None:
+    """Regression (found by the crash test): a kill right after the first roof block leaves the roof
+    "destroyed", so resume replans the whole module; its material check must not demand the block that
+    already stands, or the parent blocks on a sub-task for one cobblestone it does not need."""
+    runner, body, store = runner_for(tmp_path)
+    runner.run(stop_after_modules=2)
+    pos, block = runner.witnesses["roof"].absolute_placements()[0]
+    body.set_block(pos, block)  # the first roof block, placed just before the kill...
+    left = body.observe().count(block) - 1  # ...and the item it used
+    body.run_command(f"/clear @s {block}")
+    body.give(block, left)
+    resumed, _, _ = runner_for(tmp_path, body=body)
+    meta = resumed.run()
+    assert meta.done and meta.blocked_reason is None
+    assert store.subtasks(meta.task_id) == []
+    assert world_matches(resumed, body)

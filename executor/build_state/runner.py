@@ -353,8 +353,16 @@ class BuildRunner:
 
     def ensure_materials(self, meta: BuildMetadata, steps: list[BuildStep]) -> bool:
         """Stage 4: a deficit spawns a sub-task per item; the parent blocks until each completes."""
-        short = deficits(materials_for(steps), self.inventory())
+        # Only cells the world does not already hold need material: a replanned module re-lists every
+        # placement, and place_block_at skips the ones already standing.
+        read = read_fn(self.raw_body)
+        pending = [s for s in steps if not (s.kind is StepKind.PLACE and read(s.pos) == s.block)]
+        short = deficits(materials_for(pending), self.inventory())
         if not short:
+            if meta.status is BuildStatus.BLOCKED_ON_SUBTASK:  # the materials are here now (e.g. resumed)
+                meta.status = BuildStatus.BUILDING
+                meta.blocked_reason = None
+                self._save(meta)
             return True
         for item, count in short.items():
             mine = [t for t in self.store.subtasks(meta.task_id) if t["goal"].get("item") == item]
