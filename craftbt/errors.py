@@ -30,6 +30,7 @@ class ErrorCode(StrEnum):
     INVALID_SCENARIO = "invalid_scenario"
     INVALID_ARGUMENT = "invalid_argument"
     CONVERSION_ERROR = "conversion_error"
+    PLUGIN_ERROR = "plugin_error"
 
 
 @dataclass

@@ -1,0 +1,55 @@
+"""User capabilities arrive through plugins (entry points or CRAFTBT_PLUGINS), exactly as the README says."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import capabilities.registry as registry_module
+from craftbt.errors import CraftbtError, ErrorCode
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def fresh_default(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(registry_module, "_default", None)
+    yield
+    registry_module._default = None
+
+
+def test_env_plugin_registers_a_capability(fresh_default: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CRAFTBT_PLUGINS", "examples.wave:register")
+    assert registry_module.default_registry().get("wave").key == "wave@1.0.0"
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [("examples.wave", "not 'module:function'"), ("examples.nope:register", "ModuleNotFoundError")],
+)
+def test_bad_plugin_is_a_structured_error(
+    fresh_default: None, monkeypatch: pytest.MonkeyPatch, value: str, fragment: str
+) -> None:
+    monkeypatch.setenv("CRAFTBT_PLUGINS", value)
+    with pytest.raises(CraftbtError) as info:
+        registry_module.default_registry()
+    assert info.value.code is ErrorCode.PLUGIN_ERROR
+    assert fragment in str(info.value)
+
+
+def test_cli_runs_a_tree_that_uses_a_plugin_capability(tmp_path: Path) -> None:
+    env = {**os.environ, "CRAFTBT_PLUGINS": "examples.wave:register", "CRAFTBT_HOME": str(tmp_path)}
+    cmd = [str(Path(sys.executable).parent / "craftbt"), "run", "examples/wave.yaml", "--scenario", "flat_empty", "--json"]
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert '"status": "success"' in done.stdout
+    without = subprocess.run(
+        [sys.executable, "-m", "craftbt", "validate", "examples/wave.yaml"],
+        cwd=ROOT, env={**env, "CRAFTBT_PLUGINS": ""}, capture_output=True, text=True, timeout=120,
+    )
+    assert without.returncode == 1 and "unknown capability 'wave'" in without.stdout + without.stderr
