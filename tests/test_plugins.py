@@ -44,7 +44,8 @@ def test_bad_plugin_is_a_structured_error(
 
 def test_cli_runs_a_tree_that_uses_a_plugin_capability(tmp_path: Path) -> None:
     env = {**os.environ, "CRAFTBT_PLUGINS": "examples.wave:register", "CRAFTBT_HOME": str(tmp_path)}
-    cmd = [str(Path(sys.executable).parent / "craftbt"), "run", "examples/wave.yaml", "--scenario", "flat_empty", "--json"]
+    craftbt = str(Path(sys.executable).parent / "craftbt")  # the console script: cwd is not on sys.path
+    cmd = [craftbt, "run", "examples/wave.yaml", "--scenario", "flat_empty", "--json"]
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert '"status": "success"' in done.stdout
