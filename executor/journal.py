@@ -12,8 +12,16 @@ buffer (their values, JSON and timestamps fixed when recorded) and reach SQLite
 in one ``executemany`` per statement when the journal commits, and before any
 read on this connection, so reads see them as before. The loss window on a
 kill is unchanged: a row is durable once the ``commit`` after it returns, and
-not before, exactly as when it sat in an open transaction. Step rows are
-inserted at once because their id is the step's handle.
+not before, exactly as when it sat in an open transaction.
+
+Steps are buffered too: :meth:`Journal.start_step` returns a handle, not the
+row id. A step that starts and ends between two commits becomes one INSERT with
+both halves; a step still open at a commit is inserted with its start half and
+its end becomes an UPDATE later. Real ``step_id`` values are assigned inside
+the write transaction (``BEGIN IMMEDIATE``, so no other writer can take them),
+in start order, exactly as AUTOINCREMENT would have numbered the immediate
+inserts, and action rows naming a step handle get the real id in the same
+transaction.
 
 Default location: ``$CRAFTBT_HOME/journal.sqlite`` or ``.craftbt/journal.sqlite``
 under the current directory.
@@ -128,6 +136,15 @@ def _json(value: Any) -> str:
 _END_STEP = ("UPDATE steps SET ended_tick=?, ended_at=?, ok=?, duration_ms=?, ttfa_ms=?, error_code=?,"
              " error_detail=?, retryable=?, verdict=?, evidence_json=?, receipt_json=?, effects_json=?"
              " WHERE step_id=?")
+_START_COLS = ("run_id, node, capability, version, args_json, idempotency_key, attempt, shadow, lifecycle,"
+               " started_tick, started_at")
+_END_COLS = ("ended_tick, ended_at, ok, duration_ms, ttfa_ms, error_code, error_detail, retryable, verdict,"
+             " evidence_json, receipt_json, effects_json")
+_STEP_OPEN = f"INSERT INTO steps(step_id, {_START_COLS}) VALUES ({','.join('?' * 12)})"
+_STEP_WHOLE = f"INSERT INTO steps(step_id, {_START_COLS}, {_END_COLS}) VALUES ({','.join('?' * 24)})"
+#: the id AUTOINCREMENT would give the next step row (the larger of the sequence and the largest id)
+_NEXT_STEP_ID = ("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'steps'), 0),"
+                 " COALESCE((SELECT MAX(step_id) FROM steps), 0)) + 1")
 _ACTION = "INSERT INTO actions(run_id, step_id, tick, kind, args_json) VALUES (?,?,?,?,?)"
 _DECISION = ("INSERT INTO decisions(run_id, ts, tick, node, capability, reason, block_class, detail_json)"
              " VALUES (?,?,?,?,?,?,?,?)")
@@ -153,14 +170,67 @@ class Journal:
         self._last_commit = time.perf_counter()
         #: statement -> parameter rows not yet sent to SQLite, in recording order (see the module docstring)
         self._pending: dict[str, list[tuple[Any, ...]]] = {}
+        #: step handle -> [start half, end half or None] of steps not yet in SQLite, in start order
+        self._new_steps: dict[int, list[tuple[Any, ...] | None]] = {}
+        #: (handle, end half) of steps already in SQLite whose end is not
+        self._step_ends: list[tuple[int, tuple[Any, ...]]] = []
+        #: (handle or None, action row without its step id), in recording order
+        self._actions: list[tuple[int | None, tuple[Any, ...]]] = []
+        #: handle -> real step_id of steps in SQLite that have not ended yet
+        self._open_ids: dict[int, int] = {}
+        self._next_handle = 0
 
     # -- transactions ------------------------------------------------------------
+    def _has_pending(self) -> bool:
+        return bool(self._pending or self._new_steps or self._step_ends or self._actions)
+
     def _write_pending(self) -> None:
         """Send buffered rows into the open transaction (not a commit); rows of one table keep their order."""
+        if self._new_steps or self._step_ends or self._actions:
+            self._write_steps()
         # a statement's rows leave the buffer only once SQLite took them (a busy database keeps them for the retry)
         for sql in list(self._pending):
             self._conn.executemany(sql, self._pending[sql])
             del self._pending[sql]
+
+    def _write_steps(self) -> None:
+        """Steps, their ends and the actions naming them, with real step ids assigned under the write lock."""
+        conn = self._conn
+        if not conn.in_transaction:
+            conn.execute("BEGIN IMMEDIATE")  # a busy database fails here, before any id is taken
+        ids = dict(self._open_ids)
+        whole: list[tuple[Any, ...]] = []
+        opened: list[tuple[Any, ...]] = []
+        if self._new_steps:
+            next_id = int(conn.execute(_NEXT_STEP_ID).fetchone()[0])
+            for handle, (start, end) in self._new_steps.items():
+                assert start is not None
+                ids[handle] = next_id
+                if end is None:
+                    opened.append((next_id, *start))
+                else:
+                    whole.append((next_id, *start, *end))
+                next_id += 1
+        # explicit ids: the rows are the same whichever statement inserts them first
+        if whole:
+            conn.executemany(_STEP_WHOLE, whole)
+        if opened:
+            conn.executemany(_STEP_OPEN, opened)
+        if self._step_ends:
+            # an end for a step this journal never opened (or already closed) matches no row, as an UPDATE would
+            conn.executemany(_END_STEP, [(*end, ids[handle]) for handle, end in self._step_ends if handle in ids])
+        if self._actions:
+            conn.executemany(_ACTION, [(row[0], None if handle is None else ids.get(handle), *row[1:])
+                                       for handle, row in self._actions])
+        # SQLite took every row: the buffers and the open-step map move on together
+        for handle, (_, end) in self._new_steps.items():
+            if end is None:
+                self._open_ids[handle] = ids[handle]
+        for handle, _ in self._step_ends:
+            self._open_ids.pop(handle, None)
+        self._new_steps.clear()
+        self._step_ends.clear()
+        self._actions.clear()
 
     def commit(self) -> None:
         self._write_pending()
@@ -170,7 +240,8 @@ class Journal:
 
     def group_commit(self) -> None:
         """Commit if rows are waiting and ``GROUP_COMMIT_S`` has passed since the last commit (called per tick)."""
-        if (self._pending or self._conn.in_transaction) and time.perf_counter() - self._last_commit >= GROUP_COMMIT_S:
+        if time.perf_counter() - self._last_commit >= GROUP_COMMIT_S and (
+                self._has_pending() or self._conn.in_transaction):
             self.commit()
 
     def close(self) -> None:
@@ -239,14 +310,15 @@ class Journal:
         lifecycle: str,
         tick: int,
     ) -> int:
-        cur = self._conn.execute(
-            "INSERT INTO steps(run_id, node, capability, version, args_json, idempotency_key, attempt, shadow,"
-            " lifecycle, started_tick, started_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        """Buffer a step's start; returns its handle (for ``end_step`` and ``record_action``), not its row id."""
+        self._next_handle += 1
+        handle = self._next_handle
+        self._new_steps[handle] = [
             (run_id, node, capability, version, _json(args), idempotency_key, attempt, int(shadow), lifecycle,
              tick, time.time()),
-        )
-        assert cur.lastrowid is not None
-        return cur.lastrowid
+            None,
+        ]
+        return handle
 
     def end_step(
         self,
@@ -264,16 +336,19 @@ class Journal:
         receipt: dict[str, Any] | None,
         effects: dict[str, Any] | None,
     ) -> None:
-        self._buffer(
-            _END_STEP,
-            (tick, time.time(), int(ok), duration_ms, ttfa_ms, error_code, error_detail,
-             None if retryable is None else int(retryable), verdict,
-             None if evidence is None else _json(evidence), None if receipt is None else _json(receipt),
-             None if effects is None else _json(effects), step_id),
-        )
+        end = (tick, time.time(), int(ok), duration_ms, ttfa_ms, error_code, error_detail,
+               None if retryable is None else int(retryable), verdict,
+               None if evidence is None else _json(evidence), None if receipt is None else _json(receipt),
+               None if effects is None else _json(effects))
+        unwritten = self._new_steps.get(step_id)
+        if unwritten is not None:
+            unwritten[1] = end  # start and end reach SQLite as one INSERT
+        else:
+            self._step_ends.append((step_id, end))
 
     def record_action(self, run_id: str, step_id: int | None, tick: int, kind: str, args: dict[str, Any]) -> None:
-        self._buffer(_ACTION, (run_id, step_id, tick, kind, _json(args)))
+        """``step_id`` is the handle ``start_step`` returned (or None)."""
+        self._actions.append((step_id, (run_id, tick, kind, _json(args))))
 
     def record_decision(
         self,
