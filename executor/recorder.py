@@ -53,19 +53,9 @@ def stable_fingerprint(value: Any) -> str:
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
-    """Write to a temp file in the same directory, then ``os.replace``: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        # json.dumps uses the C encoder (json.dump streams through the pure-Python one); same bytes
-        text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write canonical-ish JSON atomically (see :func:`atomic_write_text`)."""
+    # json.dumps uses the C encoder (json.dump streams through the pure-Python one); same bytes
+    atomic_write_text(path, json.dumps(data, sort_keys=True, separators=(",", ":"), default=str))
 
 
 def new_report(run_id: str, task_id: str | None, now_ms: int) -> dict[str, Any]:
@@ -302,11 +292,19 @@ def _safe(task_id: str) -> str:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
+    """Write to a temp file in the same directory, then ``os.replace``: readers never see half a file.
+
+    The file gets the usual permissions (0666 minus the umask), not mkstemp's private 0600: reports
+    and SLA pages are meant to be read.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
