@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from capabilities.structures import Anchor, Cell, Facing, ModuleSpec, Placement
 from craftbt.errors import CraftbtError, ErrorCode, Location, Problem
+from craftbt.yamlpos import compose_and_load, line_of
 from world.body import BlockPos
 
 LIBRARY_DIR = Path(__file__).resolve().parents[2] / "trees" / "structures"
@@ -220,22 +221,6 @@ def module_spec(m: ModuleTemplate) -> ModuleSpec:
 
 
 # -- loading ---------------------------------------------------------------------------------------
-def _line_of(node: Any, path: tuple[Any, ...]) -> int | None:
-    line: int | None = node.start_mark.line + 1 if node is not None else None
-    for key in path:
-        if isinstance(node, yaml.MappingNode):
-            match = next((v for k, v in node.value if getattr(k, "value", None) == key), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-            match = node.value[key]
-        else:
-            match = None
-        if match is None:
-            break
-        node = match
-        line = node.start_mark.line + 1
-    return line
-
-
 def _problem(
     file: str | None,
     message: str,
@@ -254,8 +239,7 @@ def parse_template(
 ) -> StructureTemplate:
     """Parse and check a template; raises one CraftbtError with every problem found."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node, data = compose_and_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise CraftbtError(
@@ -280,7 +264,7 @@ def parse_template(
         problems = []
         for err in exc.errors():
             loc = tuple(err["loc"])
-            problems.append(_problem(file, err["msg"], path=".".join(str(p) for p in loc), line=_line_of(node, loc)))
+            problems.append(_problem(file, err["msg"], path=".".join(str(p) for p in loc), line=line_of(node, loc)))
         raise CraftbtError(problems) from None
     problems = check_template(tpl, file, node, known_blocks)
     if problems:
@@ -306,7 +290,7 @@ def check_template(
                     file,
                     f"module id {mid!r} is used twice",
                     path=f"modules.{i}.id",
-                    line=_line_of(node, ("modules", i, "id")),
+                    line=line_of(node, ("modules", i, "id")),
                 )
             )
         seen.add(mid)
@@ -322,7 +306,7 @@ def check_template(
                         file,
                         f"module {m.id!r} depends on unknown module {dep!r}",
                         path=f"modules.{i}.depends_on.{j}",
-                        line=_line_of(node, ("modules", i, "depends_on", j)),
+                        line=line_of(node, ("modules", i, "depends_on", j)),
                         suggestion=close[0] if close else None,
                     )
                 )
@@ -338,7 +322,7 @@ def check_template(
                     file,
                     f"module {m.id!r} is not buildable: {exc.errors()[0]['msg']}",
                     path=f"modules.{i}",
-                    line=_line_of(node, ("modules", i)),
+                    line=line_of(node, ("modules", i)),
                 )
             )
             continue
@@ -350,7 +334,7 @@ def check_template(
                         file,
                         f"unknown block {p.block!r} in module {m.id!r}",
                         path=f"modules.{i}",
-                        line=_line_of(node, ("modules", i)),
+                        line=line_of(node, ("modules", i)),
                         suggestion=close[0] if close else None,
                     )
                 )
@@ -363,7 +347,7 @@ def check_template(
                         file,
                         f"modules {other!r} and {m.id!r} both place a block at {p.key}",
                         path=f"modules.{i}",
-                        line=_line_of(node, ("modules", i)),
+                        line=line_of(node, ("modules", i)),
                     )
                 )
                 break
@@ -374,7 +358,7 @@ def check_template(
                     file,
                     f"entrance {m.entrance} of {m.id!r} is not one of its empty cells",
                     path=f"modules.{i}.entrance",
-                    line=_line_of(node, ("modules", i, "entrance")),
+                    line=line_of(node, ("modules", i, "entrance")),
                 )
             )
     if not problems and not nx.is_directed_acyclic_graph(graph):

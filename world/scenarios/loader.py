@@ -17,6 +17,7 @@ import yaml
 from pydantic import ValidationError
 
 from craftbt.errors import CraftbtError, ErrorCode, Location, Problem
+from craftbt.yamlpos import compose_and_load, line_of
 from world.body import BodyError, Position
 from world.mcdata import McData, UnknownName, load
 from world.scenarios.schema import Scenario
@@ -36,28 +37,10 @@ def _problem(file: str | None, message: str, path: str = "", *, line: int | None
                    suggestion)
 
 
-def _line_of(node: Any, path: tuple[Any, ...]) -> int | None:
-    """1-based line of the YAML node at ``path`` (or of its nearest existing parent)."""
-    line: int | None = node.start_mark.line + 1 if node is not None else None
-    for key in path:
-        if isinstance(node, yaml.MappingNode):
-            match = next((v for k, v in node.value if getattr(k, "value", None) == key), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-            match = node.value[key]
-        else:
-            match = None
-        if match is None:
-            break
-        node = match
-        line = node.start_mark.line + 1
-    return line
-
-
 def parse_scenario(text: str, file: str | None = None, md: McData | None = None) -> Scenario:
     """Parse and validate scenario text (YAML or JSON); raises CraftbtError(invalid_scenario)."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node, data = compose_and_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise CraftbtError(_problem(
@@ -74,7 +57,7 @@ def parse_scenario(text: str, file: str | None = None, md: McData | None = None)
         for err in exc.errors():
             loc = tuple(err["loc"])
             path = ".".join(str(p) for p in loc)
-            problems.append(_problem(file, err["msg"], path, line=_line_of(node, loc),
+            problems.append(_problem(file, err["msg"], path, line=line_of(node, loc),
                                      expected=_expected(err)))
         raise CraftbtError(problems) from None
     check_names(scenario, file, node, md or load())
@@ -107,7 +90,7 @@ def check_names(scenario: Scenario, file: str | None, node: Any, md: McData) -> 
                 md.entity(name)
         except UnknownName as exc:
             problems.append(_problem(file, f"unknown {kind} {name!r}", ".".join(map(str, path)),
-                                     line=_line_of(node, path), expected=f"a Minecraft {md_version()} {kind} name",
+                                     line=line_of(node, path), expected=f"a Minecraft {md_version()} {kind} name",
                                      suggestion=exc.suggestion))
 
     for i, item in enumerate(scenario.player.inventory):
