@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, model_validator
 
+from capabilities.leaves.blockwork import best_tool
 from capabilities.leaves.common import (
     REACH,
     StrictArgs,
@@ -123,9 +124,8 @@ def weakest_tool(md: McData, block: str) -> str | None:
 
 def dig_with_best_tool(ctx: CapabilityContext, pos: BlockPos, tool: str | None) -> RunnerGen:
     """Equip ``tool`` (or the best harvest tool carried) and dig ``pos``. Returns success or the failure."""
-    md = registry_data(ctx)
     block = ctx.body.block_at(pos).name
-    chosen = tool if tool is not None else md.best_tool(block, inventory_names(ctx)) if md.has_block(block) else None
+    chosen = tool if tool is not None else best_tool(ctx, block)
     if chosen is not None:
         failure = yield from equip(ctx, chosen)
         if failure is not None:
