@@ -43,23 +43,6 @@ class GateDecision(BaseModel):
     option_a_compat_used: bool = False
 
 
-def smelted_outputs(effects: list[str]) -> set[str]:
-    """``has_smelted:raw_iron`` also means ``has:iron_ingot`` (the smelting result, from minecraft-data)."""
-    from world.mcdata import load
-
-    out: set[str] = set()
-    for fact in effects:
-        kind, _, subject = fact.partition(":")
-        if kind == "has_smelted" and subject:
-            try:
-                result = load().smelting_result(subject)
-            except KeyError:  # an unknown item smelts into nothing the gate can name
-                continue
-            if result is not None:
-                out.add(f"has:{result.output}")
-    return out
-
-
 class _Walker:
     def __init__(self, registry: Registry, obs: Observation, base_dir: Path | None = None) -> None:
         self.registry = registry
@@ -105,7 +88,7 @@ class _Walker:
         if isinstance(node, m.LeafNode):
             name, pre, eff = self._leaf_facts(node)
             missing = [p for p in (self._need(f, facts, name) for f in pre) if p]
-            return facts | set(eff) | smelted_outputs(eff), missing
+            return facts | set(eff), missing
         if isinstance(node, m.ConditionNode):
             check = self.registry.get_check(node.check)
             fact = instantiate(check.fact, node.args) if check.fact else None

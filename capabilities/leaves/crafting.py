@@ -44,7 +44,7 @@ from capabilities.spec import (
     VerificationResult,
 )
 from world.body import TICKS_PER_SECOND, BlockPos, BodyError, Face, Observation, Position
-from world.mcdata import McData, Recipe, UnknownName
+from world.mcdata import McData, Recipe, UnknownName, load
 
 if TYPE_CHECKING:
     from capabilities.context import CapabilityContext
@@ -56,6 +56,15 @@ REUSE_RADIUS = 8
 TABLE_RADIUS = 6
 #: Extra ticks a smelt waits beyond the cook time before deciding the furnace stalled.
 SMELT_SLACK_TICKS = 5 * TICKS_PER_SECOND
+
+
+def smelt_effects(args: dict[str, Any]) -> tuple[str, ...]:
+    """``has_smelted:raw_iron`` also means ``has:iron_ingot``: the furnace result, from minecraft-data."""
+    try:
+        result = load().smelting_result(str(args.get("input", "")))
+    except UnknownName:  # an unknown input smelts into nothing anyone can name
+        return ()
+    return (f"has:{result.output}",) if result is not None else ()
 
 
 def _md(ctx: CapabilityContext) -> McData:
@@ -554,6 +563,7 @@ def register(registry: Registry) -> None:
             retries=1,
             preconditions=("has:{input}", "has:{fuel}"),
             effects=("has_smelted:{input}",),
+            effects_of=smelt_effects,
             description=(
                 "Smelt qty of input in a furnace within 8 blocks (placing one from the inventory if none), with "
                 "enough fuel for qty cook cycles (the named fuel first, any minecraft-data fuel after); waits for "
