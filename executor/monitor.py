@@ -96,8 +96,8 @@ class MonitoredBody:
     ) -> list[BlockPos]:
         return self.inner.find_blocks(names, radius, max_count, exposed=exposed)
 
-    def entities(self, radius: float = 32.0) -> list[EntityInfo]:
-        return self.inner.entities(radius)
+    def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
+        return self.inner.entities(radius, kind)
 
     def inventory(self) -> list[ItemStack]:
         return self.inner.inventory()

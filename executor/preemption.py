@@ -76,8 +76,8 @@ class SafetyMonitor:
         at = body.block_at(feet.block()).name
         if at in LAVA_BLOCKS or below in LAVA_BLOCKS:
             now.add(Signal.LAVA)
-        if any(e.kind == "hostile" and e.position.distance_to(feet) <= t.hostile_range
-               for e in body.entities(t.hostile_range)):
+        if any(e.position.distance_to(feet) <= t.hostile_range
+               for e in body.entities(t.hostile_range, kind="hostile")):
             now.add(Signal.HOSTILE_NEAR)
         if self._prev_health is not None and self._prev_health - obs.health >= t.health_drop:
             now.add(Signal.HEALTH_DROP)

@@ -144,8 +144,8 @@ class FakeBody:
     ) -> list[BlockPos]:
         return [p for p, n in self.blocks.items() if n in names][:max_count]
 
-    def entities(self, radius: float = 32.0) -> list[EntityInfo]:
-        return [e for e in self.mobs if e.position.distance_to(self.pos) <= radius]
+    def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
+        return [e for e in self.mobs if e.position.distance_to(self.pos) <= radius and kind in (None, e.kind)]
 
     def inventory(self) -> list[ItemStack]:
         return [ItemStack(name=k, count=v) for k, v in self.inv.items() if v > 0]

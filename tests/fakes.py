@@ -141,7 +141,7 @@ class FakeBody:
             for d in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
         )
 
-    def entities(self, radius: float = 32.0) -> list[EntityInfo]:
+    def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
         return []
 
     def inventory(self) -> list[ItemStack]:

@@ -18,8 +18,8 @@ class CrowdBody(FakeBody):
         super().__init__(**kw)  # type: ignore[arg-type]
         self.crowd = crowd
 
-    def entities(self, radius: float = 32.0) -> list[EntityInfo]:
-        return [e for e in self.crowd if e.position.distance_to(self.pos) <= radius]
+    def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
+        return [e for e in self.crowd if e.position.distance_to(self.pos) <= radius and kind in (None, e.kind)]
 
 
 ZOMBIE = EntityInfo(id=7, name="zombie", kind="hostile", position=Position(3.5, 64, 0.5), health=20)

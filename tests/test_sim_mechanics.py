@@ -271,3 +271,16 @@ def test_toss_and_chat_commands() -> None:
     with pytest.raises(BodyError) as err:
         b.chat("/give Sterling diamnd 2")
     assert err.value.code is BodyErrorCode.UNKNOWN_ITEM
+
+
+def test_entities_filter_by_kind_and_radius_nearest_first() -> None:
+    b = SimBody(seed=1)
+    b.run_command("/summon zombie ~6 ~ ~")
+    b.run_command("/summon pig ~3 ~ ~")
+    b.run_command("/summon zombie ~12 ~ ~")
+    everyone = b.entities(32)
+    assert [e.name for e in everyone] == ["pig", "zombie", "zombie"]
+    assert [e.position.x for e in b.entities(32, kind="hostile")] == [
+        e.position.x for e in everyone if e.kind == "hostile"]
+    assert [e.name for e in b.entities(8, kind="hostile")] == ["zombie"]
+    assert b.entities(32, kind="item") == []

@@ -258,7 +258,7 @@ class RetreatArgs(StrictArgs):
 
 
 def _hostiles(ctx: CapabilityContext, radius: float) -> list[EntityInfo]:
-    return [e for e in ctx.body.entities(radius) if e.kind == "hostile"]
+    return ctx.body.entities(radius, kind="hostile")
 
 
 def _centre(entities: list[EntityInfo]) -> Position:

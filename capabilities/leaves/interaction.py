@@ -694,7 +694,7 @@ THREAT_RADIUS = 16.0
 
 def nearest_hostile(ctx: CapabilityContext) -> Position | None:
     me = ctx.body.position()
-    hostiles = [e.position for e in ctx.body.entities(THREAT_RADIUS) if e.kind == "hostile"]
+    hostiles = [e.position for e in ctx.body.entities(THREAT_RADIUS, kind="hostile")]
     hostiles = [p for p in hostiles if p.distance_to(me) <= THREAT_RADIUS]
     return min(hostiles, key=lambda p: p.distance_to(me)) if hostiles else None
 

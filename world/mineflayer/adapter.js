@@ -423,12 +423,13 @@ function findBlocks (st, { names, radius, maxCount, exposed }) {
   return found.slice(0, maxCount).map((p) => [p.x, p.y, p.z])
 }
 
-function entities (st, { radius }) {
+function entities (st, { radius, kind }) {
   const bot = st.bot
   const here = bot.entity.position
   const out = []
   for (const e of Object.values(bot.entities)) {
     if (e === bot.entity || !e.position || e.position.distanceTo(here) > radius) continue
+    if (kind && entityKind(e) !== kind) continue
     let item = null
     if (e.name === 'item' && e.getDroppedItem) {
       // The item's metadata arrives in a later packet; until then getDroppedItem() throws (craftbt leaves fix).

@@ -398,8 +398,8 @@ class MineflayerBody:
         )
         return [BlockPos(*p) for p in found]
 
-    def entities(self, radius: float = 32.0) -> list[EntityInfo]:
-        raw = self._call("entities", {"radius": radius})
+    def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
+        raw = self._call("entities", {"radius": radius, "kind": kind})
         return [
             EntityInfo(
                 id=e["id"],

@@ -267,10 +267,12 @@ class SimBody:
             for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
         )
 
-    def entities(self, radius: float = 32.0) -> list[EntityInfo]:
+    def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
         p = self.world.player.position
-        near = [(e.distance_to(p), e.id, e) for e in self.world.entities.values()]
-        return [e.info() for d, _, e in sorted(near, key=lambda t: (t[0], t[1])) if d <= radius]
+        near = [(d, e.id, e) for e in self.world.entities.values()
+                if (kind is None or e.kind == kind) and (d := e.distance_to(p)) <= radius]
+        near.sort(key=lambda t: (t[0], t[1]))
+        return [e.info() for _, _, e in near]
 
     def inventory(self) -> list[ItemStack]:
         return self.world.player.inventory.items()
