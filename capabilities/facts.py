@@ -7,29 +7,37 @@ GOAP planner read the results.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 
+#: a template split once: literal text, then (dotted path, literal text) pairs
+Template = tuple[str, tuple[tuple[tuple[str, ...], str], ...]]
 
-def _lookup(args: dict[str, Any], dotted: str) -> Any:
-    value: Any = args
-    for part in dotted.split("."):
-        if not isinstance(value, dict) or part not in value:
-            raise KeyError(dotted)
-        value = value[part]
-    return value
+
+@lru_cache(maxsize=4096)
+def _template(fact: str) -> Template:
+    # the gate and the pipeline fill the same few declared facts for every leaf: parse each once
+    pieces = PLACEHOLDER.split(fact)
+    fills = tuple((tuple(pieces[i].split(".")), pieces[i + 1]) for i in range(1, len(pieces), 2))
+    return pieces[0], fills
 
 
 def instantiate(fact: str, args: dict[str, Any]) -> str | None:
     """Fill ``{arg}`` placeholders; ``None`` when an arg is missing or not a scalar."""
-    try:
-        def fill(match: re.Match[str]) -> str:
-            value = _lookup(args, match.group(1))
-            if isinstance(value, dict | list) or value is None:
-                raise KeyError(match.group(1))
-            return str(value)
-
-        return PLACEHOLDER.sub(fill, fact)
-    except KeyError:
-        return None
+    head, fills = _template(fact)
+    if not fills:
+        return fact
+    out = [head]
+    for path, tail in fills:
+        value: Any = args
+        for part in path:
+            if not isinstance(value, dict) or part not in value:
+                return None
+            value = value[part]
+        if isinstance(value, dict | list) or value is None:
+            return None
+        out.append(str(value))
+        out.append(tail)
+    return "".join(out)

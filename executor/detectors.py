@@ -46,13 +46,13 @@ class Detectors:
         self._snapshot_since = 0
         self.hung = False
 
-    def check(self, root: py_trees.behaviour.Behaviour, supervisors: list[Supervisor]) -> None:
+    def check(self, root: py_trees.behaviour.Behaviour) -> None:
         now = self.run.tick()
         dispatching = [s for s in self.run.active if s.is_dispatching()]
         for sup in dispatching:
             self._ttfa_and_stuck(sup, now)
         self._flap(dispatching, now)
-        self._branch_hang(root, supervisors, dispatching, now)
+        self._branch_hang(root, dispatching, now)
 
     def _ttfa_and_stuck(self, sup: Supervisor, now: int) -> None:
         if sup.spec.awaits_world or sup.spec.name in self.idle_ok or sup.dispatch_tick is None:
@@ -95,10 +95,9 @@ class Detectors:
             if target is not None:
                 target.abort("pathfinding_flap", "more than 3 reversals within 10 s without net motion")
 
-    def _branch_hang(self, root: py_trees.behaviour.Behaviour, supervisors: list[Supervisor],
-                     dispatching: list[Supervisor], now: int) -> None:
+    def _branch_hang(self, root: py_trees.behaviour.Behaviour, dispatching: list[Supervisor], now: int) -> None:
         if root.status != Status.RUNNING or dispatching or any(
-            s.wait_until is not None and s.wait_until > now for s in supervisors
+            s.wait_until is not None and s.wait_until > now for s in self.run.backing_off
         ):
             self._snapshot = None
             return

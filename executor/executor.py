@@ -222,7 +222,7 @@ class Executor:
         executor_plan = [{"leaf": s.spec.key, "args": s.leaf.raw_args} for s in supervisors]
         run.recorder.record_decision(run_id, "plan_built", {"leaf": None, "steps": len(executor_plan),
                                                             "built_plan_digest": digest(executor_plan)})
-        status = self._loop(run, root, supervisors, ctx, pipeline)
+        status = self._loop(run, root, ctx, pipeline)
         return self._close(run, base, status, wall_start)
 
     def _supervise(self, root: py_trees.behaviour.Behaviour, run: RunState, pipeline: Pipeline
@@ -252,8 +252,8 @@ class Executor:
         if leaf._static_args is not None:  # re-validate against the active version's own args model
             leaf._static_args = active.args_model.model_validate(leaf.raw_args)
 
-    def _loop(self, run: RunState, root: py_trees.behaviour.Behaviour, supervisors: list[Supervisor],
-              ctx: CapabilityContext, pipeline: Pipeline) -> str:
+    def _loop(self, run: RunState, root: py_trees.behaviour.Behaviour, ctx: CapabilityContext,
+              pipeline: Pipeline) -> str:
         detectors = Detectors(run)
         safety = SafetyMonitor(self.registry) if self.config.preemption else None
         fast: Supervisor | None = None
@@ -278,7 +278,7 @@ class Executor:
             else:
                 for _ in root.tick():
                     pass
-                detectors.check(root, supervisors)
+                detectors.check(root)
             run.journal.group_commit()
             if self.on_tick is not None:
                 self.on_tick(self, run, root)

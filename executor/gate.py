@@ -85,22 +85,28 @@ class _Walker:
         return f"{where}: precondition {fact} is unreachable"
 
     def walk(self, node: Any, facts: set[str]) -> tuple[set[str], list[str]]:
+        """The facts after ``node`` and the problems on the way. ``facts`` is updated in place (a
+        sequence threads one set through its children; a selector hands each alternative a copy), so
+        a long sequence does not copy an ever-growing set once per leaf."""
         if isinstance(node, m.LeafNode):
             name, pre, eff = self._leaf_facts(node)
             missing = [p for p in (self._need(f, facts, name) for f in pre) if p]
-            return facts | set(eff), missing
+            facts.update(eff)
+            return facts, missing
         if isinstance(node, m.ConditionNode):
             check = self.registry.get_check(node.check)
             fact = instantiate(check.fact, node.args) if check.fact else None
             if fact is None:
                 return facts, []
             problem = self._need(fact, facts, node.name or node.check)
-            return (facts | {fact}) if problem is None else facts, [problem] if problem else []
+            if problem is None:
+                facts.add(fact)
+            return facts, [problem] if problem else []
         if isinstance(node, m.SequenceNode | m.ParallelNode):
             if isinstance(node, m.ParallelNode):
                 self.widest_parallel = max(self.widest_parallel, sum(isinstance(c, m.LeafNode) for c in node.children))
             problems: list[str] = []
-            current = set(facts)
+            current = facts
             previous: tuple[str, list[str], list[str], bool] | None = None
             for child in node.children:
                 if isinstance(node, m.SequenceNode) and isinstance(child, m.LeafNode):

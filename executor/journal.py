@@ -37,6 +37,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from executor.digests import canonical_json
 
 SCHEMA_VERSION = 1
@@ -129,8 +131,18 @@ def default_path() -> Path:
     return default_home() / "journal.sqlite"
 
 
+_ROW_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+
+
 def _json(value: Any) -> str:
-    return canonical_json(value)
+    """Row JSON (sorted keys, compact): orjson on the hot path; the canonical encoder for what it refuses.
+
+    Digests do not read these strings, so orjson's float spelling (``1e16`` for ``1e+16``) changes nothing.
+    """
+    try:
+        return orjson.dumps(value, option=_ROW_JSON).decode()
+    except TypeError:  # tuples of models, sets, integers past 64 bits: the canonical encoder normalises them
+        return canonical_json(value)
 
 
 _END_STEP = ("UPDATE steps SET ended_tick=?, ended_at=?, ok=?, duration_ms=?, ttfa_ms=?, error_code=?,"

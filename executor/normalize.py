@@ -50,21 +50,6 @@ def is_plain_object(value: Any) -> bool:
     return type(value) is dict
 
 
-def has_sentinel(value: Any) -> bool:
-    """Whether :func:`find_sentinels` would find anything (no paths built: the per-dispatch check)."""
-    if isinstance(value, str):
-        return value.strip() in SENTINELS
-    if isinstance(value, dict):
-        for item in value.values():
-            if has_sentinel(item):
-                return True
-    elif isinstance(value, list):
-        for item in value:
-            if has_sentinel(item):
-                return True
-    return False
-
-
 def find_sentinels(value: Any, path: str = "args") -> Iterator[str]:
     if isinstance(value, str) and value.strip() in SENTINELS:
         yield path

@@ -32,7 +32,7 @@ from capabilities.spec import ActionError, ActionResult, CapabilitySpec, GuardRe
 from craftbt.errors import CraftbtError
 from executor.facts import evaluate, instantiate
 from executor.lifecycle import Stage
-from executor.normalize import find_sentinels, has_sentinel
+from executor.normalize import find_sentinels
 from executor.state import MS_PER_TICK, RunState
 from world.body import BlockPos
 
@@ -112,8 +112,8 @@ def stage_explicit(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
                    sup: Supervisor) -> GuardResult | None:
     if sup.meta.args_source == "derived" and not p.run.config.allow_materialize:
         return GuardResult.deny("derived_args_not_allowed_live", "args were derived, not written by the plan author")
-    if has_sentinel(sup.args_json):
-        return GuardResult.deny("sentinel_args", ", ".join(find_sentinels(sup.args_json)))
+    if sup.args_sentinels:
+        return GuardResult.deny("sentinel_args", ", ".join(sup.args_sentinels))
     return None
 
 
@@ -133,9 +133,7 @@ def stage_geofence(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
     position = ctx.body.position()
     if not fence.contains(position):
         return GuardResult.deny("geofence_violation:bot", f"bot at {tuple(position)} is outside the geofence")
-    if not has_position(sup.args_json):
-        return None
-    for path, pos in iter_positions(sup.args_json):
+    for path, pos in sup.args_positions:
         if not fence.contains(pos):
             return GuardResult.deny("geofence_violation:target", f"{path}={tuple(pos)} is outside the geofence")
     return None
@@ -248,7 +246,12 @@ class Pipeline:
         if sup is None:  # a leaf outside any supervisor: the guard still runs
             return run_guard(ctx, spec, args)
         sup.admitted = True
-        sup.args_json = args.model_dump(mode="json")
+        if args is not sup.admitted_args:
+            # static args are one model reused on every activation: derive their JSON view once
+            sup.admitted_args = args
+            sup.args_json = args.model_dump(mode="json")
+            sup.args_sentinels = list(find_sentinels(sup.args_json))
+            sup.args_positions = list(iter_positions(sup.args_json)) if has_position(sup.args_json) else []
         for stage_name, stage in STAGES:
             verdict = stage(self, ctx, spec, args, sup)
             if verdict is None:

@@ -101,6 +101,8 @@ class RunState:
         self.metrics = Metrics()
         self.current: Supervisor | None = None
         self.active: set[Supervisor] = set()
+        #: supervisors waiting out a transient backoff (a waiting tree is not a hung one)
+        self.backing_off: set[Supervisor] = set()
         self.escalations: deque[Escalation] = deque(maxlen=64)
         self.recent_decisions: deque[dict[str, Any]] = deque(maxlen=200)
         self.dispatch_ticks: deque[int] = deque(maxlen=max(1, config.rate_limit.max_dispatches))

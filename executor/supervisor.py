@@ -29,6 +29,7 @@ from capabilities.spec import ActionResult, CapabilitySpec
 from executor.backoff import BACKOFF_MS, BlockClass, classify
 from executor.pipeline import Pipeline
 from executor.state import MS_PER_TICK, Escalation, RunState
+from world.body import BlockPos
 
 EscalationSink = Callable[[Escalation], None]
 
@@ -61,8 +62,11 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
         self.ttfa_ms: float | None = None
         self.deadline_tick: int | None = None
         self.last_result: ActionResult | None = None
-        #: the admitted args as JSON, computed once per dispatch by the pipeline
+        #: the admitted args model and its derived views, computed by the pipeline once per distinct args
+        self.admitted_args: BaseModel | None = None
         self.args_json: dict[str, Any] = {}
+        self.args_sentinels: list[str] = []
+        self.args_positions: list[tuple[str, BlockPos]] = []
         self.ttfa_flagged = False
         self._abort: tuple[str, str, bool] | None = None
         self._stream_wait_noted = False
@@ -78,7 +82,7 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
     def initialise(self) -> None:
         self.attempt = 0
         self.waits = 0
-        self.wait_until = None
+        self._set_wait(None)
         self._abort = None
         self.ttfa_flagged = False
 
@@ -95,7 +99,8 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
         elif not self._acquire_stream():
             status = Status.RUNNING  # I1: another leaf holds the stream
         else:
-            self.wait_until = None
+            if self.wait_until is not None:
+                self._set_wait(None)
             if self.leaf.status != Status.RUNNING:
                 self.admitted = False
                 self.run.metrics.leaves_run += 1
@@ -115,6 +120,7 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
 
     def terminate(self, new_status: Status) -> None:
         self._release()
+        self._set_wait(None)
         if new_status == Status.INVALID and self.step_id is not None:
             if self.leaf.status == Status.RUNNING:
                 self.leaf.stop(Status.INVALID)
@@ -156,6 +162,14 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
     def _release(self) -> None:
         self.run.active.discard(self)
 
+    def _set_wait(self, until: int | None) -> None:
+        """Start or end a transient backoff; ``run.backing_off`` lets the hang detector skip a scan of every leaf."""
+        self.wait_until = until
+        if until is None:
+            self.run.backing_off.discard(self)
+        else:
+            self.run.backing_off.add(self)
+
     def _take_abort(self) -> Status:
         assert self._abort is not None
         code, detail, retryable = self._abort
@@ -188,7 +202,7 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
             if self.waits < run.config.max_transient_waits:
                 self.waits += 1
                 run.metrics.transient_waits += 1
-                self.wait_until = run.tick() + BACKOFF_MS[BlockClass.TRANSIENT] // MS_PER_TICK
+                self._set_wait(run.tick() + BACKOFF_MS[BlockClass.TRANSIENT] // MS_PER_TICK)
                 return Status.RUNNING
             return self._escalate("transient_block_exhausted", result)
         if klass is BlockClass.DETERMINISTIC:
