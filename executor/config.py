@@ -87,6 +87,9 @@ class DetectorConfig(BaseModel):
     flap_reversals: int = 3  # FM-04: more than this many ...
     flap_window_ms: int = 10_000  # ... within this window
     double_dispatch_window_ms: int = 10_000  # FM-05
+    #: the detectors sample every this many ticks (250 ms, the safety poll's rate): their thresholds are
+    #: seconds long, so a finer cadence only costs time; the measured TTFA and durations stay exact
+    sample_every_ticks: int = Field(default=5, ge=1)
     #: capabilities that legitimately idle without actuator commands (stuckness exempt).
     idle_ok: frozenset[str] = frozenset({"wait", "sleep", "sense_hostiles", "get_block_at", "get_light_level"})
 

@@ -1,4 +1,6 @@
-"""Failure detectors run after every executor tick (seed 003 A1, A4, FM-03, FM-04; FM-05 is in the pipeline).
+"""Failure detectors, sampled every ``sample_every_ticks`` (5: 250 ms) after the tree's tick (seed 003 A1,
+A4, FM-03, FM-04; FM-05 is in the pipeline). Their thresholds are seconds long; a trip is noticed at most
+one sample late, while TTFA and step durations are measured to the tick by the pipeline.
 
 * TTFA (A1): a dispatched leaf with no actuator command within 2 s is recorded
   as ``ttfa_exceeded`` (the measurement itself lands in the journal).
@@ -8,7 +10,8 @@
 * Branch hang (FM-03): the root RUNNING, no leaf dispatched or backing off, and
   no node status change for longer than ``branch_hang_ms`` -> ``branch_hang``.
 * Pathfinding flap (FM-04): more than 3 direction reversals of the bot within
-  10 s while moving -> ``pathfinding_flap``, the moving leaf aborted.
+  10 s while moving -> ``pathfinding_flap``, the moving leaf aborted. Reversals
+  are counted between samples, so jitter faster than the sampling is not a flap.
 
 Leaves that legitimately idle (``wait``, sensing reads) are exempt from A1/A4.
 All state is bounded (deques with a window).

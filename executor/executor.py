@@ -6,9 +6,9 @@
    a block is recorded with its backoff (``next_eligible_at``) and nothing runs;
 2. the tree is built against a monitored body and every capability leaf is
    wrapped in a :class:`~executor.supervisor.Supervisor` (I1-I3, backoff);
-3. the loop ticks the tree, runs the detectors, commits the journal, then lets
-   the world run one tick (``body.advance(1)``), until the root is SUCCESS or
-   FAILURE, a branch hangs, or the ``max_ticks`` budget is spent;
+3. the loop ticks the tree, runs the detectors (every 5th tick), commits the
+   journal, then lets the world run one tick (``body.advance(1)``), until the
+   root is SUCCESS or FAILURE, a branch hangs, or the ``max_ticks`` budget is spent;
 4. a safety signal preempts the goal tree at a safe point with a fast-path
    capability; the goal tree resumes after it;
 5. the journal row, the golden-run report and the outcome are closed together.
@@ -255,12 +255,14 @@ class Executor:
     def _loop(self, run: RunState, root: py_trees.behaviour.Behaviour, ctx: CapabilityContext,
               pipeline: Pipeline) -> str:
         detectors = Detectors(run)
+        sample_every = self.config.detectors.sample_every_ticks
         safety = SafetyMonitor(self.registry) if self.config.preemption else None
         fast: Supervisor | None = None
         pending: Signal | None = None
         start = run.tick()
-        while run.tick() - start < self.config.max_ticks:
-            if safety is not None and fast is None and (run.tick() - start) % SAFETY_POLL_TICKS == 0:
+        world = self.inner_body  # advancing the clock is not an actuator command: no need for the monitor
+        while (elapsed := world.now_ticks() - start) < self.config.max_ticks:
+            if safety is not None and fast is None and elapsed % SAFETY_POLL_TICKS == 0:
                 rising = safety.poll(self.body)
                 if rising and (pending is None or rising[0] != pending):
                     pending = rising[0]
@@ -278,7 +280,8 @@ class Executor:
             else:
                 for _ in root.tick():
                     pass
-                detectors.check(root)
+                if elapsed % sample_every == 0:
+                    detectors.check(root)
             run.journal.group_commit()
             if self.on_tick is not None:
                 self.on_tick(self, run, root)
@@ -288,7 +291,7 @@ class Executor:
             if detectors.hung:
                 root.stop(Status.INVALID)
                 return "hung"
-            self.body.advance(1)
+            world.advance(1)
         root.stop(Status.INVALID)
         run.decide("budget_exhausted", detail={"max_ticks": self.config.max_ticks})
         return "budget_exhausted"

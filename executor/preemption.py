@@ -18,7 +18,7 @@ from typing import Any
 
 from capabilities.registry import Registry
 from capabilities.spec import CapabilitySpec, Family
-from world.body import Body, Observation
+from world.body import BlockPos, Body, Observation
 
 
 class Signal(StrEnum):
@@ -50,6 +50,9 @@ SIGNAL_PRIORITY = (Signal.LAVA, Signal.HOSTILE_NEAR, Signal.HEALTH_DROP, Signal.
 #: families whose running dispatch may be interrupted (re-dispatching them is harmless).
 INTERRUPTIBLE = frozenset({Family.MOVEMENT, Family.SENSING})
 LAVA_BLOCKS = frozenset({"lava", "flowing_lava"})
+#: the two cells at and under the feet are re-read when the feet enter another block, and at least this
+#: often while they do not (vanilla lava spreads one block per 30 ticks; burning also shows as a health drop)
+LAVA_RECHECK_TICKS = 20
 
 
 @dataclass
@@ -67,14 +70,22 @@ class SafetyMonitor:
         self.table = table
         self._prev_health: float | None = None
         self._raised: set[Signal] = set()
+        self._lava_cell: BlockPos | None = None
+        self._lava_read_tick = 0
+        self._lava = False
+
+    def _in_lava(self, body: Body, feet: BlockPos, tick: int) -> bool:
+        if feet != self._lava_cell or tick - self._lava_read_tick >= LAVA_RECHECK_TICKS:
+            self._lava_cell, self._lava_read_tick = feet, tick
+            self._lava = (body.block_at(feet).name in LAVA_BLOCKS
+                          or body.block_at(feet.offset(dy=-1)).name in LAVA_BLOCKS)
+        return self._lava
 
     def current(self, body: Body, obs: Observation) -> set[Signal]:
         t = self.thresholds
         now: set[Signal] = set()
         feet = obs.position
-        below = body.block_at(feet.block().offset(dy=-1)).name
-        at = body.block_at(feet.block()).name
-        if at in LAVA_BLOCKS or below in LAVA_BLOCKS:
+        if self._in_lava(body, feet.block(), obs.tick):
             now.add(Signal.LAVA)
         if any(e.position.distance_to(feet) <= t.hostile_range
                for e in body.entities(t.hostile_range, kind="hostile")):

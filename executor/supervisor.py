@@ -75,9 +75,6 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
     def spec(self) -> CapabilitySpec:
         return self.leaf.spec
 
-    def __hash__(self) -> int:
-        return id(self)
-
     # -- py_trees -------------------------------------------------------------------
     def initialise(self) -> None:
         self.attempt = 0
