@@ -150,3 +150,15 @@ def test_cli_runs_show_sla(tmp_path: Path, monkeypatch: Any) -> None:
     assert sla.exit_code == 0 and json.loads(out.read_text())["schema"] == SCHEMA
     bad = runner.invoke(app, ["sla", "--format", "pdf"])
     assert bad.exit_code != 0
+
+
+def test_cli_capabilities_promote_is_the_lifecycle_promotion(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("CRAFTBT_HOME", str(tmp_path))
+    runner = CliRunner()
+    assert runner.invoke(app, ["lifecycle", "set", "chat@1.0.0", "shadow"]).exit_code == 0
+    refused = runner.invoke(app, ["capabilities", "promote", "chat@1.0.0"])
+    assert refused.exit_code == 1 and "0 shadow observations" in refused.output
+    unknown = runner.invoke(app, ["capabilities", "promote", "nosuch@1.0.0"])
+    assert unknown.exit_code == 1 and "unknown_capability" in str(unknown.exception)  # main() prints it
+    listing = runner.invoke(app, ["capabilities", "--json"])  # the group still lists without a subcommand
+    assert listing.exit_code == 0 and json.loads(listing.output)["capabilities"]

@@ -24,6 +24,7 @@ from rich.table import Table
 from rich.tree import Tree as RichTree
 
 from capabilities.registry import default_registry
+from craftbt.commands.trees_cmds import capabilities_app
 from craftbt.errors import CraftbtError, ErrorCode
 from executor.config import PROFILES, Bounds, ExecutorConfig
 from executor.executor import Executor, RunOutcome
@@ -337,6 +338,8 @@ def register(app: typer.Typer) -> None:
     app.command("show")(show_cmd)
     app.command("sla")(sla_cmd)
     app.add_typer(lifecycle_app, name="lifecycle")
+    # the spelling: ``craftbt capabilities promote NAME@VERSION`` is the same command
+    capabilities_app.command("promote")(lifecycle_promote)
 
 
 __all__ = ["default_home", "register"]

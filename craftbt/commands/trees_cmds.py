@@ -137,10 +137,18 @@ def render_cmd(
         raise _fail(err) from None
 
 
+#: ``craftbt capabilities`` lists the manifest; its subcommands (``promote``) are added by the lifecycle commands
+capabilities_app = typer.Typer(help="List registered capabilities (the manifest); promote a canary version.")
+
+
+@capabilities_app.callback(invoke_without_command=True)
 def capabilities_cmd(
+    ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON")] = False,
 ) -> None:
     """List registered capabilities (the manifest)."""
+    if ctx.invoked_subcommand is not None:
+        return
     registry = get_registry()
     manifest = registry.manifest()
     if as_json:
@@ -199,6 +207,6 @@ def convert_cmd(
 def register(app: typer.Typer) -> None:
     app.command("validate")(validate_cmd)
     app.command("render")(render_cmd)
-    app.command("capabilities")(capabilities_cmd)
+    app.add_typer(capabilities_app, name="capabilities")
     app.command("schema")(schema_cmd)
     app.command("convert")(convert_cmd)
