@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import py_trees
 from pydantic import BaseModel, ValidationError
 
-from capabilities.context import CapabilityContext
+from capabilities.context import CapabilityContext, LeafSupervisor
 from capabilities.spec import (
     ActionResult,
     CapabilitySpec,
@@ -98,6 +99,9 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         timeout_ms: int | None = None,
         idempotency_key: str | None = None,
     ) -> None:
+        #: the executor's supervisor, when one is attached (see :meth:`tick`); set first, because
+        #: py_trees' constructor already calls ``tick()`` to prepare its iterator
+        self.supervisor: LeafSupervisor | None = None
         super().__init__(name=name)
         self.spec = spec
         self.raw_args = raw_args
@@ -121,6 +125,40 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self._primed = False
         self._start_tick = 0
         self._started_wall = 0.0
+        #: the capability's own lifecycle status; ``status`` is what the parent sees, which a supervisor
+        #: may keep RUNNING across a local retry or a backoff
+        self.run_status = py_trees.common.Status.INVALID
+
+    # -- ticking ----------------------------------------------------------------
+    def tick(self) -> Iterator[py_trees.behaviour.Behaviour]:
+        """py_trees' tick; with a supervisor attached, the supervisor decides when the capability
+        steps and which status the parent sees, without a decorator node per leaf.
+
+        Not a generator itself: an unsupervised leaf gets py_trees' own generator, no extra layer."""
+        if self.supervisor is None:
+            return super().tick()  # type: ignore[no-any-return]
+        return self._supervised_tick(self.supervisor)
+
+    def _supervised_tick(self, supervisor: LeafSupervisor) -> Iterator[py_trees.behaviour.Behaviour]:
+        status = supervisor.tick()
+        if status != py_trees.common.Status.RUNNING:
+            self.stop(status)
+        self.status = status
+        yield self
+
+    def step(self) -> py_trees.common.Status:
+        """One lifecycle tick of the capability, as py_trees' tick runs it (initialise when not running,
+        then update), recorded in ``run_status`` and leaving ``status`` to the supervisor."""
+        if self.run_status != py_trees.common.Status.RUNNING:
+            self.initialise()
+        self.run_status = self.update()
+        return self.run_status
+
+    def interrupt(self) -> None:
+        """Stop a running capability without a result: cancel its body action and close the runner."""
+        if self._gen is not None and self.result is None:
+            self._cancel("interrupted")
+        self.run_status = py_trees.common.Status.INVALID
 
     # -- lifecycle ------------------------------------------------------------
     def initialise(self) -> None:
@@ -178,7 +216,9 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         return py_trees.common.Status.RUNNING
 
     def terminate(self, new_status: py_trees.common.Status) -> None:
-        if new_status == py_trees.common.Status.INVALID and self._gen is not None and self.result is None:
+        if self.supervisor is not None:
+            self.supervisor.terminate(new_status)
+        elif new_status == py_trees.common.Status.INVALID and self._gen is not None and self.result is None:
             self._cancel("interrupted")
 
     # -- internals ------------------------------------------------------------
@@ -278,6 +318,7 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         result.ended_tick = self.ctx.body.now_ticks()
         result.ended_at = time.time()
         self.result = result
+        self._pre = None  # judged: a finished leaf holds no observation (a long run keeps thousands of leaves)
         storage = py_trees.blackboard.Blackboard.storage
         storage["/results/" + self.name] = result
         storage["/last_result"] = result

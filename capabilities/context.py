@@ -43,6 +43,22 @@ class DispatchHooks(Protocol):
         ...
 
 
+class LeafSupervisor(Protocol):
+    """Decides, for one capability leaf, when the capability steps and what the leaf's parent sees.
+
+    The executor attaches one to every leaf (I1-I3, retries, backoff); a leaf without one ticks as a
+    plain py_trees behaviour.
+    """
+
+    def tick(self) -> py_trees.common.Status:
+        """Run one tick (usually calling the leaf's ``step``); return the status the parent sees."""
+        ...
+
+    def terminate(self, new_status: py_trees.common.Status) -> None:
+        """The leaf stops with ``new_status`` (INVALID when the tree moves on or is halted)."""
+        ...
+
+
 class AdmitAll:
     def admit(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
         return run_guard(ctx, spec, args)

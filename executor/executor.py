@@ -4,8 +4,8 @@
 
 1. the feasibility gate (Rig G) and the strict normalizer judge the whole tree;
    a block is recorded with its backoff (``next_eligible_at``) and nothing runs;
-2. the tree is built against a monitored body and every capability leaf is
-   wrapped in a :class:`~executor.supervisor.Supervisor` (I1-I3, backoff);
+2. the tree is built against a monitored body and every capability leaf gets a
+   :class:`~executor.supervisor.Supervisor` (I1-I3, backoff);
 3. the loop ticks the tree, runs the detectors (every 5th tick), commits the
    journal, then lets the world run one tick (``body.advance(1)``), until the
    root is SUCCESS or FAILURE, a branch hangs, or the ``max_ticks`` budget is spent;
@@ -96,29 +96,6 @@ def leaf_meta(behaviour: CapabilityBehaviour) -> LeafMeta:
 
 def capability_leaves(root: py_trees.behaviour.Behaviour) -> list[CapabilityBehaviour]:
     return [n for n in root.iterate() if isinstance(n, CapabilityBehaviour)]
-
-
-def _replace(old: py_trees.behaviour.Behaviour, new: py_trees.behaviour.Behaviour,
-             parent: py_trees.behaviour.Behaviour | None,
-             positions: dict[int, dict[int, int]] | None = None) -> None:
-    """Put ``new`` where ``old`` is; ``positions`` caches each parent's child indexes (a linear
-    ``list.index`` per leaf made wrapping a wide sequence quadratic)."""
-    if parent is None:
-        return
-    if isinstance(parent, py_trees.decorators.Decorator):
-        parent.children[0] = new
-        parent.decorated = new
-        new.parent = parent
-    else:
-        if positions is None:
-            index = parent.children.index(old)
-        else:
-            where = positions.get(id(parent))
-            if where is None:
-                where = positions[id(parent)] = {id(child): i for i, child in enumerate(parent.children)}
-            index = where[id(old)]
-        parent.children[index] = new
-        new.parent = parent
 
 
 class Executor:
@@ -218,26 +195,21 @@ class Executor:
                                        "problems": [p.render() for p in err.problems[:10]]})
             base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
             return self._close(run, base, "blocked", wall_start)
-        root, supervisors = self._supervise(built.root, run, pipeline)
+        root = built.root
+        supervisors = self._supervise(root, run, pipeline)
         executor_plan = [{"leaf": s.spec.key, "args": s.leaf.raw_args} for s in supervisors]
         run.recorder.record_decision(run_id, "plan_built", {"leaf": None, "steps": len(executor_plan),
                                                             "built_plan_digest": digest(executor_plan)})
         status = self._loop(run, root, ctx, pipeline)
         return self._close(run, base, status, wall_start)
 
-    def _supervise(self, root: py_trees.behaviour.Behaviour, run: RunState, pipeline: Pipeline
-                   ) -> tuple[py_trees.behaviour.Behaviour, list[Supervisor]]:
+    def _supervise(self, root: py_trees.behaviour.Behaviour, run: RunState, pipeline: Pipeline) -> list[Supervisor]:
+        """Attach a supervisor to every capability leaf (the tree keeps its shape)."""
         supervisors: list[Supervisor] = []
-        positions: dict[int, dict[int, int]] = {}
         for leaf in capability_leaves(root):
             self._rebind_shadow(leaf, run)
-            parent = leaf.parent
-            sup = Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation)
-            _replace(leaf, sup, parent, positions)
-            if leaf is root:
-                root = sup
-            supervisors.append(sup)
-        return root, supervisors
+            supervisors.append(Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation))
+        return supervisors
 
     def _rebind_shadow(self, leaf: CapabilityBehaviour, run: RunState) -> None:
         """A tree bound to a shadow version runs the active version; the shadow runs beside it as a canary."""
@@ -271,8 +243,7 @@ class Executor:
                     if fast is not None:
                         pending = None
             if fast is not None:
-                for _ in fast.tick():
-                    pass
+                fast.leaf.tick_once()
                 if fast.status != Status.RUNNING:
                     run.decide("preemption_resumed", node=fast.name, capability=fast.spec.key,
                                detail={"fast_path_status": fast.status.value})

@@ -1,4 +1,11 @@
-"""The leaf supervisor: wraps every capability behaviour to enforce I1-I3 and the backoff taxonomy.
+"""The leaf supervisor: attached to every capability behaviour to enforce I1-I3 and the backoff taxonomy.
+
+The supervisor is not a tree node: the executor attaches one to each capability
+leaf (``leaf.supervisor``), and the leaf's tick asks it what to do, so the tree
+keeps its shape and the parent sees the supervised status directly (a local
+retry or a backoff stays RUNNING). A decorator node per leaf cost a py_trees
+node's construction, a generator layer on every tick and a fifth of the live
+objects the garbage collector walked during a run.
 
 * I1 — a supervisor must hold a stream before its leaf is ticked; there are
   ``config.streams`` streams (1 unless the feasibility gate allows more).
@@ -16,11 +23,10 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import py_trees
 from py_trees.common import Status
 from pydantic import BaseModel
 
@@ -34,23 +40,50 @@ from world.body import BlockPos
 EscalationSink = Callable[[Escalation], None]
 
 
-@dataclass
+@dataclass(slots=True)
 class LeafMeta:
     args_source: str = "explicit"
     idempotency_key: str | None = None
     original_leaf: str | None = None
 
 
-class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
-    def __init__(self, child: CapabilityBehaviour, run: RunState, pipeline: Pipeline, meta: LeafMeta,
+class Supervisor:
+    # one per leaf for the whole run: no per-instance __dict__ for the collector to walk
+    __slots__ = (
+        "_abort",
+        "_stream_wait_noted",
+        "admitted",
+        "admitted_args",
+        "args_json",
+        "args_positions",
+        "args_sentinels",
+        "attempt",
+        "deadline_tick",
+        "dispatch_tick",
+        "first_action_tick",
+        "last_result",
+        "leaf",
+        "meta",
+        "on_escalation",
+        "pipeline",
+        "run",
+        "step_id",
+        "step_index",
+        "timeout_ms",
+        "ttfa_flagged",
+        "ttfa_ms",
+        "wait_until",
+        "waits",
+    )
+
+    def __init__(self, leaf: CapabilityBehaviour, run: RunState, pipeline: Pipeline, meta: LeafMeta,
                  on_escalation: EscalationSink | None = None) -> None:
-        super().__init__(name=child.name, child=child)
-        self.leaf = child
+        self.leaf = leaf
         self.run = run
         self.pipeline = pipeline
         self.meta = meta
         self.on_escalation = on_escalation
-        self.timeout_ms = child.timeout_ms
+        self.timeout_ms = leaf.timeout_ms
         self.attempt = 0
         self.waits = 0
         self.wait_until: int | None = None
@@ -70,58 +103,66 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
         self.ttfa_flagged = False
         self._abort: tuple[str, str, bool] | None = None
         self._stream_wait_noted = False
+        leaf.supervisor = self
+
+    @property
+    def name(self) -> str:
+        return self.leaf.name
 
     @property
     def spec(self) -> CapabilitySpec:
         return self.leaf.spec
 
-    # -- py_trees -------------------------------------------------------------------
+    @property
+    def status(self) -> Status:
+        """What the leaf's parent sees."""
+        return self.leaf.status
+
+    # -- the leaf's tick --------------------------------------------------------------
     def initialise(self) -> None:
         self.attempt = 0
         self.waits = 0
-        self._set_wait(None)
+        if self.wait_until is not None:
+            self._set_wait(None)
         self._abort = None
         self.ttfa_flagged = False
 
-    def tick(self) -> Iterator[py_trees.behaviour.Behaviour]:
-        if self.status != Status.RUNNING:
+    def tick(self) -> Status:
+        """One tick of the supervised leaf; returns the status its parent sees."""
+        leaf = self.leaf
+        if leaf.status != Status.RUNNING:
             self.initialise()
-        status = Status.RUNNING
         if self._abort is not None:
-            status = self._take_abort()
-        elif self.wait_until is not None and self.run.tick() < self.wait_until:
-            status = Status.RUNNING  # backing off
-        elif self.run.hold_dispatch and self.leaf.status != Status.RUNNING and self is not self.run.fast_path:
-            status = Status.RUNNING  # a preemption is waiting for this leaf boundary (a safe point)
-        elif not self._acquire_stream():
-            status = Status.RUNNING  # I1: another leaf holds the stream
-        else:
-            if self.wait_until is not None:
-                self._set_wait(None)
-            if self.leaf.status != Status.RUNNING:
-                self.admitted = False
-                self.run.metrics.leaves_run += 1
-            previous, self.run.current = self.run.current, self
-            try:
-                yield from self.leaf.tick()
-            finally:
-                self.run.current = previous
-            status = self._after_leaf()
-        if status != Status.RUNNING:
-            self.stop(status)
-        self.status = status
-        yield self
-
-    def update(self) -> Status:  # pragma: no cover - tick() is overridden
-        return Status(self.status)
+            return self._take_abort()
+        run = self.run
+        if self.wait_until is not None:
+            if run.tick() < self.wait_until:
+                return Status.RUNNING  # backing off
+            self._set_wait(None)
+        if run.hold_dispatch and leaf.run_status != Status.RUNNING and self is not run.fast_path:
+            return Status.RUNNING  # a preemption is waiting for this leaf boundary (a safe point)
+        if not self._acquire_stream():
+            return Status.RUNNING  # I1: another leaf holds the stream
+        if leaf.run_status != Status.RUNNING:
+            self.admitted = False
+            run.metrics.leaves_run += 1
+        previous, run.current = run.current, self
+        try:
+            leaf.step()
+        finally:
+            run.current = previous
+        return self._after_leaf()
 
     def terminate(self, new_status: Status) -> None:
+        """The leaf stops with ``new_status``: its final one, or INVALID when the tree moves on."""
         self._release()
-        self._set_wait(None)
-        if new_status == Status.INVALID and self.step_id is not None:
-            if self.leaf.status == Status.RUNNING:
-                self.leaf.stop(Status.INVALID)
-            self.pipeline.end_step(self, ActionResult.failure("interrupted", "the tree moved on", retryable=True))
+        if self.wait_until is not None:
+            self._set_wait(None)
+        if new_status == Status.INVALID:
+            self.leaf.interrupt()
+            if self.step_id is not None:
+                self.pipeline.end_step(self, ActionResult.failure("interrupted", "the tree moved on",
+                                                                  retryable=True))
 
     # -- requests from detectors and preemption ------------------------------------------
     def abort(self, code: str, detail: str, *, retryable: bool = True) -> None:
@@ -131,15 +172,14 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
 
     def suspend(self, reason: str) -> None:
         """Interrupt the running dispatch at a safe point; it is re-dispatched on resume (no retry used)."""
-        if self.leaf.status == Status.RUNNING:
-            self.leaf.stop(Status.INVALID)
+        self.leaf.interrupt()
         if self.step_id is not None:
             self.pipeline.end_step(self, ActionResult.failure(reason, "preempted by a safety fast path",
                                                               retryable=True))
         self._release()
 
     def is_dispatching(self) -> bool:
-        return self.leaf.status == Status.RUNNING and self.step_id is not None
+        return self.leaf.run_status == Status.RUNNING and self.step_id is not None
 
     # -- internals --------------------------------------------------------------------------
     def _acquire_stream(self) -> bool:
@@ -171,21 +211,21 @@ class Supervisor(py_trees.decorators.Decorator):  # type: ignore[misc]
         assert self._abort is not None
         code, detail, retryable = self._abort
         self._abort = None
-        if self.leaf.status == Status.RUNNING:
-            self.leaf.stop(Status.INVALID)
+        self.leaf.interrupt()
         result = ActionResult.failure(code, detail, retryable=retryable)
         self.pipeline.end_step(self, result)
         self._release()
         return self._on_failure(result)
 
     def _after_leaf(self) -> Status:
-        if self.leaf.status == Status.RUNNING:
+        lifecycle = self.leaf.run_status
+        if lifecycle == Status.RUNNING:
             if self.deadline_tick is not None and self.run.tick() > self.deadline_tick + PROBE_TICKS + 1:
                 self.abort("timeout", f"I2 deadline {self.timeout_ms} ms exceeded")
             return Status.RUNNING
         self._release()
         result = self.leaf.result
-        if self.leaf.status == Status.SUCCESS:
+        if lifecycle == Status.SUCCESS:
             if self.attempt > 0:
                 self.run.metrics.local_retry_successes += 1
             return Status.SUCCESS

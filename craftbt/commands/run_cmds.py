@@ -64,12 +64,7 @@ def _rich_tree(node: py_trees.behaviour.Behaviour, into: RichTree | None = None)
     label = f"{STATUS_STYLE.get(node.status, '?')} {node.name}"
     branch = RichTree(label) if into is None else into.add(label)
     for child in node.children:
-        # supervisors wrap exactly one capability leaf: show the leaf, not the wrapper
-        if type(child).__name__ == "Supervisor":
-            sub = child.children[0]
-            branch.add(f"{STATUS_STYLE.get(child.status, '?')} {sub.name}")
-        else:
-            _rich_tree(child, branch)
+        _rich_tree(child, branch)
     return branch
 
 
