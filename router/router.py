@@ -323,19 +323,21 @@ class Router:
         self.priors.record_plan(decision.chosen, [decision.method, *decision.plan.methods], decision.context, ok)
 
     def replan(self, intent: Intent, decision: RoutingDecision, failure: dict[str, Any], state: PlanningState,
-               observation: Observation | None = None) -> RoutingDecision:
-        """Plan again with the failure as context; a missing item becomes a subgoal spliced in front."""
+               observation: Observation | None = None, *, planner: str | None = None) -> RoutingDecision:
+        """Plan again with the failure as context; a missing item becomes a subgoal spliced in front.
+
+        ``planner`` is the caller's choice, as for :meth:`route`: a forced planner plans the repair too."""
         recent = [*intent.context.get("recent_failures", []), decision.method, *decision.plan.methods]
         retry = intent.model_copy(update={"context": {**intent.context, "recent_failures": recent,
                                                       "failed": failure}})
         text = f"{failure.get('code') or ''} {failure.get('reason') or ''} {failure.get('detail') or ''}"
         match = _MISSING_ITEM.search(text)
-        main = self.route(retry, state, None)
+        main = self.route(retry, state, None, planner=planner)
         if match is None:
             return main
         item = match.group(1) or match.group(2)
         sub_intent = Intent.from_text(f"obtain {item}", context=retry.context, source=intent.source)
-        sub = self.route(sub_intent, state, None)
+        sub = self.route(sub_intent, state, None, planner=planner)
         spliced = m.TreeDefinition(
             tree=main.plan.tree.tree, description=f"{main.plan.tree.description}; subgoal obtain {item} first",
             root=m.SequenceNode(name=f"repair: obtain {item}, then {intent.goal}",
@@ -455,5 +457,5 @@ def run_goal(
         if attempt == max_replans:
             break
         failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
-        decision = router.replan(intent, decision, failure, survey(body), body.observe())
+        decision = router.replan(intent, decision, failure, survey(body), body.observe(), planner=planner)
     return run

@@ -161,3 +161,15 @@ def test_route_timing_budget_respected() -> None:
     decision = router().route(intent, STATE)
     assert any(c.reason == "time_budget_spent" for c in decision.candidates) or decision.candidates
     assert time.perf_counter() - t0 < 5
+
+
+def test_a_forced_planner_plans_the_repair_too() -> None:
+    r = router()
+    intent = Intent.from_text("obtain stone_pickaxe")
+    failure = {"code": "guard_failed:precond_missing:item:coal", "detail": "have 0 of 1"}
+    for forced in ("htn", "goap"):
+        first = r.route(intent, STATE, planner=forced)
+        repaired = r.replan(intent, first, failure, STATE, planner=forced)
+        assert first.chosen == forced and repaired.chosen == forced
+    automatic = r.replan(intent, r.route(intent, STATE), failure, STATE)
+    assert automatic.chosen in {"solver", "htn", "goap"}
