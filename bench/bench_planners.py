@@ -4,7 +4,9 @@ Prints, per goal: the median planning time of the solver, HTN and GOAP planners
 (warm caches, same survey), GTPyhop 2.0.2 running the same HTN method library
 (our methods adapted to its API, its default iterative strategy), and the ratio
 ours/GTPyhop. Then the routing decision time without the LLM. Targets: solver and
-HTN < 50 ms on iron_pickaxe, GOAP < 200 ms, routing < 10 ms.
+HTN < 50 ms on iron_pickaxe, GOAP < 200 ms, routing < 10 ms. Last, the survey
+every planned goal starts with, on the starter world: ``Body.nearest_blocks``
+against the per-kind ``find_blocks`` loop it replaced, and the ratio new/old.
 
     .venv/bin/python bench/bench_planners.py [--repeat N]
 """
@@ -29,7 +31,9 @@ from planners.htn.planner import HtnPlanner
 from planners.solver import CraftingSolver
 from router.intent import Intent
 from router.priors import PriorsStore
-from router.router import Router
+from router.router import SURVEY_BLOCKS, SURVEY_RADIUS, Router
+from world.body import Body
+from world.scenarios import starter_world
 
 GOALS = ("wooden_pickaxe", "stone_pickaxe", "furnace", "iron_pickaxe")
 WORLD = PlanningState(available_blocks=frozenset({"oak_log", "stone", "coal_ore", "iron_ore", "dirt"}))
@@ -43,6 +47,33 @@ def timed(fn: Callable[[], Any], repeat: int) -> float:
         fn()
         samples.append((time.perf_counter() - t0) * 1000)
     return statistics.median(samples)
+
+
+def survey_per_kind(body: Body, candidates: list[str], radius: int) -> dict[str, float]:
+    """The survey's block distances the way ``PlanningState.survey`` took them before nearest_blocks:
+    one capped find_blocks query per kind (the baseline)."""
+    here = body.observe().position
+    distance: dict[str, float] = {}
+    for name in dict.fromkeys(candidates):
+        nearest = body.find_blocks([name], radius, max_count=1, exposed=True)
+        if nearest:
+            distance[name] = round(nearest[0].distance_to(here), 1)
+    return distance
+
+
+def bench_survey(repeat: int) -> None:
+    """Survey time on the starter world: one nearest_blocks pass against the per-kind loop."""
+    body = starter_world(0)
+    candidates = list(SURVEY_BLOCKS)
+    state = PlanningState.survey(body, candidates, radius=SURVEY_RADIUS)  # also generates the chunks
+    if state.block_distance != survey_per_kind(body, candidates, SURVEY_RADIUS):
+        raise RuntimeError("nearest_blocks and the per-kind loop disagree on the starter world")
+    new = timed(lambda: PlanningState.survey(body, candidates, radius=SURVEY_RADIUS), repeat)
+    old = timed(lambda: survey_per_kind(body, candidates, SURVEY_RADIUS), max(3, repeat // 4))
+    print(
+        f"survey, starter world, {len(candidates)} kinds, radius {SURVEY_RADIUS}: nearest_blocks {new:.2f} ms, "
+        f"per-kind find_blocks {old:.2f} ms, new/old {new / old:.3f}"
+    )
 
 
 def gtpyhop_solver(htn: HtnPlanner) -> Callable[[str], int]:
@@ -124,6 +155,7 @@ def main() -> None:
     print(f"routing iron_pickaxe, one planner: {one:.2f} ms; fast path: {fast:.3f} ms")
     alone = timed(lambda: solver.plan(intent, WORLD, registry), args.repeat)
     print(f"routing overhead beyond planning (one planner): {one - alone:.2f} ms")
+    bench_survey(args.repeat)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ keeps shadow leaves from dispatching).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from world.body import (
@@ -95,6 +95,11 @@ class MonitoredBody:
         self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
     ) -> list[BlockPos]:
         return self.inner.find_blocks(names, radius, max_count, exposed=exposed)
+
+    def nearest_blocks(
+        self, names: Collection[str], radius: int, *, exposed: bool = False
+    ) -> dict[str, BlockPos]:
+        return self.inner.nearest_blocks(names, radius, exposed=exposed)
 
     def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
         return self.inner.entities(radius, kind)

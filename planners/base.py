@@ -69,13 +69,12 @@ class PlanningState:
     def survey(cls, body: Body, candidates: list[str], radius: int = 48) -> PlanningState:
         """Observe the body: inventory, which candidate blocks exist nearby, which stations are close."""
         obs = body.observe()
-        # One query per candidate: a shared max_count lets abundant stone crowd out rare ore.
+        # Nearest per kind, not one capped find_blocks: a shared max_count lets abundant stone crowd out rare ore.
         here = obs.position
-        distance: dict[str, float] = {}
-        for name in dict.fromkeys(candidates):
-            nearest = body.find_blocks([name], radius, max_count=1, exposed=True)
-            if nearest:
-                distance[name] = round(nearest[0].distance_to(here), 1)
+        nearest = body.nearest_blocks(candidates, radius, exposed=True)
+        distance = {
+            name: round(nearest[name].distance_to(here), 1) for name in dict.fromkeys(candidates) if name in nearest
+        }
         near = body.find_blocks(list(STATIONS), STATION_REUSE_RADIUS, max_count=8)
         stations = frozenset(body.block_at(pos).name for pos in near)
         return cls(

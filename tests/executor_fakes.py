@@ -8,6 +8,7 @@ zig-zags) that a world would only produce by accident.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -143,6 +144,12 @@ class FakeBody:
         self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
     ) -> list[BlockPos]:
         return [p for p, n in self.blocks.items() if n in names][:max_count]
+
+    def nearest_blocks(
+        self, names: Collection[str], radius: int, *, exposed: bool = False
+    ) -> dict[str, BlockPos]:
+        """Per name, the first ``find_blocks`` hit (this fake ignores distance there too)."""
+        return {n: hits[0] for n in names if (hits := self.find_blocks([n], radius, 1, exposed=exposed))}
 
     def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
         return [e for e in self.mobs if e.position.distance_to(self.pos) <= radius and kind in (None, e.kind)]

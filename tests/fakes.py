@@ -10,6 +10,7 @@ return a handle that fails with ``unsupported``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from world.body import (
@@ -134,6 +135,12 @@ class FakeBody:
             if n in names and p.distance_to(here) <= radius and (not exposed or self._open(p))
         ]
         return sorted(found, key=lambda p: p.distance_to(here))[:max_count]
+
+    def nearest_blocks(
+        self, names: Collection[str], radius: int, *, exposed: bool = False
+    ) -> dict[str, BlockPos]:
+        """Per name, the first ``find_blocks`` hit (the fake's own meaning of nearest)."""
+        return {n: hits[0] for n in names if (hits := self.find_blocks([n], radius, 1, exposed=exposed))}
 
     def _open(self, pos: BlockPos) -> bool:
         return any(

@@ -30,7 +30,12 @@ TREEISH = st.builds(lambda name, root: {"tree": name, "root": root},
 def check(text: str, fmt: str) -> None:
     checked = validate_text(text, shared_registry(), file=f"fuzz.{fmt}", fmt=fmt)
     assert all(isinstance(p, Problem) and p.render() for p in checked.problems)
-    assert checked.ok == (checked.definition is not None)
+    # a document that did not decode always says why; a clean one always decodes (a decoded one may
+    # still have registry problems, e.g. a leaf missing a required argument, and keeps its definition)
+    if checked.definition is None:
+        assert not checked.ok
+    if checked.ok:
+        assert checked.definition is not None
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,6 +13,7 @@ the world run: the simulator steps its clock, a real server body sleeps.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
@@ -248,6 +249,21 @@ class Body(Protocol):
         ``exposed`` keeps only blocks with a face open to a non-solid cell: what a
         player can see and reach without tunnelling (the buried stone under the
         feet would otherwise crowd every exposed block out of ``max_count``).
+        """
+        ...
+
+    def nearest_blocks(
+        self, names: Collection[str], radius: int, *, exposed: bool = False
+    ) -> dict[str, BlockPos]:
+        """The nearest block of each kind in ``names`` within ``radius``, keyed by the name as given.
+
+        Exactly what ``find_blocks([name], radius, max_count=1, exposed=exposed)`` returns
+        first (same distance, same tie-break, same ``exposed``), for every name at once.
+        It exists because a survey wants the nearest block of many kinds: one capped
+        query over all of them lets abundant stone crowd out rare ore, and one query
+        per kind scans the same cube once per kind. A body answers here in one pass
+        (or one bridge call). A name with no such block in range, or one this version
+        does not know, is absent from the result rather than an error: it is nowhere near.
         """
         ...
 

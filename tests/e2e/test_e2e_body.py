@@ -159,6 +159,28 @@ def test_block_at_and_find_blocks(arena: Arena) -> None:
     assert refusal(lambda: body.find_blocks(["not_a_block"], 8)) is BodyErrorCode.UNKNOWN_BLOCK
 
 
+def test_nearest_blocks_agrees_with_find_blocks(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    placed = {"gold_block": [o.offset(dx=5, dz=2), o.offset(dx=-3, dz=1)], "diamond_block": [o.offset(dz=-4)]}
+    for name, spots in placed.items():
+        for spot in spots:
+            arena.setblock(spot, name)
+    arena.setblock(o.offset(dx=2, dy=-2), "emerald_block")  # buried: dirt all around on the superflat world
+    names = ["gold_block", "minecraft:diamond_block", "emerald_block", "obsidian", "not_a_block"]
+    for exposed in (False, True):
+        nearest = body.nearest_blocks(names, 8, exposed=exposed)
+        expected = {n: hits[0] for n in names[:4] if (hits := body.find_blocks([n], 8, 1, exposed=exposed))}
+        assert nearest == expected
+        assert nearest["gold_block"] in placed["gold_block"]
+        assert nearest["minecraft:diamond_block"] == o.offset(dz=-4)
+        assert ("emerald_block" in nearest) is not exposed
+        assert "obsidian" not in nearest and "not_a_block" not in nearest
+    # The exposed search scans every match, so it is the nearest; without it, count 1 lets mineflayer's
+    # findBlocks stop after one section of the next layer (find_blocks does the same; nearest_blocks agrees).
+    assert body.nearest_blocks(["gold_block"], 8, exposed=True)["gold_block"] == o.offset(dx=-3, dz=1)
+    assert refusal(lambda: body.nearest_blocks(["stone"], -1)) is BodyErrorCode.INVALID_ARGUMENT
+
+
 def test_chat_is_heard(body: MineflayerBody) -> None:
     start, _ = body.chat_messages()
     assert finish(body.chat("hello from craftbt e2e")) is ActionStatus.SUCCEEDED

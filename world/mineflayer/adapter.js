@@ -407,6 +407,15 @@ function isExposed (bot, p) {
   return false
 }
 
+// Buried matches would crowd exposed ones out of maxCount, so an exposed search takes them all first.
+const EXPOSED_SCAN = 100000
+
+// Nearest the bot first; the sort is stable, so equal distances keep mineflayer's order.
+function byDistance (bot, found) {
+  const origin = bot.entity.position
+  return found.sort((a, b) => a.distanceTo(origin) - b.distanceTo(origin))
+}
+
 function findBlocks (st, { names, radius, maxCount, exposed }) {
   const bot = st.bot
   const ids = []
@@ -415,12 +424,27 @@ function findBlocks (st, { names, radius, maxCount, exposed }) {
     if (!def) throw new BodyErr('unknown_block', `unknown block '${n}'`)
     ids.push(def.id)
   }
-  // Buried matches would crowd exposed ones out of maxCount, so filter before cutting.
-  let found = bot.findBlocks({ matching: ids, maxDistance: radius, count: exposed ? 100000 : maxCount })
+  let found = bot.findBlocks({ matching: ids, maxDistance: radius, count: exposed ? EXPOSED_SCAN : maxCount })
   if (exposed) found = found.filter((p) => isExposed(bot, p))
-  const origin = bot.entity.position
-  found.sort((a, b) => a.distanceTo(origin) - b.distanceTo(origin))
-  return found.slice(0, maxCount).map((p) => [p.x, p.y, p.z])
+  return byDistance(bot, found).slice(0, maxCount).map((p) => [p.x, p.y, p.z])
+}
+
+// A survey in one bridge call: per name, the block findBlocks([name], radius, 1, exposed) returns.
+// A name this version lacks is left out (nowhere near) instead of failing the whole survey.
+function nearestBlocks (st, { names, radius, exposed }) {
+  const bot = st.bot
+  const out = {}
+  for (const n of new Set(names)) {
+    const def = bot.registry.blocksByName[n]
+    if (!def) continue
+    const count = exposed ? EXPOSED_SCAN : 1
+    const found = byDistance(bot, bot.findBlocks({ matching: [def.id], maxDistance: radius, count }))
+    // Sorting before the exposure filter picks the same block as filtering first (the sort is
+    // stable) and probes buried matches only until the first open one.
+    const hit = exposed ? found.find((p) => isExposed(bot, p)) : found[0]
+    if (hit) out[n] = [hit.x, hit.y, hit.z]
+  }
+  return out
 }
 
 function entities (st, { radius, kind }) {
@@ -796,6 +820,7 @@ const METHODS = {
   snapshot: { fn: snapshot },
   blockAt: { fn: blockAt },
   findBlocks: { fn: findBlocks },
+  nearestBlocks: { fn: nearestBlocks },
   entities: { fn: entities },
   equipment: { fn: equipment },
   lightLevel: { fn: lightLevel },

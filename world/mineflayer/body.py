@@ -23,6 +23,7 @@ import math
 import os
 import threading
 import time
+from collections.abc import Collection
 from types import TracebackType
 from typing import Any
 
@@ -397,6 +398,18 @@ class MineflayerBody:
             {"names": [_strip(n) for n in names], "radius": radius, "maxCount": max_count, "exposed": exposed},
         )
         return [BlockPos(*p) for p in found]
+
+    def nearest_blocks(
+        self, names: Collection[str], radius: int, *, exposed: bool = False
+    ) -> dict[str, BlockPos]:
+        """One bridge call for every kind (a survey asks about many); agrees with ``find_blocks``."""
+        if radius < 0:
+            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"radius {radius}")
+        asked = {n: _strip(n) for n in names}
+        found = self._call(
+            "nearestBlocks", {"names": list(dict.fromkeys(asked.values())), "radius": radius, "exposed": exposed}
+        )
+        return {n: BlockPos(*found[bare]) for n, bare in asked.items() if bare in found}
 
     def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
         raw = self._call("entities", {"radius": radius, "kind": kind})

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Collection
 from typing import Any
 
 from world.body import (
@@ -69,6 +70,35 @@ VERSION = "1.21.4"
 
 def _err(code: BodyErrorCode, detail: str, *, retryable: bool = False) -> BodyError:
     return BodyError(code, detail, retryable=retryable)
+
+
+def _sections_by_distance(
+    sections: dict[tuple[int, int, int], array[int]], centre: tuple[int, int, int], r2: int
+) -> list[tuple[int, tuple[int, int, int], array[int]]]:
+    """Sections that hold a cell within ``sqrt(r2)`` of ``centre``, nearest first.
+
+    Each comes with the squared distance to its closest cell: no block inside can be nearer.
+    """
+    out: list[tuple[int, tuple[int, int, int], array[int]]] = []
+    for key, sec in sections.items():
+        lower = sum(_gap(c, k * 16) ** 2 for c, k in zip(centre, key, strict=True))
+        if lower <= r2:
+            out.append((lower, key, sec))
+    out.sort(key=lambda e: (e[0], e[1]))
+    return out
+
+
+def _bound(best: dict[str, tuple[int, int, int, int]], name: str, r2: int) -> int:
+    """The squared distance a block of ``name`` must not exceed to matter: its best so far, else the radius."""
+    hit = best.get(name)
+    return r2 if hit is None else hit[0]
+
+
+def _gap(c: int, start: int) -> int:
+    """Distance along one axis from ``c`` to the 16 cells from ``start`` (0 inside)."""
+    if c < start:
+        return start - c
+    return max(0, c - (start + 15))
 
 
 class GotoHandle(SimHandle):
@@ -229,11 +259,7 @@ class SimBody:
             raise _err(BodyErrorCode.INVALID_ARGUMENT, "radius must be 0..128 and max_count >= 1")
         wanted = {self.md.block(n).name for n in names}
         w = self.world
-        p = w.player.position
-        cx, cy, cz = math.floor(p.x), math.floor(p.y), math.floor(p.z)
-        for chx in range((cx - radius) >> 4, ((cx + radius) >> 4) + 1):
-            for chz in range((cz - radius) >> 4, ((cz + radius) >> 4) + 1):
-                w.ensure_chunk(chx, chz)
+        cx, cy, cz = self._load_cube(radius)
         ids = [i for i, (n, _) in enumerate(w.palette.states) if n in wanted]
         found: list[tuple[float, BlockPos]] = []
         r2 = radius * radius
@@ -257,6 +283,97 @@ class SimBody:
                         found.append((d2, BlockPos(x, y, z)))
         found.sort()
         return [pos for _, pos in found[:max_count]]
+
+    def nearest_blocks(
+        self, names: Collection[str], radius: int, *, exposed: bool = False
+    ) -> dict[str, BlockPos]:
+        """One pass over the cube for every kind (see ``Body.nearest_blocks``); agrees with ``find_blocks``.
+
+        Sections are visited nearest first, so a kind stops costing anything once
+        its best block is closer than the next section can be.
+        """
+        if radius < 0 or radius > 128:
+            raise _err(BodyErrorCode.INVALID_ARGUMENT, "radius must be 0..128")
+        # find_blocks raises on a name the registry lacks; here such a kind is simply not nearby
+        canonical = {n: self.md.block(n).name for n in names if self.md.has_block(n)}
+        centre = self._load_cube(radius)
+        wanted = set(canonical.values())
+        kind_of = {i: n for i, (n, _) in enumerate(self.world.palette.states) if n in wanted}
+        best = self._nearest_by_kind(centre, radius, kind_of, exposed)
+        return {n: BlockPos(*best[c][1:]) for n, c in canonical.items() if c in best}
+
+    def _load_cube(self, radius: int) -> tuple[int, int, int]:
+        """Generate every chunk the search cube touches (a search must not miss an unvisited chunk).
+
+        Returns the player's block, the centre distances are measured from.
+        """
+        w = self.world
+        p = w.player.position
+        cx, cy, cz = math.floor(p.x), math.floor(p.y), math.floor(p.z)
+        for chx in range((cx - radius) >> 4, ((cx + radius) >> 4) + 1):
+            for chz in range((cz - radius) >> 4, ((cz + radius) >> 4) + 1):
+                w.ensure_chunk(chx, chz)
+        return cx, cy, cz
+
+    def _nearest_by_kind(
+        self, centre: tuple[int, int, int], radius: int, kind_of: dict[int, str], exposed: bool
+    ) -> dict[str, tuple[int, int, int, int]]:
+        """Per block name, the smallest ``(d2, x, y, z)`` among the matching cells within ``radius``.
+
+        ``(d2, x, y, z)`` orders like find_blocks' ``(d2, BlockPos)``, so the winner is
+        the block find_blocks would list first.
+        """
+        r2 = radius * radius
+        best: dict[str, tuple[int, int, int, int]] = {}
+        for lower, key, sec in _sections_by_distance(self.world.store.sections, centre, r2):
+            # a kind whose best is already closer than anything in this section is done here and,
+            # since sections come nearest first, in every later section too
+            live = {sid for sid, name in kind_of.items() if lower <= _bound(best, name, r2)}
+            if not live:
+                break
+            for sid in sorted(live.intersection(sec)):
+                name = kind_of[sid]
+                bound = _bound(best, name, r2)
+                if lower > bound:  # another state of the same kind just won in this section
+                    continue
+                hit = self._nearest_in_section(key, sec, sid, centre, bound, exposed)
+                if hit is not None and (name not in best or hit < best[name]):
+                    best[name] = hit
+        return best
+
+    def _nearest_in_section(
+        self,
+        key: tuple[int, int, int],
+        sec: array[int],
+        sid: int,
+        centre: tuple[int, int, int],
+        bound: int,
+        exposed: bool,
+    ) -> tuple[int, int, int, int] | None:
+        """The smallest ``(d2, x, y, z)`` of state ``sid`` in one section with ``d2 <= bound``.
+
+        Candidates are ranked before the exposure test so that buried cells are only
+        probed until the first open one (the probe reads six neighbours).
+        """
+        ox, oy, oz = key[0] * 16, key[1] * 16, key[2] * 16
+        cx, cy, cz = centre
+        near: list[tuple[int, int, int, int]] = []
+        start = 0
+        while True:
+            try:
+                i = sec.index(sid, start)
+            except ValueError:
+                break
+            start = i + 1
+            x, z, y = ox + (i >> 8), oz + ((i >> 4) & 15), oy + (i & 15)
+            d2 = (x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2
+            if d2 <= bound:
+                near.append((d2, x, y, z))
+        near.sort()
+        for cand in near:
+            if not exposed or self._has_open_face(cand[1], cand[2], cand[3]):
+                return cand
+        return None
 
     def _has_open_face(self, x: int, y: int, z: int) -> bool:
         from world.sim.world import SOLID
