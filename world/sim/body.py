@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import math
 from array import array
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from world.body import (
@@ -86,6 +86,23 @@ def _sections_by_distance(
             out.append((lower, key, sec))
     out.sort(key=lambda e: (e[0], e[1]))
     return out
+
+
+def _cells(
+    sec: array[int], sid: int, key: tuple[int, int, int], centre: tuple[int, int, int]
+) -> Iterator[tuple[int, int, int, int]]:
+    """``(d2, x, y, z)`` of every cell of section ``key`` holding state ``sid``, ``d2`` squared from ``centre``."""
+    ox, oy, oz = key[0] * 16, key[1] * 16, key[2] * 16
+    cx, cy, cz = centre
+    start = 0
+    while True:
+        try:
+            i = sec.index(sid, start)  # a C scan: far faster than walking the 4096 cells in Python
+        except ValueError:
+            return
+        start = i + 1
+        x, z, y = ox + (i >> 8), oz + ((i >> 4) & 15), oy + (i & 15)
+        yield (x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2, x, y, z
 
 
 def _bound(best: dict[str, tuple[int, int, int, int]], name: str, r2: int) -> int:
@@ -270,15 +287,7 @@ class SimBody:
             for sid in ids:
                 if sid not in sec:
                     continue
-                start = 0
-                while True:
-                    try:
-                        i = sec.index(sid, start)
-                    except ValueError:
-                        break
-                    start = i + 1
-                    x, z, y = sx * 16 + (i >> 8), sz * 16 + ((i >> 4) & 15), sy * 16 + (i & 15)
-                    d2 = (x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2
+                for d2, x, y, z in _cells(sec, sid, (sx, sy, sz), (cx, cy, cz)):
                     if d2 <= r2 and (not exposed or self._has_open_face(x, y, z)):
                         found.append((d2, BlockPos(x, y, z)))
         found.sort()
@@ -355,21 +364,7 @@ class SimBody:
         Candidates are ranked before the exposure test so that buried cells are only
         probed until the first open one (the probe reads six neighbours).
         """
-        ox, oy, oz = key[0] * 16, key[1] * 16, key[2] * 16
-        cx, cy, cz = centre
-        near: list[tuple[int, int, int, int]] = []
-        start = 0
-        while True:
-            try:
-                i = sec.index(sid, start)
-            except ValueError:
-                break
-            start = i + 1
-            x, z, y = ox + (i >> 8), oz + ((i >> 4) & 15), oy + (i & 15)
-            d2 = (x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2
-            if d2 <= bound:
-                near.append((d2, x, y, z))
-        near.sort()
+        near = sorted(cell for cell in _cells(sec, sid, key, centre) if cell[0] <= bound)
         for cand in near:
             if not exposed or self._has_open_face(cand[1], cand[2], cand[3]):
                 return cand
