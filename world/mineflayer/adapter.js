@@ -411,9 +411,22 @@ function isExposed (bot, p) {
 const EXPOSED_SCAN = 100000
 
 // Nearest the bot first; the sort is stable, so equal distances keep mineflayer's order.
+// Nearest first from the block the bot stands in (what findBlocks measures from, and what the embedded
+// world does), ties by x, y, z as the embedded world breaks them.
 function byDistance (bot, found) {
-  const origin = bot.entity.position
-  return found.sort((a, b) => a.distanceTo(origin) - b.distanceTo(origin))
+  const origin = bot.entity.position.floored()
+  return found.sort((a, b) => a.distanceSquared(origin) - b.distanceSquared(origin) || a.x - b.x || a.y - b.y || a.z - b.z)
+}
+
+// mineflayer's findBlocks stops once `count` matches are in hand, and it walks sections in shells that are
+// not sorted by distance, so a capped search can miss a nearer block. The capped answer still bounds the
+// k nearest (k blocks lie within its farthest one): list every match within that bound, nearest first.
+function nearestMatches (bot, ids, radius, count) {
+  const first = bot.findBlocks({ matching: ids, maxDistance: radius, count })
+  if (first.length < count) return byDistance(bot, first) // fewer than asked: that is every match in range
+  const origin = bot.entity.position.floored()
+  const bound = Math.max(...first.map((p) => p.distanceTo(origin)))
+  return byDistance(bot, bot.findBlocks({ matching: ids, maxDistance: bound + 1e-6, count: EXPOSED_SCAN }))
 }
 
 function findBlocks (st, { names, radius, maxCount, exposed }) {
@@ -424,9 +437,10 @@ function findBlocks (st, { names, radius, maxCount, exposed }) {
     if (!def) throw new BodyErr('unknown_block', `unknown block '${n}'`)
     ids.push(def.id)
   }
-  let found = bot.findBlocks({ matching: ids, maxDistance: radius, count: exposed ? EXPOSED_SCAN : maxCount })
-  if (exposed) found = found.filter((p) => isExposed(bot, p))
-  return byDistance(bot, found).slice(0, maxCount).map((p) => [p.x, p.y, p.z])
+  const found = exposed
+    ? byDistance(bot, bot.findBlocks({ matching: ids, maxDistance: radius, count: EXPOSED_SCAN })).filter((p) => isExposed(bot, p))
+    : nearestMatches(bot, ids, radius, maxCount)
+  return found.slice(0, maxCount).map((p) => [p.x, p.y, p.z])
 }
 
 // A survey in one bridge call: per name, the block findBlocks([name], radius, 1, exposed) returns.
@@ -437,8 +451,9 @@ function nearestBlocks (st, { names, radius, exposed }) {
   for (const n of new Set(names)) {
     const def = bot.registry.blocksByName[n]
     if (!def) continue
-    const count = exposed ? EXPOSED_SCAN : 1
-    const found = byDistance(bot, bot.findBlocks({ matching: [def.id], maxDistance: radius, count }))
+    const found = exposed
+      ? byDistance(bot, bot.findBlocks({ matching: [def.id], maxDistance: radius, count: EXPOSED_SCAN }))
+      : nearestMatches(bot, [def.id], radius, 1)
     // Sorting before the exposure filter picks the same block as filtering first (the sort is
     // stable) and probes buried matches only until the first open one.
     const hit = exposed ? found.find((p) => isExposed(bot, p)) : found[0]
