@@ -128,3 +128,19 @@ def test_budget_exhausted_closes_open_dispatch(tmp_path: Path, budget: int) -> N
     assert out.status == "budget_exhausted"
     steps = ex.journal.run_detail(out.run_id)["steps"]
     assert steps and steps[0]["error_code"] == "interrupted"
+
+
+def test_a_parent_halting_a_running_leaf_closes_its_step_and_frees_its_stream(tmp_path: Path) -> None:
+    # the parallel succeeds with the tap while the walk is still going: py_trees halts the walk
+    race = m.ParallelNode(policy=m.ParallelPolicy.SUCCESS_ON_ONE,
+                          children=[leaf("tap", {"n": 1}), leaf("move", {"pos": {"x": 9, "y": 64, "z": 9}})])
+    body = FakeBody()
+    body.goto_ticks = 200
+    out, ex, _ = run(m.TreeDefinition(tree="t", root=m.SequenceNode(children=[race, leaf("tap", {"n": 2})])),
+                     tmp_path, body=body, streams=2)
+    assert out.status == "success"
+    steps = ex.journal.run_detail(out.run_id)["steps"]
+    assert [(s["capability"], s["error_code"]) for s in steps] == [
+        ("tap", None), ("move", "interrupted"), ("tap", None)]
+    assert "goto" in body.cancelled  # the body action stopped with the leaf
+    assert out.metrics["i1_violations"] == 0
