@@ -17,7 +17,9 @@ Two workloads:
 * ``real``  — ``place_block_at`` / ``get_block_at`` / ``dig_block_at`` cycles on the
   embedded world (real guards, real acceptance, real world ticks);
 * ``no-op`` — one capability that equips a stick on a fake body: nothing but fixed
-  cost, so the ratios are the worst case any tree can see.
+  cost, so the ratios are the worst case any tree can see;
+* ``wait``  — 5-second ``wait`` leaves on an empty embedded world: 100 ticks each, so
+  the figure is what the executor adds to every tick of a long-running leaf.
 
 Printed per workload: microseconds per dispatch for each way, ``executor/runner``
 (the issue's "against calling the runner directly"; target <= 1.5x), ``executor/tree``
@@ -93,6 +95,14 @@ def noop_setup(dispatches: int) -> tuple[Body, Registry]:
     return body, make_registry(body)
 
 
+def wait_steps(n: int) -> list[Step]:
+    return [("wait", {"ms": 5000}) for _ in range(n)]
+
+
+def wait_setup(dispatches: int) -> tuple[Body, Registry]:
+    return load_scenario("flat_empty"), default_registry()
+
+
 def definition(steps: list[Step]) -> m.TreeDefinition:
     return m.TreeDefinition(tree="bench", root=m.SequenceNode(
         children=[m.LeafNode(capability=name, args=args) for name, args in steps]))
@@ -148,7 +158,7 @@ def by_executor(steps: list[Step], setup: Setup, home: Path) -> float:
     return elapsed
 
 
-def compare(label: str, steps: list[Step], setup: Setup, reps: int, home: Path) -> None:
+def compare(label: str, steps: list[Step], setup: Setup, reps: int, home: Path, ticks_each: int = 0) -> None:
     n = len(steps)
     by_runner(steps[:30], setup)  # warm every path (imports, caches) outside the timing
     by_tree(steps[:30], setup)
@@ -169,6 +179,9 @@ def compare(label: str, steps: list[Step], setup: Setup, reps: int, home: Path) 
     print(f"  executor/runner {execd / runner:5.2f}x (target <= {TARGET}x: "
           f"{'met' if execd / runner <= TARGET else 'NOT met'})   "
           f"executor/tree {execd / tree:5.2f}x   executor - tree {(execd - tree) * us:+.1f} us/dispatch")
+    if ticks_each:
+        print(f"  per tick: runner {runner / ticks_each * us:.1f} us, tree {tree / ticks_each * us:.1f} us, "
+              f"executor {execd / ticks_each * us:.1f} us (executor/tree {execd / tree:.2f}x)")
 
 
 def memory(total: int, per_run: int, home: Path) -> list[float]:
@@ -204,6 +217,7 @@ def main() -> None:
         home = Path(tmp)
         compare("real", real_steps(args.cycles), real_setup, args.reps, home)
         compare("no-op", noop_steps(args.dispatches), noop_setup, args.reps, home)
+        compare("wait", wait_steps(20), wait_setup, args.reps, home, ticks_each=100)
         if args.memory_dispatches <= 0:
             return
         samples = memory(args.memory_dispatches, 500, home / "mem")

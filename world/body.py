@@ -13,6 +13,7 @@ the world run: the simulator steps its clock, a real server body sleeps.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol, runtime_checkable
@@ -47,8 +48,6 @@ class Position(NamedTuple):
     z: float
 
     def block(self) -> BlockPos:
-        import math
-
         return BlockPos(math.floor(self.x), math.floor(self.y), math.floor(self.z))
 
     def distance_to(self, other: BlockPos | Position) -> float:
