@@ -49,6 +49,10 @@ CORPUS: dict[str, list[str]] = {
         "tests/corpus/bad_decorator.yaml:4:5: bad_decorator: decorator 'retry' parameter 'attempts' must be "
         "integer, got string (at root.retry.attempts)",
     ],
+    "children_as_list.yaml": [
+        "tests/corpus/children_as_list.yaml:4:3: schema_error: 'sequence' must be a mapping of its fields, got "
+        "list (at root.sequence); expected {sequence: {children: [...]}}",
+    ],
     "unknown_kind.yaml": [
         "tests/corpus/unknown_kind.yaml:3:3: unknown_node_kind: node has no kind key (keys: 'sequnce') "
         "(at root.sequnce); expected one of sequence, selector, parallel, inverter, retry, timeout, repeat, "

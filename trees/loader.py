@@ -289,7 +289,9 @@ class _Decoder:
             self.problem(
                 ErrorCode.SCHEMA_ERROR if kind in COMPOSITE_KINDS else ErrorCode.BAD_DECORATOR, kpath,
                 f"{kind!r} must be a mapping of its fields, got {type_name(body)}",
-                expected=f"{{{kind}: {{...}}}}",
+                # a list here is almost always the children written straight under the composite
+                expected=f"{{{kind}: {{children: [...]}}}}" if kind in COMPOSITE_KINDS and isinstance(body, list)
+                else f"{{{kind}: {{...}}}}",
             )
             return placeholder()
         if kind in COMPOSITE_KINDS:
