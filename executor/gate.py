@@ -166,7 +166,8 @@ class _Walker:
 
     @staticmethod
     def _independent(a: tuple[str, list[str], list[str], bool], b: tuple[str, list[str], list[str], bool]) -> bool:
-        return not (set(a[2]) & set(b[1])) and not (set(b[2]) & set(a[1])) and not (a[3] and b[3])
+        # two world-changing steps never reorder; otherwise neither may produce what the other needs
+        return not (a[3] and b[3]) and set(a[2]).isdisjoint(b[1]) and set(b[2]).isdisjoint(a[1])
 
 
 def assess(defn: m.TreeDefinition, registry: Registry, obs: Observation, *,
