@@ -18,6 +18,8 @@ Two workloads:
   embedded world (real guards, real acceptance, real world ticks);
 * ``no-op`` — one capability that equips a stick on a fake body: nothing but fixed
   cost, so the ratios are the worst case any tree can see;
+* ``nav``   — ``move_to`` back and forth over 20 blocks on an empty embedded world
+  (path planning and ~100 ticks of walking per dispatch);
 * ``wait``  — 5-second ``wait`` leaves on an empty embedded world: 100 ticks each, so
   the figure is what the executor adds to every tick of a long-running leaf.
 
@@ -95,11 +97,16 @@ def noop_setup(dispatches: int) -> tuple[Body, Registry]:
     return body, make_registry(body)
 
 
+def nav_steps(n: int) -> list[Step]:
+    ends = [{"x": 20, "y": 64, "z": 0}, {"x": 0, "y": 64, "z": 0}]
+    return [("move_to", {"pos": ends[i % 2]}) for i in range(n)]
+
+
 def wait_steps(n: int) -> list[Step]:
     return [("wait", {"ms": 5000}) for _ in range(n)]
 
 
-def wait_setup(dispatches: int) -> tuple[Body, Registry]:
+def empty_setup(dispatches: int) -> tuple[Body, Registry]:
     return load_scenario("flat_empty"), default_registry()
 
 
@@ -217,7 +224,8 @@ def main() -> None:
         home = Path(tmp)
         compare("real", real_steps(args.cycles), real_setup, args.reps, home)
         compare("no-op", noop_steps(args.dispatches), noop_setup, args.reps, home)
-        compare("wait", wait_steps(20), wait_setup, args.reps, home, ticks_each=100)
+        compare("nav", nav_steps(20), empty_setup, args.reps, home)
+        compare("wait", wait_steps(20), empty_setup, args.reps, home, ticks_each=100)
         if args.memory_dispatches <= 0:
             return
         samples = memory(args.memory_dispatches, 500, home / "mem")
