@@ -42,12 +42,16 @@ EscalationSink = Callable[[Escalation], None]
 
 @dataclass(slots=True)
 class LeafMeta:
+    """What the tree file said about a leaf that the pipeline checks: where its args came from, its keys."""
+
     args_source: str = "explicit"
     idempotency_key: str | None = None
     original_leaf: str | None = None
 
 
 class Supervisor:
+    """I1-I3 and the backoff taxonomy for one capability leaf; attaches itself as ``leaf.supervisor``."""
+
     # one per leaf for the whole run: no per-instance __dict__ for the collector to walk
     __slots__ = (
         "_abort",
