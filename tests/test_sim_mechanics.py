@@ -7,6 +7,7 @@ import pytest
 from world.body import ActionStatus, BlockPos, BodyError, BodyErrorCode, Face
 from world.scenarios import load_scenario
 from world.sim.body import SimBody
+from world.sim.entities import MERGE_INTERVAL_RESTING, Entity
 from world.sim.loop import run_until
 from world.sim.mobs import explode
 
@@ -284,3 +285,77 @@ def test_entities_filter_by_kind_and_radius_nearest_first() -> None:
         e.position.x for e in everyone if e.kind == "hostile"]
     assert [e.name for e in b.entities(8, kind="hostile")] == ["zombie"]
     assert b.entities(32, kind="item") == []
+
+
+# -- dropped items merge (vanilla ItemEntity.mergeWithNeighbours) ----------------------------------------
+def drop(b: SimBody, item: str, count: int, x: float, y: float = 64.0, z: float = 0.5, delay: int = 10) -> Entity:
+    """An item entity at an exact spot (no spawn jitter), out of the player's pickup box unless placed in it."""
+    return b.world.spawn_item(item, count, x, y, z, delay=delay, jitter=False)
+
+
+def items(b: SimBody) -> list[tuple[str | None, int]]:
+    return sorted((e.item, e.count) for e in b.world.entities.values() if e.kind == "item")
+
+
+def test_two_dug_cobblestone_drops_merge_into_one_entity() -> None:
+    b = SimBody(seed=1)
+    b.give("wooden_pickaxe")
+    ok(b, b.equip("wooden_pickaxe"))
+    for _ in range(2):  # the same block twice: both drops land within 0.25 of its centre
+        b.run_command("/setblock ~2 ~ ~ cobblestone")
+        ok(b, b.dig(BlockPos(2, 64, 0)))
+    b.advance(MERGE_INTERVAL_RESTING)
+    assert items(b) == [("cobblestone", 2)]
+
+
+def test_only_same_item_stacks_that_fit_merge() -> None:
+    b = SimBody(seed=1)
+    drop(b, "cobblestone", 1, 4.5)
+    drop(b, "dirt", 1, 4.6)  # another item
+    drop(b, "cobblestone", 64, 6.5)  # a full stack takes no more
+    drop(b, "cobblestone", 1, 6.6)
+    drop(b, "cobblestone", 40, 8.5)  # 40 + 30 > 64: vanilla moves nothing rather than part of a stack
+    drop(b, "cobblestone", 30, 8.6)
+    drop(b, "wooden_pickaxe", 1, 10.5)  # stack size 1: tools never merge
+    drop(b, "wooden_pickaxe", 1, 10.6)
+    b.advance(2 * MERGE_INTERVAL_RESTING)
+    assert items(b) == [("cobblestone", 1), ("cobblestone", 1), ("cobblestone", 30), ("cobblestone", 40),
+                        ("cobblestone", 64), ("dirt", 1), ("wooden_pickaxe", 1), ("wooden_pickaxe", 1)]
+
+
+def test_merge_reach_is_the_item_box_grown_half_a_block_sideways() -> None:
+    b = SimBody(seed=1)
+    drop(b, "cobblestone", 1, 4.5)
+    drop(b, "cobblestone", 2, 5.2)  # 0.7 apart: boxes grown by 0.5 overlap (reach 0.75)
+    drop(b, "dirt", 1, 8.5)
+    drop(b, "dirt", 2, 9.5)  # a block apart: separate
+    b.run_command("/setblock 12 64 0 stone")
+    drop(b, "sand", 1, 11.9)
+    drop(b, "sand", 2, 12.5, y=65.0)  # close sideways but on the block above: no vertical reach
+    b.advance(2 * MERGE_INTERVAL_RESTING)
+    assert items(b) == [("cobblestone", 3), ("dirt", 1), ("dirt", 2), ("sand", 1), ("sand", 2)]
+
+
+def test_falling_items_check_for_merges_every_other_tick() -> None:
+    b = SimBody(seed=1)
+    if b.world.clock.tick % 2 == 0:
+        b.advance(1)  # the next tick is even: a moving item's check is due on it
+    drop(b, "cobblestone", 1, 4.5, y=70.25)
+    drop(b, "cobblestone", 1, 4.6, y=70.25)
+    b.advance(1)  # both fell into the block below: mid-air, long before a resting check
+    falling = [e for e in b.world.entities.values() if e.kind == "item"]
+    assert [(e.count, e.y) for e in falling] == [(2, 69.75)]
+
+
+def test_merged_stack_keeps_longer_pickup_delay_and_younger_age_and_picks_up_whole() -> None:
+    b = SimBody(seed=1)
+    big = drop(b, "cobblestone", 3, 3.5, delay=5)
+    big.age = 500
+    drop(b, "cobblestone", 1, 3.6, delay=200)  # the smaller stack goes into the bigger one
+    b.advance(MERGE_INTERVAL_RESTING)
+    assert big.id in b.world.entities and items(b) == [("cobblestone", 4)]
+    # max(delays) and min(ages), each counted on by the 40 ticks since the two were dropped
+    assert (big.pickup_delay, big.age) == (200 - MERGE_INTERVAL_RESTING, MERGE_INTERVAL_RESTING)
+    ok(b, b.goto(BlockPos(3, 64, 0), 0))
+    b.advance(big.pickup_delay + 1)
+    assert b.observe().count("cobblestone") == 4 and items(b) == []

@@ -1,4 +1,4 @@
-"""Entities: dropped items (gravity, pickup radius, despawn) and mobs (passive wander, hostile chase).
+"""Entities: dropped items (gravity, pickup radius, despawn, merging) and mobs (passive wander, hostile chase).
 
 minecraft-data gives entity names, categories and sizes; it has no combat
 stats, so the few numbers mobs need (health, walking speed, melee damage on
@@ -8,6 +8,7 @@ normal difficulty) sit in :data:`MOB_STATS`, with vanilla's values.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,12 @@ ITEM_DESPAWN_TICKS = 6000
 PICKUP_REACH_XZ = 1.425
 PICKUP_REACH_DOWN = 0.75
 PICKUP_REACH_UP = 2.3
+#: How often an item entity looks for neighbours to merge with (vanilla ``ItemEntity.tick``:
+#: ``tickCount % (moved ? 2 : 40) == 0``, "moved" meaning it changed block this tick).
+MERGE_INTERVAL_MOVING = 2
+MERGE_INTERVAL_RESTING = 40
+#: Vanilla finds merge neighbours in the item's bounding box inflated by 0.5 sideways and 0 vertically.
+MERGE_INFLATE_XZ = 0.5
 #: Melee reach of the player against entities (vanilla survival: 3 blocks).
 ATTACK_REACH = 3.0
 
@@ -129,3 +136,86 @@ def in_pickup_range(e: Entity, p: Position) -> bool:
         and abs(e.z - p.z) <= PICKUP_REACH_XZ
         and p.y - PICKUP_REACH_DOWN <= e.y <= p.y + PICKUP_REACH_UP
     )
+
+
+# -- item merging -----------------------------------------------------------------------------------
+ItemBuckets = dict[tuple[str, int, int], list[Entity]]
+
+
+def merge_items(
+    due: Iterable[Entity],
+    items: Iterable[Entity],
+    stack_size: Callable[[str], int],
+    size: tuple[float, float],
+) -> list[Entity]:
+    """Merge each ``due`` item entity into or with its neighbours among ``items``; returns the emptied ones.
+
+    Follows vanilla Java 1.21 ``ItemEntity.mergeWithNeighbours`` / ``tryToMerge`` / ``merge``, so piles
+    of drops collapse into a few stacks instead of one entity per dug block:
+
+    * Only *mergeable* entities take part (``isMergable``): count below the item's max stack size, so a
+      full stack takes no more and tools (stack size 1) never merge; not yet despawned.
+    * A neighbour is a mergeable entity of the same item (items here carry no components) whose box
+      overlaps this one's box inflated by :data:`MERGE_INFLATE_XZ` sideways and 0 vertically. With
+      ``size`` = minecraft-data's item entity (0.25 wide, 0.25 high) that is: centres closer than
+      0.75 in x and in z, and feet closer than 0.25 in y.
+    * Two stacks merge only when the sum fits one stack (``areMergable``): there are no partial moves.
+    * The smaller stack goes into the larger (on a tie, into the neighbour). The survivor takes the
+      larger pickup delay and the smaller age, so a merge never makes a drop collectable sooner and
+      the pile lives as long as its youngest part.
+
+    Neighbours come from buckets keyed by item and block column: the reach (0.75) is under one block,
+    so the 3x3 columns around an entity hold every candidate, and a pass is linear in the number of
+    items rather than quadratic over the world (only a dense pile of stacks too big to merge with one
+    another costs more, as in vanilla).
+    Deterministic: entities are visited in the order given (the world's insertion order).
+    """
+    limits: dict[str, int] = {}
+    buckets: ItemBuckets = {}
+    for e in items:
+        if e.item is None:
+            continue
+        if e.item not in limits:
+            limits[e.item] = stack_size(e.item)
+        if _mergeable(e, limits):
+            buckets.setdefault((e.item, math.floor(e.x), math.floor(e.z)), []).append(e)
+    reach_xz, reach_y = size[0] + MERGE_INFLATE_XZ, size[1]
+    emptied: list[Entity] = []
+    for a in due:
+        if a.item is None or not _mergeable(a, limits):
+            continue
+        limit = limits[a.item]
+        for b in _neighbours(a, a.item, buckets, reach_xz, reach_y):
+            if b is a or not _mergeable(b, limits) or a.count + b.count > limit:
+                continue
+            dest, origin = (a, b) if b.count < a.count else (b, a)
+            _absorb(dest, origin)
+            emptied.append(origin)
+            if origin is a:
+                break
+    return emptied
+
+
+def _mergeable(e: Entity, limits: dict[str, int]) -> bool:
+    """Vanilla ``isMergable``; an emptied (merged-away) entity has count 0 and so drops out."""
+    return e.item is not None and 0 < e.count < limits.get(e.item, 1) and e.age < ITEM_DESPAWN_TICKS
+
+
+def _neighbours(
+    e: Entity, item: str, buckets: ItemBuckets, reach_xz: float, reach_y: float
+) -> Iterator[Entity]:
+    """Bucketed ``item`` entities whose boxes touch ``e``'s inflated box (strict, as ``AABB.intersects``)."""
+    cx, cz = math.floor(e.x), math.floor(e.z)
+    for bx in (cx - 1, cx, cx + 1):
+        for bz in (cz - 1, cz, cz + 1):
+            for o in buckets.get((item, bx, bz), ()):
+                if abs(o.x - e.x) < reach_xz and abs(o.z - e.z) < reach_xz and abs(o.y - e.y) < reach_y:
+                    yield o
+
+
+def _absorb(dest: Entity, origin: Entity) -> None:
+    """Vanilla ``ItemEntity.merge``: counts add up, pickup delay = max, age = min; the origin is emptied."""
+    dest.count += origin.count
+    dest.pickup_delay = max(dest.pickup_delay, origin.pickup_delay)
+    dest.age = min(dest.age, origin.age)
+    origin.count = 0

@@ -23,9 +23,12 @@ from world.sim.clock import SimClock
 from world.sim.containers import Container, Furnace, new_container
 from world.sim.entities import (
     ITEM_DESPAWN_TICKS,
+    MERGE_INTERVAL_MOVING,
+    MERGE_INTERVAL_RESTING,
     PICKUP_DELAY_MINED,
     Entity,
     in_pickup_range,
+    merge_items,
 )
 from world.sim.generator import FlatGenerator, NaturalGenerator
 from world.sim.player import MAX_FOOD, MAX_HEALTH, Player
@@ -77,8 +80,11 @@ class World:
         time_of_day: int = 1000,
         realtime: bool = False,
         player_name: str = "Sterling",
+        merge_items: bool = True,
     ) -> None:
         self.md = md
+        # Vanilla merges nearby drops of the same item; off only to measure what merging saves (bench).
+        self.merge_items = merge_items
         self.seed = seed
         self.rng = random.Random(seed)
         self.generator = generator
@@ -298,6 +304,9 @@ class World:
     def _tick_items(self) -> None:
         p = self.player.position
         inv = self.player.inventory
+        # Items that change block look for merges every MERGE_INTERVAL_MOVING ticks: note them on those ticks.
+        note_moves = self.merge_items and self.clock.tick % MERGE_INTERVAL_MOVING == 0
+        moved: list[Entity] = []
         gone: list[int] = []
         for eid, e in self.entities.items():
             if e.kind != "item":
@@ -311,6 +320,8 @@ class World:
                 ny = e.y - 0.5
                 if self.flags(fx, math.floor(ny), fz) & SOLID:
                     ny = math.floor(ny) + 1.0
+                if note_moves and math.floor(ny) != math.floor(e.y):
+                    moved.append(e)
                 e.y = ny
             if e.pickup_delay > 0:
                 e.pickup_delay -= 1
@@ -323,6 +334,25 @@ class World:
                     gone.append(eid)
         for eid in gone:
             del self.entities[eid]
+        if self.merge_items:
+            self._merge_items(moved)
+
+    def _merge_items(self, moved: list[Entity]) -> None:
+        """Run vanilla's item merge check (see :func:`~world.sim.entities.merge_items`) for the items due now.
+
+        Vanilla phases each item's check by its own tick count; here every item shares the world clock, so
+        resting items are all checked together on every MERGE_INTERVAL_RESTING-th tick and the neighbour
+        buckets are built once per pass. ``moved`` are the items that changed block this tick (collected
+        only on MERGE_INTERVAL_MOVING ticks); ones picked up meanwhile are no longer in the world.
+        """
+        resting_pass = self.clock.tick % MERGE_INTERVAL_RESTING == 0
+        if not resting_pass and not moved:
+            return
+        items = [e for e in self.entities.values() if e.kind == "item"]
+        due = items if resting_pass else [e for e in moved if e.id in self.entities]
+        box = self.md.entity("item")
+        for e in merge_items(due, items, self.stack_size, (box.width, box.height)):
+            del self.entities[e.id]
 
     def _tick_player(self) -> None:
         pl = self.player
