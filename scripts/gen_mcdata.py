@@ -14,8 +14,10 @@ Sources (all under ``node_modules``; paths for blocks, items, ... follow minecra
 * smelting: :func:`smelting_table`, mirroring the vanilla data pack (minecraft-data has no furnace recipes
   for Java: PrismarineJS/minecraft-data issue #290; no npm or PyPI package ships them).
 * fuels: :func:`fuels`, mirroring ``FuelValues`` (burn times are vanilla code, not data).
-* loot numbers blockLoot loses, gravity blocks, a material bug: see the tables next to :func:`_loot`,
-  ``GRAVITY_PATTERNS`` and :func:`_material`.
+* loot numbers and tool conditions blockLoot loses, gravity blocks, a material bug: see the tables next
+  to :func:`_loot`, ``GRAVITY_PATTERNS`` and :func:`_material`.
+* item tags: :data:`ITEM_TAGS`, mirroring the vanilla tag files the loot conditions test (minecraft-data
+  has no item tags).
 
 The output is deterministic (sorted, gzip mtime 0) so ``--check`` and the test that regenerates it can
 compare bytes.
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-FORMAT = 1  # keep in step with world.mcdata.FORMAT
+FORMAT = 2  # keep in step with world.mcdata.FORMAT
 
 # Vanilla's FallingBlock subclasses (net.minecraft.world.level.block.FallingBlock): minecraft-data has no
 # gravity flag, so the generator matches these patterns and fails if any pattern matches no block.
@@ -106,9 +108,10 @@ def _material(block: dict[str, Any], pickaxes: set[str], item_names: dict[int, s
 # --- blockLoot interpretation ---------------------------------------------------------------------------
 # minecraft-data's blockLoot flattens each vanilla loot table into a list of drops. What it keeps: the
 # order, silk-touch flags, crop ages, counts, and each entry's chance multiplied by 1/n when the entry was
-# one of n alternatives (first matching alternative wins). What it loses: shears conditions, table_bonus
-# chances (leaves, gravel), and which count is the no-Fortune base. _loot() rebuilds the alternatives
-# groups from the 1/n marks; LOOT_FIXES restores the lost numbers, each citing its vanilla source.
+# one of n alternatives (first matching alternative wins). What it loses: shears and other match_tool
+# conditions, table_bonus chances (leaves, gravel), and which count is the no-Fortune base. _loot() rebuilds
+# the alternatives groups from the 1/n marks; the tables below restore the lost numbers and conditions,
+# each citing its vanilla source.
 
 # 1.21.4 block -> (blockLoot block, item renames): blocks blockLoot (pc/1.20) predates.
 LOOT_ALIASES: dict[str, tuple[str, dict[str, str]]] = {
@@ -136,6 +139,21 @@ OTHER_FIXES: dict[tuple[str, str], tuple[float | None, int | None, int | None]] 
 ORE_COUNTS = {"coal": (1, 1), "raw_iron": (1, 1), "raw_gold": (1, 1), "diamond": (1, 1), "emerald": (1, 1),
               "quartz": (1, 1), "raw_copper": (2, 5), "lapis_lazuli": (4, 9), "redstone": (4, 5),
               "gold_nugget": (2, 6)}
+
+# match_tool conditions on an item tag, which blockLoot drops (it keeps only silk touch), keyed by block,
+# item and blockLoot's count range (one block may list an item twice) -> (item tag in ITEM_TAGS, min, max).
+# The tag name becomes the entry's condition. loot_table/blocks/amethyst_cluster.json (1.21.4): 4 shards
+# (set_count 4, then apply_bonus ore_drops, which adds only with Fortune: blockLoot's 4-8) when the tool is
+# in #cluster_max_harvestables, else 2 (set_count 2, explosion_decay).
+TOOL_TAG_FIXES: dict[tuple[str, str, int, int], tuple[str, int, int]] = {
+    ("amethyst_cluster", "amethyst_shard", 4, 8): ("cluster_max_harvestables", 4, 4),
+}
+
+# Vanilla item tags the loot conditions test, mirroring data/minecraft/tags/item/<tag>.json (1.21.4).
+ITEM_TAGS: dict[str, tuple[str, ...]] = {
+    "cluster_max_harvestables": ("diamond_pickaxe", "golden_pickaxe", "iron_pickaxe", "netherite_pickaxe",
+                                 "stone_pickaxe", "wooden_pickaxe"),
+}
 
 
 def _fix(block: str, item: str, chance: float, lo: int, hi: int) -> tuple[float, int, int]:
@@ -165,7 +183,8 @@ def _loot(block: str, drops: list[dict[str, Any]], renames: dict[str, str], know
 
     ``group`` 0 marks one ordered alternatives group (the first entry whose condition and chance pass
     drops); ``None`` marks an independent entry. ``condition`` is ``silk_touch`` (never: enchantments are
-    not modelled), ``shears`` (only with shears, and then nothing else drops) or ``None``.
+    not modelled), ``shears`` (only with shears, and then nothing else drops), an :data:`ITEM_TAGS` name
+    (only with a tool in that tag: :data:`TOOL_TAG_FIXES`) or ``None``.
     """
     flagged = [d for d in drops if d.get("silkTouch") or d.get("noSilkTouch")]
     n_group = share = 0
@@ -194,6 +213,9 @@ def _loot(block: str, drops: list[dict[str, Any]], renames: dict[str, str], know
                 condition = "silk_touch"
             elif not flagged and index == 0 and n_group == 2 and age is None:
                 condition = "shears"  # leaves, grass, ferns, cobweb, dead bush, vines
+        tool_tag = TOOL_TAG_FIXES.get((block, item, int(lo), int(hi)))
+        if tool_tag is not None:
+            condition, lo, hi = tool_tag
         chance, lo, hi = _fix(block, item, chance, int(lo), int(hi))
         rows.append([item, round(chance, 6), lo, hi, condition, age, group])
     return rows
@@ -239,7 +261,18 @@ def blocks(src: Sources, item_names: dict[int, str]) -> list[dict[str, Any]]:
     missing = set(GRAVITY_PATTERNS) - matched_patterns
     if missing:
         raise SystemExit(f"gravity patterns match no block: {sorted(missing)}")
+    _check_tool_tag_fixes(out)
     return out
+
+
+def _check_tool_tag_fixes(blocks_out: list[dict[str, Any]]) -> None:
+    """Fail if a TOOL_TAG_FIXES entry matched nothing (blockLoot changed) or names a tag ITEM_TAGS lacks."""
+    loot = {b["name"]: b["loot"] for b in blocks_out}
+    for (block, item, _, _), (tag, _, _) in TOOL_TAG_FIXES.items():
+        if tag not in ITEM_TAGS:
+            raise SystemExit(f"TOOL_TAG_FIXES: {block} names item tag {tag}, which ITEM_TAGS lacks")
+        if not any(row[0] == item and row[4] == tag for row in loot.get(block, [])):
+            raise SystemExit(f"TOOL_TAG_FIXES: no {item} entry of {block} matched in blockLoot")
 
 
 def materials(src: Sources, item_names: dict[int, str]) -> dict[str, dict[str, float]]:
@@ -465,6 +498,14 @@ def smelting(src: Sources, known: set[str]) -> list[list[Any]]:
     return [by_input[k] for k in sorted(by_input)]
 
 
+def item_tags(known: set[str]) -> dict[str, list[str]]:
+    """:data:`ITEM_TAGS` as sorted lists; fails if a tag names an item 1.21.4 does not have."""
+    unknown = sorted({name for members in ITEM_TAGS.values() for name in members} - known)
+    if unknown:
+        raise SystemExit(f"item tags name items 1.21.4 does not have: {unknown}")
+    return {tag: sorted(members) for tag, members in sorted(ITEM_TAGS.items())}
+
+
 def fuels(known: set[str]) -> dict[str, int]:
     """Furnace burn times in ticks, mirroring ``FuelValues.vanillaBurnTimes`` (Java 1.21.2+ code).
 
@@ -524,6 +565,7 @@ def generate(node_modules: Path, version: str) -> bytes:
         "entities": entities(src),
         "smelting": smelting(src, known),
         "fuels": fuels(known),
+        "item_tags": item_tags(known),
     }
     header = {
         "format": FORMAT,
@@ -536,8 +578,11 @@ def generate(node_modules: Path, version: str) -> bytes:
             "smelting": "scripts/gen_mcdata.py smelting_table(): mirrors the 1.21.4 data pack's "
                         "minecraft:smelting recipes; cross-checked against sources.smelting_crosscheck",
             "fuels": "scripts/gen_mcdata.py fuels(): mirrors FuelValues.vanillaBurnTimes (1.21.2+ code)",
-            "loot": "scripts/gen_mcdata.py LOOT_ALIASES, LEAF_FIXES, OTHER_FIXES, ORE_COUNTS: numbers "
-                    "blockLoot loses (table_bonus chances, no-Fortune ore counts, renamed blocks)",
+            "loot": "scripts/gen_mcdata.py LOOT_ALIASES, LEAF_FIXES, OTHER_FIXES, ORE_COUNTS, TOOL_TAG_FIXES: "
+                    "numbers and conditions blockLoot loses (table_bonus chances, no-Fortune counts, "
+                    "match_tool item-tag conditions, renamed blocks)",
+            "item_tags": "scripts/gen_mcdata.py ITEM_TAGS: mirrors the 1.21.4 data pack's "
+                         "tags/item files that loot conditions test",
             "gravity": "scripts/gen_mcdata.py GRAVITY_PATTERNS: vanilla FallingBlock subclasses",
             "material": "incorrect_for_* materials corrected to mineable/pickaxe (minecraft-data bug)",
         },

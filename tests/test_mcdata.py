@@ -33,7 +33,7 @@ def test_header_records_version_and_sources(data: mcdata.McData) -> None:
     assert data.data_version == "3.117.0"
     assert data.sources["blocks"] == "minecraft-data/data/pc/1.21.4/blocks.json"
     assert data.sources["blockLoot"] == "minecraft-data/data/pc/1.20/blockLoot.json"
-    assert set(data.header["tables"]) >= {"smelting", "fuels", "loot"}
+    assert set(data.header["tables"]) >= {"smelting", "fuels", "loot", "item_tags"}
 
 
 def test_load_is_cached_and_unknown_version_is_a_clear_error() -> None:
@@ -232,6 +232,19 @@ def test_alternatives_and_crop_age(data: mcdata.McData) -> None:
     assert data.drops("cobweb", "shears", rng) == [("cobweb", 1)]
     assert data.drops("short_grass", "shears", rng) == [("short_grass", 1)]
     assert {e.condition for e in data.block("stone").loot} == {LootCondition.SILK_TOUCH, None}
+
+
+def test_amethyst_cluster_gives_a_pickaxe_four_shards_and_anything_else_two(data: mcdata.McData) -> None:
+    # loot_table/blocks/amethyst_cluster.json: match_tool #cluster_max_harvestables -> 4, else 2
+    assert data.item_tag("cluster_max_harvestables") == {f"{tier}_pickaxe" for tier in mcdata.TOOL_TIERS}
+    rng = random.Random(5)
+    for pickaxe in sorted(data.item_tag("cluster_max_harvestables")):
+        assert all(data.drops("amethyst_cluster", pickaxe, rng) == [("amethyst_shard", 4)] for _ in range(20))
+    for other in (None, "iron_shovel", "diamond_sword", "shears"):
+        assert all(data.drops("amethyst_cluster", other, rng) == [("amethyst_shard", 2)] for _ in range(20))
+    assert data.drops("amethyst_cluster", None, rng, by_player=False) == [("amethyst_shard", 2)]  # explosion
+    shards = [e for e in data.block("amethyst_cluster").loot if e.item == "amethyst_shard"]
+    assert [e.condition for e in shards] == [LootCondition.CLUSTER_MAX_HARVESTABLES, None]
 
 
 @settings(max_examples=60, deadline=None)

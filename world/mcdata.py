@@ -12,8 +12,9 @@ Rules (vanilla mechanics applied on top of the data):
 * dig time: ``progress/tick = speed / hardness / (30 if harvestable else 100)``; the block breaks when
   progress reaches 1 (instantly when one tick's progress exceeds 1); ``None`` for unbreakable blocks.
 * harvest: a block with harvest tools drops nothing when a player mines it without one of them.
-* drops: each block's loot entries from minecraft-data's ``blockLoot`` (see :meth:`McData.drops`);
-  enchantments (silk touch, fortune, efficiency) and potion effects are not modelled.
+* drops: each block's loot entries from minecraft-data's ``blockLoot`` (see :meth:`McData.drops`), with
+  the tool conditions vanilla's loot tables set (shears, a tool tag); enchantments (silk touch, fortune,
+  efficiency) and potion effects are not modelled.
 
 Names may be given with or without the ``minecraft:`` prefix. Unknown names raise :class:`UnknownName`,
 a :class:`~world.body.BodyError` (code ``unknown_block``/``unknown_item``/``unknown_entity``) that is
@@ -37,8 +38,9 @@ from typing import Any
 from world.body import BodyError, BodyErrorCode
 
 DEFAULT_VERSION = "1.21.4"
-FORMAT = 1
-"""Version of the shipped file's layout; the loader refuses any other."""
+FORMAT = 2
+"""Version of the shipped file's layout; the loader refuses any other (2: ``item_tags`` and tool-tag loot
+conditions)."""
 
 TOOL_TIERS = ("wooden", "stone", "iron", "golden", "diamond", "netherite")
 """Tier names in item ids, weakest first. ``golden`` mines like wooden but fast."""
@@ -77,6 +79,9 @@ class LootCondition(StrEnum):
     """Only with a silk-touch tool: enchantments are not modelled, so such entries never drop."""
     SHEARS = "shears"
     """Only when mined with shears; when it drops, nothing else from the block does."""
+    CLUSTER_MAX_HARVESTABLES = "cluster_max_harvestables"
+    """Only with a tool in vanilla's ``#cluster_max_harvestables`` item tag (every pickaxe; see
+    :meth:`McData.item_tag`): an amethyst cluster gives a pickaxe 4 shards, anything else 2."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +266,9 @@ class McData:
         self._entities: dict[str, EntityData] = {
             e[1]: EntityData(*e) for e in raw["entities"]
         }
+        self._item_tags: dict[str, frozenset[str]] = {
+            tag: frozenset(members) for tag, members in raw["item_tags"].items()
+        }
         self._blocks_by_id = {b.id: b for b in self._blocks.values()}
         self._items_by_id = {i.id: i for i in self._items.values()}
 
@@ -313,6 +321,13 @@ class McData:
 
     def entities(self) -> Iterable[EntityData]:
         return self._entities.values()
+
+    def item_tag(self, tag: str) -> frozenset[str]:
+        """The items in vanilla item tag ``tag`` (a bare name, e.g. ``cluster_max_harvestables``).
+
+        Only the tags loot conditions test are shipped; any other raises ``KeyError``.
+        """
+        return self._item_tags[tag]
 
     # -- crafting, smelting, food ----------------------------------------------------------------
 
@@ -462,13 +477,16 @@ class McData:
                 out.append((e.item, count))
         return out
 
-    @staticmethod
-    def _loot_applies(entry: LootEntry, tool: str | None, age: int | None) -> bool:
+    def _loot_applies(self, entry: LootEntry, tool: str | None, age: int | None) -> bool:
         if entry.block_age is not None and entry.block_age != age:
             return False
         if entry.condition is LootCondition.SILK_TOUCH:
             return False
-        return entry.condition is not LootCondition.SHEARS or tool == "shears"
+        if entry.condition is LootCondition.SHEARS:
+            return tool == "shears"
+        if entry.condition is LootCondition.CLUSTER_MAX_HARVESTABLES:
+            return tool in self._item_tags[entry.condition.value]
+        return True
 
 
 def data_file_name(version: str) -> str:
