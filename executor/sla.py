@@ -40,7 +40,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from rich.table import Table
+from rich.table import Column, Table
 
 from executor.journal import Journal
 from executor.pipeline import NOT_AN_OUTCOME
@@ -168,8 +168,10 @@ def _fmt(value: float | None, unit: str = "") -> str:
 
 
 def render_table(report: dict[str, Any]) -> Table:
-    table = Table("capability", "stage", "attempts", "success", "mean", "p50", "p95", "ttfa p50/p95",
-                  "retries", "timeouts", "last failure", title="capability SLA")
+    # keys and figures are never cut short; the last failure's code folds into the room that is left
+    fixed = [Column(name, no_wrap=True) for name in ("capability", "stage", "attempts", "success", "mean", "p50",
+                                                     "p95", "ttfa p50/p95", "retries", "timeouts")]
+    table = Table(*fixed, Column("last failure", overflow="fold", min_width=14), title="capability SLA")
     for row in report["capabilities"]:
         d, t = row["duration_ms"], row["ttfa_ms"]
         last = row["last_failures"][0] if row["last_failures"] else None

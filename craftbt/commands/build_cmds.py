@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from capabilities.structures import Facing
+from craftbt.commands.console import table_console
 from craftbt.errors import CraftbtError, ErrorCode
 from world.body import BlockPos, Body
 
@@ -222,7 +223,7 @@ def build_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
 ) -> None:
     """Build a structure template with checkpoints; ``build status`` shows the build state."""
-    console = Console()
+    console = table_console()
     if template == "status":
         status_view(state, console, as_json)
         return

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from capabilities.registry import default_registry
+from craftbt.commands.console import table_console
 from craftbt.errors import CraftbtError, ErrorCode
 from router.priors import PriorsStore
 
@@ -52,7 +52,7 @@ def plan_cmd(
     if as_json:
         typer.echo(decision.model_dump_json(indent=2))
         return
-    console = Console()
+    console = table_console()
     try:
         from trees.render import render
 
@@ -92,7 +92,7 @@ def gate_cmd(
         table = Table("kind", "source", "verb", "detail", title=f"{len(report.differences)} divergence(s)")
         for d in report.differences:
             table.add_row(d.kind, d.source, d.verb, d.detail)
-        Console().print(table)
+        table_console().print(table)
     if not report.ok:
         raise typer.Exit(1)
 

@@ -24,6 +24,7 @@ from rich.table import Table
 from rich.tree import Tree as RichTree
 
 from capabilities.registry import default_registry
+from craftbt.commands.console import table_console
 from craftbt.commands.trees_cmds import capabilities_app
 from craftbt.errors import CraftbtError, ErrorCode
 from executor.config import PROFILES, Bounds, ExecutorConfig
@@ -192,7 +193,7 @@ def run_cmd(
     if as_json:
         typer.echo(out.model_dump_json(indent=2))
     else:
-        Console().print(_summary_table(out))
+        table_console().print(_summary_table(out))
     if not out.ok:
         raise typer.Exit(1)
 
@@ -204,7 +205,7 @@ def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: 
 
     goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None)
     if not quiet:
-        console = Console()
+        console = table_console()
         for decision, attempt in zip(goal_run.decisions, goal_run.attempts, strict=False):
             console.print(f"[bold]{decision.chosen}[/] ({decision.method}): {decision.reason} "
                           f"-> {attempt['status']} [dim]{attempt['run_id']}[/]")
@@ -228,7 +229,7 @@ def runs_cmd(
         table.add_row(r["run_id"], r["tree_name"] or "", r["status"], r["body"] or "", str(r["steps"]),
                       str(r["failures"]), f"{(r['sim_ticks'] or 0) / 20:.1f}",
                       time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["started_at"])))
-    Console().print(table)
+    table_console().print(table)
 
 
 def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)"),
@@ -242,7 +243,7 @@ def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)
     if as_json:
         typer.echo(json.dumps(detail, indent=2, default=str))
         return
-    console = Console()
+    console = table_console()
     console.print(f"[bold]{detail['run_id']}[/] {detail['tree_name']} — {detail['status']}"
                   f" ({(detail['sim_ticks'] or 0) / 20:.1f} s simulated)")
     console.print(f"intent {detail['intent_id']}  plan {detail['plan_id']}")
@@ -277,7 +278,7 @@ def sla_cmd(
     report = build_report(Journal(), since=_since(since), capability=capability, last_n=last_failures)
     if fmt == "table":
         text = None
-        Console().print(render_table(report))
+        table_console().print(render_table(report))
     elif fmt == "json":
         text = json.dumps(report, indent=2, sort_keys=True)
     else:
@@ -303,7 +304,7 @@ def lifecycle_list() -> None:
     table = Table("capability", "stage")
     for spec in default_registry().list():
         table.add_row(spec.key, lc.stage(spec).value)
-    Console().print(table)
+    table_console().print(table)
 
 
 @lifecycle_app.command("set")

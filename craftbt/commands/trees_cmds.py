@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from capabilities.registry import Registry, default_registry
+from craftbt.commands.console import table_console
 from craftbt.errors import CraftbtError, ErrorCode, Location, Problem
 from trees import model as m
 from trees.validate import Checked, validate_definition, validate_path
@@ -165,7 +165,7 @@ def capabilities_cmd(
             entry["name"] + (" (deprecated)" if entry["deprecated"] else ""), entry["version"], entry["family"],
             ", ".join(entry["permissions"]) or "-", args or "-", str(entry["timeout_ms"]), str(entry["retries"]),
         )
-    Console(width=max(120, Console().width)).print(table)
+    table_console().print(table)
     if manifest["checks"]:
         print("checks: " + ", ".join(c["name"] for c in manifest["checks"]))
 
