@@ -15,6 +15,11 @@ Lifecycle of :class:`CapabilityBehaviour` on each activation:
     terminate:  if interrupted while running, cancel the body action and close
                 the runner
 
+Under the executor a :class:`~capabilities.context.LeafSupervisor` is attached
+(``leaf.supervisor``): each tick asks it whether the capability steps, and the
+parent sees the status it decides (a local retry or a backoff stays RUNNING)
+while the capability's own lifecycle is tracked in ``run_status``.
+
 The structured :class:`ActionResult` is kept on the node (``self.result``) and
 on the blackboard under ``/results/<node name>`` and ``/last_result``.
 """
