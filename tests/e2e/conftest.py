@@ -14,6 +14,7 @@ loaded around spawn (see ``squidkit``), so tests do not see each other's blocks.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -26,6 +27,25 @@ from world.mineflayer.server import DEFAULT_VERSION, FlyingSquid
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"vanilla_only: {FLYING_SQUID_LACKS}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _bridge_stops_cleanly() -> Iterator[None]:
+    """Stop JSPyBridge's Node child and wait for it once the session is over.
+
+    The bridge's own atexit handler terminates the child without waiting, so the interpreter
+    warned at exit about a child still running and its stdin pipe left open.
+    """
+    yield
+    connection = sys.modules.get("javascript.connection")
+    proc = getattr(connection, "proc", None)
+    if connection is None or proc is None:
+        return
+    connection.stop()
+    proc.wait(timeout=10)
+    for pipe in (proc.stdin, proc.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 @pytest.fixture(scope="session")
