@@ -43,7 +43,10 @@ def _bridge_stops_cleanly() -> Iterator[None]:
         return
     connection.stop()
     proc.wait(timeout=10)
-    for pipe in (proc.stdin, proc.stderr):
+    reader = getattr(connection, "stdout_thread", None)
+    if reader is not None:  # it forwards the child's stdout when pytest captures output; EOF ends it
+        reader.join(timeout=10)
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
         if pipe is not None:
             pipe.close()
 
