@@ -205,7 +205,11 @@ def dig_step(ctx: CapabilityContext, pos: BlockPos) -> Step:
     failure = yield from approach(ctx, pos)
     if failure is not None:
         return failure
-    tool = best_tool(ctx, name)
+    return (yield from equip_and_dig(ctx, pos, best_tool(ctx, name)))
+
+
+def equip_and_dig(ctx: CapabilityContext, pos: BlockPos, tool: str | None) -> Step:
+    """Hold ``tool`` (when one is given), break the block at ``pos`` and wait for it; a failure or None."""
     if tool is not None:
         failure = yield from equip(ctx, tool)
         if failure is not None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, model_validator
 
-from capabilities.leaves.blockwork import best_tool
+from capabilities.leaves.blockwork import best_tool, equip_and_dig
 from capabilities.leaves.common import (
     REACH,
     StrictArgs,
@@ -126,15 +126,7 @@ def dig_with_best_tool(ctx: CapabilityContext, pos: BlockPos, tool: str | None) 
     """Equip ``tool`` (or the best harvest tool carried) and dig ``pos``. Returns success or the failure."""
     block = ctx.body.block_at(pos).name
     chosen = tool if tool is not None else best_tool(ctx, block)
-    if chosen is not None:
-        failure = yield from equip(ctx, chosen)
-        if failure is not None:
-            return failure
-    try:
-        handle = ctx.body.dig(pos)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from equip_and_dig(ctx, pos, chosen)
     if failure is not None:
         return failure
     return ActionResult.success(block=block, tool=chosen)
