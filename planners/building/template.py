@@ -234,6 +234,13 @@ def _problem(
     return Problem(code, message, Location(file=file, line=line, path=path), expected, suggestion)
 
 
+def _problem_at(
+    file: str | None, node: Any, at: tuple[str | int, ...], message: str, *, suggestion: str | None = None
+) -> Problem:
+    """A problem at a document path: its dotted path and its line both come from ``at``."""
+    return _problem(file, message, path=".".join(str(p) for p in at), line=line_of(node, at), suggestion=suggestion)
+
+
 def parse_template(
     text: str, file: str | None = None, *, known_blocks: frozenset[str] | None = None
 ) -> StructureTemplate:
@@ -263,8 +270,7 @@ def parse_template(
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            loc = tuple(err["loc"])
-            problems.append(_problem(file, err["msg"], path=".".join(str(p) for p in loc), line=line_of(node, loc)))
+            problems.append(_problem_at(file, node, tuple(err["loc"]), err["msg"]))
         raise CraftbtError(problems) from None
     problems = check_template(tpl, file, node, known_blocks)
     if problems:
@@ -286,11 +292,11 @@ def check_template(
     for i, mid in enumerate(ids):
         if mid in seen:
             problems.append(
-                _problem(
+                _problem_at(
                     file,
+                    node,
+                    ("modules", i, "id"),
                     f"module id {mid!r} is used twice",
-                    path=f"modules.{i}.id",
-                    line=line_of(node, ("modules", i, "id")),
                 )
             )
         seen.add(mid)
@@ -302,11 +308,11 @@ def check_template(
             if dep not in seen:
                 close = difflib.get_close_matches(dep, ids, n=1)
                 problems.append(
-                    _problem(
+                    _problem_at(
                         file,
+                        node,
+                        ("modules", i, "depends_on", j),
                         f"module {m.id!r} depends on unknown module {dep!r}",
-                        path=f"modules.{i}.depends_on.{j}",
-                        line=line_of(node, ("modules", i, "depends_on", j)),
                         suggestion=close[0] if close else None,
                     )
                 )
@@ -318,11 +324,11 @@ def check_template(
             spec = module_spec(m)
         except ValidationError as exc:
             problems.append(
-                _problem(
+                _problem_at(
                     file,
+                    node,
+                    ("modules", i),
                     f"module {m.id!r} is not buildable: {exc.errors()[0]['msg']}",
-                    path=f"modules.{i}",
-                    line=line_of(node, ("modules", i)),
                 )
             )
             continue
@@ -330,11 +336,11 @@ def check_template(
             if known_blocks is not None and p.block not in known_blocks:
                 close = difflib.get_close_matches(p.block, sorted(known_blocks), n=1)
                 problems.append(
-                    _problem(
+                    _problem_at(
                         file,
+                        node,
+                        ("modules", i),
                         f"unknown block {p.block!r} in module {m.id!r}",
-                        path=f"modules.{i}",
-                        line=line_of(node, ("modules", i)),
                         suggestion=close[0] if close else None,
                     )
                 )
@@ -343,22 +349,22 @@ def check_template(
             other = owner.get(p.key)
             if other is not None and other != m.id:
                 problems.append(
-                    _problem(
+                    _problem_at(
                         file,
+                        node,
+                        ("modules", i),
                         f"modules {other!r} and {m.id!r} both place a block at {p.key}",
-                        path=f"modules.{i}",
-                        line=line_of(node, ("modules", i)),
                     )
                 )
                 break
             owner[p.key] = m.id
         if m.entrance is not None and m.entrance not in {c.key for c in spec.required_empty}:
             problems.append(
-                _problem(
+                _problem_at(
                     file,
+                    node,
+                    ("modules", i, "entrance"),
                     f"entrance {m.entrance} of {m.id!r} is not one of its empty cells",
-                    path=f"modules.{i}.entrance",
-                    line=line_of(node, ("modules", i, "entrance")),
                 )
             )
     if not problems and not nx.is_directed_acyclic_graph(graph):
