@@ -115,9 +115,14 @@ def baseline(reps: int) -> list[float]:
     return samples
 
 
-def p95(values: list[float]) -> float:
+def pct(values: list[float], q: float) -> float:
+    """The value at rank ``q`` (0..1) of the sorted samples, rounded to the nearest index."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def p95(values: list[float]) -> float:
+    return pct(values, 0.95)
 
 
 def main() -> None:

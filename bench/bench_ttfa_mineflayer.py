@@ -23,11 +23,11 @@ import time
 from typing import Any
 
 import py_trees
+from bench_ttfa import FirstActionClock, pct  # the sibling script: one clock, one percentile
 
 from capabilities.behaviour import CapabilityBehaviour
-from capabilities.context import AdmitAll, CapabilityContext
+from capabilities.context import CapabilityContext
 from capabilities.registry import default_registry
-from capabilities.spec import CapabilitySpec
 from world.body import ActionStatus, BlockPos
 from world.mineflayer.body import MineflayerBody
 from world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES, missing_packages, setup_hint
@@ -37,22 +37,8 @@ TARGET_MS = 500.0
 SEED_BUDGET_MS = 2000.0
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def line(label: str, values: list[float]) -> str:
     return f"{label:<34} median {statistics.median(values):8.3f} ms   p95 {pct(values, 0.95):8.3f} ms   n={len(values)}"
-
-
-class FirstActionClock(AdmitAll):
-    def __init__(self) -> None:
-        self.first: float | None = None
-
-    def first_action(self, spec: CapabilitySpec, node: str) -> None:
-        if self.first is None:
-            self.first = time.perf_counter()
 
 
 def run_leaf(body: MineflayerBody, leaf: str, args: dict[str, Any]) -> float | None:
