@@ -22,6 +22,7 @@ from capabilities.registry import Registry, default_registry
 from craftbt.commands.console import table_console
 from craftbt.errors import CraftbtError, ErrorCode, Location, Problem
 from trees import model as m
+from trees.render import RenderFormat
 from trees.validate import Checked, validate_definition, validate_path
 
 #: Indirection so tests (and embedders) can run the commands against another registry.
@@ -32,15 +33,6 @@ class ConvertTarget(StrEnum):
     YAML = "yaml"
     JSON = "json"
     BTCPP_XML = "btcpp-xml"
-
-
-class RenderChoice(StrEnum):
-    ASCII = "ascii"
-    UNICODE = "unicode"
-    DOT = "dot"
-    SVG = "svg"
-    PNG = "png"
-    HTML = "html"
 
 
 def check_file(path: Path, registry: Registry) -> Checked:
@@ -119,7 +111,7 @@ def validate_cmd(
 
 def render_cmd(
     file: Annotated[Path, typer.Argument(help="Tree file", show_default=False)],
-    fmt: Annotated[RenderChoice, typer.Option("--format", "-f", help="Output format")] = RenderChoice.UNICODE,
+    fmt: Annotated[RenderFormat, typer.Option("--format", "-f", help="Output format")] = RenderFormat.UNICODE,
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
 ) -> None:
     """Draw a tree (png needs -o or a redirected stdout)."""
