@@ -58,8 +58,14 @@ WORKSTATIONS: tuple[str, ...] = (
     "enchanting_table",
 )
 
-#: Values a derivation writes when it has nothing to derive from; never live-dispatchable (seed 002).
-SENTINELS: frozenset[str] = frozenset({"unknown"})
+#: Placeholder argument values: what a derivation writes when it has nothing to derive from, and what a
+#: plan author writes for an argument it did not know. Never live-dispatchable (seed 002).
+SENTINELS: frozenset[str] = frozenset({"unknown", "UNKNOWN", "<unknown>", "?", "TODO"})
+
+
+def is_sentinel(value: Any) -> bool:
+    """Whether an argument value is a placeholder (surrounding whitespace does not hide one)."""
+    return isinstance(value, str) and value.strip() in SENTINELS
 
 
 class DispatchMode(StrEnum):
@@ -386,7 +392,7 @@ def _check_required(contract: ActionContract, params: Mapping[str, Any], action_
             action_type=action_type,
             missing=missing,
         )
-    sentinel = [k for k in contract.required if isinstance(params.get(k), str) and params[k] in SENTINELS]
+    sentinel = [k for k in contract.required if is_sentinel(params.get(k))]
     if sentinel:
         raise ContractError(
             RejectionCode.SENTINEL_ARGS,
@@ -567,7 +573,7 @@ class LeafExecution(BaseModel):
         """Why live mode must not dispatch this (seed 002), or None when it may."""
         if self.args_source is ArgsSource.DERIVED:
             return "derived_args_not_allowed_live"
-        if any(isinstance(v, str) and v in SENTINELS for v in self.args.values()):
+        if any(is_sentinel(v) for v in self.args.values()):
             return "sentinel_args"
         return None
 

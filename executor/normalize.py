@@ -16,12 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from capabilities.contracts import is_sentinel
 from capabilities.registry import Registry
 from executor.digests import iter_leaves
 from trees.model import LeafNode, TreeDefinition
 
-#: Values a plan author emits when it did not know the real argument.
-SENTINELS = frozenset({"unknown", "UNKNOWN", "<unknown>", "?", "TODO"})
 #: planning_incomplete_reasons is bounded so a huge broken plan cannot bloat records.
 MAX_REASONS = 20
 
@@ -51,7 +50,7 @@ def is_plain_object(value: Any) -> bool:
 
 
 def find_sentinels(value: Any, path: str = "args") -> Iterator[str]:
-    if isinstance(value, str) and value.strip() in SENTINELS:
+    if is_sentinel(value):
         yield path
     elif isinstance(value, dict):
         for key, item in value.items():

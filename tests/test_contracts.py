@@ -26,6 +26,7 @@ from capabilities.contracts import (
     validate_contracts,
 )
 from craftbt.errors import CraftbtError
+from executor.normalize import find_sentinels
 from tests.leafkit import shared_registry
 
 # -- normalization rules, one example each ---------------------------------------------------------
@@ -237,10 +238,13 @@ def test_missing_required_keys_fail_closed(action_type: str, params: dict[str, A
     assert isinstance(info.value, CraftbtError)
 
 
-def test_sentinel_required_value_rejected() -> None:
+@pytest.mark.parametrize("placeholder", ["unknown", "TODO", "?", " unknown "])
+def test_sentinel_required_value_rejected(placeholder: str) -> None:
     with pytest.raises(ContractError) as info:
-        route_action("craft", {"recipe": "unknown"})
+        route_action("craft", {"recipe": placeholder})
     assert info.value.reason is RejectionCode.SENTINEL_ARGS
+    # the executor's strict normalizer reads the same definition
+    assert list(find_sentinels({"recipe": placeholder})) == ["args.recipe"]
 
 
 def test_unmapped_action_fails_closed_with_suggestion() -> None:
