@@ -46,6 +46,15 @@ def _trees_near(world: World, x0: int, z0: int, y0: int, radius: int) -> int:
     return count
 
 
+def _random_dry_spot(world: World, sx: int, sz: int, near: float, far: float) -> tuple[int, int, int] | None:
+    """A random column ``near``..``far`` blocks from spawn, with its dry ground height; None if it is wet."""
+    angle = world.rng.random() * math.tau
+    dist = world.rng.uniform(near, far)
+    x, z = sx + round(math.cos(angle) * dist), sz + round(math.sin(angle) * dist)
+    h = _dry_ground(world, x, z)
+    return None if h is None else (x, h, z)
+
+
 def _dry_ground(world: World, x: int, z: int) -> int | None:
     h = world.generator.surface_y(x, z)
     if h < SEA_LEVEL + 1 or world.name(x, h, z) != "grass_block":
@@ -65,12 +74,10 @@ def make_starter(world: World) -> None:
     attempts = 0
     while trees < MIN_TREES and attempts < 200:
         attempts += 1
-        angle = rng.random() * math.tau
-        dist = rng.uniform(4, 10)
-        x, z = sx + round(math.cos(angle) * dist), sz + round(math.sin(angle) * dist)
-        h = _dry_ground(world, x, z)
-        if h is None:
+        spot = _random_dry_spot(world, sx, sz, 4, 10)
+        if spot is None:
             continue
+        x, h, z = spot
         height = rng.randint(4, 6)
         place_tree_leaves(world.store, x, h + 1, z, height, "oak", world.seed)
         place_tree_trunk(world.store, x, h + 1, z, height, "oak")
@@ -87,12 +94,10 @@ def _outcrop(world: World, sx: int, sz: int) -> None:
     """
     rng = world.rng
     for _ in range(200):
-        angle = rng.random() * math.tau
-        dist = rng.uniform(10, 16)
-        x, z = sx + round(math.cos(angle) * dist), sz + round(math.sin(angle) * dist)
-        h = _dry_ground(world, x, z)
-        if h is None:
+        spot = _random_dry_spot(world, sx, sz, 10, 16)
+        if spot is None:
             continue
+        x, h, z = spot
         cells = [(x + dx, h + dy, z + dz) for dy in (1, 2) for dx in range(-2, 3) for dz in range(-2, 3)]
         cells += [(x + dx, h + 3, z + dz) for dx in (-1, 0, 1) for dz in (-1, 0, 1)]
         for c in cells:
