@@ -20,16 +20,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from capabilities.context import CapabilityContext
-from capabilities.registry import default_registry
-from executor.build_state.models import checkpoint_id
-from executor.build_state.runner import BuildRunner, atomic_sim_persist
-from executor.build_state.store import BuildStore
-from planners.building.template import load_template
-from planners.building.witness import scan
-from trees.build import build
-from world.body import BlockPos
-from world.sim.body import SimBody
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.registry import default_registry
+from craftbt.executor.build_state.models import checkpoint_id
+from craftbt.executor.build_state.runner import BuildRunner, atomic_sim_persist
+from craftbt.executor.build_state.store import BuildStore
+from craftbt.planners.building.template import load_template
+from craftbt.planners.building.witness import scan
+from craftbt.trees.build import build
+from craftbt.world.body import BlockPos
+from craftbt.world.sim.body import SimBody
 
 AT = BlockPos(3, 64, 3)
 TICKS_PER_MINUTE = 20 * 60
@@ -59,7 +59,7 @@ def protocol_build(tmp: Path) -> tuple[int, int, float, list[float]]:
 
 def raw_build() -> tuple[int, int, float]:
     """Baseline: the same place_block_at leaves in one tree, ticked directly."""
-    from planners.building.planner import BuildingPlanner
+    from craftbt.planners.building.planner import BuildingPlanner
 
     tpl = load_template("shelter")
     body = SimBody(seed=1)

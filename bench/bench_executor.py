@@ -48,16 +48,16 @@ import py_trees
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from capabilities.context import CapabilityContext
-from capabilities.registry import Registry, default_registry
-from capabilities.spec import ActionResult
-from executor.config import Bounds, ExecutorConfig, RateLimit
-from executor.executor import Executor
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.spec import ActionResult
+from craftbt.executor.config import Bounds, ExecutorConfig, RateLimit
+from craftbt.executor.executor import Executor
+from craftbt.trees import model as m
+from craftbt.trees.build import build
+from craftbt.world.body import ActionStatus, Body
+from craftbt.world.scenarios import load_scenario
 from tests.executor_fakes import FakeBody, make_registry
-from trees import model as m
-from trees.build import build
-from world.body import ActionStatus, Body
-from world.scenarios import load_scenario
 
 TARGET = 1.5
 

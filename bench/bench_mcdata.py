@@ -13,7 +13,7 @@ import statistics
 import time
 from importlib import resources
 
-from world import mcdata
+from craftbt.world import mcdata
 
 
 def _best_ms(fn: object, repeat: int = 15) -> float:
@@ -28,7 +28,7 @@ def _best_ms(fn: object, repeat: int = 15) -> float:
 
 def main() -> None:
     payload = gzip.decompress(
-        (resources.files("world") / "data" / mcdata.data_file_name("1.21.4")).read_bytes()
+        (resources.files("craftbt.world") / "data" / mcdata.data_file_name("1.21.4")).read_bytes()
     )
     baseline = _best_ms(lambda: json.loads(payload))
     full = _best_ms(lambda: mcdata.McData(mcdata.read_raw("1.21.4")))

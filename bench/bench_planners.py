@@ -22,18 +22,18 @@ from collections.abc import Callable
 from contextlib import redirect_stdout
 from typing import Any
 
-from capabilities.registry import default_registry
-from planners.base import Planner, PlanningState
-from planners.goap.planner import GoapPlanner
-from planners.htn.domain import CraftState
-from planners.htn.engine import Engine
-from planners.htn.planner import HtnPlanner
-from planners.solver import CraftingSolver
-from router.intent import Intent
-from router.priors import PriorsStore
-from router.router import SURVEY_BLOCKS, SURVEY_RADIUS, Router
-from world.body import Body
-from world.scenarios import starter_world
+from craftbt.capabilities.registry import default_registry
+from craftbt.planners.base import Planner, PlanningState
+from craftbt.planners.goap.planner import GoapPlanner
+from craftbt.planners.htn.domain import CraftState
+from craftbt.planners.htn.engine import Engine
+from craftbt.planners.htn.planner import HtnPlanner
+from craftbt.planners.solver import CraftingSolver
+from craftbt.router.intent import Intent
+from craftbt.router.priors import PriorsStore
+from craftbt.router.router import SURVEY_BLOCKS, SURVEY_RADIUS, Router
+from craftbt.world.body import Body
+from craftbt.world.scenarios import starter_world
 
 GOALS = ("wooden_pickaxe", "stone_pickaxe", "furnace", "iron_pickaxe")
 WORLD = PlanningState(available_blocks=frozenset({"oak_log", "stone", "coal_ore", "iron_ore", "dirt"}))

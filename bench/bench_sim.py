@@ -15,13 +15,13 @@ import time
 import tracemalloc
 from collections import deque
 
-from world.body import TICKS_PER_SECOND
-from world.mcdata import load
-from world.sim import pathfinding
-from world.sim.body import SimBody
-from world.sim.entities import MERGE_INTERVAL_RESTING
-from world.sim.generator import FlatGenerator, NaturalGenerator
-from world.sim.world import World
+from craftbt.world.body import TICKS_PER_SECOND
+from craftbt.world.mcdata import load
+from craftbt.world.sim import pathfinding
+from craftbt.world.sim.body import SimBody
+from craftbt.world.sim.entities import MERGE_INTERVAL_RESTING
+from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
+from craftbt.world.sim.world import World
 
 
 def tick_rate() -> None:

@@ -28,13 +28,13 @@ from pydantic import BaseModel, ConfigDict
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from capabilities.behaviour import CapabilityBehaviour  # noqa: E402
-from capabilities.context import CapabilityContext  # noqa: E402
-from capabilities.registry import Registry, default_registry  # noqa: E402
-from capabilities.spec import ActionResult, CapabilitySpec, Family, RunnerGen, VerificationResult  # noqa: E402
+from craftbt.capabilities.behaviour import CapabilityBehaviour  # noqa: E402
+from craftbt.capabilities.context import CapabilityContext  # noqa: E402
+from craftbt.capabilities.registry import Registry, default_registry  # noqa: E402
+from craftbt.capabilities.spec import ActionResult, CapabilitySpec, Family, RunnerGen, VerificationResult  # noqa: E402
+from craftbt.trees.build import build  # noqa: E402
+from craftbt.trees.validate import validate_path, walk  # noqa: E402
 from tests.fakes import FakeBody  # noqa: E402
-from trees.build import build  # noqa: E402
-from trees.validate import validate_path, walk  # noqa: E402
 
 TARGET_BUILD_MS = 200.0
 TARGET_TICK_RATIO = 1.3

@@ -25,11 +25,11 @@ sys.path.insert(0, str(ROOT))
 
 import py_trees  # noqa: E402
 
-from capabilities.behaviour import CapabilityBehaviour  # noqa: E402
-from capabilities.context import AdmitAll, CapabilityContext  # noqa: E402
-from capabilities.registry import default_registry  # noqa: E402
-from capabilities.spec import CapabilitySpec  # noqa: E402
-from world.scenarios import load_scenario  # noqa: E402
+from craftbt.capabilities.behaviour import CapabilityBehaviour  # noqa: E402
+from craftbt.capabilities.context import AdmitAll, CapabilityContext  # noqa: E402
+from craftbt.capabilities.registry import default_registry  # noqa: E402
+from craftbt.capabilities.spec import CapabilitySpec  # noqa: E402
+from craftbt.world.scenarios import load_scenario  # noqa: E402
 
 TARGET_P95_MS = 50.0
 MAX_TICKS = 400

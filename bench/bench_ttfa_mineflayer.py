@@ -25,13 +25,13 @@ from typing import Any
 import py_trees
 from bench_ttfa import FirstActionClock, pct  # the sibling script: one clock, one percentile
 
-from capabilities.behaviour import CapabilityBehaviour
-from capabilities.context import CapabilityContext
-from capabilities.registry import default_registry
-from world.body import ActionStatus, BlockPos
-from world.mineflayer.body import MineflayerBody
-from world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES, missing_packages, setup_hint
-from world.mineflayer.server import FlyingSquid
+from craftbt.capabilities.behaviour import CapabilityBehaviour
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.registry import default_registry
+from craftbt.world.body import ActionStatus, BlockPos
+from craftbt.world.mineflayer.body import MineflayerBody
+from craftbt.world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES, missing_packages, setup_hint
+from craftbt.world.mineflayer.server import FlyingSquid
 
 TARGET_MS = 500.0
 SEED_BUDGET_MS = 2000.0

@@ -34,8 +34,8 @@ from typing import Any
 import py_trees
 from pydantic import BaseModel, ValidationError
 
-from capabilities.context import CapabilityContext, LeafSupervisor
-from capabilities.spec import (
+from craftbt.capabilities.context import CapabilityContext, LeafSupervisor
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     CheckSpec,
@@ -43,7 +43,7 @@ from capabilities.spec import (
     Verdict,
     VerificationResult,
 )
-from world.body import TICKS_PER_SECOND, ActionHandle, ActionStatus, BodyError, Observation, block_key
+from craftbt.world.body import TICKS_PER_SECOND, ActionHandle, ActionStatus, BodyError, Observation, block_key
 
 REFERENCE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_/.]*)\}")
 
@@ -351,7 +351,7 @@ def _summarise(exc: ValidationError) -> str:
 
 
 def _contradiction(verification: VerificationResult) -> Any:
-    from capabilities.spec import ActionError
+    from craftbt.capabilities.spec import ActionError
 
     return ActionError(code="verification_contradicted", detail=str(verification.evidence), retryable=True)
 

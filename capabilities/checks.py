@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from capabilities.spec import CheckSpec
-from world.body import BlockPos
+from craftbt.capabilities.spec import CheckSpec
+from craftbt.world.body import BlockPos
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
-    from capabilities.registry import Registry
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.registry import Registry
 
 
 class _Args(BaseModel):

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import py_trees
 
-from capabilities.spec import ActionResult, CapabilitySpec, GuardResult
-from world.body import Body, Observation
+from craftbt.capabilities.spec import ActionResult, CapabilitySpec, GuardResult
+from craftbt.world.body import Body, Observation
 
 if TYPE_CHECKING:
-    from capabilities.registry import Registry
+    from craftbt.capabilities.registry import Registry
 
 
 def run_guard(ctx: CapabilityContext, spec: CapabilitySpec, args: Any) -> GuardResult:

@@ -34,10 +34,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from craftbt.errors import CraftbtError, ErrorCode, Problem
+from craftbt.core.errors import CraftbtError, ErrorCode, Problem
 
 if TYPE_CHECKING:
-    from capabilities.registry import Registry
+    from craftbt.capabilities.registry import Registry
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ import difflib
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from capabilities.spec import CapabilitySpec, CheckSpec
-from craftbt.errors import CraftbtError, ErrorCode
+from craftbt.capabilities.spec import CapabilitySpec, CheckSpec
+from craftbt.core.errors import CraftbtError, ErrorCode
 
 
 def split_ref(ref: str) -> tuple[str, str | None]:
@@ -173,7 +173,7 @@ def default_registry() -> Registry:
     """
     global _default
     if _default is None:
-        from capabilities.leaves import register_all
+        from craftbt.capabilities.leaves import register_all
 
         registry = Registry()
         register_all(registry)

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from capabilities.facts import instantiate
-from world.body import ActionHandle, BlockPos, Observation
+from craftbt.capabilities.facts import instantiate
+from craftbt.world.body import ActionHandle, BlockPos, Observation
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
+    from craftbt.capabilities.context import CapabilityContext
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")

@@ -37,7 +37,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from world.body import BlockPos
+from craftbt.world.body import BlockPos
 
 #: Largest offset a module may use on any axis: a module is a room-sized piece, not a city.
 MAX_OFFSET = 64

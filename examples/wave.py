@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from capabilities.context import CapabilityContext
-from capabilities.leaves.common import StrictArgs, act
-from capabilities.registry import Registry
-from capabilities.spec import (
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.leaves.common import StrictArgs, act
+from craftbt.capabilities.registry import Registry
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -25,7 +25,7 @@ from capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from world.body import Observation
+from craftbt.world.body import Observation
 
 
 class WaveArgs(StrictArgs):

@@ -17,14 +17,14 @@ import py_trees
 from py_trees.common import Status
 from pydantic import BaseModel
 
-from capabilities.behaviour import CapabilityBehaviour
-from capabilities.context import AdmitAll, CapabilityContext
-from capabilities.spec import CapabilitySpec
-from executor.state import MS_PER_TICK, RunState
-from world.body import Body
+from craftbt.capabilities.behaviour import CapabilityBehaviour
+from craftbt.capabilities.context import AdmitAll, CapabilityContext
+from craftbt.capabilities.spec import CapabilitySpec
+from craftbt.executor.state import MS_PER_TICK, RunState
+from craftbt.world.body import Body
 
 if TYPE_CHECKING:
-    from executor.supervisor import Supervisor
+    from craftbt.executor.supervisor import Supervisor
 
 #: py_trees keys a canary run must not leave behind in the real run's blackboard
 _SHARED_KEYS = ("/last_result",)
@@ -36,7 +36,7 @@ def fork_body(body: Any) -> Body | None:
     if callable(fork):
         forked: Body = fork()
         return forked
-    if getattr(inner, "name", "") == "sim" or type(inner).__module__.startswith(("world.sim", "tests.")):
+    if getattr(inner, "name", "") == "sim" or type(inner).__module__.startswith(("craftbt.world.sim", "tests.")):
         try:
             copied: Body = copy.deepcopy(inner)
         except Exception:  # an uncopyable body is treated like a real server

@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from capabilities.spec import Permission
-from world.body import BlockPos, Position
+from craftbt.capabilities.spec import Permission
+from craftbt.world.body import BlockPos, Position
 
 
 class Bounds(BaseModel):

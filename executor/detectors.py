@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 import py_trees
 from py_trees.common import Status
 
-from executor.state import MS_PER_TICK, RunState
-from world.body import Position
+from craftbt.executor.state import MS_PER_TICK, RunState
+from craftbt.world.body import Position
 
 if TYPE_CHECKING:
-    from executor.supervisor import Supervisor
+    from craftbt.executor.supervisor import Supervisor
 
 
 class Detectors:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from trees.model import (
+from craftbt.trees.model import (
     ConditionNode,
     DecoratorNode,
     LeafNode,

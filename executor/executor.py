@@ -25,27 +25,27 @@ import py_trees
 from py_trees.common import Status
 from pydantic import BaseModel, Field
 
-from capabilities.behaviour import CapabilityBehaviour
-from capabilities.context import CapabilityContext
-from capabilities.registry import Registry
-from craftbt.errors import CraftbtError, ErrorCode
-from executor.backoff import next_eligible_at
-from executor.canary import ShadowCanary
-from executor.config import ExecutorConfig
-from executor.detectors import Detectors
-from executor.digests import digest, plan_digests
-from executor.gate import GateDecision, assess
-from executor.journal import Journal, default_home
-from executor.lifecycle import Lifecycle, Stage
-from executor.monitor import MonitoredBody
-from executor.pipeline import Pipeline
-from executor.preemption import SafetyMonitor, Signal, interruptible
-from executor.recorder import GoldenRunRecorder
-from executor.state import MS_PER_TICK, Escalation, RunState
-from executor.supervisor import LeafMeta, Supervisor
-from trees import model as m
-from trees.build import DEFINITION_ATTR, build
-from world.body import Body
+from craftbt.capabilities.behaviour import CapabilityBehaviour
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.registry import Registry
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.executor.backoff import next_eligible_at
+from craftbt.executor.canary import ShadowCanary
+from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.detectors import Detectors
+from craftbt.executor.digests import digest, plan_digests
+from craftbt.executor.gate import GateDecision, assess
+from craftbt.executor.journal import Journal, default_home
+from craftbt.executor.lifecycle import Lifecycle, Stage
+from craftbt.executor.monitor import MonitoredBody
+from craftbt.executor.pipeline import Pipeline
+from craftbt.executor.preemption import SafetyMonitor, Signal, interruptible
+from craftbt.executor.recorder import GoldenRunRecorder
+from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
+from craftbt.executor.supervisor import LeafMeta, Supervisor
+from craftbt.trees import model as m
+from craftbt.trees.build import DEFINITION_ATTR, build
+from craftbt.world.body import Body
 
 #: safety signals are sampled every 5 ticks (250 ms): rate-limited updates, edge-triggered (seed 003 SMI)
 SAFETY_POLL_TICKS = 5

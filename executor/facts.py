@@ -8,8 +8,8 @@ tell (the fact is then assumed, and the gate records the assumption).
 
 from __future__ import annotations
 
-from capabilities.facts import PLACEHOLDER, instantiate
-from world.body import Observation
+from craftbt.capabilities.facts import PLACEHOLDER, instantiate
+from craftbt.world.body import Observation
 
 __all__ = ["PLACEHOLDER", "evaluate", "initial_facts", "instantiate"]
 

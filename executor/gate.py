@@ -18,13 +18,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from capabilities.registry import Registry
-from capabilities.spec import CapabilitySpec
-from craftbt.errors import CraftbtError
-from executor.facts import evaluate, initial_facts, instantiate
-from executor.normalize import NormalizeResult, normalize
-from trees import model as m
-from world.body import Observation
+from craftbt.capabilities.registry import Registry
+from craftbt.capabilities.spec import CapabilitySpec
+from craftbt.core.errors import CraftbtError
+from craftbt.executor.facts import evaluate, initial_facts, instantiate
+from craftbt.executor.normalize import NormalizeResult, normalize
+from craftbt.trees import model as m
+from craftbt.world.body import Observation
 
 MAX_PROBLEMS = 20
 
@@ -140,8 +140,8 @@ class _Walker:
 
     def _subtree(self, node: m.SubtreeNode, facts: set[str]) -> tuple[set[str], list[str]]:
         """Walk an included tree in place, so its effects reach the steps after it."""
-        from trees.loader import load_file
-        from trees.validate import resolve_subtree_path
+        from craftbt.trees.loader import load_file
+        from craftbt.trees.validate import resolve_subtree_path
 
         base = self._inside[-1].parent if self._inside else self.base_dir
         path = resolve_subtree_path(node.path, base)

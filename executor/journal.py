@@ -39,7 +39,7 @@ from typing import Any
 
 import orjson
 
-from executor.digests import canonical_json
+from craftbt.executor.digests import canonical_json
 
 SCHEMA_VERSION = 1
 #: rows written during ticks are committed together at most this long after the first (run ends commit at once)

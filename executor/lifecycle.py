@@ -20,10 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from capabilities.registry import Registry
-from capabilities.spec import CapabilitySpec
-from executor.journal import Journal, default_home
-from executor.recorder import atomic_write_json
+from craftbt.capabilities.registry import Registry
+from craftbt.capabilities.spec import CapabilitySpec
+from craftbt.executor.journal import Journal, default_home
+from craftbt.executor.recorder import atomic_write_json
 
 #: promotion needs at least this many shadow observations (and active ones) to compare.
 MIN_SAMPLES = 3
@@ -91,7 +91,7 @@ class PromotionDecision(BaseModel):
 
 def promote(key: str, registry: Registry, lifecycle: Lifecycle, journal: Journal) -> PromotionDecision:
     """Promote ``NAME@VERSION`` from shadow to active if its SLA is no worse; otherwise say why."""
-    from executor.sla import capability_sla
+    from craftbt.executor.sla import capability_sla
 
     spec = registry.get(key)
     reasons: list[str] = []

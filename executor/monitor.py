@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
-from world.body import (
+from craftbt.world.body import (
     ActionHandle,
     ActionStatus,
     BlockInfo,

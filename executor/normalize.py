@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from capabilities.contracts import is_sentinel
-from capabilities.registry import Registry
-from executor.digests import iter_leaves
-from trees.model import LeafNode, TreeDefinition
+from craftbt.capabilities.contracts import is_sentinel
+from craftbt.capabilities.registry import Registry
+from craftbt.executor.digests import iter_leaves
+from craftbt.trees.model import LeafNode, TreeDefinition
 
 #: planning_incomplete_reasons is bounded so a huge broken plan cannot bloat records.
 MAX_REASONS = 20

@@ -27,17 +27,17 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from capabilities.context import CapabilityContext, run_guard
-from capabilities.spec import ActionError, ActionResult, CapabilitySpec, GuardResult
-from craftbt.errors import CraftbtError
-from executor.facts import evaluate, instantiate
-from executor.lifecycle import Stage
-from executor.normalize import find_sentinels
-from executor.state import MS_PER_TICK, RunState
-from world.body import BlockPos
+from craftbt.capabilities.context import CapabilityContext, run_guard
+from craftbt.capabilities.spec import ActionError, ActionResult, CapabilitySpec, GuardResult
+from craftbt.core.errors import CraftbtError
+from craftbt.executor.facts import evaluate, instantiate
+from craftbt.executor.lifecycle import Stage
+from craftbt.executor.normalize import find_sentinels
+from craftbt.executor.state import MS_PER_TICK, RunState
+from craftbt.world.body import BlockPos
 
 if TYPE_CHECKING:
-    from executor.supervisor import Supervisor
+    from craftbt.executor.supervisor import Supervisor
 
 StageFn = Callable[["Pipeline", CapabilityContext, CapabilitySpec, BaseModel, "Supervisor"], GuardResult | None]
 

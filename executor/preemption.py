@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from capabilities.registry import Registry
-from capabilities.spec import CapabilitySpec, Family
-from world.body import BlockPos, Body, Observation
+from craftbt.capabilities.registry import Registry
+from craftbt.capabilities.spec import CapabilitySpec, Family
+from craftbt.world.body import BlockPos, Body, Observation
 
 
 class Signal(StrEnum):

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from executor.digests import canonical_json
+from craftbt.executor.digests import canonical_json
 
 SCHEMA_VERSION = "golden_run_report_v1"
 SCHEMA_REVISION = 1

@@ -42,8 +42,8 @@ from typing import Any
 
 from rich.table import Column, Table
 
-from executor.journal import Journal
-from executor.pipeline import NOT_AN_OUTCOME
+from craftbt.executor.journal import Journal
+from craftbt.executor.pipeline import NOT_AN_OUTCOME
 
 SCHEMA = "craftbt_sla_v1"
 MAX_SERIES = 500

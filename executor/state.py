@@ -13,16 +13,16 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from executor.backoff import BlockClass, classify
-from executor.config import ExecutorConfig
-from executor.journal import Journal
-from executor.lifecycle import Lifecycle
-from executor.recorder import GoldenRunRecorder
+from craftbt.executor.backoff import BlockClass, classify
+from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.journal import Journal
+from craftbt.executor.lifecycle import Lifecycle
+from craftbt.executor.recorder import GoldenRunRecorder
 
 if TYPE_CHECKING:
-    from capabilities.registry import Registry
-    from executor.monitor import MonitoredBody
-    from executor.supervisor import Supervisor
+    from craftbt.capabilities.registry import Registry
+    from craftbt.executor.monitor import MonitoredBody
+    from craftbt.executor.supervisor import Supervisor
 
 MS_PER_TICK = 50
 

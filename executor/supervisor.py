@@ -30,12 +30,12 @@ from typing import Any
 from py_trees.common import Status
 from pydantic import BaseModel
 
-from capabilities.behaviour import PROBE_TICKS, CapabilityBehaviour
-from capabilities.spec import ActionResult, CapabilitySpec
-from executor.backoff import BACKOFF_MS, BlockClass, classify
-from executor.pipeline import Pipeline
-from executor.state import MS_PER_TICK, Escalation, RunState
-from world.body import BlockPos
+from craftbt.capabilities.behaviour import PROBE_TICKS, CapabilityBehaviour
+from craftbt.capabilities.spec import ActionResult, CapabilitySpec
+from craftbt.executor.backoff import BACKOFF_MS, BlockClass, classify
+from craftbt.executor.pipeline import Pipeline
+from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
+from craftbt.world.body import BlockPos
 
 EscalationSink = Callable[[Escalation], None]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from capabilities.spec import ActionResult, Verdict
+from craftbt.capabilities.spec import ActionResult, Verdict
 
 
 class Next(StrEnum):

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from router.intent import Intent
-from trees.model import TreeDefinition
-from world.body import BlockPos, Body
+from craftbt.router.intent import Intent
+from craftbt.trees.model import TreeDefinition
+from craftbt.world.body import BlockPos, Body
 
 if TYPE_CHECKING:
-    from capabilities.registry import Registry
+    from craftbt.capabilities.registry import Registry
 
 #: Workstations a plan may need; a placed one is reused when within this many blocks.
 STATION_REUSE_RADIUS = 6

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from trees.model import (
+from craftbt.trees.model import (
     ConditionNode,
     LeafNode,
     Node,

@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from planners.base import STATIONS, PlanningFailure, PlanningState, PlanResult
-from planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
-from router.intent import GoalVerb, Intent
-from world.mcdata import McData, Recipe, load
+from craftbt.planners.base import STATIONS, PlanningFailure, PlanningState, PlanResult
+from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
+from craftbt.router.intent import GoalVerb, Intent
+from craftbt.world.mcdata import McData, Recipe, load
 
 if TYPE_CHECKING:
-    from capabilities.registry import Registry
+    from craftbt.capabilities.registry import Registry
 
 #: Estimated game ticks per unit of work, for comparing options (not promises).
 MINE_TRAVEL_TICKS = 60

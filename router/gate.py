@@ -32,10 +32,10 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field
 
-from capabilities.registry import Registry
-from planners.base import Planner
-from trees import model as m
-from trees.loader import load_path
+from craftbt.capabilities.registry import Registry
+from craftbt.planners.base import Planner
+from craftbt.trees import model as m
+from craftbt.trees.loader import load_path
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "trees" / "library"

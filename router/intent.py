@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from craftbt.errors import CraftbtError, ErrorCode
+from craftbt.core.errors import CraftbtError, ErrorCode
 
 
 class IntentSource(StrEnum):
@@ -89,7 +89,7 @@ def parse_goal(text: str) -> Goal:
         )
     verb = VERB_SYNONYMS.get(match["verb"])
     if verb is None:
-        from capabilities.registry import suggest
+        from craftbt.capabilities.registry import suggest
 
         raise CraftbtError.single(
             ErrorCode.INVALID_ARGUMENT,

@@ -36,22 +36,22 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from capabilities.registry import Registry, default_registry
-from craftbt.errors import CraftbtError, ErrorCode
-from executor.digests import digest, plan_steps
-from executor.executor import RunOutcome
-from executor.gate import assess
-from planners.base import Planner, PlanningFailure, PlanningState, PlanResult
-from planners.goap.costs import UNIT_ARG, ActionCosts
-from planners.goap.planner import GoapPlanner
-from planners.htn.planner import HtnPlanner
-from planners.llm.planner import LlmPlanner
-from planners.solver import CraftingSolver
-from router.intent import GoalVerb, Intent
-from router.priors import PriorsStore, context_key
-from trees import model as m
-from trees.validate import validate_definition
-from world.body import Body, Observation
+from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.executor.digests import digest, plan_steps
+from craftbt.executor.executor import RunOutcome
+from craftbt.executor.gate import assess
+from craftbt.planners.base import Planner, PlanningFailure, PlanningState, PlanResult
+from craftbt.planners.goap.costs import UNIT_ARG, ActionCosts
+from craftbt.planners.goap.planner import GoapPlanner
+from craftbt.planners.htn.planner import HtnPlanner
+from craftbt.planners.llm.planner import LlmPlanner
+from craftbt.planners.solver import CraftingSolver
+from craftbt.router.intent import GoalVerb, Intent
+from craftbt.router.priors import PriorsStore, context_key
+from craftbt.trees import model as m
+from craftbt.trees.validate import validate_definition
+from craftbt.world.body import Body, Observation
 
 DEFAULT_BUDGET_MS = 5_000
 FAST_PATH_URGENCY = 0.8
@@ -344,7 +344,7 @@ class Router:
                                 children=[sub.plan.tree.root, main.plan.tree.root]),
             source="router:replan",
         )
-        from planners.ppa import dedupe_leaf_names
+        from craftbt.planners.ppa import dedupe_leaf_names
 
         dedupe_leaf_names(spliced.root)
         main.plan = main.plan.model_copy(update={"tree": spliced,

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from craftbt.errors import CraftbtError
-from router.intent import Intent, IntentSource, Safety, parse_goal
-from router.priors import PriorsStore
+from craftbt.core.errors import CraftbtError
+from craftbt.router.intent import Intent, IntentSource, Safety, parse_goal
+from craftbt.router.priors import PriorsStore
 
 PASSIVE_MOBS = ("cow", "sheep", "pig", "chicken", "villager", "horse", "cat", "wolf", "dog", "rabbit", "llama",
                 "fox", "parrot", "turtle", "bee", "goat", "donkey", "mule", "axolotl", "frog")

@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from capabilities.checks import register as register_checks
-from capabilities.context import CapabilityContext
-from capabilities.registry import Registry
-from capabilities.spec import (
+from craftbt.capabilities.checks import register as register_checks
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.registry import Registry
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -26,7 +26,7 @@ from capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from world.body import (
+from craftbt.world.body import (
     FACE_OFFSETS,
     ActionHandle,
     ActionStatus,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from world.body import (
+from craftbt.world.body import (
     ActionStatus,
     BlockInfo,
     BlockPos,

@@ -14,11 +14,11 @@ from typing import Any
 
 import py_trees
 
-from capabilities.behaviour import CapabilityBehaviour
-from capabilities.context import CapabilityContext
-from capabilities.registry import Registry, default_registry
-from capabilities.spec import ActionResult, Verdict
-from world.body import Body
+from craftbt.capabilities.behaviour import CapabilityBehaviour
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.spec import ActionResult, Verdict
+from craftbt.world.body import Body
 
 _REGISTRY: Registry | None = None
 

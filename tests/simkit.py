@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from world.body import BlockPos
+from craftbt.world.body import BlockPos
 
 
 def sim_body(seed: int = 1) -> tuple[Any, BlockPos]:
     """A fresh flat-world SimBody and the block the player stands in (situations: /setblock, /give)."""
-    body_module = pytest.importorskip("world.sim.body")
+    body_module = pytest.importorskip("craftbt.world.sim.body")
     body = body_module.SimBody(seed=seed)
     return body, body.position().block()

@@ -9,12 +9,12 @@ import pytest
 from py_trees.common import Status
 from pydantic import BaseModel, ConfigDict
 
-from capabilities.behaviour import PROBE_TICKS, CapabilityBehaviour, CheckBehaviour
-from capabilities.checks import CHECKS
-from capabilities.context import CapabilityContext
-from capabilities.leaves import sensing
-from capabilities.registry import Registry
-from capabilities.spec import (
+from craftbt.capabilities.behaviour import PROBE_TICKS, CapabilityBehaviour, CheckBehaviour
+from craftbt.capabilities.checks import CHECKS
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.leaves import sensing
+from craftbt.capabilities.registry import Registry
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -23,8 +23,8 @@ from capabilities.spec import (
     Verdict,
     VerificationResult,
 )
+from craftbt.world.body import BlockPos, BodyError, BodyErrorCode
 from tests.fakes import FakeBody, FakeHandle
-from world.body import BlockPos, BodyError, BodyErrorCode
 
 
 class TicksArgs(BaseModel):

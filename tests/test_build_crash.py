@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from executor.build_state.store import BuildStore
-from planners.building.planner import BuildingPlanner
-from planners.building.template import load_template
-from planners.building.witness import scan
-from world.body import BlockPos
-from world.sim.snapshot import load_file
+from craftbt.executor.build_state.store import BuildStore
+from craftbt.planners.building.planner import BuildingPlanner
+from craftbt.planners.building.template import load_template
+from craftbt.planners.building.witness import scan
+from craftbt.world.body import BlockPos
+from craftbt.world.sim.snapshot import load_file
 
 ROOT = Path(__file__).resolve().parents[1]
 AT = "3,64,3"

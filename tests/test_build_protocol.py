@@ -9,19 +9,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from capabilities.structures import Anchor, Cell, Facing
-from craftbt.errors import CraftbtError
-from executor.build_state.runner import BuildRunner, atomic_sim_persist
-from executor.build_state.store import BuildStore
-from executor.build_state.subtasks import SolverAcquirer
-from planners.building.decompose import StepKind, leaf_for
-from planners.building.planner import BuildingPlanner
-from planners.building.template import load_template, parse_template
-from planners.building.witness import ModuleState, classify, scan
-from trees.model import LeafNode, SequenceNode
-from world.body import BlockPos
-from world.sim.body import SimBody
-from world.sim.snapshot import load_file
+from craftbt.capabilities.structures import Anchor, Cell, Facing
+from craftbt.core.errors import CraftbtError
+from craftbt.executor.build_state.runner import BuildRunner, atomic_sim_persist
+from craftbt.executor.build_state.store import BuildStore
+from craftbt.executor.build_state.subtasks import SolverAcquirer
+from craftbt.planners.building.decompose import StepKind, leaf_for
+from craftbt.planners.building.planner import BuildingPlanner
+from craftbt.planners.building.template import load_template, parse_template
+from craftbt.planners.building.witness import ModuleState, classify, scan
+from craftbt.trees.model import LeafNode, SequenceNode
+from craftbt.world.body import BlockPos
+from craftbt.world.sim.body import SimBody
+from craftbt.world.sim.snapshot import load_file
 
 AT = BlockPos(3, 64, 3)
 
@@ -249,7 +249,7 @@ def test_doorway_blocked_during_a_later_module_is_repaired_before_the_checkpoint
 
 
 def test_creeper_blast_between_sessions_is_detected_and_repaired(tmp_path: Path) -> None:
-    from world.sim.mobs import explode
+    from craftbt.world.sim.mobs import explode
 
     runner, body, _store = runner_for(tmp_path, "shelter")
     runner.run(stop_after_modules=2)
@@ -321,7 +321,7 @@ def test_deficit_without_a_way_to_acquire_blocks_the_parent(tmp_path: Path) -> N
 
 
 def test_repair_plan_digs_wrong_blocks_before_placing() -> None:
-    from planners.building.decompose import repair_steps
+    from craftbt.planners.building.decompose import repair_steps
 
     w = BuildingPlanner().plan_build(load_template("hut"), AT, "N").witnesses["shell"]
     cells = dict(w.absolute_placements())

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capabilities.contracts import (
+from craftbt.capabilities.contracts import (
     ACTION_CONTRACTS,
     WORKSTATIONS,
     ActionContract,
@@ -25,8 +25,8 @@ from capabilities.contracts import (
     step_to_leaf_execution,
     validate_contracts,
 )
-from craftbt.errors import CraftbtError
-from executor.normalize import find_sentinels
+from craftbt.core.errors import CraftbtError
+from craftbt.executor.normalize import find_sentinels
 from tests.leafkit import shared_registry
 
 # -- normalization rules, one example each ---------------------------------------------------------

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from executor.config import Bounds, ExecutorConfig
-from executor.executor import Executor, RunOutcome
-from executor.journal import Journal
+from craftbt.executor.config import Bounds, ExecutorConfig
+from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.journal import Journal
+from craftbt.trees import model as m
 from tests.executor_fakes import FakeBody, make_registry
-from trees import model as m
 
 FENCE = Bounds(min_x=-50, min_y=0, min_z=-50, max_x=50, max_y=255, max_z=50)
 

@@ -7,13 +7,13 @@ from typing import Any
 
 import py_trees
 
-from executor.config import ExecutorConfig
-from executor.executor import Executor
-from executor.preemption import LAVA_RECHECK_TICKS, SafetyMonitor, Signal
+from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.executor import Executor
+from craftbt.executor.preemption import LAVA_RECHECK_TICKS, SafetyMonitor, Signal
+from craftbt.trees import model as m
+from craftbt.world.body import BlockPos, EntityInfo, Position
 from tests.executor_fakes import FakeBody, make_registry
 from tests.test_executor_core import FENCE, leaf, run, tree
-from trees import model as m
-from world.body import BlockPos, EntityInfo, Position
 
 
 def reasons(ex: Executor, run_id: str) -> list[str]:
@@ -129,7 +129,7 @@ def test_contradicted_verification_redispatches(tmp_path: Path) -> None:
     def flaky_accept(pre: Any, post: Any, args: Any, result: Any) -> Any:
         calls["n"] += 1
         if calls["n"] == 1:
-            from capabilities.spec import VerificationResult
+            from craftbt.capabilities.spec import VerificationResult
 
             return VerificationResult.contradicted(block="stone", expected=args.item)
         return original(pre, post, args, result)
@@ -147,7 +147,7 @@ def test_five_cobblestones_inconclusive_probes_never_redispatch(tmp_path: Path) 
     """Seed 000: inconclusive verification (chunk not loaded) used to re-dispatch; now one block is placed."""
     body = FakeBody(inventory={"cobblestone": 5})
     body.unloaded.add((1, 64, 0).__class__((1, 64, 0)))  # type: ignore[call-arg]
-    from world.body import BlockPos
+    from craftbt.world.body import BlockPos
 
     body.unloaded = {BlockPos(1, 64, 0)}
     out, ex, _ = run(tree(leaf("place", {"item": "cobblestone", "position": {"x": 1, "y": 64, "z": 0}})),

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from executor.backoff import DETERMINISTIC_BLOCK_BACKOFF_MS
-from executor.config import Bounds, ExecutorConfig, RateLimit
-from executor.executor import Executor
-from executor.lifecycle import Stage
+from craftbt.executor.backoff import DETERMINISTIC_BLOCK_BACKOFF_MS
+from craftbt.executor.config import Bounds, ExecutorConfig, RateLimit
+from craftbt.executor.executor import Executor
+from craftbt.executor.lifecycle import Stage
+from craftbt.trees import model as m
 from tests.executor_fakes import FakeBody, make_registry
 from tests.test_executor_core import FENCE, leaf, run, tree
-from trees import model as m
 
 
 def decisions(ex: Executor, run_id: str) -> list[dict[str, Any]]:

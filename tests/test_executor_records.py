@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from executor.backoff import (
+from craftbt.executor.backoff import (
     DETERMINISTIC_BLOCK_BACKOFF_MS,
     TRANSIENT_BLOCK_BACKOFF_MS,
     BlockClass,
@@ -22,12 +22,12 @@ from executor.backoff import (
     TaskBoard,
     classify,
 )
-from executor.config import ExecutorConfig
-from executor.digests import canonical_json, digest
-from executor.executor import Executor
-from executor.journal import Journal
-from executor.normalize import normalize
-from executor.recorder import MAX_DECISIONS, RUN_STALE_MS, GoldenRunRecorder, stable_fingerprint
+from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.digests import canonical_json, digest
+from craftbt.executor.executor import Executor
+from craftbt.executor.journal import Journal
+from craftbt.executor.normalize import normalize
+from craftbt.executor.recorder import MAX_DECISIONS, RUN_STALE_MS, GoldenRunRecorder, stable_fingerprint
 from tests.executor_fakes import FakeBody, make_registry
 from tests.test_executor_core import FENCE, leaf, tree
 
@@ -169,7 +169,7 @@ def test_strict_normalizer_never_materializes_by_default() -> None:
 KILL_SCRIPT = """
 import sys, time
 sys.path.insert(0, {root!r})
-from executor.journal import Journal
+from craftbt.executor.journal import Journal
 j = Journal({path!r})
 rid = j.begin_run(executor_plan_digest="sha256:x", tree_name="kill")
 for i in range(100000):

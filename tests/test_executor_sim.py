@@ -8,21 +8,21 @@ from typing import Any
 
 import pytest
 
-from capabilities.registry import Registry, default_registry
-from capabilities.spec import VerificationResult
-from executor.config import ExecutorConfig
-from executor.executor import Executor, RunOutcome
-from executor.sla import build_report
-from trees import model as m
-from trees.loader import load_file
+from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.spec import VerificationResult
+from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.sla import build_report
+from craftbt.trees import model as m
+from craftbt.trees.loader import load_file
 
 LIBRARY = Path(__file__).resolve().parents[1] / "trees" / "library"
 
-sim_loader = pytest.importorskip("world.scenarios.loader")
+sim_loader = pytest.importorskip("craftbt.world.scenarios.loader")
 
 
 def _fence(body: Any) -> Any:
-    from craftbt.commands.run_cmds import _scenario_bounds
+    from craftbt.cli.run_cmds import _scenario_bounds
 
     return _scenario_bounds(body)
 

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from capabilities.spec import CapabilitySpec
+from craftbt.capabilities.spec import CapabilitySpec
 from craftbt.cli import app
-from executor.config import ExecutorConfig
-from executor.executor import Executor
-from executor.journal import Journal
-from executor.lifecycle import Lifecycle, Stage, promote
-from executor.sla import SCHEMA, build_report, percentile, render_html
+from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.executor import Executor
+from craftbt.executor.journal import Journal
+from craftbt.executor.lifecycle import Lifecycle, Stage, promote
+from craftbt.executor.sla import SCHEMA, build_report, percentile, render_html
 from tests.executor_fakes import FakeBody, make_registry
 from tests.test_executor_core import FENCE, leaf, tree
 

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from capabilities.facts import PLACEHOLDER, instantiate
+from craftbt.capabilities.facts import PLACEHOLDER, instantiate
 
 
 def reference(fact: str, args: dict[str, Any]) -> str | None:

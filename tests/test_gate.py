@@ -6,14 +6,14 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from capabilities.registry import Registry, default_registry
-from capabilities.spec import CapabilitySpec, Family, NoArgs
-from craftbt.commands import plan_cmds
-from planners.htn.planner import HtnPlanner
-from planners.ppa import PlanStep
-from router.gate import TESTS, run_gate
-from router.gate import tested_capabilities as find_tested
-from router.router import default_planners
+from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.spec import CapabilitySpec, Family, NoArgs
+from craftbt.cli import plan_cmds
+from craftbt.planners.htn.planner import HtnPlanner
+from craftbt.planners.ppa import PlanStep
+from craftbt.router.gate import TESTS, run_gate
+from craftbt.router.gate import tested_capabilities as find_tested
+from craftbt.router.router import default_planners
 
 
 def test_gate_passes_on_main() -> None:
@@ -38,7 +38,7 @@ def test_planted_htn_operator_with_unregistered_verb_fails() -> None:
 
 
 def _spec(name: str, acceptance: object) -> CapabilitySpec:
-    from capabilities.leaves.sensing import register  # noqa: F401  (any module: only the spec shape matters)
+    from craftbt.capabilities.leaves.sensing import register  # noqa: F401  (any module: only the spec shape matters)
 
     def run(ctx: object, args: object) -> object:
         return iter(())
@@ -49,7 +49,7 @@ def _spec(name: str, acceptance: object) -> CapabilitySpec:
 
 def test_capability_without_acceptance_check_or_test_fails(tmp_path: Path) -> None:
     registry = Registry()
-    from capabilities.leaves import register_all
+    from craftbt.capabilities.leaves import register_all
 
     register_all(registry)
 

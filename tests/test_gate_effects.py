@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from capabilities.leaves.sensing import chat_effects
-from capabilities.registry import default_registry
-from executor.gate import assess
-from trees import model as m
-from world.scenarios import load_scenario
+from craftbt.capabilities.leaves.sensing import chat_effects
+from craftbt.capabilities.registry import default_registry
+from craftbt.executor.gate import assess
+from craftbt.trees import model as m
+from craftbt.world.scenarios import load_scenario
 
 
 def tree(*leaves: m.LeafNode) -> m.TreeDefinition:

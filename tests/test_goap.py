@@ -6,16 +6,16 @@ from typing import Any
 
 import pytest
 
-from capabilities.registry import default_registry
-from planners.base import PlanningFailure, PlanningState
-from planners.goap.actions import ground, interpret
-from planners.goap.costs import ActionCosts
-from planners.goap.planner import GoapPlanner
-from planners.htn.knowledge import Knowledge
-from router.intent import Intent
-from trees import model as m
-from trees.validate import validate_definition
-from world.body import Observation, Position
+from craftbt.capabilities.registry import default_registry
+from craftbt.planners.base import PlanningFailure, PlanningState
+from craftbt.planners.goap.actions import ground, interpret
+from craftbt.planners.goap.costs import ActionCosts
+from craftbt.planners.goap.planner import GoapPlanner
+from craftbt.planners.htn.knowledge import Knowledge
+from craftbt.router.intent import Intent
+from craftbt.trees import model as m
+from craftbt.trees.validate import validate_definition
+from craftbt.world.body import Observation, Position
 
 WORLD = frozenset({"oak_log", "stone", "coal_ore", "iron_ore", "dirt"})
 

@@ -6,15 +6,15 @@ from typing import Any
 
 import pytest
 
-from capabilities.registry import default_registry
-from planners.base import PlanningFailure, PlanningState
-from planners.htn.engine import BudgetExceeded, Domain, Engine
-from planners.htn.planner import HtnPlanner
-from planners.ppa import PlanStep
-from router.intent import Intent
-from router.priors import PriorsStore
-from trees import model as m
-from trees.validate import validate_definition
+from craftbt.capabilities.registry import default_registry
+from craftbt.planners.base import PlanningFailure, PlanningState
+from craftbt.planners.htn.engine import BudgetExceeded, Domain, Engine
+from craftbt.planners.htn.planner import HtnPlanner
+from craftbt.planners.ppa import PlanStep
+from craftbt.router.intent import Intent
+from craftbt.router.priors import PriorsStore
+from craftbt.trees import model as m
+from craftbt.trees.validate import validate_definition
 
 WORLD = frozenset({"oak_log", "birch_log", "stone", "coal_ore", "iron_ore", "dirt"})
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from capabilities.leaves.combat import EquipToolArgs, best_weapon, choose_tool
-from capabilities.spec import Verdict
+from craftbt.capabilities.leaves.combat import EquipToolArgs, best_weapon, choose_tool
+from craftbt.capabilities.spec import Verdict
+from craftbt.world.body import EntityInfo, Position
 from tests.fakes import FakeBody
 from tests.leafkit import make_context, run_leaf
 from tests.simkit import sim_body
-from world.body import EntityInfo, Position
 
 
 class CrowdBody(FakeBody):

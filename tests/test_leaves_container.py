@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from capabilities.leaves.container import TransferItemsArgs
-from capabilities.spec import Verdict
+from craftbt.capabilities.leaves.container import TransferItemsArgs
+from craftbt.capabilities.spec import Verdict
+from craftbt.world.body import BlockPos, WindowInfo
 from tests.fakes import FakeBody
 from tests.leafkit import run_leaf
 from tests.simkit import sim_body
-from world.body import BlockPos, WindowInfo
 
 
 class WindowBody(FakeBody):

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from capabilities.leaves.crafting import REUSE_RADIUS, SmeltArgs, fuel_plan, plan_craft
-from capabilities.spec import Verdict
+from craftbt.capabilities.leaves.crafting import REUSE_RADIUS, SmeltArgs, fuel_plan, plan_craft
+from craftbt.capabilities.spec import Verdict
+from craftbt.world import mcdata
+from craftbt.world.body import BlockPos
 from tests.fakes import FakeBody
 from tests.leafkit import run_leaf
 from tests.simkit import sim_body
-from world import mcdata
-from world.body import BlockPos
 
 MD = mcdata.load()
 FLOOR = {BlockPos(x, 63, z): "stone" for x in range(-4, 5) for z in range(-4, 5)}

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from capabilities.leaves.farming import max_age, produce, seed_item
-from capabilities.spec import Verdict
+from craftbt.capabilities.leaves.farming import max_age, produce, seed_item
+from craftbt.capabilities.spec import Verdict
+from craftbt.world import mcdata
+from craftbt.world.body import BlockPos
 from tests.leafkit import run_leaf
-from world import mcdata
-from world.body import BlockPos
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "world" / "scenarios" / "leaves"
 FEET = BlockPos(0, 64, 0)
@@ -19,7 +19,7 @@ MD = mcdata.load()
 
 
 def scenario(name: str) -> Any:
-    loader = pytest.importorskip("world.scenarios.loader")
+    loader = pytest.importorskip("craftbt.world.scenarios.loader")
     return loader.load_scenario(SCENARIOS / f"{name}.yaml")
 
 

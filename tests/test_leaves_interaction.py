@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from capabilities.leaves.common import registry_data
-from capabilities.leaves.interaction import material_plan
-from capabilities.spec import Verdict
+from craftbt.capabilities.leaves.common import registry_data
+from craftbt.capabilities.leaves.interaction import material_plan
+from craftbt.capabilities.spec import Verdict
+from craftbt.world.body import BlockPos
+from craftbt.world.mcdata import load
+from craftbt.world.scenarios.loader import load_scenario, starter_world
 from tests.leafkit import make_context, run_leaf
-from world.body import BlockPos
-from world.mcdata import load
-from world.scenarios.loader import load_scenario, starter_world
 
 SCENARIOS = "world/scenarios/leaves/"
 E = BlockPos(0, 64, 0)  # the player's feet block in every flat scenario
@@ -83,7 +83,7 @@ def test_acquire_walks_to_a_drop_that_was_not_picked_up() -> None:
     body.chat("/summon item ~2 ~1 ~-2 {Item:{id:\"minecraft:cobblestone\",Count:1}}")
     body.advance(1)
     ctx = make_context(body)
-    from capabilities.leaves.interaction import collect_drops
+    from craftbt.capabilities.leaves.interaction import collect_drops
 
     start = body.observe().count("cobblestone")
 

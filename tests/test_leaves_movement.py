@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import py_trees
 
-from capabilities.behaviour import CapabilityBehaviour
-from capabilities.spec import Verdict
+from craftbt.capabilities.behaviour import CapabilityBehaviour
+from craftbt.capabilities.spec import Verdict
+from craftbt.world.body import BlockPos
+from craftbt.world.scenarios.loader import load_scenario
 from tests.leafkit import make_context, run_leaf, shared_registry
-from world.body import BlockPos
-from world.scenarios.loader import load_scenario
 
 SCENARIOS = "world/scenarios/leaves/"
 

@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from capabilities.leaves.sensing import FindResourceArgs, SenseHostilesArgs
-from capabilities.spec import Verdict
+from craftbt.capabilities.leaves.sensing import FindResourceArgs, SenseHostilesArgs
+from craftbt.capabilities.spec import Verdict
+from craftbt.world.scenarios.loader import load_scenario
 from tests.leafkit import run_leaf
-from world.scenarios.loader import load_scenario
 
 SCENARIOS = "world/scenarios/leaves/"
 

@@ -8,16 +8,16 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from capabilities.spec import Verdict
+from craftbt.capabilities.spec import Verdict
+from craftbt.world.body import BlockPos
 from tests.leafkit import run_leaf
-from world.body import BlockPos
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "world" / "scenarios" / "leaves"
 FEET = BlockPos(0, 64, 0)
 
 
 def scenario(name: str) -> Any:
-    loader = pytest.importorskip("world.scenarios.loader")
+    loader = pytest.importorskip("craftbt.world.scenarios.loader")
     return loader.load_scenario(SCENARIOS / f"{name}.yaml")
 
 

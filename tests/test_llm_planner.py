@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from capabilities.registry import default_registry
-from planners.base import PlanningFailure, PlanningState
-from planners.llm.client import LlmConfig
-from planners.llm.planner import ALLOWED_VERBS, LlmPlanner
-from planners.llm.wire import WireError, parse, to_definition
-from router.intent import Intent
+from craftbt.capabilities.registry import default_registry
+from craftbt.planners.base import PlanningFailure, PlanningState
+from craftbt.planners.llm.client import LlmConfig
+from craftbt.planners.llm.planner import ALLOWED_VERBS, LlmPlanner
+from craftbt.planners.llm.wire import WireError, parse, to_definition
+from craftbt.router.intent import Intent
+from craftbt.trees import model as m
 from tests.openai_stub import StubServer, dead_url
-from trees import model as m
 
 
 @pytest.fixture()

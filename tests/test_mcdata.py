@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from world import mcdata
-from world.body import BodyError, BodyErrorCode
-from world.mcdata import LootCondition, McDataFileError, UnknownName
+from craftbt.world import mcdata
+from craftbt.world.body import BodyError, BodyErrorCode
+from craftbt.world.mcdata import LootCondition, McDataFileError, UnknownName
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_MODULES = ROOT / "node_modules"

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from capabilities.registry import default_registry
-from executor.config import ExecutorConfig
-from executor.executor import Executor
-from router.priors import PriorsStore
-from router.router import run_goal
-from world.scenarios import starter_world
+from craftbt.capabilities.registry import default_registry
+from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.executor import Executor
+from craftbt.router.priors import PriorsStore
+from craftbt.router.router import run_goal
+from craftbt.world.scenarios import starter_world
 
 
 def executor(tmp_path: Path, seed: int = 0) -> Executor:
-    from craftbt.commands.run_cmds import _scenario_bounds
+    from craftbt.cli.run_cmds import _scenario_bounds
 
     body = starter_world(seed)
     config = ExecutorConfig(geofence=_scenario_bounds(body), max_ticks=40_000)

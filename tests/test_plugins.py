@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import capabilities.registry as registry_module
-from craftbt.errors import CraftbtError, ErrorCode
+import craftbt.capabilities.registry as registry_module
+from craftbt.core.errors import CraftbtError, ErrorCode
 
 ROOT = Path(__file__).resolve().parent.parent
 

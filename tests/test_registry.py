@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from capabilities.registry import Registry, split_ref
-from capabilities.spec import (
+from craftbt.capabilities.registry import Registry, split_ref
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     CheckSpec,
@@ -17,7 +17,7 @@ from capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from craftbt.errors import CraftbtError, ErrorCode
+from craftbt.core.errors import CraftbtError, ErrorCode
 from tests.leafkit import shared_registry
 
 

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from capabilities.registry import default_registry
-from craftbt.errors import CraftbtError
-from planners.base import PlanningState
-from router.intent import Intent, Safety
-from router.priors import PriorsStore, context_key
-from router.router import Router, Trait, traits_of
-from router.thoughts import ThoughtProcessor
-from trees import model as m
+from craftbt.capabilities.registry import default_registry
+from craftbt.core.errors import CraftbtError
+from craftbt.planners.base import PlanningState
+from craftbt.router.intent import Intent, Safety
+from craftbt.router.priors import PriorsStore, context_key
+from craftbt.router.router import Router, Trait, traits_of
+from craftbt.router.thoughts import ThoughtProcessor
+from craftbt.trees import model as m
 
 WORLD = frozenset({"oak_log", "birch_log", "stone", "coal_ore", "iron_ore", "dirt"})
 STATE = PlanningState(available_blocks=WORLD)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from world.body import ActionStatus, BlockPos, BodyError, BodyErrorCode, Face
-from world.scenarios import load_scenario
-from world.sim.body import SimBody
-from world.sim.entities import MERGE_INTERVAL_RESTING, Entity
-from world.sim.loop import run_until
-from world.sim.mobs import explode
+from craftbt.world.body import ActionStatus, BlockPos, BodyError, BodyErrorCode, Face
+from craftbt.world.scenarios import load_scenario
+from craftbt.world.sim.body import SimBody
+from craftbt.world.sim.entities import MERGE_INTERVAL_RESTING, Entity
+from craftbt.world.sim.loop import run_until
+from craftbt.world.sim.mobs import explode
 
 
 def ok(body: SimBody, handle: object, ticks: int = 5000) -> dict[str, object]:

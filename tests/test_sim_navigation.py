@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from world.body import ActionStatus, BlockPos, BodyError, BodyErrorCode
-from world.scenarios import load_scenario, starter_world
-from world.sim.body import SimBody
-from world.sim.loop import run_until
-from world.sim.snapshot import dumps, loads
+from craftbt.world.body import ActionStatus, BlockPos, BodyError, BodyErrorCode
+from craftbt.world.scenarios import load_scenario, starter_world
+from craftbt.world.sim.body import SimBody
+from craftbt.world.sim.loop import run_until
+from craftbt.world.sim.snapshot import dumps, loads
 
 
 def test_path_around_a_wall() -> None:

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from executor.monitor import MonitoredBody
-from planners.base import PlanningState
-from router.router import SURVEY_BLOCKS, SURVEY_RADIUS
-from world.body import BlockPos, BodyError, BodyErrorCode
-from world.scenarios import load_scenario, starter_world
-from world.sim.body import SimBody
+from craftbt.executor.monitor import MonitoredBody
+from craftbt.planners.base import PlanningState
+from craftbt.router.router import SURVEY_BLOCKS, SURVEY_RADIUS
+from craftbt.world.body import BlockPos, BodyError, BodyErrorCode
+from craftbt.world.scenarios import load_scenario, starter_world
+from craftbt.world.sim.body import SimBody
 
 #: Surveyed kinds plus kinds a scenario places, kinds no world here has, and names no version has.
 NAMES = (

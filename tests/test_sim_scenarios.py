@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from craftbt.errors import CraftbtError, ErrorCode
-from world.scenarios import load_scenario, parse_scenario, shipped_scenarios
-from world.scenarios.loader import build
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.world.scenarios import load_scenario, parse_scenario, shipped_scenarios
+from craftbt.world.scenarios.loader import build
 
 
 @pytest.mark.parametrize("path", shipped_scenarios(), ids=lambda p: p.stem)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from capabilities.registry import default_registry
-from planners.base import PlanningFailure, PlanningState
-from planners.solver import CraftingSolver, recipe_graph
-from router.intent import Intent
-from trees.model import LeafNode, Node
+from craftbt.capabilities.registry import default_registry
+from craftbt.planners.base import PlanningFailure, PlanningState
+from craftbt.planners.solver import CraftingSolver, recipe_graph
+from craftbt.router.intent import Intent
+from craftbt.trees.model import LeafNode, Node
 
 
 def leaves(node: Node) -> list[LeafNode]:

@@ -11,8 +11,8 @@ import yaml
 from typer.testing import CliRunner
 
 from craftbt.cli import app
+from craftbt.trees.schema import tree_schema
 from tests.leafkit import shared_registry
-from trees.schema import tree_schema
 
 REPO = Path(__file__).resolve().parent.parent
 LIB = REPO / "trees" / "library"

@@ -9,10 +9,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from craftbt.errors import CraftbtError, Problem
+from craftbt.core.errors import CraftbtError, Problem
+from craftbt.trees.btcpp import from_xml
+from craftbt.trees.validate import validate_text
 from tests.leafkit import shared_registry
-from trees.btcpp import from_xml
-from trees.validate import validate_text
 
 KEYS = st.sampled_from(["tree", "root", "version", "blackboard", "sequence", "selector", "parallel", "children",
                         "leaf", "args", "condition", "check", "subtree", "remap", "retry", "timeout", "child",

@@ -11,16 +11,16 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from py_trees.common import Status
 
-from capabilities.context import CapabilityContext
-from craftbt.errors import CraftbtError, ErrorCode
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.trees import model as m
+from craftbt.trees.btcpp import decode_value, encode_value, from_xml, to_xml, xml_text_ok
+from craftbt.trees.build import build
+from craftbt.trees.dump import from_py_trees, to_data, to_json, to_yaml
+from craftbt.trees.loader import from_dict, load_file, load_text
+from craftbt.trees.validate import walk
 from tests.fakes import FakeBody
 from tests.leafkit import shared_registry
-from trees import model as m
-from trees.btcpp import decode_value, encode_value, from_xml, to_xml, xml_text_ok
-from trees.build import build
-from trees.dump import from_py_trees, to_data, to_json, to_yaml
-from trees.loader import from_dict, load_file, load_text
-from trees.validate import walk
 
 REPO = Path(__file__).resolve().parent.parent
 # structures/ holds building templates (planners/building), not tree definitions

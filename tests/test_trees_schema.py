@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 import yaml
 
+from craftbt.trees.schema import resolvable_refs, tree_schema
 from tests.leafkit import shared_registry
-from trees.schema import resolvable_refs, tree_schema
 
 REPO = Path(__file__).resolve().parent.parent
 # structures/ holds building templates (planners/building), not tree definitions

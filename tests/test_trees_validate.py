@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from capabilities.registry import Registry
-from craftbt.errors import ErrorCode
+from craftbt.capabilities.registry import Registry
+from craftbt.core.errors import ErrorCode
+from craftbt.trees import model as m
+from craftbt.trees.loader import load_text
+from craftbt.trees.validate import validate_path, validate_text
 from tests.leafkit import shared_registry
-from trees import model as m
-from trees.loader import load_text
-from trees.validate import validate_path, validate_text
 
 REPO = Path(__file__).resolve().parent.parent
 # structures/ holds building templates (planners/building), not tree definitions

@@ -53,12 +53,12 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
-from capabilities.registry import Registry, split_ref
-from craftbt.errors import CraftbtError, ErrorCode, Location
-from trees import model as m
-from trees.build import rename_references
-from trees.loader import NAME_PATTERN, load_path
-from trees.validate import resolve_subtree_path
+from craftbt.capabilities.registry import Registry, split_ref
+from craftbt.core.errors import CraftbtError, ErrorCode, Location
+from craftbt.trees import model as m
+from craftbt.trees.build import rename_references
+from craftbt.trees.loader import NAME_PATTERN, load_path
+from craftbt.trees.validate import resolve_subtree_path
 
 FORMAT = "4"
 LEAF_META = ("version", "retry", "timeout_ms", "idempotency_key", "args_source")

@@ -35,11 +35,11 @@ from typing import Any
 import py_trees
 from py_trees.common import OneShotPolicy, ParallelPolicy, Status
 
-from capabilities.behaviour import REFERENCE, CapabilityBehaviour, CheckBehaviour, blackboard_key
-from capabilities.context import CapabilityContext
-from trees import model as m
-from trees.validate import Checked, resolve_subtree_path, validate_definition
-from world.body import TICKS_PER_SECOND
+from craftbt.capabilities.behaviour import REFERENCE, CapabilityBehaviour, CheckBehaviour, blackboard_key
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.trees import model as m
+from craftbt.trees.validate import Checked, resolve_subtree_path, validate_definition
+from craftbt.world.body import TICKS_PER_SECOND
 
 DEFINITION_ATTR = "craftbt_definition"
 #: set on a Retry that came from a leaf's ``retry:`` shorthand, so dump folds it back

@@ -22,9 +22,9 @@ import py_trees
 import yaml
 from py_trees.common import ParallelPolicy
 
-from craftbt.errors import CraftbtError, ErrorCode
-from trees import model as m
-from trees.build import DEFINITION_ATTR, SHORTHAND_ATTR, BuiltTree, TickTimeout
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.trees import model as m
+from craftbt.trees.build import DEFINITION_ATTR, SHORTHAND_ATTR, BuiltTree, TickTimeout
 
 _DEFAULT_MEMORY = {"sequence": True, "selector": False}
 

@@ -2,7 +2,7 @@
 
 This module checks the *shape* of a file; :mod:`trees.validate` checks it
 against the registry (leaf and check names, args), subtrees and the
-blackboard. Both report :class:`craftbt.errors.Problem` values and collect
+blackboard. Both report :class:`craftbt.core.errors.Problem` values and collect
 every problem they can find rather than stopping at the first.
 
 On-disk format (``tree-format.md`` plus the details it leaves open)
@@ -52,9 +52,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from craftbt.errors import CraftbtError, ErrorCode, Problem
-from trees import model as m
-from trees.source import DocPath, SourceMap, parse
+from craftbt.core.errors import CraftbtError, ErrorCode, Problem
+from craftbt.trees import model as m
+from craftbt.trees.source import DocPath, SourceMap, parse
 
 COMPOSITE_KINDS = ("sequence", "selector", "parallel")
 DECORATOR_KINDS = tuple(d.value for d in m.DecoratorKind)

@@ -16,13 +16,13 @@ from typing import Any, cast
 
 import py_trees
 
-from capabilities.behaviour import CapabilityBehaviour, CheckBehaviour
-from capabilities.context import CapabilityContext
-from capabilities.registry import Registry
-from craftbt.errors import CraftbtError, ErrorCode
-from trees import model as m
-from trees.build import DEFINITION_ATTR, build
-from world.body import Body
+from craftbt.capabilities.behaviour import CapabilityBehaviour, CheckBehaviour
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.registry import Registry
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.trees import model as m
+from craftbt.trees.build import DEFINITION_ATTR, build
+from craftbt.world.body import Body
 
 MAX_ARGS = 4
 MAX_VALUE = 28

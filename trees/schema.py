@@ -22,8 +22,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from capabilities.registry import Registry
-from trees import model as m
+from craftbt.capabilities.registry import Registry
+from craftbt.trees import model as m
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "urn:craftbt:tree-format:1"

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from craftbt.errors import CraftbtError, ErrorCode, Location, Problem
+from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
 
 DocPath = tuple[str | int, ...]
 

@@ -36,12 +36,12 @@ from typing import Any
 import jsonschema
 from pydantic import BaseModel, ValidationError
 
-from capabilities.behaviour import REFERENCE, find_references
-from capabilities.registry import Registry
-from craftbt.errors import CraftbtError, ErrorCode, Problem
-from trees import model as m
-from trees.loader import Loaded, close_match, load_path, load_text
-from trees.source import DocPath, SourceMap
+from craftbt.capabilities.behaviour import REFERENCE, find_references
+from craftbt.capabilities.registry import Registry
+from craftbt.core.errors import CraftbtError, ErrorCode, Problem
+from craftbt.trees import model as m
+from craftbt.trees.loader import Loaded, close_match, load_path, load_text
+from craftbt.trees.source import DocPath, SourceMap
 
 LIBRARY_DIR = Path(__file__).resolve().parent / "library"
 

@@ -35,7 +35,7 @@ from enum import StrEnum
 from importlib import resources
 from typing import Any
 
-from world.body import BodyError, BodyErrorCode
+from craftbt.world.body import BodyError, BodyErrorCode
 
 DEFAULT_VERSION = "1.21.4"
 FORMAT = 2
@@ -495,7 +495,7 @@ def data_file_name(version: str) -> str:
 
 def read_raw(version: str = DEFAULT_VERSION) -> dict[str, Any]:
     """The shipped data file for ``version``, parsed but not indexed."""
-    ref = resources.files("world") / "data" / data_file_name(version)
+    ref = resources.files("craftbt.world") / "data" / data_file_name(version)
     try:
         payload = ref.read_bytes()
     except FileNotFoundError:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from capabilities import checks
-from capabilities.leaves import (
+from craftbt.capabilities import checks
+from craftbt.capabilities.leaves import (
     combat,
     construction,
     container,
@@ -21,7 +21,7 @@ from capabilities.leaves import (
 )
 
 if TYPE_CHECKING:
-    from capabilities.registry import Registry
+    from craftbt.capabilities.registry import Registry
 
 FAMILIES = (
     movement,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from capabilities.leaves.common import (
+from craftbt.capabilities.leaves.common import (
     EYE_HEIGHT,
     REACH,
     Step,
@@ -30,12 +30,12 @@ from capabilities.leaves.common import (
     registry_data,
     within_reach,
 )
-from capabilities.spec import ActionResult
-from capabilities.structures import is_air, is_replaceable
-from world.body import FACE_OFFSETS, BlockPos, BodyError, Face
+from craftbt.capabilities.spec import ActionResult
+from craftbt.capabilities.structures import is_air, is_replaceable
+from craftbt.world.body import FACE_OFFSETS, BlockPos, BodyError, Face
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
+    from craftbt.capabilities.context import CapabilityContext
 
 #: Neighbour search order for a reference block: below first (the common case), then the sides, then above.
 REFERENCE_ORDER: tuple[Face, ...] = (Face.DOWN, Face.NORTH, Face.SOUTH, Face.WEST, Face.EAST, Face.UP)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
 
-from capabilities.leaves.common import (
+from craftbt.capabilities.leaves.common import (
     StrictArgs,
     Vec3,
     act,
@@ -20,7 +20,7 @@ from capabilities.leaves.common import (
     failure_from_error,
     registry_data,
 )
-from capabilities.spec import (
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -29,12 +29,12 @@ from capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from world.body import TICKS_PER_SECOND, BlockPos, BodyError, EntityInfo, Observation, Position
+from craftbt.world.body import TICKS_PER_SECOND, BlockPos, BodyError, EntityInfo, Observation, Position
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
-    from capabilities.registry import Registry
-    from world.mcdata import McData
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.registry import Registry
+    from craftbt.world.mcdata import McData
 
 #: The seed's tier priority (netherite > diamond > iron > stone > golden > wooden), weakest first.
 TIER_PRIORITY: tuple[str, ...] = ("wooden", "golden", "stone", "iron", "diamond", "netherite")

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from capabilities.spec import ActionResult, VerificationResult
-from world import mcdata
-from world.body import (
+from craftbt.capabilities.spec import ActionResult, VerificationResult
+from craftbt.world import mcdata
+from craftbt.world.body import (
     ActionHandle,
     ActionStatus,
     BlockPos,
@@ -22,10 +22,10 @@ from world.body import (
     EntityInfo,
     Observation,
 )
-from world.mcdata import McData
+from craftbt.world.mcdata import McData
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
+    from craftbt.capabilities.context import CapabilityContext
 
 #: Player reach for dig/place/activate, in blocks from the eyes (vanilla survival).
 REACH = 4.5

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import py_trees
 from pydantic import Field, ValidationError, model_validator
 
-from capabilities.leaves.blockwork import (
+from craftbt.capabilities.leaves.blockwork import (
     OPPOSITE,
     REFERENCE_ORDER,
     can_place_against,
@@ -38,14 +38,14 @@ from capabilities.leaves.blockwork import (
     place_step,
     reference_for,
 )
-from capabilities.leaves.common import (
+from craftbt.capabilities.leaves.common import (
     StrictArgs,
     Vec3,
     count_item,
     expect_block,
     registry_data,
 )
-from capabilities.spec import (
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -55,7 +55,7 @@ from capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from capabilities.structures import (
+from craftbt.capabilities.structures import (
     LIBRARY,
     Anchor,
     Cell,
@@ -68,11 +68,11 @@ from capabilities.structures import (
     is_replaceable,
     scan_module,
 )
-from world.body import BlockPos, Face, Observation, block_key
+from craftbt.world.body import BlockPos, Face, Observation, block_key
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
-    from capabilities.registry import Registry
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.registry import Registry
 
 #: Blackboard namespace for modules a planner emits; ``module_id`` resolves here first.
 MODULE_KEY_PREFIX = "/build/modules/"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
 
-from capabilities.leaves.common import (
+from craftbt.capabilities.leaves.common import (
     Step,
     StrictArgs,
     Vec3,
@@ -22,7 +22,7 @@ from capabilities.leaves.common import (
     failure_from_error,
     registry_data,
 )
-from capabilities.spec import (
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -31,11 +31,11 @@ from capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from world.body import BlockPos, BodyError, Observation, Position, block_key
+from craftbt.world.body import BlockPos, BodyError, Observation, Position, block_key
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
-    from capabilities.registry import Registry
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.registry import Registry
 
 #: Blocks with an item window a player opens by using them.
 CONTAINER_BLOCKS: tuple[str, ...] = (

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
-from capabilities.contracts import WORKSTATIONS
-from capabilities.leaves.common import (
+from craftbt.capabilities.contracts import WORKSTATIONS
+from craftbt.capabilities.leaves.common import (
     REACH,
     Step,
     StrictArgs,
@@ -32,7 +32,7 @@ from capabilities.leaves.common import (
     registry_data,
     within_reach,
 )
-from capabilities.spec import (
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -43,12 +43,12 @@ from capabilities.spec import (
     Verdict,
     VerificationResult,
 )
-from world.body import TICKS_PER_SECOND, BlockPos, BodyError, Face, Observation, Position
-from world.mcdata import McData, Recipe, UnknownName, load
+from craftbt.world.body import TICKS_PER_SECOND, BlockPos, BodyError, Face, Observation, Position
+from craftbt.world.mcdata import McData, Recipe, UnknownName, load
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
-    from capabilities.registry import Registry
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.registry import Registry
 
 #: A station this close (blocks, from the feet) is reused rather than a new one placed.
 REUSE_RADIUS = 8

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from capabilities.leaves.blockwork import dig_step, place_step, use_on_step
-from capabilities.leaves.common import (
+from craftbt.capabilities.leaves.blockwork import dig_step, place_step, use_on_step
+from craftbt.capabilities.leaves.common import (
     Step,
     StrictArgs,
     Vec3,
@@ -29,8 +29,8 @@ from capabilities.leaves.common import (
     is_item_entity,
     registry_data,
 )
-from capabilities.leaves.construction import expect_cells
-from capabilities.spec import (
+from craftbt.capabilities.leaves.construction import expect_cells
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -41,13 +41,13 @@ from capabilities.spec import (
     Verdict,
     VerificationResult,
 )
-from capabilities.structures import is_air
-from world.body import BlockPos, BodyError, Face, Observation, block_key
-from world.mcdata import McData
+from craftbt.capabilities.structures import is_air
+from craftbt.world.body import BlockPos, BodyError, Face, Observation, block_key
+from craftbt.world.mcdata import McData
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
-    from capabilities.registry import Registry
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.registry import Registry
 
 #: Blocks a hoe turns into farmland (vanilla; coarse and rooted dirt till to dirt, not farmland).
 TILLABLE = ("grass_block", "dirt", "dirt_path")

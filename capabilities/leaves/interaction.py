@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, model_validator
 
-from capabilities.leaves.blockwork import best_tool, equip_and_dig
-from capabilities.leaves.common import (
+from craftbt.capabilities.leaves.blockwork import best_tool, equip_and_dig
+from craftbt.capabilities.leaves.common import (
     REACH,
     StrictArgs,
     Vec3,
@@ -43,8 +43,8 @@ from capabilities.leaves.common import (
     registry_data,
     within_reach,
 )
-from capabilities.leaves.movement import SAFE_LIGHT, standable
-from capabilities.spec import (
+from craftbt.capabilities.leaves.movement import SAFE_LIGHT, standable
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -55,7 +55,7 @@ from capabilities.spec import (
     Verdict,
     VerificationResult,
 )
-from world.body import (
+from craftbt.world.body import (
     FACE_OFFSETS,
     ActionHandle,
     BlockPos,
@@ -64,12 +64,12 @@ from world.body import (
     Observation,
     Position,
 )
-from world.mcdata import TOOL_TIERS
+from craftbt.world.mcdata import TOOL_TIERS
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
-    from capabilities.registry import Registry
-    from world.mcdata import McData
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.registry import Registry
+    from craftbt.world.mcdata import McData
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from capabilities.leaves.common import (
+from craftbt.capabilities.leaves.common import (
     Issued,
     StrictArgs,
     Vec3,
@@ -22,7 +22,7 @@ from capabilities.leaves.common import (
     is_solid,
     registry_data,
 )
-from capabilities.spec import (
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -31,12 +31,12 @@ from capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from world.body import TICKS_PER_SECOND, ActionHandle, ActionStatus, BlockPos, BodyError, Observation, Position
+from craftbt.world.body import TICKS_PER_SECOND, ActionHandle, ActionStatus, BlockPos, BodyError, Observation, Position
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
-    from capabilities.registry import Registry
-    from world.mcdata import McData
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.registry import Registry
+    from craftbt.world.mcdata import McData
 
 #: Blocks a player must not stand in or on. A safety policy, not registry data.
 HAZARDS = frozenset(

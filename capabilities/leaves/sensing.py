@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import py_trees
 from pydantic import BaseModel, ConfigDict, Field
 
-from capabilities.leaves.common import EYE_HEIGHT, StrictArgs, registry_data
-from capabilities.spec import (
+from craftbt.capabilities.leaves.common import EYE_HEIGHT, StrictArgs, registry_data
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -22,11 +22,11 @@ from capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from world.body import TICKS_PER_SECOND, BlockPos, Observation, Position
+from craftbt.world.body import TICKS_PER_SECOND, BlockPos, Observation, Position
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
-    from capabilities.registry import Registry
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.registry import Registry
 
 
 class Vec3Args(BaseModel):

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
-from capabilities.leaves.blockwork import use_on_step
-from capabilities.leaves.common import (
+from craftbt.capabilities.leaves.blockwork import use_on_step
+from craftbt.capabilities.leaves.common import (
     Step,
     StrictArgs,
     Vec3,
@@ -38,7 +38,7 @@ from capabilities.leaves.common import (
     failure_from_error,
     registry_data,
 )
-from capabilities.spec import (
+from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
@@ -49,11 +49,11 @@ from capabilities.spec import (
     Verdict,
     VerificationResult,
 )
-from world.body import TICKS_PER_DAY, ActionHandle, BlockPos, BodyError, Observation
+from craftbt.world.body import TICKS_PER_DAY, ActionHandle, BlockPos, BodyError, Observation
 
 if TYPE_CHECKING:
-    from capabilities.context import CapabilityContext
-    from capabilities.registry import Registry
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.registry import Registry
 
 #: How long a flipped source may take to move its device (vanilla pistons: 2 game ticks).
 SETTLE_TICKS = 10

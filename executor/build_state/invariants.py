@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from capabilities.structures import Anchor, Cell, is_air, rotate
-from executor.build_state.models import InvariantResult, OpenDelta, Severity, SiteSignature, StationEntry
-from planners.building.template import STRUCTURAL_TYPES, StructureTemplate
-from planners.building.witness import ModuleWitnessV1, scan
-from world.body import BlockPos
+from craftbt.capabilities.structures import Anchor, Cell, is_air, rotate
+from craftbt.executor.build_state.models import InvariantResult, OpenDelta, Severity, SiteSignature, StationEntry
+from craftbt.planners.building.template import STRUCTURAL_TYPES, StructureTemplate
+from craftbt.planners.building.witness import ModuleWitnessV1, scan
+from craftbt.world.body import BlockPos
 
 Reader = Callable[[BlockPos], str | None]
 CORRIDOR = 3

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from executor.build_state.store import BuildStore
-from world.body import FACE_OFFSETS, ActionHandle, ActionStatus, BlockPos, Body, Face
+from craftbt.executor.build_state.store import BuildStore
+from craftbt.world.body import FACE_OFFSETS, ActionHandle, ActionStatus, BlockPos, Body, Face
 
 
 class JournalingBody:

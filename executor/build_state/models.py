@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from capabilities.structures import Facing
+from craftbt.capabilities.structures import Facing
 
 INVARIANT_SET_VERSION = 1
 

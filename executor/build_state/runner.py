@@ -40,11 +40,11 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from capabilities.registry import Registry, default_registry
-from capabilities.structures import Facing, ModuleWitness, is_air, is_replaceable
-from executor.build_state.invariants import check_all
-from executor.build_state.journal_body import JournalingBody
-from executor.build_state.models import (
+from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.structures import Facing, ModuleWitness, is_air, is_replaceable
+from craftbt.executor.build_state.invariants import check_all
+from craftbt.executor.build_state.journal_body import JournalingBody
+from craftbt.executor.build_state.models import (
     Bounds,
     BuildCheckpoint,
     BuildMetadata,
@@ -58,15 +58,15 @@ from executor.build_state.models import (
     Vec,
     checkpoint_id,
 )
-from executor.build_state.store import BuildStore
-from executor.config import Bounds as Fence
-from executor.config import ExecutorConfig
-from executor.executor import Executor, RunOutcome
-from planners.building.decompose import BuildStep, StepKind, materials_for
-from planners.building.planner import BuildingPlanner, deficits, work_package
-from planners.building.template import StructureTemplate, anchor_for
-from planners.building.witness import ModuleState, ModuleWitnessV1, classify, scan
-from world.body import BlockPos, Body
+from craftbt.executor.build_state.store import BuildStore
+from craftbt.executor.config import Bounds as Fence
+from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.planners.building.decompose import BuildStep, StepKind, materials_for
+from craftbt.planners.building.planner import BuildingPlanner, deficits, work_package
+from craftbt.planners.building.template import StructureTemplate, anchor_for
+from craftbt.planners.building.witness import ModuleState, ModuleWitnessV1, classify, scan
+from craftbt.world.body import BlockPos, Body
 
 MAX_REPAIRS = 3
 MAX_MODULE_ATTEMPTS = 4
@@ -267,7 +267,7 @@ class BuildRunner:
         for entry in meta.station_registry:
             pos = BlockPos(entry.pos.x, entry.pos.y, entry.pos.z)
             present = self.read(pos) == entry.kind
-            from executor.build_state.invariants import _near_standable
+            from craftbt.executor.build_state.invariants import _near_standable
 
             entry.reachable = present and _near_standable(pos, standable)
             entry.last_verified_at = now

@@ -24,7 +24,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from executor.build_state.models import BuildCheckpoint, BuildMetadata, BuildStatus
+from craftbt.executor.build_state.models import BuildCheckpoint, BuildMetadata, BuildStatus
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS builds (

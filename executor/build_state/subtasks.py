@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from planners.base import PlanningFailure, PlanningState
-from router.intent import Goal, GoalVerb, Intent
+from craftbt.planners.base import PlanningFailure, PlanningState
+from craftbt.router.intent import Goal, GoalVerb, Intent
 
 if TYPE_CHECKING:
-    from executor.build_state.runner import BuildRunner
+    from craftbt.executor.build_state.runner import BuildRunner
 
 MAX_ROUNDS = 3
 
 
 class SolverAcquirer:
     def __call__(self, runner: BuildRunner, subtask: dict[str, Any]) -> bool:
-        from planners.solver import CraftingSolver
+        from craftbt.planners.solver import CraftingSolver
 
         item = subtask["goal"]["item"]
         target = int(subtask["goal"]["count"])

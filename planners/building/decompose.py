@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from capabilities.structures import ModuleWitness
-from planners.building.witness import ModuleWitnessV1
-from trees.model import LeafNode, Node, SequenceNode, TreeDefinition
-from world.body import BlockPos
+from craftbt.capabilities.structures import ModuleWitness
+from craftbt.planners.building.witness import ModuleWitnessV1
+from craftbt.trees.model import LeafNode, Node, SequenceNode, TreeDefinition
+from craftbt.world.body import BlockPos
 
 WORKSTATION_BLOCKS = frozenset({"crafting_table", "furnace", "smoker", "blast_furnace", "anvil"})
 

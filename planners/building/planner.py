@@ -17,18 +17,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from capabilities.structures import Facing, ModuleWitness
-from planners.base import PlanningFailure, PlanningState, PlanResult
-from planners.building.decompose import BuildStep, materials_for, module_steps, package_tree, repair_steps
-from planners.building.order import MacroPlan, macro_plan
-from planners.building.template import StructureTemplate, anchor_for, load_template
-from planners.building.witness import ModuleWitnessV1, make_witness
-from router.intent import GoalVerb, Intent
-from trees.model import TreeDefinition
-from world.body import BlockPos
+from craftbt.capabilities.structures import Facing, ModuleWitness
+from craftbt.planners.base import PlanningFailure, PlanningState, PlanResult
+from craftbt.planners.building.decompose import BuildStep, materials_for, module_steps, package_tree, repair_steps
+from craftbt.planners.building.order import MacroPlan, macro_plan
+from craftbt.planners.building.template import StructureTemplate, anchor_for, load_template
+from craftbt.planners.building.witness import ModuleWitnessV1, make_witness
+from craftbt.router.intent import GoalVerb, Intent
+from craftbt.trees.model import TreeDefinition
+from craftbt.world.body import BlockPos
 
 if TYPE_CHECKING:
-    from capabilities.registry import Registry
+    from craftbt.capabilities.registry import Registry
 
 
 @dataclass

@@ -17,7 +17,7 @@ towards -z) as offsets from the template's reference corner:
   registry should track (derived from the block names when omitted).
 
 Loading never half-succeeds: every problem is collected and raised as one
-:class:`~craftbt.errors.CraftbtError` naming the file, line and field.
+:class:`~craftbt.core.errors.CraftbtError` naming the file, line and field.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from capabilities.structures import Anchor, Cell, Facing, ModuleSpec, Placement
-from craftbt.errors import CraftbtError, ErrorCode, Location, Problem
-from craftbt.yamlpos import compose_and_load, line_of
-from world.body import BlockPos
+from craftbt.capabilities.structures import Anchor, Cell, Facing, ModuleSpec, Placement
+from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
+from craftbt.core.yamlpos import compose_and_load, line_of
+from craftbt.world.body import BlockPos
 
 LIBRARY_DIR = Path(__file__).resolve().parents[2] / "trees" / "structures"
 #: Blocks the station registry tracks (seed 001 StationEntry.kind, plus the storage anchor).
@@ -404,7 +404,7 @@ def load_template(ref: str | Path, *, known_blocks: frozenset[str] | None = None
             suggestion=close[0] if close else None,
         )
     if known_blocks is None:
-        from world.mcdata import load
+        from craftbt.world.mcdata import load
 
         md = load()
         known_blocks = frozenset(b.name for b in md.blocks())

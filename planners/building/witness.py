@@ -20,8 +20,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from capabilities.structures import Anchor, Cell, Facing, ModuleSpec, ModuleWitness, Placement, build_order, scan_module
-from world.body import BlockPos
+from craftbt.capabilities.structures import (
+    Anchor,
+    Cell,
+    Facing,
+    ModuleSpec,
+    ModuleWitness,
+    Placement,
+    build_order,
+    scan_module,
+)
+from craftbt.world.body import BlockPos
 
 #: Seed 001: a diff covering more than this share of the placements means the module was destroyed.
 DESTROYED_SHARE = 0.8

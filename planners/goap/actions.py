@@ -17,13 +17,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from executor.facts import instantiate
-from planners.base import STATIONS
-from planners.goap.costs import ActionCosts
-from planners.htn.knowledge import SEARCH_RADIUS, Knowledge
+from craftbt.executor.facts import instantiate
+from craftbt.planners.base import STATIONS
+from craftbt.planners.goap.costs import ActionCosts
+from craftbt.planners.htn.knowledge import SEARCH_RADIUS, Knowledge
 
 if TYPE_CHECKING:
-    from capabilities.registry import Registry
+    from craftbt.capabilities.registry import Registry
 
 #: an item's options costing more than this times its cheapest option are not grounded
 RELEVANCE_SLACK = 2.5

@@ -15,18 +15,18 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from planners.base import PlanningFailure, PlanningState, PlanResult
-from planners.goap.actions import GROUNDERS, GroundAction, ground
-from planners.goap.costs import ActionCosts
-from planners.goap.search import Heuristic, SearchBudgetExceeded, astar, make_state
-from planners.htn.knowledge import Knowledge
-from planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
-from planners.solver import consolidate_mining
-from router.intent import GoalVerb, Intent
-from world.body import Observation
+from craftbt.planners.base import PlanningFailure, PlanningState, PlanResult
+from craftbt.planners.goap.actions import GROUNDERS, GroundAction, ground
+from craftbt.planners.goap.costs import ActionCosts
+from craftbt.planners.goap.search import Heuristic, SearchBudgetExceeded, astar, make_state
+from craftbt.planners.htn.knowledge import Knowledge
+from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
+from craftbt.planners.solver import consolidate_mining
+from craftbt.router.intent import GoalVerb, Intent
+from craftbt.world.body import Observation
 
 if TYPE_CHECKING:
-    from capabilities.registry import Registry
+    from craftbt.capabilities.registry import Registry
 
 STATION_RADIUS = 6
 

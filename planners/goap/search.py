@@ -20,8 +20,8 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
-from planners.goap.actions import GroundAction
-from planners.htn.knowledge import Knowledge
+from craftbt.planners.goap.actions import GroundAction
+from craftbt.planners.htn.knowledge import Knowledge
 
 State = tuple[tuple[tuple[str, int], ...], frozenset[str]]
 

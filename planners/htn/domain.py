@@ -25,12 +25,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from capabilities.structures import LIBRARY as MODULES
-from planners.htn.engine import Domain, Task
-from planners.htn.knowledge import MINE_BATCH, SEARCH_RADIUS, Knowledge
-from planners.ppa import Check, PlanStep
-from planners.solver import CRAFT_TICKS, MINE_TRAVEL_TICKS, PLACE_TICKS, SMELT_TICKS
-from world.body import BlockPos
+from craftbt.capabilities.structures import LIBRARY as MODULES
+from craftbt.planners.htn.engine import Domain, Task
+from craftbt.planners.htn.knowledge import MINE_BATCH, SEARCH_RADIUS, Knowledge
+from craftbt.planners.ppa import Check, PlanStep
+from craftbt.planners.solver import CRAFT_TICKS, MINE_TRAVEL_TICKS, PLACE_TICKS, SMELT_TICKS
+from craftbt.world.body import BlockPos
 
 #: crop item -> (crop block, seed item) for the farming library
 CROPS: dict[str, tuple[str, str]] = {

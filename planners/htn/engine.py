@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from planners.ppa import PlanStep
+from craftbt.planners.ppa import PlanStep
 
 
 class HtnState(Protocol):

@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from planners.base import PlanningState
-from planners.solver import (
+from craftbt.planners.base import PlanningState
+from craftbt.planners.solver import (
     CRAFT_TICKS,
     MINE_TRAVEL_TICKS,
     SMELT_TICKS,
@@ -28,7 +28,7 @@ from planners.solver import (
     _recipes,
     mine_sources,
 )
-from world.mcdata import McData, Recipe, load
+from craftbt.world.mcdata import McData, Recipe, load
 
 #: acquire_material searches this far: the starter world puts ore 10-16 blocks from spawn.
 SEARCH_RADIUS = 32

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Protocol
 
-from planners.base import PlanningFailure, PlanningState, PlanResult
-from planners.htn.domain import CROPS, SURVIVAL_NEEDS, CraftState, build_domain
-from planners.htn.engine import (
+from craftbt.planners.base import PlanningFailure, PlanningState, PlanResult
+from craftbt.planners.htn.domain import CROPS, SURVIVAL_NEEDS, CraftState, build_domain
+from craftbt.planners.htn.engine import (
     Alternative,
     BudgetExceeded,
     CompoundNode,
@@ -28,15 +28,15 @@ from planners.htn.engine import (
     methods_used,
     plan_steps,
 )
-from planners.htn.knowledge import Knowledge
-from planners.ppa import Check, PlanStep, dedupe_leaf_names, station_moves
-from router.intent import GoalVerb, Intent
-from router.priors import context_key
-from trees.model import Node, SelectorNode, SequenceNode, TreeDefinition
-from world.mcdata import load
+from craftbt.planners.htn.knowledge import Knowledge
+from craftbt.planners.ppa import Check, PlanStep, dedupe_leaf_names, station_moves
+from craftbt.router.intent import GoalVerb, Intent
+from craftbt.router.priors import context_key
+from craftbt.trees.model import Node, SelectorNode, SequenceNode, TreeDefinition
+from craftbt.world.mcdata import load
 
 if TYPE_CHECKING:
-    from capabilities.registry import Registry
+    from craftbt.capabilities.registry import Registry
 
 #: tasks whose runner-up method becomes a fallback branch in the tree
 FALLBACK_TASKS = frozenset({"produce", "fuel_for", "survive"})

@@ -16,15 +16,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from planners.base import PlanningFailure, PlanningState, PlanResult
-from planners.llm.client import ChatClient, LlmConfig, LlmError
-from planners.llm.wire import WIRE_SCHEMA, WireError, leaf_capabilities, parse, to_definition
-from router.intent import Intent
-from trees.schema import tree_schema
-from trees.validate import validate_definition
+from craftbt.planners.base import PlanningFailure, PlanningState, PlanResult
+from craftbt.planners.llm.client import ChatClient, LlmConfig, LlmError
+from craftbt.planners.llm.wire import WIRE_SCHEMA, WireError, leaf_capabilities, parse, to_definition
+from craftbt.router.intent import Intent
+from craftbt.trees.schema import tree_schema
+from craftbt.trees.validate import validate_definition
 
 if TYPE_CHECKING:
-    from capabilities.registry import Registry
+    from craftbt.capabilities.registry import Registry
 
 #: the verbs the LLM may emit: world work a bot plans for; no operator or combat verbs
 ALLOWED_VERBS: frozenset[str] = frozenset({

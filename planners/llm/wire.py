@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema
 
-from trees import model as m
+from craftbt.trees import model as m
 
 MAX_NODES = 200
 

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from craftbt.world.mineflayer.body import MineflayerBody
+from craftbt.world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES
+from craftbt.world.mineflayer.server import DEFAULT_VERSION, FlyingSquid
 from tests.e2e.squidkit import FLYING_SQUID_LACKS, Arena, McServer, connect, enter_plot, skip_without_node
-from world.mineflayer.body import MineflayerBody
-from world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES
-from world.mineflayer.server import DEFAULT_VERSION, FlyingSquid
 
 
 def pytest_configure(config: pytest.Config) -> None:

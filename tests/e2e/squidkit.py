@@ -37,9 +37,9 @@ from typing import TypeVar
 
 import pytest
 
-from world.body import ActionHandle, ActionStatus, BlockPos, BodyError, BodyErrorCode, Position
-from world.mineflayer.body import MineflayerBody
-from world.mineflayer.node_env import missing_packages, setup_hint
+from craftbt.world.body import ActionHandle, ActionStatus, BlockPos, BodyError, BodyErrorCode, Position
+from craftbt.world.mineflayer.body import MineflayerBody
+from craftbt.world.mineflayer.node_env import missing_packages, setup_hint
 
 T = TypeVar("T")
 

@@ -23,10 +23,12 @@ from pathlib import Path
 
 import pytest
 
-from capabilities.structures import Facing
-from executor.build_state.store import BuildStore
-from planners.building.planner import BuildingPlanner, BuildPlan
-from planners.building.template import load_template
+from craftbt.capabilities.structures import Facing
+from craftbt.executor.build_state.store import BuildStore
+from craftbt.planners.building.planner import BuildingPlanner, BuildPlan
+from craftbt.planners.building.template import load_template
+from craftbt.world.body import BlockPos
+from craftbt.world.mineflayer.body import MineflayerBody
 from tests.e2e.squidkit import (
     McServer,
     block_name,
@@ -39,8 +41,6 @@ from tests.e2e.squidkit import (
     wait_until,
 )
 from tests.leafkit import run_leaf
-from world.body import BlockPos
-from world.mineflayer.body import MineflayerBody
 
 pytestmark = pytest.mark.e2e
 
@@ -54,7 +54,7 @@ BUILD_TIMEOUT_S = 150.0
 
 def craftbt_command(*args: str) -> list[str]:
     script = Path(sys.executable).with_name("craftbt")
-    return [str(script), *args] if script.exists() else [sys.executable, "-m", "craftbt.cli", *args]
+    return [str(script), *args] if script.exists() else [sys.executable, "-m", "craftbt", *args]
 
 
 def offline_uuid(name: str) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from craftbt.world.body import ActionStatus, Body, BodyError, BodyErrorCode, Face
+from craftbt.world.mineflayer.body import MineflayerBody
 from tests.e2e.squidkit import Arena, McServer, finish, refusal, wait_until
-from world.body import ActionStatus, Body, BodyError, BodyErrorCode, Face
-from world.mineflayer.body import MineflayerBody
 
 pytestmark = pytest.mark.e2e
 

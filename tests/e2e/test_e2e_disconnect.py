@@ -6,10 +6,10 @@ import time
 
 import pytest
 
+from craftbt.world.body import ActionStatus, BlockPos, BodyError, BodyErrorCode
+from craftbt.world.mineflayer.body import MineflayerBody
+from craftbt.world.mineflayer.server import FlyingSquid, free_port
 from tests.e2e.squidkit import finish, wait_until
-from world.body import ActionStatus, BlockPos, BodyError, BodyErrorCode
-from world.mineflayer.body import MineflayerBody
-from world.mineflayer.server import FlyingSquid, free_port
 
 pytestmark = pytest.mark.e2e
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from capabilities.spec import Verdict
+from craftbt.capabilities.spec import Verdict
+from craftbt.world.mineflayer.body import MineflayerBody
 from tests.e2e.squidkit import Arena, wait_until
 from tests.leafkit import run_leaf
-from world.mineflayer.body import MineflayerBody
 
 pytestmark = pytest.mark.e2e
 

@@ -27,7 +27,7 @@ from collections.abc import Collection
 from types import TracebackType
 from typing import Any
 
-from world.body import (
+from craftbt.world.body import (
     TICKS_PER_SECOND,
     ActionStatus,
     BlockInfo,
@@ -41,7 +41,7 @@ from world.body import (
     Position,
     WindowInfo,
 )
-from world.mineflayer.node_env import (
+from craftbt.world.mineflayer.node_env import (
     BODY_PACKAGES,
     PACKAGE_DIR,
     find_node_modules,

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from world.mineflayer.node_env import (
+from craftbt.world.mineflayer.node_env import (
     PACKAGE_DIR,
     SERVER_PACKAGES,
     find_node_modules,

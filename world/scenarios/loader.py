@@ -16,17 +16,17 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from craftbt.errors import CraftbtError, ErrorCode, Location, Problem
-from craftbt.yamlpos import compose_and_load, line_of
-from world.body import BodyError, Position
-from world.mcdata import McData, UnknownName, load
-from world.scenarios.schema import Scenario
-from world.sim.body import SimBody
-from world.sim.commands import parse_block
-from world.sim.generator import FlatGenerator, NaturalGenerator
-from world.sim.mobs import explode
-from world.sim.starter import find_spawn, make_starter
-from world.sim.world import World
+from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
+from craftbt.core.yamlpos import compose_and_load, line_of
+from craftbt.world.body import BodyError, Position
+from craftbt.world.mcdata import McData, UnknownName, load
+from craftbt.world.scenarios.schema import Scenario
+from craftbt.world.sim.body import SimBody
+from craftbt.world.sim.commands import parse_block
+from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
+from craftbt.world.sim.mobs import explode
+from craftbt.world.sim.starter import find_spawn, make_starter
+from craftbt.world.sim.world import World
 
 SCENARIO_DIR = Path(__file__).parent
 

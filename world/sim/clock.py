@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from world.body import TICKS_PER_DAY, TICKS_PER_SECOND
+from craftbt.world.body import TICKS_PER_DAY, TICKS_PER_SECOND
 
 
 class SimClock:

@@ -14,11 +14,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from world.body import BodyError, BodyErrorCode, Position
-from world.sim.storage import BlockState, make_state
+from craftbt.world.body import BodyError, BodyErrorCode, Position
+from craftbt.world.sim.storage import BlockState, make_state
 
 if TYPE_CHECKING:
-    from world.sim.body import SimBody
+    from craftbt.world.sim.body import SimBody
 
 Apply = Callable[[], str]
 
@@ -115,7 +115,7 @@ def coords(body: SimBody, args: list[str], *, block: bool) -> tuple[float, float
 
 
 def _block_pos(body: SimBody, args: list[str]) -> tuple[int, int, int]:
-    from world.sim.world import MAX_Y, MIN_Y
+    from craftbt.world.sim.world import MAX_Y, MIN_Y
 
     x, y, z = coords(body, args, block=True)
     if not MIN_Y <= y <= MAX_Y:
@@ -194,7 +194,7 @@ def _fill(body: SimBody, args: list[str]) -> Apply:
         raise _bad(f"too many blocks in the specified area ({volume} > {MAX_FILL})")
 
     def run() -> str:
-        from world.sim.storage import AIR
+        from craftbt.world.sim.storage import AIR
 
         w = body.world
         n = 0

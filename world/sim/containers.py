@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from world.body import ItemStack
-from world.sim.player import Stack
+from craftbt.world.body import ItemStack
+from craftbt.world.sim.player import Stack
 
 if TYPE_CHECKING:
-    from world.mcdata import McData
+    from craftbt.world.mcdata import McData
 
 CHEST_SLOTS = 27
 CHEST_BLOCKS = ("chest", "trapped_chest", "barrel")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from world.body import EntityInfo, ItemStack, Position
+from craftbt.world.body import EntityInfo, ItemStack, Position
 
 #: Ticks before a dropped item can be picked up: mined blocks, tossed items (vanilla 10 / 40).
 PICKUP_DELAY_MINED = 10

@@ -15,7 +15,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from world.sim.storage import BlockStore, make_state
+from craftbt.world.sim.storage import BlockStore, make_state
 
 SEA_LEVEL = 62
 WORLD_TOP = 128  # generators write below this; players may build higher

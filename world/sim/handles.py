@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from world.body import TICKS_PER_SECOND, ActionStatus, BodyError, BodyErrorCode
+from craftbt.world.body import TICKS_PER_SECOND, ActionStatus, BodyError, BodyErrorCode
 
 
 class SimHandle:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from world.body import TICKS_PER_DAY
+from craftbt.world.body import TICKS_PER_DAY
 
 if TYPE_CHECKING:
-    from world.sim.world import World
+    from craftbt.world.sim.world import World
 
 MAX_LIGHT = 15
 

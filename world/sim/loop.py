@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from world.body import ActionHandle, ActionStatus, Body
+from craftbt.world.body import ActionHandle, ActionStatus, Body
 
 
 def run_until(handle: ActionHandle, body: Body, max_ticks: int = 20 * 60 * 5) -> ActionStatus:

@@ -12,18 +12,18 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from world.body import Position
-from world.sim import light
-from world.sim.entities import (
+from craftbt.world.body import Position
+from craftbt.world.sim import light
+from craftbt.world.sim.entities import (
     CREEPER_FUSE,
     CREEPER_POWER,
     FOLLOW_RANGE,
     Entity,
 )
-from world.sim.storage import AIR
+from craftbt.world.sim.storage import AIR
 
 if TYPE_CHECKING:
-    from world.sim.world import World
+    from craftbt.world.sim.world import World
 
 #: Hostile mobs the world spawns in the dark, with relative weights.
 SPAWN_TABLE: tuple[tuple[str, int], ...] = (("zombie", 4), ("skeleton", 3), ("spider", 2), ("creeper", 2))
@@ -116,13 +116,13 @@ def _wander(world: World, e: Entity) -> None:
 
 
 def _passable(world: World, x: int, y: int, z: int) -> bool:
-    from world.sim.world import LAVA, SOLID
+    from craftbt.world.sim.world import LAVA, SOLID
 
     return not world.flags(x, y, z) & (SOLID | LAVA) and not world.flags(x, y + 1, z) & SOLID
 
 
 def _step_towards(world: World, e: Entity, dx: float, dz: float, speed: float) -> None:
-    from world.sim.world import MIN_Y, SOLID
+    from craftbt.world.sim.world import MIN_Y, SOLID
 
     norm = math.hypot(dx, dz)
     if norm < 1e-9:
@@ -143,7 +143,7 @@ def _step_towards(world: World, e: Entity, dx: float, dz: float, speed: float) -
 
 
 def _try_spawn(world: World) -> None:
-    from world.sim.world import SOLID
+    from craftbt.world.sim.world import SOLID
 
     p = world.player.position
     near = sum(1 for e in world.entities.values() if e.kind == "hostile" and e.distance_to(p) < 64)

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from world.body import TICKS_PER_SECOND
+from craftbt.world.body import TICKS_PER_SECOND
 
 if TYPE_CHECKING:
-    from world.sim.world import World
+    from craftbt.world.sim.world import World
 
 Pos = tuple[int, int, int]
 
@@ -68,7 +68,7 @@ def find_path(
     broken) the search may dig through solid blocks in its way, paying their
     dig time.
     """
-    from world.sim.world import LAVA, SOLID
+    from craftbt.world.sim.world import LAVA, SOLID
 
     flags = world.flags
     free_cache: dict[Pos, bool] = {}

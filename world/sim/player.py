@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from world.body import ItemStack, Position
+from craftbt.world.body import ItemStack, Position
 
 HOTBAR = range(36, 45)
 MAIN = range(9, 36)

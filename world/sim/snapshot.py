@@ -18,13 +18,13 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-from world.body import Position
-from world.mcdata import McData, load
-from world.sim.body import SimBody
-from world.sim.containers import container_from_json
-from world.sim.entities import Entity
-from world.sim.generator import from_spec
-from world.sim.world import Timer, World
+from craftbt.world.body import Position
+from craftbt.world.mcdata import McData, load
+from craftbt.world.sim.body import SimBody
+from craftbt.world.sim.containers import container_from_json
+from craftbt.world.sim.entities import Entity
+from craftbt.world.sim.generator import from_spec
+from craftbt.world.sim.world import Timer, World
 
 MAGIC = b"CRAFTBT-SIM\x01"
 FORMAT = 1

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 
-from world.body import Position
-from world.sim.generator import SEA_LEVEL, place_tree_leaves, place_tree_trunk
-from world.sim.storage import make_state
-from world.sim.world import World
+from craftbt.world.body import Position
+from craftbt.world.sim.generator import SEA_LEVEL, place_tree_leaves, place_tree_trunk
+from craftbt.world.sim.storage import make_state
+from craftbt.world.sim.world import World
 
 MIN_TREES = 3
 TREE_RADIUS = 12

@@ -16,12 +16,12 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from world.body import BlockInfo, BlockPos, Position
-from world.mcdata import McData
-from world.sim import blockstate, mobs
-from world.sim.clock import SimClock
-from world.sim.containers import Container, Furnace, new_container
-from world.sim.entities import (
+from craftbt.world.body import BlockInfo, BlockPos, Position
+from craftbt.world.mcdata import McData
+from craftbt.world.sim import blockstate, mobs
+from craftbt.world.sim.clock import SimClock
+from craftbt.world.sim.containers import Container, Furnace, new_container
+from craftbt.world.sim.entities import (
     ITEM_DESPAWN_TICKS,
     MERGE_INTERVAL_MOVING,
     MERGE_INTERVAL_RESTING,
@@ -30,9 +30,9 @@ from world.sim.entities import (
     in_pickup_range,
     merge_items,
 )
-from world.sim.generator import FlatGenerator, NaturalGenerator
-from world.sim.player import MAX_FOOD, MAX_HEALTH, Player
-from world.sim.storage import AIR, BlockState, BlockStore, make_state
+from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
+from craftbt.world.sim.player import MAX_FOOD, MAX_HEALTH, Player
+from craftbt.world.sim.storage import AIR, BlockState, BlockStore, make_state
 
 # Per-state flags, computed once per palette entry.
 SOLID = 1  # full collision box: stand on it, cannot walk through it

@@ -12,8 +12,8 @@ import sys
 
 import typer
 
-from craftbt.commands import build_cmds, plan_cmds, run_cmds, server_cmds, trees_cmds
-from craftbt.errors import CraftbtError
+from craftbt.cli import build_cmds, plan_cmds, run_cmds, server_cmds, trees_cmds
+from craftbt.core.errors import CraftbtError
 
 app = typer.Typer(
     name="craftbt",

@@ -13,16 +13,16 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from capabilities.registry import default_registry
-from craftbt.commands.console import table_console
-from craftbt.errors import CraftbtError, ErrorCode
-from router.priors import PriorsStore
+from craftbt.capabilities.registry import default_registry
+from craftbt.cli.console import table_console
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.router.priors import PriorsStore
 
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "fast_path")
 
 
 def _body(scenario: Path | None, seed: int) -> Any:
-    from world.scenarios import load_scenario, starter_world
+    from craftbt.world.scenarios import load_scenario, starter_world
 
     return load_scenario(scenario, seed) if scenario is not None else starter_world(seed)
 
@@ -37,8 +37,8 @@ def plan_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the routing decision as JSON"),
 ) -> None:
     """Plan a goal on the embedded world: print the chosen tree and why it was chosen."""
-    from router.router import plan_for_goal
-    from trees.dump import to_json, to_yaml
+    from craftbt.router.router import plan_for_goal
+    from craftbt.trees.dump import to_json, to_yaml
 
     if planner not in PLANNERS:
         raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--planner {planner!r}",
@@ -54,7 +54,7 @@ def plan_cmd(
         return
     console = table_console()
     try:
-        from trees.render import render
+        from craftbt.trees.render import render
 
         console.print(str(render(tree, "unicode", registry)))
     except CraftbtError:
@@ -78,8 +78,8 @@ def gate_cmd(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Fail (exit 1) when planners can emit unregistered verbs or a capability lacks acceptance check/test."""
-    from router.gate import TESTS, run_gate
-    from router.router import default_planners
+    from craftbt.router.gate import TESTS, run_gate
+    from craftbt.router.router import default_planners
 
     report = run_gate(default_registry(), default_planners(), tests=tests or TESTS)
     if as_json:

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from world.mineflayer.server import DEFAULT_VERSION, GENERATIONS, FlyingSquid, ServerError
+from craftbt.world.mineflayer.server import DEFAULT_VERSION, GENERATIONS, FlyingSquid, ServerError
 
 server_app = typer.Typer(help="A local Minecraft server (flying-squid) for demos and tests.", no_args_is_help=True)
 

@@ -18,12 +18,12 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from capabilities.registry import Registry, default_registry
-from craftbt.commands.console import table_console
-from craftbt.errors import CraftbtError, ErrorCode, Location, Problem
-from trees import model as m
-from trees.render import RenderFormat
-from trees.validate import Checked, validate_definition, validate_path
+from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.cli.console import table_console
+from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
+from craftbt.trees import model as m
+from craftbt.trees.render import RenderFormat
+from craftbt.trees.validate import Checked, validate_definition, validate_path
 
 #: Indirection so tests (and embedders) can run the commands against another registry.
 get_registry: Callable[[], Registry] = default_registry
@@ -39,7 +39,7 @@ def check_file(path: Path, registry: Registry) -> Checked:
     """Any supported tree file -> Checked (XML is imported first; its problems have no line numbers)."""
     if path.suffix.lower() != ".xml":
         return validate_path(path, registry)
-    from trees.btcpp import from_xml
+    from craftbt.trees.btcpp import from_xml
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -115,7 +115,7 @@ def render_cmd(
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
 ) -> None:
     """Draw a tree (png needs -o or a redirected stdout)."""
-    from trees.render import render
+    from craftbt.trees.render import render
 
     registry = get_registry()
     try:
@@ -166,7 +166,7 @@ def schema_cmd(
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
 ) -> None:
     """Print the JSON Schema of tree files, generated from the registry."""
-    from trees.schema import tree_schema
+    from craftbt.trees.schema import tree_schema
 
     try:
         _write(out, json.dumps(tree_schema(get_registry()), indent=2) + "\n")
@@ -180,7 +180,7 @@ def convert_cmd(
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
 ) -> None:
     """Convert a validated tree between YAML, JSON and BehaviorTree.CPP v4 XML."""
-    from trees import btcpp, dump
+    from craftbt.trees import btcpp, dump
 
     registry = get_registry()
     try:

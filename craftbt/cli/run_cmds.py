@@ -23,16 +23,16 @@ from rich.live import Live
 from rich.table import Table
 from rich.tree import Tree as RichTree
 
-from capabilities.registry import default_registry
-from craftbt.commands.console import table_console
-from craftbt.commands.trees_cmds import capabilities_app
-from craftbt.errors import CraftbtError, ErrorCode
-from executor.config import PROFILES, Bounds, ExecutorConfig
-from executor.executor import Executor, RunOutcome
-from executor.journal import Journal, default_home
-from executor.lifecycle import Lifecycle, Stage, promote
-from executor.state import RunState
-from world.body import Body
+from craftbt.capabilities.registry import default_registry
+from craftbt.cli.console import table_console
+from craftbt.cli.trees_cmds import capabilities_app
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.executor.config import PROFILES, Bounds, ExecutorConfig
+from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.journal import Journal, default_home
+from craftbt.executor.lifecycle import Lifecycle, Stage, promote
+from craftbt.executor.state import RunState
+from craftbt.world.body import Body
 
 STATUS_STYLE = {
     Status.SUCCESS: "[green]✓[/]",
@@ -74,12 +74,12 @@ def _make_body(
     version: str = "1.21.4",
 ) -> tuple[Body, Bounds | None]:
     if kind == "sim":
-        from world.scenarios.loader import load_scenario, starter_world
+        from craftbt.world.scenarios.loader import load_scenario, starter_world
 
         sim: Any = load_scenario(scenario, seed) if scenario is not None else starter_world(seed)
         return sim, _scenario_bounds(sim)
     if kind == "mineflayer":
-        from world.mineflayer.body import MineflayerBody
+        from craftbt.world.mineflayer.body import MineflayerBody
 
         # No geofence by default on a real server: world-changing leaves stay refused (fail-closed)
         # until the user passes --geofence.
@@ -143,7 +143,7 @@ def run_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON"),
 ) -> None:
     """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows."""
-    from trees.loader import load_file
+    from craftbt.trees.loader import load_file
 
     if (tree is None) == (goal is None):
         typer.echo("craftbt run: give a TREE file or --goal, not both and not neither", err=True)
@@ -201,7 +201,7 @@ def run_cmd(
 def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: Path | None,
               *, quiet: bool) -> RunOutcome:
     """Route the goal to a planner, run its tree, replan on escalation; print why each plan was chosen."""
-    from router.router import run_goal
+    from craftbt.router.router import run_goal
 
     goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None)
     if not quiet:
@@ -271,7 +271,7 @@ def sla_cmd(
     last_failures: int = typer.Option(5, "--last-failures"),
 ) -> None:
     """Per capability@version SLA: attempts, success rate, durations, TTFA, retries, timeouts, failures."""
-    from executor.sla import build_report, render_html, render_table
+    from craftbt.executor.sla import build_report, render_html, render_table
 
     if fmt not in ("table", "json", "html"):
         raise _err(f"--format {fmt!r} is not one of table, json, html")
@@ -285,7 +285,7 @@ def sla_cmd(
         text = render_html(report)
     if text is not None:
         if output is not None:
-            from executor.recorder import atomic_write_text
+            from craftbt.executor.recorder import atomic_write_text
 
             atomic_write_text(output, text)
             typer.echo(f"wrote {output}")

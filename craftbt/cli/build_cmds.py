@@ -24,10 +24,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from capabilities.structures import Facing
-from craftbt.commands.console import table_console
-from craftbt.errors import CraftbtError, ErrorCode
-from world.body import BlockPos, Body
+from craftbt.capabilities.structures import Facing
+from craftbt.cli.console import table_console
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.world.body import BlockPos, Body
 
 DEFAULT_STATE = Path(".craftbt/build")
 WORLD_FILE = "world.snap"
@@ -60,14 +60,14 @@ def sim_body(state: Path, seed: int, scenario: Path | None) -> tuple[Any, bool]:
     """The embedded world: the state directory's snapshot if there is one, else a new world. (body, fresh)"""
     snap = state / WORLD_FILE
     if snap.exists():
-        from world.sim.snapshot import load_file
+        from craftbt.world.sim.snapshot import load_file
 
         return load_file(snap), False
     if scenario is not None:
-        from world.scenarios.loader import load_scenario
+        from craftbt.world.scenarios.loader import load_scenario
 
         return load_scenario(scenario, seed), True
-    from world.sim.body import SimBody
+    from craftbt.world.sim.body import SimBody
 
     return SimBody(seed=seed), True
 
@@ -90,10 +90,10 @@ def run_build(
     mineflayer_body: Body | None = None,
 ) -> dict[str, Any]:
     """One build session (also the crash tests' worker). Returns a summary dict."""
-    from executor.build_state.runner import BuildRunner, atomic_sim_persist
-    from executor.build_state.store import BuildStore
-    from executor.build_state.subtasks import SolverAcquirer
-    from planners.building.template import load_template
+    from craftbt.executor.build_state.runner import BuildRunner, atomic_sim_persist
+    from craftbt.executor.build_state.store import BuildStore
+    from craftbt.executor.build_state.subtasks import SolverAcquirer
+    from craftbt.planners.building.template import load_template
 
     tpl = load_template(template)
     state.mkdir(parents=True, exist_ok=True)
@@ -109,7 +109,7 @@ def run_build(
             persist()  # the world exists on disk before any build record refers to it
     elif body_kind == "mineflayer":
         if mineflayer_body is None:
-            from world.mineflayer.body import DEFAULT_VERSION, MineflayerBody
+            from craftbt.world.mineflayer.body import DEFAULT_VERSION, MineflayerBody
 
             body = owned = MineflayerBody.connect(host, port, username, version=version or DEFAULT_VERSION)
         else:
@@ -147,7 +147,7 @@ def run_build(
 
 
 def status_view(state: Path, console: Console, as_json: bool) -> None:
-    from executor.build_state.store import BuildStore
+    from craftbt.executor.build_state.store import BuildStore
 
     db = state / DB_FILE
     if not db.exists():

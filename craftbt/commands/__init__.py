@@ -1,1 +1,0 @@
-"""CLI command groups; each module exposes ``register(app)``."""
