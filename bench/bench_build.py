@@ -23,11 +23,11 @@ from pathlib import Path
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.registry import default_registry
 from craftbt.executor.build_state.models import checkpoint_id
-from craftbt.executor.build_state.runner import BuildRunner, atomic_sim_persist
 from craftbt.executor.build_state.store import BuildStore
-from craftbt.planners.building.template import load_template
-from craftbt.planners.building.witness import scan
+from craftbt.router.build.runner import BuildRunner, atomic_sim_persist
 from craftbt.trees.build import build
+from craftbt.trees.structure_template import load_template
+from craftbt.trees.structure_witness import scan
 from craftbt.world.body import BlockPos
 from craftbt.world.sim.body import SimBody
 

@@ -28,8 +28,8 @@ from craftbt.planners.goap.planner import GoapPlanner
 from craftbt.planners.htn.domain import CraftState
 from craftbt.planners.htn.engine import Engine
 from craftbt.planners.htn.planner import HtnPlanner
+from craftbt.planners.intent import Intent
 from craftbt.planners.solver import CraftingSolver
-from craftbt.router.intent import Intent
 from craftbt.router.priors import PriorsStore
 from craftbt.router.router import SURVEY_BLOCKS, SURVEY_RADIUS, Router
 from craftbt.world.body import Body

@@ -1,7 +1,10 @@
-"""Symbolic facts with ``{arg}`` placeholders, as capabilities declare them (``has:{item}``).
+"""Symbolic facts (``has:oak_log``, ``near:crafting_table``) from capability preconditions and effects.
 
-:func:`instantiate` fills a fact from a leaf's args; the executor's gate and the
-GOAP planner read the results.
+A spec declares facts with ``{arg}`` placeholders. :func:`instantiate` fills
+them from a leaf's args; :func:`evaluate` answers a fact from an observation
+when it can (``True``/``False``) and returns ``None`` when an observation cannot
+tell (the fact is then assumed, and the gate records the assumption). The
+executor's gate and pipeline and the GOAP planner read them.
 """
 
 from __future__ import annotations
@@ -9,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from typing import Any
+
+from craftbt.world.body import Observation
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 
@@ -41,3 +46,17 @@ def instantiate(fact: str, args: dict[str, Any]) -> str | None:
         out.append(str(value))
         out.append(tail)
     return "".join(out)
+
+
+def evaluate(fact: str, obs: Observation) -> bool | None:
+    kind, _, subject = fact.partition(":")
+    if kind == "has" and subject:
+        item, _, count = subject.partition("*")
+        return obs.count(item) >= (int(count) if count.isascii() and count.isdigit() else 1)
+    if kind == "not_has" and subject:
+        return obs.count(subject) == 0
+    return None
+
+
+def initial_facts(obs: Observation) -> set[str]:
+    return {f"has:{item}" for item, n in obs.inventory.items() if n > 0}

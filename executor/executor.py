@@ -29,13 +29,14 @@ from craftbt.capabilities.behaviour import CapabilityBehaviour
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.home import default_home
 from craftbt.executor.backoff import next_eligible_at
 from craftbt.executor.canary import ShadowCanary
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.detectors import Detectors
 from craftbt.executor.digests import digest, plan_digests
 from craftbt.executor.gate import GateDecision, assess
-from craftbt.executor.journal import Journal, default_home
+from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage
 from craftbt.executor.monitor import MonitoredBody
 from craftbt.executor.pipeline import Pipeline

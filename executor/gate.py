@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from craftbt.capabilities.facts import evaluate, initial_facts, instantiate
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import CapabilitySpec
 from craftbt.core.errors import CraftbtError
-from craftbt.executor.facts import evaluate, initial_facts, instantiate
 from craftbt.executor.normalize import NormalizeResult, normalize
 from craftbt.trees import model as m
 from craftbt.world.body import Observation

@@ -30,7 +30,6 @@ under the current directory.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 import uuid
@@ -39,6 +38,7 @@ from typing import Any
 
 import orjson
 
+from craftbt.core.home import default_home
 from craftbt.executor.digests import canonical_json
 
 SCHEMA_VERSION = 1
@@ -120,11 +120,6 @@ CREATE TABLE IF NOT EXISTS decisions (
 );
 CREATE INDEX IF NOT EXISTS decisions_run ON decisions(run_id);
 """
-
-
-def default_home() -> Path:
-    home = os.environ.get("CRAFTBT_HOME")
-    return Path(home) if home else Path.cwd() / ".craftbt"
 
 
 def default_path() -> Path:

@@ -22,7 +22,8 @@ from pydantic import BaseModel
 
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import CapabilitySpec
-from craftbt.executor.journal import Journal, default_home
+from craftbt.core.home import default_home
+from craftbt.executor.journal import Journal
 from craftbt.executor.recorder import atomic_write_json
 
 #: promotion needs at least this many shadow observations (and active ones) to compare.

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from craftbt.capabilities.context import CapabilityContext, run_guard
+from craftbt.capabilities.facts import evaluate, instantiate
 from craftbt.capabilities.spec import ActionError, ActionResult, CapabilitySpec, GuardResult
 from craftbt.core.errors import CraftbtError
-from craftbt.executor.facts import evaluate, instantiate
 from craftbt.executor.lifecycle import Stage
 from craftbt.executor.normalize import find_sentinels
 from craftbt.executor.state import MS_PER_TICK, RunState

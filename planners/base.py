@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from craftbt.router.intent import Intent
+from craftbt.planners.intent import Intent
 from craftbt.trees.model import TreeDefinition
 from craftbt.world.body import BlockPos, Body
 

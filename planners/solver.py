@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from craftbt.planners.base import STATIONS, PlanningFailure, PlanningState, PlanResult
+from craftbt.planners.intent import GoalVerb, Intent
 from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
-from craftbt.router.intent import GoalVerb, Intent
 from craftbt.world.mcdata import McData, Recipe, load
 
 if TYPE_CHECKING:

@@ -18,17 +18,16 @@ next to the executor's journal.
 from __future__ import annotations
 
 import json
-import os
 import random
 import sqlite3
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from craftbt.core.home import default_home
+
 #: what other contexts' counts weigh in a context that has its own
 SHARED_WEIGHT = 0.2
-NIGHT_START, NIGHT_END = 12_542, 23_459
 #: journal run statuses that are outcomes (blocked: the plan could not even start, a failure of the plan)
 SUCCESS = frozenset({"success"})
 FAILURE = frozenset({"failure", "escalated", "hung", "budget_exhausted", "blocked"})
@@ -45,23 +44,6 @@ CREATE TABLE IF NOT EXISTS decisions (
     chosen TEXT, method TEXT, context TEXT, disagreement INTEGER NOT NULL DEFAULT 0, detail_json TEXT NOT NULL
 );
 """
-
-
-def default_home() -> Path:
-    return Path(os.environ.get("CRAFTBT_HOME") or ".craftbt")
-
-
-def is_night(time_of_day: int) -> bool:
-    return NIGHT_START <= time_of_day % 24_000 <= NIGHT_END
-
-
-def context_key(context: Mapping[str, Any], time_of_day: int | None = None) -> str:
-    """``"taiga/night"``: the biome from the intent's context, the time from it or from the clock."""
-    biome = str(context.get("biome") or "any")
-    when = context.get("time")
-    if when not in ("day", "night"):
-        when = "night" if time_of_day is not None and is_night(time_of_day) else "day"
-    return f"{biome}/{when}"
 
 
 class PriorsStore:

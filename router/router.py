@@ -45,10 +45,10 @@ from craftbt.planners.base import Planner, PlanningFailure, PlanningState, PlanR
 from craftbt.planners.goap.costs import UNIT_ARG, ActionCosts
 from craftbt.planners.goap.planner import GoapPlanner
 from craftbt.planners.htn.planner import HtnPlanner
+from craftbt.planners.intent import GoalVerb, Intent, context_key
 from craftbt.planners.llm.planner import LlmPlanner
 from craftbt.planners.solver import CraftingSolver
-from craftbt.router.intent import GoalVerb, Intent
-from craftbt.router.priors import PriorsStore, context_key
+from craftbt.router.priors import PriorsStore
 from craftbt.trees import model as m
 from craftbt.trees.validate import validate_definition
 from craftbt.world.body import Body, Observation

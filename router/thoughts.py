@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from craftbt.core.errors import CraftbtError
-from craftbt.router.intent import Intent, IntentSource, Safety, parse_goal
+from craftbt.planners.intent import Intent, IntentSource, Safety, parse_goal
 from craftbt.router.priors import PriorsStore
 
 PASSIVE_MOBS = ("cow", "sheep", "pig", "chicken", "villager", "horse", "cat", "wolf", "dog", "rabbit", "llama",

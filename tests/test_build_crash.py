@@ -23,8 +23,8 @@ import pytest
 
 from craftbt.executor.build_state.store import BuildStore
 from craftbt.planners.building.planner import BuildingPlanner
-from craftbt.planners.building.template import load_template
-from craftbt.planners.building.witness import scan
+from craftbt.trees.structure_template import load_template
+from craftbt.trees.structure_witness import scan
 from craftbt.world.body import BlockPos
 from craftbt.world.sim.snapshot import load_file
 

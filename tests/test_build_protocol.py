@@ -11,14 +11,14 @@ from hypothesis import strategies as st
 
 from craftbt.capabilities.structures import Anchor, Cell, Facing
 from craftbt.core.errors import CraftbtError
-from craftbt.executor.build_state.runner import BuildRunner, atomic_sim_persist
 from craftbt.executor.build_state.store import BuildStore
-from craftbt.executor.build_state.subtasks import SolverAcquirer
 from craftbt.planners.building.decompose import StepKind, leaf_for
 from craftbt.planners.building.planner import BuildingPlanner
-from craftbt.planners.building.template import load_template, parse_template
-from craftbt.planners.building.witness import ModuleState, classify, scan
+from craftbt.router.build.runner import BuildRunner, atomic_sim_persist
+from craftbt.router.build.subtasks import SolverAcquirer
 from craftbt.trees.model import LeafNode, SequenceNode
+from craftbt.trees.structure_template import load_template, parse_template
+from craftbt.trees.structure_witness import ModuleState, classify, scan
 from craftbt.world.body import BlockPos
 from craftbt.world.sim.body import SimBody
 from craftbt.world.sim.snapshot import load_file

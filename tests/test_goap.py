@@ -12,7 +12,7 @@ from craftbt.planners.goap.actions import ground, interpret
 from craftbt.planners.goap.costs import ActionCosts
 from craftbt.planners.goap.planner import GoapPlanner
 from craftbt.planners.htn.knowledge import Knowledge
-from craftbt.router.intent import Intent
+from craftbt.planners.intent import Intent
 from craftbt.trees import model as m
 from craftbt.trees.validate import validate_definition
 from craftbt.world.body import Observation, Position

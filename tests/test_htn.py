@@ -10,8 +10,8 @@ from craftbt.capabilities.registry import default_registry
 from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.htn.engine import BudgetExceeded, Domain, Engine
 from craftbt.planners.htn.planner import HtnPlanner
+from craftbt.planners.intent import Intent
 from craftbt.planners.ppa import PlanStep
-from craftbt.router.intent import Intent
 from craftbt.router.priors import PriorsStore
 from craftbt.trees import model as m
 from craftbt.trees.validate import validate_definition

@@ -10,10 +10,10 @@ import pytest
 
 from craftbt.capabilities.registry import default_registry
 from craftbt.planners.base import PlanningFailure, PlanningState
+from craftbt.planners.intent import Intent
 from craftbt.planners.llm.client import LlmConfig
 from craftbt.planners.llm.planner import ALLOWED_VERBS, LlmPlanner
 from craftbt.planners.llm.wire import WireError, parse, to_definition
-from craftbt.router.intent import Intent
 from craftbt.trees import model as m
 from tests.openai_stub import StubServer, dead_url
 

@@ -11,8 +11,8 @@ import pytest
 from craftbt.capabilities.registry import default_registry
 from craftbt.core.errors import CraftbtError
 from craftbt.planners.base import PlanningState
-from craftbt.router.intent import Intent, Safety
-from craftbt.router.priors import PriorsStore, context_key
+from craftbt.planners.intent import Intent, Safety, context_key
+from craftbt.router.priors import PriorsStore
 from craftbt.router.router import Router, Trait, traits_of
 from craftbt.router.thoughts import ThoughtProcessor
 from craftbt.trees import model as m

@@ -6,8 +6,8 @@ import pytest
 
 from craftbt.capabilities.registry import default_registry
 from craftbt.planners.base import PlanningFailure, PlanningState
+from craftbt.planners.intent import Intent
 from craftbt.planners.solver import CraftingSolver, recipe_graph
-from craftbt.router.intent import Intent
 from craftbt.trees.model import LeafNode, Node
 
 

@@ -64,6 +64,7 @@ from craftbt.world.body import (
     Observation,
     Position,
 )
+from craftbt.world.daytime import NIGHT_END, NIGHT_START, is_night
 from craftbt.world.mcdata import TOOL_TIERS
 
 if TYPE_CHECKING:
@@ -94,7 +95,6 @@ AIR = frozenset({"air", "cave_air", "void_air"})
 #: Placement order for reference faces: on the floor first, then walls, then ceilings.
 FACE_ORDER = (Face.UP, Face.NORTH, Face.SOUTH, Face.WEST, Face.EAST, Face.DOWN)
 #: Seed 000: the bed can be used between these ticks of the day.
-NIGHT_START, NIGHT_END = 12_542, 23_459
 #: Foods that hurt (poison, hunger, teleport). A safety policy, not registry data.
 HARMFUL_FOODS = frozenset(
     {"rotten_flesh", "spider_eye", "poisonous_potato", "pufferfish", "suspicious_stew", "chorus_fruit"}
@@ -880,10 +880,6 @@ class SleepArgs(StrictArgs):
 
 def bed_names(md: McData) -> list[str]:
     return sorted(b.name for b in md.blocks() if b.name.endswith("_bed"))
-
-
-def is_night(time_of_day: int) -> bool:
-    return NIGHT_START <= time_of_day % 24_000 <= NIGHT_END
 
 
 def bed_item(ctx: CapabilityContext, md: McData) -> str | None:

@@ -90,10 +90,10 @@ def run_build(
     mineflayer_body: Body | None = None,
 ) -> dict[str, Any]:
     """One build session (also the crash tests' worker). Returns a summary dict."""
-    from craftbt.executor.build_state.runner import BuildRunner, atomic_sim_persist
     from craftbt.executor.build_state.store import BuildStore
-    from craftbt.executor.build_state.subtasks import SolverAcquirer
-    from craftbt.planners.building.template import load_template
+    from craftbt.router.build.runner import BuildRunner, atomic_sim_persist
+    from craftbt.router.build.subtasks import SolverAcquirer
+    from craftbt.trees.structure_template import load_template
 
     tpl = load_template(template)
     state.mkdir(parents=True, exist_ok=True)

@@ -27,9 +27,10 @@ from craftbt.capabilities.registry import default_registry
 from craftbt.cli.console import table_console
 from craftbt.cli.trees_cmds import capabilities_app
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.home import default_home
 from craftbt.executor.config import PROFILES, Bounds, ExecutorConfig
 from craftbt.executor.executor import Executor, RunOutcome
-from craftbt.executor.journal import Journal, default_home
+from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage, promote
 from craftbt.executor.state import RunState
 from craftbt.world.body import Body

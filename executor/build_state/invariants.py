@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from craftbt.capabilities.structures import Anchor, Cell, is_air, rotate
 from craftbt.executor.build_state.models import InvariantResult, OpenDelta, Severity, SiteSignature, StationEntry
-from craftbt.planners.building.template import STRUCTURAL_TYPES, StructureTemplate
-from craftbt.planners.building.witness import ModuleWitnessV1, scan
+from craftbt.trees.structure_template import STRUCTURAL_TYPES, StructureTemplate
+from craftbt.trees.structure_witness import ModuleWitnessV1, scan
 from craftbt.world.body import BlockPos
 
 Reader = Callable[[BlockPos], str | None]

@@ -20,8 +20,8 @@ from enum import StrEnum
 from typing import Any
 
 from craftbt.capabilities.structures import ModuleWitness
-from craftbt.planners.building.witness import ModuleWitnessV1
 from craftbt.trees.model import LeafNode, Node, SequenceNode, TreeDefinition
+from craftbt.trees.structure_witness import ModuleWitnessV1
 from craftbt.world.body import BlockPos
 
 WORKSTATION_BLOCKS = frozenset({"crafting_table", "furnace", "smoker", "blast_furnace", "anvil"})

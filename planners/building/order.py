@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from craftbt.planners.building.template import ORDER_RANK, ModuleType, StructureTemplate
+from craftbt.trees.structure_template import ORDER_RANK, ModuleType, StructureTemplate
 
 _NEIGHBOURS = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 

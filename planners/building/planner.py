@@ -21,10 +21,10 @@ from craftbt.capabilities.structures import Facing, ModuleWitness
 from craftbt.planners.base import PlanningFailure, PlanningState, PlanResult
 from craftbt.planners.building.decompose import BuildStep, materials_for, module_steps, package_tree, repair_steps
 from craftbt.planners.building.order import MacroPlan, macro_plan
-from craftbt.planners.building.template import StructureTemplate, anchor_for, load_template
-from craftbt.planners.building.witness import ModuleWitnessV1, make_witness
-from craftbt.router.intent import GoalVerb, Intent
+from craftbt.planners.intent import GoalVerb, Intent
 from craftbt.trees.model import TreeDefinition
+from craftbt.trees.structure_template import StructureTemplate, anchor_for, load_template
+from craftbt.trees.structure_witness import ModuleWitnessV1, make_witness
 from craftbt.world.body import BlockPos
 
 if TYPE_CHECKING:

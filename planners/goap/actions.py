@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from craftbt.executor.facts import instantiate
+from craftbt.capabilities.facts import instantiate
 from craftbt.planners.base import STATIONS
 from craftbt.planners.goap.costs import ActionCosts
 from craftbt.planners.htn.knowledge import SEARCH_RADIUS, Knowledge

@@ -20,9 +20,9 @@ from craftbt.planners.goap.actions import GROUNDERS, GroundAction, ground
 from craftbt.planners.goap.costs import ActionCosts
 from craftbt.planners.goap.search import Heuristic, SearchBudgetExceeded, astar, make_state
 from craftbt.planners.htn.knowledge import Knowledge
+from craftbt.planners.intent import GoalVerb, Intent
 from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
 from craftbt.planners.solver import consolidate_mining
-from craftbt.router.intent import GoalVerb, Intent
 from craftbt.world.body import Observation
 
 if TYPE_CHECKING:

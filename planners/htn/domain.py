@@ -31,6 +31,7 @@ from craftbt.planners.htn.knowledge import MINE_BATCH, SEARCH_RADIUS, Knowledge
 from craftbt.planners.ppa import Check, PlanStep
 from craftbt.planners.solver import CRAFT_TICKS, MINE_TRAVEL_TICKS, PLACE_TICKS, SMELT_TICKS
 from craftbt.world.body import BlockPos
+from craftbt.world.daytime import is_night
 
 #: crop item -> (crop block, seed item) for the farming library
 CROPS: dict[str, tuple[str, str]] = {
@@ -42,7 +43,6 @@ CROPS: dict[str, tuple[str, str]] = {
 HOES = ("wooden_hoe", "stone_hoe", "iron_hoe")
 #: blocks good for blocking in or a pillar, cheapest first
 BLOCKING = ("dirt", "cobblestone", "oak_planks")
-NIGHT_START, NIGHT_END = 12_542, 23_459
 STATION_RADIUS = 6
 
 
@@ -73,7 +73,7 @@ class CraftState:
 
     @property
     def night(self) -> bool:
-        return NIGHT_START <= self.time_of_day % 24_000 <= NIGHT_END
+        return is_night(self.time_of_day)
 
 
 def has(item: str, count: int) -> Check:

@@ -29,9 +29,8 @@ from craftbt.planners.htn.engine import (
     plan_steps,
 )
 from craftbt.planners.htn.knowledge import Knowledge
+from craftbt.planners.intent import GoalVerb, Intent, context_key
 from craftbt.planners.ppa import Check, PlanStep, dedupe_leaf_names, station_moves
-from craftbt.router.intent import GoalVerb, Intent
-from craftbt.router.priors import context_key
 from craftbt.trees.model import Node, SelectorNode, SequenceNode, TreeDefinition
 from craftbt.world.mcdata import load
 

@@ -17,9 +17,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from craftbt.planners.base import PlanningFailure, PlanningState, PlanResult
+from craftbt.planners.intent import Intent
 from craftbt.planners.llm.client import ChatClient, LlmConfig, LlmError
 from craftbt.planners.llm.wire import WIRE_SCHEMA, WireError, leaf_capabilities, parse, to_definition
-from craftbt.router.intent import Intent
 from craftbt.trees.schema import tree_schema
 from craftbt.trees.validate import validate_definition
 

@@ -26,7 +26,7 @@ import pytest
 from craftbt.capabilities.structures import Facing
 from craftbt.executor.build_state.store import BuildStore
 from craftbt.planners.building.planner import BuildingPlanner, BuildPlan
-from craftbt.planners.building.template import load_template
+from craftbt.trees.structure_template import load_template
 from craftbt.world.body import BlockPos
 from craftbt.world.mineflayer.body import MineflayerBody
 from tests.e2e.squidkit import (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from craftbt.world.body import TICKS_PER_DAY, TICKS_PER_SECOND
+from craftbt.world.daytime import is_night
 
 
 class SimClock:
@@ -35,8 +36,7 @@ class SimClock:
         self.day_time = (self.day_time // TICKS_PER_DAY) * TICKS_PER_DAY + value % TICKS_PER_DAY
 
     def is_night(self) -> bool:
-        # Beds work from dusk to dawn (vanilla: 12542..23459 in clear weather).
-        return 12542 <= self.time_of_day <= 23459
+        return is_night(self.time_of_day)
 
     def pace(self) -> None:
         """In real-time mode, sleep until wall time catches up with simulated time."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from craftbt.planners.base import PlanningFailure, PlanningState
-from craftbt.router.intent import Goal, GoalVerb, Intent
+from craftbt.planners.intent import Goal, GoalVerb, Intent
 
 if TYPE_CHECKING:
-    from craftbt.executor.build_state.runner import BuildRunner
+    from craftbt.router.build.runner import BuildRunner
 
 MAX_ROUNDS = 3
 

@@ -36,7 +36,7 @@ from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
 from craftbt.core.yamlpos import compose_and_load, line_of
 from craftbt.world.body import BlockPos
 
-LIBRARY_DIR = Path(__file__).resolve().parents[2] / "trees" / "structures"
+LIBRARY_DIR = Path(__file__).resolve().parent / "structures"
 #: Blocks the station registry tracks (seed 001 StationEntry.kind, plus the storage anchor).
 STATION_BLOCKS = ("crafting_table", "furnace", "smoker", "blast_furnace", "anvil", "chest")
 

@@ -64,8 +64,8 @@ from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.planners.building.decompose import BuildStep, StepKind, materials_for
 from craftbt.planners.building.planner import BuildingPlanner, deficits, work_package
-from craftbt.planners.building.template import StructureTemplate, anchor_for
-from craftbt.planners.building.witness import ModuleState, ModuleWitnessV1, classify, scan
+from craftbt.trees.structure_template import StructureTemplate, anchor_for
+from craftbt.trees.structure_witness import ModuleState, ModuleWitnessV1, classify, scan
 from craftbt.world.body import BlockPos, Body
 
 MAX_REPAIRS = 3

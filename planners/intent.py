@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.world.daytime import is_night
 
 
 class IntentSource(StrEnum):
@@ -99,3 +101,12 @@ def parse_goal(text: str) -> Goal:
         )
     target = match["target"].removeprefix("minecraft:")
     return Goal(verb=verb, target=target, count=int(match["count"] or 1))
+
+
+def context_key(context: Mapping[str, Any], time_of_day: int | None = None) -> str:
+    """``"taiga/night"``: the biome from the intent's context, the time from it or from the clock."""
+    biome = str(context.get("biome") or "any")
+    when = context.get("time")
+    if when not in ("day", "night"):
+        when = "night" if time_of_day is not None and is_night(time_of_day) else "day"
+    return f"{biome}/{when}"
