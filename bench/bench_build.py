@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from craftbt.capabilities.context import CapabilityContext
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.executor.build_state.models import checkpoint_id
 from craftbt.executor.build_state.store import BuildStore
 from craftbt.router.build.runner import BuildRunner, atomic_sim_persist

@@ -49,7 +49,8 @@ import py_trees
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from craftbt.capabilities.context import CapabilityContext
-from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import ActionResult
 from craftbt.executor.config import Bounds, ExecutorConfig, RateLimit
 from craftbt.executor.executor import Executor

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from contextlib import redirect_stdout
 from typing import Any
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.planners.base import Planner, PlanningState
 from craftbt.planners.goap.planner import GoapPlanner
 from craftbt.planners.htn.domain import CraftState

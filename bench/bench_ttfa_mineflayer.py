@@ -27,7 +27,7 @@ from bench_ttfa import FirstActionClock, pct  # the sibling script: one clock, o
 
 from craftbt.capabilities.behaviour import CapabilityBehaviour
 from craftbt.capabilities.context import CapabilityContext
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.world.body import ActionStatus, BlockPos
 from craftbt.world.mineflayer.body import MineflayerBody
 from craftbt.world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES, missing_packages, setup_hint

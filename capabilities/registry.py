@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from craftbt.capabilities.spec import CapabilitySpec, CheckSpec
@@ -154,64 +154,3 @@ class Registry:
             "capabilities": [spec.manifest_entry() for spec in self.list()],
             "checks": [check.manifest_entry() for check in self.checks()],
         }
-
-
-_default: Registry | None = None
-
-#: Entry-point group through which installed packages add capabilities: ``module:function(registry)``.
-PLUGIN_GROUP = "craftbt.capabilities"
-#: Environment variable with extra ``module:function`` plugins, comma-separated (handy before packaging).
-PLUGIN_ENV = "CRAFTBT_PLUGINS"
-
-
-def default_registry() -> Registry:
-    """The process-wide registry: every shipped leaf and check, then the user's plugins.
-
-    A plugin is a function taking the registry, named by an entry point in the
-    ``craftbt.capabilities`` group or listed in ``CRAFTBT_PLUGINS``. A plugin
-    that cannot be loaded is a structured error, not a silent omission.
-    """
-    global _default
-    if _default is None:
-        from craftbt.capabilities.leaves import register_all
-
-        registry = Registry()
-        register_all(registry)
-        for ref, load in _plugins():
-            try:
-                load()(registry)
-            except CraftbtError:
-                raise
-            except Exception as exc:  # a user's plugin: report which one and why
-                raise CraftbtError.single(
-                    ErrorCode.PLUGIN_ERROR, f"capability plugin {ref!r} failed: {type(exc).__name__}: {exc}"
-                ) from exc
-        _default = registry
-    return _default
-
-
-def _plugins() -> builtins.list[tuple[str, Callable[[], Callable[[Registry], None]]]]:
-    import importlib
-    import os
-    import sys
-    from importlib.metadata import entry_points
-
-    found: builtins.list[tuple[str, Callable[[], Callable[[Registry], None]]]] = [
-        (ep.value, ep.load) for ep in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name)
-    ]
-    for ref in filter(None, (r.strip() for r in os.environ.get(PLUGIN_ENV, "").split(","))):
-        module, _, attr = ref.partition(":")
-        if not module or not attr:
-            raise CraftbtError.single(
-                ErrorCode.PLUGIN_ERROR, f"{PLUGIN_ENV} entry {ref!r} is not 'module:function'"
-            )
-
-        def load(module: str = module, attr: str = attr) -> Callable[[Registry], None]:
-            # A console script does not put the working directory on sys.path; a local plugin needs it.
-            if os.getcwd() not in sys.path:
-                sys.path.insert(0, os.getcwd())
-            fn: Callable[[Registry], None] = getattr(importlib.import_module(module), attr)
-            return fn
-
-        found.append((ref, load))
-    return found

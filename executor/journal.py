@@ -41,6 +41,9 @@ import orjson
 from craftbt.core.home import default_home
 from craftbt.executor.digests import canonical_json
 
+#: a dispatch ended by the tree or by preemption, not by the capability: not an SLA failure
+NOT_AN_OUTCOME = frozenset({"interrupted", "safety_preempted_by_executor"})
+
 SCHEMA_VERSION = 1
 #: rows written during ticks are committed together at most this long after the first (run ends commit at once)
 GROUP_COMMIT_S = 0.05

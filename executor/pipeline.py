@@ -31,6 +31,7 @@ from craftbt.capabilities.context import CapabilityContext, run_guard
 from craftbt.capabilities.facts import evaluate, instantiate
 from craftbt.capabilities.spec import ActionError, ActionResult, CapabilitySpec, GuardResult
 from craftbt.core.errors import CraftbtError
+from craftbt.executor.journal import NOT_AN_OUTCOME
 from craftbt.executor.lifecycle import Stage
 from craftbt.executor.normalize import find_sentinels
 from craftbt.executor.state import MS_PER_TICK, RunState
@@ -40,9 +41,6 @@ if TYPE_CHECKING:
     from craftbt.executor.supervisor import Supervisor
 
 StageFn = Callable[["Pipeline", CapabilityContext, CapabilitySpec, BaseModel, "Supervisor"], GuardResult | None]
-
-#: a dispatch ended by the tree or by preemption, not by the capability: not an SLA failure
-NOT_AN_OUTCOME = frozenset({"interrupted", "safety_preempted_by_executor"})
 
 #: post-dispatch body error codes -> (recorded code, retryable)
 POST_DISPATCH: dict[str, tuple[str, bool]] = {

@@ -42,8 +42,7 @@ from typing import Any
 
 from rich.table import Column, Table
 
-from craftbt.executor.journal import Journal
-from craftbt.executor.pipeline import NOT_AN_OUTCOME
+from craftbt.executor.journal import NOT_AN_OUTCOME, Journal
 
 SCHEMA = "craftbt_sla_v1"
 MAX_SERIES = 500

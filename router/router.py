@@ -36,7 +36,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.executor.digests import digest, plan_steps
 from craftbt.executor.executor import RunOutcome

@@ -16,7 +16,8 @@ import py_trees
 
 from craftbt.capabilities.behaviour import CapabilityBehaviour
 from craftbt.capabilities.context import CapabilityContext
-from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import ActionResult, Verdict
 from craftbt.world.body import Body
 

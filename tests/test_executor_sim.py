@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import VerificationResult
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor, RunOutcome

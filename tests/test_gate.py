@@ -6,7 +6,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import CapabilitySpec, Family, NoArgs
 from craftbt.cli import plan_cmds
 from craftbt.planners.htn.planner import HtnPlanner

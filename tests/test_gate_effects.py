@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.leaves.sensing import chat_effects
-from craftbt.capabilities.registry import default_registry
 from craftbt.executor.gate import assess
 from craftbt.trees import model as m
 from craftbt.world.scenarios import load_scenario

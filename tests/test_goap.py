@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.goap.actions import ground, interpret
 from craftbt.planners.goap.costs import ActionCosts

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.intent import Intent
 from craftbt.planners.llm.client import LlmConfig

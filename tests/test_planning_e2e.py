@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor
 from craftbt.router.priors import PriorsStore

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import craftbt.capabilities.registry as registry_module
+import craftbt.capabilities.default as registry_module
 from craftbt.core.errors import CraftbtError, ErrorCode
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.core.errors import CraftbtError
 from craftbt.planners.base import PlanningState
 from craftbt.planners.intent import Intent, Safety, context_key

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.intent import Intent
 from craftbt.planners.solver import CraftingSolver, recipe_graph

@@ -13,7 +13,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.cli.console import table_console
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.router.priors import PriorsStore

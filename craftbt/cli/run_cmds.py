@@ -23,7 +23,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.tree import Tree as RichTree
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.cli.console import table_console
 from craftbt.cli.trees_cmds import capabilities_app
 from craftbt.core.errors import CraftbtError, ErrorCode

@@ -18,7 +18,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.registry import Registry
 from craftbt.cli.console import table_console
 from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
 from craftbt.trees import model as m

@@ -40,7 +40,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from craftbt.capabilities.registry import Registry, default_registry
+from craftbt.capabilities.registry import Registry
+from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.structures import Facing, ModuleWitness, is_air, is_replaceable
 from craftbt.executor.build_state.invariants import check_all
 from craftbt.executor.build_state.journal_body import JournalingBody
@@ -67,6 +68,8 @@ from craftbt.planners.building.planner import BuildingPlanner, deficits, work_pa
 from craftbt.trees.structure_template import StructureTemplate, anchor_for
 from craftbt.trees.structure_witness import ModuleState, ModuleWitnessV1, classify, scan
 from craftbt.world.body import BlockPos, Body
+from craftbt.world.sim.body import SimBody
+from craftbt.world.sim.snapshot import dumps
 
 MAX_REPAIRS = 3
 MAX_MODULE_ATTEMPTS = 4
@@ -114,12 +117,12 @@ def standable_fn(body: Body) -> Callable[[BlockPos], bool]:
     return standable
 
 
-def atomic_sim_persist(body: Any, path: Path) -> Callable[[], None]:
+def atomic_sim_persist(body: SimBody, path: Path) -> Callable[[], None]:
     """Save the simulator's world to ``path`` atomically (temporary file, then ``os.replace``)."""
 
     def persist() -> None:
         tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(body.snapshot_bytes())
+        tmp.write_bytes(dumps(body))
         os.replace(tmp, path)
 
     return persist

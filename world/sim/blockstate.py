@@ -88,7 +88,7 @@ def facing_from_yaw(yaw: float) -> str:
 
 # -- change hooks -----------------------------------------------------------------------------------
 def on_changed(world: World, pos: Pos, old: BlockState, new: BlockState) -> None:
-    from craftbt.world.sim.world import NEEDS_SUPPORT, SOLID
+    from craftbt.world.sim.flags import NEEDS_SUPPORT, SOLID
 
     x, y, z = pos
     old_name, new_name = old[0], new[0]
@@ -205,7 +205,7 @@ def tick_farmland(world: World, pos: Pos) -> None:
 
 # -- gravity ---------------------------------------------------------------------------------------
 def settle_gravity(world: World, queue: Iterable[Pos]) -> None:
-    from craftbt.world.sim.world import AIRLIKE, GRAVITY, LIQUID, MIN_Y
+    from craftbt.world.sim.flags import AIRLIKE, GRAVITY, LIQUID, MIN_Y
 
     for pos in sorted(set(queue), key=lambda p: (p[1], p[0], p[2])):
         if not world.flags(*pos) & GRAVITY:
@@ -223,7 +223,7 @@ def settle_gravity(world: World, queue: Iterable[Pos]) -> None:
 
 def apply_player_gravity(world: World) -> None:
     """The player falls to the ground when what held them goes; vanilla fall damage is distance - 3."""
-    from craftbt.world.sim.world import LIQUID, MIN_Y, SOLID
+    from craftbt.world.sim.flags import LIQUID, MIN_Y, SOLID
 
     pl = world.player
     p = pl.position
@@ -261,7 +261,7 @@ def source_on(world: World, pos: Pos) -> bool:
 
 
 def is_powered(world: World, pos: Pos) -> bool:
-    from craftbt.world.sim.world import SOLID
+    from craftbt.world.sim.flags import SOLID
 
     for d in NEIGHBOURS:
         n = add(pos, d)
@@ -323,7 +323,7 @@ def set_door(world: World, lower: Pos, *, open_: bool, powered: bool | None = No
 
 
 def extend_piston(world: World, pos: Pos) -> bool:
-    from craftbt.world.sim.world import CONTAINER, REPLACEABLE
+    from craftbt.world.sim.flags import CONTAINER, REPLACEABLE
 
     st = world.state(*pos)
     facing = str(dict(st[1]).get("facing", "north"))

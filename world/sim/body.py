@@ -45,11 +45,12 @@ from craftbt.world.mcdata import McData, load
 from craftbt.world.sim import blockstate, commands, pathfinding
 from craftbt.world.sim.containers import CHEST_BLOCKS, FURNACE_BLOCKS, Chest, Furnace
 from craftbt.world.sim.entities import ATTACK_REACH, PICKUP_DELAY_TOSSED, WEAPON_DAMAGE
+from craftbt.world.sim.flags import AIRLIKE, CONTAINER, LIQUID, REPLACEABLE, SOLID
 from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
 from craftbt.world.sim.handles import SimHandle, TimedHandle
 from craftbt.world.sim.player import ARMOUR_SLOTS, EQUIP_DESTINATIONS, EYE_HEIGHT, HOTBAR, MAX_FOOD, Inventory, Stack
 from craftbt.world.sim.storage import AIR, BlockState, make_state
-from craftbt.world.sim.world import AIRLIKE, CONTAINER, LIQUID, REPLACEABLE, SOLID, World
+from craftbt.world.sim.world import World
 
 REACH = 4.5
 WINDOW_RANGE = 8.0  # a server closes a container window beyond this distance
@@ -371,7 +372,7 @@ class SimBody:
         return None
 
     def _has_open_face(self, x: int, y: int, z: int) -> bool:
-        from craftbt.world.sim.world import SOLID
+        from craftbt.world.sim.flags import SOLID
 
         flags = self.world.flags
         return any(
@@ -438,7 +439,7 @@ class SimBody:
         pl.pitch = math.atan2(dy, math.hypot(dx, dz))
 
     def standable(self, x: int, y: int, z: int) -> bool:
-        from craftbt.world.sim.world import LAVA
+        from craftbt.world.sim.flags import LAVA
 
         w = self.world
         return (
@@ -449,7 +450,7 @@ class SimBody:
     def _check_pos(self, pos: object, what: str) -> BlockPos:
         if not (isinstance(pos, tuple) and len(pos) == 3 and all(isinstance(v, int) for v in pos)):
             raise _err(BodyErrorCode.INVALID_ARGUMENT, f"{what} must be three integers, got {pos!r}")
-        from craftbt.world.sim.world import MAX_Y, MIN_Y
+        from craftbt.world.sim.flags import MAX_Y, MIN_Y
 
         bp = BlockPos(*pos)
         if not MIN_Y <= bp.y <= MAX_Y:
@@ -1145,11 +1146,6 @@ class SimBody:
 
     def running_handles(self) -> list[SimHandle]:
         return list(self._active)
-
-    def snapshot_bytes(self) -> bytes:
-        from craftbt.world.sim.snapshot import dumps
-
-        return dumps(self)
 
 
 def new_world(

@@ -115,7 +115,7 @@ def coords(body: SimBody, args: list[str], *, block: bool) -> tuple[float, float
 
 
 def _block_pos(body: SimBody, args: list[str]) -> tuple[int, int, int]:
-    from craftbt.world.sim.world import MAX_Y, MIN_Y
+    from craftbt.world.sim.flags import MAX_Y, MIN_Y
 
     x, y, z = coords(body, args, block=True)
     if not MIN_Y <= y <= MAX_Y:

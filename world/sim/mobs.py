@@ -116,13 +116,13 @@ def _wander(world: World, e: Entity) -> None:
 
 
 def _passable(world: World, x: int, y: int, z: int) -> bool:
-    from craftbt.world.sim.world import LAVA, SOLID
+    from craftbt.world.sim.flags import LAVA, SOLID
 
     return not world.flags(x, y, z) & (SOLID | LAVA) and not world.flags(x, y + 1, z) & SOLID
 
 
 def _step_towards(world: World, e: Entity, dx: float, dz: float, speed: float) -> None:
-    from craftbt.world.sim.world import MIN_Y, SOLID
+    from craftbt.world.sim.flags import MIN_Y, SOLID
 
     norm = math.hypot(dx, dz)
     if norm < 1e-9:
@@ -143,7 +143,7 @@ def _step_towards(world: World, e: Entity, dx: float, dz: float, speed: float) -
 
 
 def _try_spawn(world: World) -> None:
-    from craftbt.world.sim.world import SOLID
+    from craftbt.world.sim.flags import SOLID
 
     p = world.player.position
     near = sum(1 for e in world.entities.values() if e.kind == "hostile" and e.distance_to(p) < 64)

@@ -68,7 +68,7 @@ def find_path(
     broken) the search may dig through solid blocks in its way, paying their
     dig time.
     """
-    from craftbt.world.sim.world import LAVA, SOLID
+    from craftbt.world.sim.flags import LAVA, SOLID
 
     flags = world.flags
     free_cache: dict[Pos, bool] = {}

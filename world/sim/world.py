@@ -30,24 +30,24 @@ from craftbt.world.sim.entities import (
     in_pickup_range,
     merge_items,
 )
+from craftbt.world.sim.flags import (
+    AIRLIKE,
+    CONTAINER,
+    GRAVITY,
+    LAVA,
+    LIQUID,
+    MAX_Y,
+    MIN_Y,
+    NEEDS_SUPPORT,
+    REPLACEABLE,
+    SOLID,
+)
 from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
 from craftbt.world.sim.player import MAX_FOOD, MAX_HEALTH, Player
 from craftbt.world.sim.storage import AIR, BlockState, BlockStore, make_state
 
-# Per-state flags, computed once per palette entry.
-SOLID = 1  # full collision box: stand on it, cannot walk through it
-LIQUID = 2
-LAVA = 4
-REPLACEABLE = 8  # placing a block here replaces it (air, liquids, grass tufts)
-GRAVITY = 16
-NEEDS_SUPPORT = 32  # pops off when the block below goes (torches, crops, plants, doors)
-CONTAINER = 64
-AIRLIKE = 128
-
 AIR_NAMES = ("air", "cave_air", "void_air")
 OPENABLE_SUFFIXES = ("_door", "_fence_gate", "_trapdoor")
-MIN_Y = -64
-MAX_Y = 319
 RANDOM_TICK_SPEED = 3  # vanilla gamerule default
 
 
