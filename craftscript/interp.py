@@ -710,7 +710,7 @@ class Interpreter:
                 self._fail(ScriptErrorCode.INVARIANT_VIOLATION, "digging would open onto minecraft:lava", c.loc,
                            op=c.name, at=at, notes={"invariant": 4, "lava": list(pos.offset(*d))})
         before = {pos: name}
-        yield from self._dispatch(c, "dig_block", {"pos": _xyz(pos)}, at=at)
+        yield from self._dispatch(c, "dig_block_at", {"position": _xyz(pos)}, at=at)
         self._changed([pos], before, c.name)
         return {"selector": sel or None, "world": list(pos), "id": canonical(name)}
 
@@ -728,13 +728,16 @@ class Interpreter:
                 self._fail(ScriptErrorCode.BAD_ARGS, f"face must be one of up, down, north, south, east, west, "
                            f"got {face_s!r}", c.loc, op=c.name)
             d = FACE_OFFSETS[face]
-            call["against"] = _xyz(pos.offset(-d[0], -d[1], -d[2]))
+            against = pos.offset(-d[0], -d[1], -d[2])
+            if self.vox.solid(self.body.block_at(against).name):
+                call["against"] = _xyz(against)
+            # else: no block to click on that face; place_block picks any solid neighbour of the target
         self._auto_scan(c)
         before = {pos: self.body.block_at(pos).name}
         yield from self._dispatch(c, "place_block", call, at=at, retry_note="place_timeout")
         self._changed([pos], before, c.name)
-        return {"selector": sel or None, "world": list(pos), "id": canonical(item), **(
-            {"face": call.get("against") and face_v} if face_v else {})}
+        return {"selector": sel or None, "world": list(pos), "id": canonical(item), "face": face_v,
+                "against": list(call["against"].values()) if "against" in call else None}
 
     def cmd_plant(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         return (yield from self.cmd_place(c, args, named, plant=True))
@@ -925,6 +928,7 @@ _CODES = {"no_path": ScriptErrorCode.NO_PATH, "timeout": ScriptErrorCode.TIMEOUT
 
 
 def _runtime_code(code: str) -> str:
+    code = code.removeprefix("guard_failed:")
     mapped = _CODES.get(code)
     return mapped.value if mapped is not None else code
 
