@@ -38,13 +38,13 @@ class Dispatcher:
         self.attach = attach
         self.count = 0
 
-    def run(self, capability: str, args: dict[str, Any], node: str) -> DispatchGen:
+    def run(self, capability: str, args: dict[str, Any], node: str, timeout_ms: int | None = None) -> DispatchGen:
         try:
             spec = self.ctx.registry.get(capability)
         except CraftbtError as err:
             return ActionResult.failure("unknown_verb", err.problems[0].message)
         try:
-            leaf = CapabilityBehaviour(node, spec, args, self.ctx)
+            leaf = CapabilityBehaviour(node, spec, args, self.ctx, timeout_ms=timeout_ms)
         except ValidationError as exc:
             return ActionResult.failure("invalid_args", "; ".join(e["msg"] for e in exc.errors()[:3]))
         if self.attach is not None:

@@ -17,7 +17,7 @@ import orjson
 
 from craftbt.craftscript.commands import COMMANDS
 from craftbt.craftscript.errors import ScriptError, ScriptErrorCode
-from craftbt.craftscript.parser import KEYWORDS, parse
+from craftbt.craftscript.parser import KEYWORDS, SELECTOR_NAME, parse
 from craftbt.executor.journal import default_home
 
 NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -237,7 +237,7 @@ class FunctionStore:
         return row
 
     def _check_name(self, name: str) -> None:
-        if not NAME.match(name) or name in KEYWORDS:
+        if not NAME.match(name) or name in KEYWORDS or SELECTOR_NAME.match(name):
             raise FunctionStoreError("bad_name", f"function name {name!r} must match [a-z_][a-z0-9_]* and not be a "
                                      "reserved word")
         if name in COMMANDS or name in ("waypoint", "block"):

@@ -35,6 +35,8 @@ HEADING_NAMES = ("north", "east", "south", "west")
 #: transient retries for place/plant (place_timeout) and container opens (container_timeout)
 RETRY_DELAYS_TICKS = (5, 10, 20)
 MAX_WAIT_CHUNK_MS = 60_000
+#: plant walks to within this many blocks of its cell before placing
+APPROACH_DISTANCE = 3.5
 
 
 @dataclass(frozen=True)
@@ -537,10 +539,12 @@ class Interpreter:
 
     # -- dispatch helpers ---------------------------------------------------------------------
     def _dispatch(self, c: a.Command, capability: str, args: dict[str, Any], *,
-                  at: dict[str, Any] | None = None, retry_note: str | None = None) -> Gen:
+                  at: dict[str, Any] | None = None, retry_note: str | None = None,
+                  timeout_ms: int | None = None) -> Gen:
         attempt = 0
         while True:
-            result: ActionResult = yield from self.dispatcher.run(capability, args, f"cs:{self.op_index}:{c.name}")
+            result: ActionResult = yield from self.dispatcher.run(capability, args, f"cs:{self.op_index}:{c.name}",
+                                                                  timeout_ms)
             if result.ok:
                 return result
             code = result.error.code if result.error else "failed"
@@ -732,6 +736,10 @@ class Interpreter:
             if self.vox.solid(self.body.block_at(against).name):
                 call["against"] = _xyz(against)
             # else: no block to click on that face; place_block picks any solid neighbour of the target
+        if plant and self.body.position().distance_to(pos) > APPROACH_DISTANCE:
+            # plant walks within reach first (place does not: it places from where the bot stands)
+            yield from self._dispatch(c, "move_to", {"pos": _xyz(pos), "range": 2.0}, at=at)
+            self.cache.clear()
         self._auto_scan(c)
         before = {pos: self.body.block_at(pos).name}
         yield from self._dispatch(c, "place_block", call, at=at, retry_note="place_timeout")
@@ -785,11 +793,14 @@ class Interpreter:
         pos, sel = self._target(args, c.args, 0, c.loc)
         tol = float(self._int(named.get("tol", 1), c.loc))
         call: dict[str, Any] = {"pos": _xyz(pos), "range": max(0.5, tol)}
-        if "timeout" in named:
-            call["timeout"] = self._int(named["timeout"], c.loc)
         start = self.body.position()
+        # the seed's goto blocks until arrival: allow 5 s + 0.5 s per block (move_to's own rule), not its 30 s cap
+        budget = 5_000 + int(500 * start.distance_to(pos))
+        if "timeout" in named:
+            budget = self._int(named["timeout"], c.loc)
+        call["timeout"] = max(1_000, min(budget, 300_000))
         at = self._at(pos, sel)
-        yield from self._dispatch(c, "move_to", call, at=at)
+        yield from self._dispatch(c, "move_to", call, at=at, timeout_ms=call["timeout"] + 1_000)
         self.cache.clear()
         here = self.body.position()
         trace = {"kind": "goto", "from": [start.x, start.y, start.z], "to": list(pos),

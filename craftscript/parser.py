@@ -7,6 +7,7 @@ runs, so deep brackets are an error, not a ``RecursionError``.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ MAX_SOURCE = 1_000_000
 PARAM_TYPES = ("int", "bool", "string")
 #: reserved words (seed section 1, plus ``let``): never a variable, macro, parameter or command name
 KEYWORDS = frozenset({"macro", "if", "else", "while", "repeat", "assert", "true", "false", "let"})
+SELECTOR_NAME = re.compile(r"^[fbrlud][0-9]*_?$")
 ESCAPES = {'"': '"', "n": "\n", "t": "\t", "\\": "\\"}
 
 
@@ -64,6 +66,9 @@ class _Build(Transformer[Token, Any]):
         return a.Loc(tok.line or 1, tok.column or 1, self.source)
 
     def _name(self, tok: Token) -> str:
+        if SELECTOR_NAME.match(str(tok)):
+            raise ScriptError(ScriptErrorCode.SYNTAX, f"{str(tok)!r} reads as a selector (f b r l u d with a count), "
+                              "not a name", self._tok(tok))
         if str(tok) in KEYWORDS:
             raise ScriptError(ScriptErrorCode.SYNTAX, f"{str(tok)!r} is a reserved word, not a name", self._tok(tok))
         return str(tok)
