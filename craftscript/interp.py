@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 from craftbt.capabilities.spec import ActionResult
 from craftbt.craftscript import ast as a
@@ -78,11 +78,10 @@ class ScriptOutcome:
     position: list[float] = field(default_factory=list)
 
 
-class FunctionSource:
+class FunctionSource(Protocol):
     """What the interpreter needs from a function store: the latest version of a function, or None."""
 
-    def latest(self, name: str) -> dict[str, Any] | None:  # pragma: no cover - interface
-        return None
+    def latest(self, name: str) -> dict[str, Any] | None: ...
 
 
 class _Abort(Exception):
@@ -236,9 +235,8 @@ class Interpreter:
                 yield from self.exec_block(s.body.body)
         elif isinstance(s, a.RepeatStmt):
             yield from self.exec_repeat(s)
-        elif isinstance(s, a.AssertStmt):
-            if not self._bool(self.eval(s.test), s.test.loc, "assert condition"):
-                self._fail(ScriptErrorCode.ASSERT_FAILED, s.message or "assertion failed", s.loc, op="assert")
+        elif isinstance(s, a.AssertStmt) and not self._bool(self.eval(s.test), s.test.loc, "assert condition"):
+            self._fail(ScriptErrorCode.ASSERT_FAILED, s.message or "assertion failed", s.loc, op="assert")
 
     def exec_repeat(self, s: a.RepeatStmt) -> Gen:
         if s.start is not None:
@@ -466,9 +464,9 @@ class Interpreter:
 
     def _named(self, n: a.NamedArg) -> Value:
         # face: up (a bare face name, as in section 11 E) reads as the string "up"
-        if n.key == "face" and isinstance(n.value, a.Identifier) and n.value.name in {f.value for f in Face}:
-            if not any(n.value.name in s for s in self.scopes):
-                return n.value.name
+        if (n.key == "face" and isinstance(n.value, a.Identifier) and n.value.name in {f.value for f in Face}
+                and not any(n.value.name in s for s in self.scopes)):
+            return n.value.name
         return self.eval(n.value)
 
     def call_macro(self, c: a.Command, m: a.MacroDecl) -> Gen:
@@ -760,13 +758,11 @@ class Interpreter:
         if build is None:
             self._fail(ScriptErrorCode.COMMAND_FAILED, "build_up: this body cannot jump-place (sim only)", c.loc,
                        op=c.name, notes={"code": "unsupported"})
-        if args:
-            item = strip(self._str(args[0], c.args[0].loc))
-        else:
-            item = self._auto_block()
-            if item is None:
-                self._fail(ScriptErrorCode.COMMAND_FAILED, "build_up: no placeable block in the inventory", c.loc,
-                           op=c.name, notes={"code": "missing_item"})
+        picked = strip(self._str(args[0], c.args[0].loc)) if args else self._auto_block()
+        if picked is None:
+            self._fail(ScriptErrorCode.COMMAND_FAILED, "build_up: no placeable block in the inventory", c.loc,
+                       op=c.name, notes={"code": "missing_item"})
+        item: str = picked
         feet = self.body.position().block()
         before = {feet: self.body.block_at(feet).name}
         yield from self._body_action(c, lambda: build(item), self._at(feet, ""))

@@ -92,8 +92,8 @@ class _Build(Transformer[Token, Any]):
 
     def param(self, meta: Meta, ptype: Token, name: Token) -> a.Param:
         if str(ptype) not in PARAM_TYPES:
-            raise ScriptError(ScriptErrorCode.BAD_TYPE, f"unknown parameter type {str(ptype)!r}; use int, bool or string",
-                              self._tok(ptype))
+            raise ScriptError(ScriptErrorCode.BAD_TYPE,
+                              f"unknown parameter type {str(ptype)!r}; use int, bool or string", self._tok(ptype))
         return a.Param(self._loc(meta), self._name(name), str(ptype))  # type: ignore[arg-type]
 
     def if_stmt(self, meta: Meta, test: a.Expr, then: a.Block, other: a.Block | a.IfStmt | None) -> a.IfStmt:
@@ -321,8 +321,9 @@ def _syntax_error(exc: UnexpectedInput, text: str, source: str) -> ScriptError:
         return ScriptError(ScriptErrorCode.SYNTAX, f"{what}; expected {_expected(expected)}",
                            a.Loc(line, column, source))
     if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if 0 <= exc.pos_in_stream < len(text) else "?"
-        if text.startswith("/*", exc.pos_in_stream):
+        at = exc.pos_in_stream or 0
+        ch = text[at] if 0 <= at < len(text) else "?"
+        if text.startswith("/*", at):
             return ScriptError(ScriptErrorCode.SYNTAX, "unterminated /* comment", a.Loc(line, column, source))
         if ch == '"':
             return ScriptError(ScriptErrorCode.SYNTAX, "unterminated string", a.Loc(line, column, source))

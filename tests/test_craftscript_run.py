@@ -81,7 +81,7 @@ def test_dig_place_and_block_changes() -> None:
 
 
 def test_predicates() -> None:
-    out, b = run('log(is_air(f1), is_air(0,63,0), can_stand(f1), has_item("minecraft:torch"), has_item("torch"), '
+    out, _b = run('log(is_air(f1), is_air(0,63,0), can_stand(f1), has_item("minecraft:torch"), has_item("torch"), '
                  'has_item("stone"), block_is(0,63,0,"grass_block"), block_is(0,63,0,"minecraft:grass_block"), '
                  'block_is(d1, "dirt"), is_hazard("lava_near"));', give={"torch": 1})
     assert texts(out) == ["true false true true true false true true false false"]
