@@ -15,7 +15,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.craftscript.interp import Limits
 from craftbt.craftscript.parser import parse
 from craftbt.craftscript.runner import run_inline

@@ -15,10 +15,10 @@ from typing import Any
 
 import orjson
 
+from craftbt.core.home import default_home
 from craftbt.craftscript.commands import COMMANDS
 from craftbt.craftscript.errors import ScriptError, ScriptErrorCode
 from craftbt.craftscript.parser import KEYWORDS, SELECTOR_NAME, parse
-from craftbt.executor.journal import default_home
 
 NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 ARG_TYPES = {"int": "int", "number": "int", "integer": "int", "bool": "bool", "boolean": "bool", "string": "string",

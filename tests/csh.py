@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.craftscript.interp import Limits, ScriptOutcome
 from craftbt.craftscript.parser import parse
 from craftbt.craftscript.runner import run_inline

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.craftscript.errors import ScriptError
 from craftbt.craftscript.interp import Limits
 from craftbt.craftscript.parser import parse

@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from craftbt.capabilities.registry import default_registry
+from craftbt.capabilities.default import default_registry
 from craftbt.cli.run_cmds import _make_body
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.craftscript import ast as a
