@@ -36,10 +36,10 @@ class ConvertTarget(StrEnum):
 
 
 def check_file(path: Path, registry: Registry) -> Checked:
-    """Any supported tree file -> Checked (XML is imported first; its problems have no line numbers)."""
+    """Any supported tree file -> Checked (XML is imported first; every problem is located at its element)."""
     if path.suffix.lower() != ".xml":
         return validate_path(path, registry)
-    from craftbt.trees.btcpp import from_xml
+    from craftbt.trees.btcpp_import import import_xml
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -48,12 +48,10 @@ def check_file(path: Path, registry: Registry) -> Checked:
         return Checked(None, [Problem(ErrorCode.FILE_NOT_FOUND, f"cannot read {str(path)!r}: {reason}",
                                       Location(str(path)))])
     try:
-        definition = from_xml(text, file=str(path), registry=registry)
+        imported = import_xml(text, file=str(path), registry=registry)
     except CraftbtError as err:
-        for p in err.problems:
-            p.location.file = p.location.file or str(path)
         return Checked(None, err.problems)
-    return validate_definition(definition, registry, base_dir=path.resolve().parent)
+    return validate_definition(imported.definition, registry, base_dir=path.resolve().parent, smap=imported.smap)
 
 
 def load_checked(path: Path, registry: Registry) -> m.TreeDefinition:
