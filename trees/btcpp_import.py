@@ -310,11 +310,12 @@ class _Importer:
                 return None
             except CraftbtError:
                 pass
-        what = "check" if check else "capability"
+        what = "check" if check else "capability or check"
+        names = names if check else sorted({*names, *(c.name for c in self.registry.checks())})
         code = ErrorCode.UNKNOWN_CHECK if check else ErrorCode.UNKNOWN_CAPABILITY
         self.problems.append(Problem(
             code, f"<{ident}> is not a craftbt {what} (a node of the application that wrote the file)",
-            self.loc(el, path), expected=f"a registered {what}: `craftbt capabilities`",
+            self.loc(el, path), expected=f"a registered {what} (`craftbt capabilities`)",
             suggestion=close_match(ident.lower(), names)))
         return placeholder()
 
@@ -470,8 +471,6 @@ def import_xml(text: str, *, file: str | None = None, registry: Registry | None 
         root, board = importer.main(bt, main_id)
     except RecursionError:
         raise refuse("tree nested too deeply") from None
-    if importer.problems:
-        raise CraftbtError(importer.problems)
     meta = doc.meta.get(main_id, {})
     blackboard = meta.get("blackboard") if isinstance(meta.get("blackboard"), dict) else board
     description = str(meta.get("description") or "")
@@ -481,8 +480,13 @@ def import_xml(text: str, *, file: str | None = None, registry: Registry | None 
                                       root=root, source=file)
     except Exception as err:  # pydantic: a name or value the model refuses
         raise refuse(f"cannot build a definition: {err}") from None
-    # the YAML loader's structural checks (empty composites, decorator ranges, names), at the element
+    # the YAML loader's structural checks (empty composites, decorator ranges, names), at the element;
+    # a node refused above is a placeholder here, so the rest of the tree is still checked
     checked = decode(to_data(definition), importer.smap)
-    if checked.problems:
-        raise CraftbtError(checked.problems)
+    structural = [p for p in checked.problems if p.location.line is not None
+                  and not any((p.location.line, p.location.column) == (q.location.line, q.location.column)
+                              for q in importer.problems)]
+    if importer.problems or structural:
+        raise CraftbtError(sorted([*importer.problems, *structural],
+                                  key=lambda p: (p.location.line or 0, p.location.column or 0)))
     return Imported(definition, importer.smap)
