@@ -169,9 +169,9 @@ def test_validation_problems_point_at_the_element(tmp_path: Path) -> None:
 
 
 def test_every_problem_of_a_file_is_reported_in_order() -> None:
-    problems = _problems(_tree("<Sequence>\n      <Timeout msec='-5'><wait/></Timeout>\n"
-                               "      <RetryUntilSuccessful num_attempts='-1'><has_itme item='x'/></RetryUntilSuccessful>"
-                               "\n    </Sequence>"))
+    retry = "<RetryUntilSuccessful num_attempts='-1'><has_itme item='x'/></RetryUntilSuccessful>"
+    timeout = "<Timeout msec='-5'><wait/></Timeout>"
+    problems = _problems(_tree(f"<Sequence>\n      {timeout}\n      {retry}\n    </Sequence>"))
     assert [p.split(": ")[0:2] for p in problems] == [["t.xml:4:7", "bad_decorator"],
                                                       ["t.xml:5:47", "unknown_capability"]]
     assert problems[1].endswith("did you mean 'has_item'?")
