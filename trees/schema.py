@@ -29,7 +29,8 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "urn:craftbt:tree-format:1"
 
 _PARAM_SCHEMAS: dict[str, dict[str, Any]] = {
-    "attempts": {"type": "integer", "minimum": 1, "description": "attempts in total"},
+    "attempts": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": -1}],
+                 "description": "attempts in total; -1 retries forever"},
     "duration_ms": {"type": "integer", "exclusiveMinimum": 0, "description": "game-time milliseconds"},
     "count": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": -1}], "description": "-1 repeats forever"},
     "condition": {"$ref": "#/$defs/condition_body"},

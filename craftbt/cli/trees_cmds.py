@@ -37,10 +37,10 @@ class ConvertTarget(StrEnum):
 
 
 def check_file(path: Path, registry: Registry) -> Checked:
-    """Any supported tree file -> Checked (XML is imported first; its problems have no line numbers)."""
+    """Any supported tree file -> Checked (XML is imported first; every problem is located at its element)."""
     if path.suffix.lower() != ".xml":
         return validate_path(path, registry)
-    from craftbt.trees.btcpp import from_xml
+    from craftbt.trees.btcpp_import import import_xml
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -49,12 +49,10 @@ def check_file(path: Path, registry: Registry) -> Checked:
         return Checked(None, [Problem(ErrorCode.FILE_NOT_FOUND, f"cannot read {str(path)!r}: {reason}",
                                       Location(str(path)))])
     try:
-        definition = from_xml(text, file=str(path), registry=registry)
+        imported = import_xml(text, file=str(path), registry=registry)
     except CraftbtError as err:
-        for p in err.problems:
-            p.location.file = p.location.file or str(path)
         return Checked(None, err.problems)
-    return validate_definition(definition, registry, base_dir=path.resolve().parent)
+    return validate_definition(imported.definition, registry, base_dir=path.resolve().parent, smap=imported.smap)
 
 
 def load_checked(path: Path, registry: Registry) -> m.TreeDefinition:
@@ -181,7 +179,7 @@ def convert_cmd(
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
 ) -> None:
     """Convert a validated tree between YAML, JSON and BehaviorTree.CPP v4 XML."""
-    from craftbt.trees import btcpp, dump
+    from craftbt.trees import btcpp_export, dump
 
     registry = get_registry()
     try:
@@ -191,7 +189,7 @@ def convert_cmd(
         elif to is ConvertTarget.JSON:
             text = dump.to_json(definition)
         else:
-            text = btcpp.to_xml(definition, registry=registry, base_dir=file.resolve().parent)
+            text = btcpp_export.to_xml(definition, registry=registry, base_dir=file.resolve().parent)
         _write(out, text)
     except CraftbtError as err:
         raise _fail(err) from None
