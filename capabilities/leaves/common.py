@@ -87,8 +87,13 @@ def approach(ctx: CapabilityContext, target: BlockPos, reach: float = REACH) -> 
     """Walk until ``target`` is within reach; no-op if it already is."""
     if within_reach(ctx, target, reach):
         return None
+    # The body's goto tolerance is measured from the feet, reach from the eyes: a block above the
+    # bot's head (a wall's top course, a roof) is aimed at up to two cells lower, or no standable
+    # cell lies "within tolerance" of it even though the eyes would reach it from the ground.
+    # Any cell within ``reach - 1.5`` of the lowered aim still keeps the eyes within ``reach``.
+    lower = max(0, min(2, target.y - ctx.body.position().block().y - 1))
     try:
-        handle = ctx.body.goto(target, tolerance=max(1.0, reach - 1.5))
+        handle = ctx.body.goto(target.offset(dy=-lower), tolerance=max(1.0, reach - 1.5))
     except BodyError as err:
         return failure_from_error(err)
     failure = yield from act(handle)
