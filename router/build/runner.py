@@ -40,8 +40,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.structures import Facing, ModuleWitness, is_air, is_replaceable
 from craftbt.executor.build_state.invariants import check_all
 from craftbt.executor.build_state.journal_body import JournalingBody
@@ -65,6 +65,7 @@ from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.planners.building.decompose import BuildStep, StepKind, materials_for
 from craftbt.planners.building.planner import BuildingPlanner, deficits, work_package
+from craftbt.router.build.convergence import AttemptGuard, attempt_digest, stuck_report
 from craftbt.trees.structure_template import StructureTemplate, anchor_for
 from craftbt.trees.structure_witness import ModuleState, ModuleWitnessV1, classify, scan
 from craftbt.world.body import BlockPos, Body
@@ -180,6 +181,7 @@ class BuildRunner:
         self.config = ExecutorConfig(geofence=fence, profile="survival", max_ticks=max_ticks)
         self._executor: Executor | None = None
         self.outcomes: list[RunOutcome] = []
+        self.guard = AttemptGuard()
         self.read = read_fn(body)
 
     # -- metadata --------------------------------------------------------------------------------
@@ -441,8 +443,12 @@ class BuildRunner:
                     self._save(meta)
                     return meta
                 untouched = mscan.missing == len(witness.expected_placements) and not mscan.wrong
-                fresh = mscan.state is ModuleState.DESTROYED or untouched
+                # A wrong or obstructing block must be dug even when the module counts as destroyed:
+                # a fresh package only places, so it would meet the same occupied cell again.
+                fresh = (mscan.state is ModuleState.DESTROYED or untouched) and not (mscan.wrong or mscan.obstructed)
                 _, steps = work_package(self.template, witness, None if fresh else diff, "x")
+                if self.guard.repeats(mid, attempt_digest(diff, steps, self.inventory())):
+                    return self.stuck(meta, mid, diff)  # nothing changed since the last attempt: stop, say why
                 if not self.ensure_materials(meta, steps):
                     return meta
                 label = "module" if fresh else "repair"
@@ -462,6 +468,16 @@ class BuildRunner:
             )
         if self.persist is not None:
             self.persist()
+        return meta
+
+    def stuck(self, meta: BuildMetadata, mid: str, diff: ModuleWitness) -> BuildMetadata:
+        """Blocked, not retried: the same package would meet the same world; name the cells and the reason."""
+        report = stuck_report(mid, diff, self.outcomes[-1] if self.outcomes else None)
+        meta.status = BuildStatus.BLOCKED
+        meta.blocked_reason = report["text"]
+        self._save(meta)
+        self.store.emit(self.build_id, "build_blocked", {"taskId": meta.task_id, **report})
+        self.progress("blocked", report)
         return meta
 
     # -- checkpoint (stage 1 + 3) ------------------------------------------------------------------------
@@ -522,6 +538,10 @@ class BuildRunner:
                 target = d.module_id if d.module_id in self.witnesses else mid
                 diff, _ = self.module_scan(target)
                 if not diff.complete:
+                    _, steps = work_package(self.template, self.witnesses[target], diff, "x")
+                    if self.guard.repeats(f"repair:{target}", attempt_digest(diff, steps, self.inventory())):
+                        self.stuck(meta, target, diff)
+                        return False
                     self.run_package(self.witnesses[target], diff, "repair")
         else:
             meta.status = BuildStatus.BLOCKED
