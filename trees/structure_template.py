@@ -63,6 +63,8 @@ ORDER_RANK: dict[ModuleType, int] = {
     ModuleType.ROOF: 3,
     ModuleType.DECOR: 4,
 }
+#: Seed 001 Access invariant: the corridor in front of a doorway is this many cells long (2 high, like the door).
+ACCESS_CORRIDOR = 3
 #: Module types whose witness is checked by the Structural invariant after they complete.
 STRUCTURAL_TYPES = frozenset({ModuleType.SHELL, ModuleType.ENTRANCE, ModuleType.ROOF, ModuleType.FLOOR})
 
@@ -384,7 +386,34 @@ def check_template(
                     )
                 )
                 break
+    problems += _unrepairable_entrances(tpl, owner, file) if not problems else []
     return problems
+
+
+def opening_cells(entrance: Triple) -> list[Triple]:
+    """The doorway column and the corridor in front of it (as drawn: outward is -z), the Access probe set."""
+    ex, ey, ez = entrance
+    return [(ex, ey + h, ez - step) for step in range(ACCESS_CORRIDOR + 1) for h in (0, 1)]
+
+
+def _unrepairable_entrances(tpl: StructureTemplate, owner: dict[Triple, str], file: str | None) -> list[Problem]:
+    """An access repair digs the opening's cells; one a module places could never be both built and clear."""
+    out: list[Problem] = []
+    for i, m in enumerate(tpl.modules):
+        if m.entrance is None:
+            continue
+        for cell in opening_cells(m.entrance):
+            if cell in owner:
+                out.append(
+                    _problem(
+                        file,
+                        f"the entrance of {m.id!r} cannot be kept clear: {owner[cell]!r} places a block at {cell} "
+                        f"(the doorway and the {ACCESS_CORRIDOR} cells in front of it must stay air)",
+                        path=f"modules.{i}.entrance",
+                    )
+                )
+                break
+    return out
 
 
 def load_template(ref: str | Path, *, known_blocks: frozenset[str] | None = None) -> StructureTemplate:

@@ -15,13 +15,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from craftbt.capabilities.structures import Anchor, Cell, is_air, rotate
-from craftbt.executor.build_state.models import InvariantResult, OpenDelta, Severity, SiteSignature, StationEntry
-from craftbt.trees.structure_template import STRUCTURAL_TYPES, StructureTemplate
+from craftbt.executor.build_state.models import (
+    InvariantResult,
+    OpenDelta,
+    Severity,
+    SiteSignature,
+    StationEntry,
+    Vec,
+)
+from craftbt.trees.structure_template import ACCESS_CORRIDOR, STRUCTURAL_TYPES, StructureTemplate
 from craftbt.trees.structure_witness import ModuleWitnessV1, scan
 from craftbt.world.body import BlockPos
 
 Reader = Callable[[BlockPos], str | None]
-CORRIDOR = 3
+CORRIDOR = ACCESS_CORRIDOR
 REACH_RADIUS = 4
 #: Station kinds a structure's utility zone must keep reachable (the chest is storage, tracked but not required).
 REQUIRED_STATIONS = ("crafting_table", "furnace")
@@ -65,7 +72,10 @@ def access(tpl: StructureTemplate, witnesses: dict[str, ModuleWitnessV1], built:
     where = ", ".join(f"{tuple(p)}={read(p)}" for _, p in blocked[:6])
     deltas = [
         OpenDelta(
-            module_id=blocked[0][0], issue=f"access: doorway or corridor blocked at {where}", severity=Severity.BLOCKING
+            module_id=blocked[0][0],
+            issue=f"access: doorway or corridor blocked at {where}",
+            severity=Severity.BLOCKING,
+            cells=[Vec(x=p.x, y=p.y, z=p.z) for _, p in blocked],
         )
     ]
     return Outcome(InvariantResult(invariant="access", passed=False, evidence=f"blocked: {where}"), deltas)

@@ -4,7 +4,8 @@ Field names follow Python style; the seed's camelCase names are the aliases
 (``model_dump(by_alias=True)`` gives the seed's shape). Additive extensions
 over the seed: ``OpenDelta.status`` (``open`` or ``repaired``: blocking deltas
 found at a checkpoint are repaired before the cursor advances, and the
-checkpoint keeps them as evidence), ``BuildMetadata.open_deltas`` (deltas
+checkpoint keeps them as evidence), ``OpenDelta.cells`` (the cells an access
+repair digs), ``BuildMetadata.open_deltas`` (deltas
 currently unresolved), ``BuildMetadata.status`` and ``blocked_reason``
 (stage 4), ``StationEntry.kind`` also admits ``chest`` (the storage anchor the
 cohesion model tracks in the registry).
@@ -67,6 +68,9 @@ class OpenDelta(_Model):
     issue: str
     severity: Severity
     status: Literal["open", "repaired"] = "open"
+    #: Cells to clear when the delta is a blocked opening (access): repaired by digging them, whichever
+    #: module's witness (if any) holds them.
+    cells: list[Vec] = Field(default_factory=list)
 
 
 class Provenance(_Model):

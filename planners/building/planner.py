@@ -22,7 +22,7 @@ from craftbt.planners.base import PlanningFailure, PlanningState, PlanResult
 from craftbt.planners.building.decompose import BuildStep, materials_for, module_steps, package_tree, repair_steps
 from craftbt.planners.building.order import MacroPlan, macro_plan
 from craftbt.planners.intent import GoalVerb, Intent
-from craftbt.trees.model import TreeDefinition
+from craftbt.trees.model import SequenceNode, TreeDefinition
 from craftbt.trees.structure_template import StructureTemplate, anchor_for, load_template
 from craftbt.trees.structure_witness import ModuleWitnessV1, make_witness
 from craftbt.world.body import BlockPos
@@ -134,3 +134,15 @@ def work_package(
         tpl.template,
     )
     return tree, steps
+
+
+def clearance_package(tpl: StructureTemplate, module_id: str, steps: list[BuildStep]) -> TreeDefinition:
+    """Dig blocked opening cells (an access repair): no witness to verify, the invariant re-checks them."""
+    return TreeDefinition(
+        tree=tree_name(tpl, f"_{module_id}_clear"),
+        description=f"clear {len(steps)} blocked doorway/corridor cells of {tpl.template}",
+        root=SequenceNode(
+            name=f"clear access of {module_id}", memory=True, children=[s.leaf(tpl.template) for s in steps]
+        ),
+        source=f"planner:building:{tpl.template}",
+    )

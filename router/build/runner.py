@@ -64,8 +64,8 @@ from craftbt.executor.config import Bounds as Fence
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.planners.building.decompose import BuildStep, StepKind, materials_for
-from craftbt.planners.building.planner import BuildingPlanner, deficits, work_package
-from craftbt.router.build.convergence import AttemptGuard, attempt_digest, stuck_report
+from craftbt.planners.building.planner import BuildingPlanner, clearance_package, deficits, work_package
+from craftbt.router.build.convergence import AttemptGuard, attempt_digest, stuck_report, why
 from craftbt.trees.structure_template import StructureTemplate, anchor_for
 from craftbt.trees.structure_witness import ModuleState, ModuleWitnessV1, classify, scan
 from craftbt.world.body import BlockPos, Body
@@ -470,6 +470,45 @@ class BuildRunner:
             self.persist()
         return meta
 
+    def clear_cells(self, meta: BuildMetadata, delta: OpenDelta) -> bool:
+        """Access repair: dig every blocked doorway/corridor cell; False (blocked) when that cannot progress."""
+        cells = [BlockPos(c.x, c.y, c.z) for c in delta.cells]
+        steps = [
+            BuildStep(StepKind.DIG, delta.module_id, p, self.read(p) or "unknown")
+            for p in cells
+            if not is_air(self.read(p) or "air")
+        ]
+        if not steps:
+            return True
+        digest = "clear:" + ",".join(s.step_id for s in steps)
+        if self.guard.repeats(f"clear:{delta.module_id}", digest):
+            report = {
+                "moduleId": delta.module_id,
+                "cells": [
+                    {"pos": list(s.pos), "expected": "air", "observed": s.block, "issue": "obstructed"} for s in steps
+                ],
+                "why": why(self.outcomes[-1] if self.outcomes else None),
+            }
+            report["text"] = (
+                f"no_progress:{delta.module_id}: {len(steps)} doorway/corridor cells cannot be cleared: "
+                + ", ".join(f"{tuple(s.pos)}={s.block}" for s in steps[:6])
+                + f"; last attempt {report['why']}"
+            )
+            meta.status = BuildStatus.BLOCKED
+            meta.blocked_reason = str(report["text"])
+            self._save(meta)
+            self.store.emit(self.build_id, "build_blocked", {"taskId": meta.task_id, **report})
+            return False
+        self.progress("package", {"module": delta.module_id, "label": "clear access", "steps": len(steps), "places": 0})
+        self.store.emit(
+            self.build_id, "build_repair", {"moduleId": delta.module_id, "clear": [list(s.pos) for s in steps]}
+        )
+        self.body.module_id = delta.module_id
+        outcome = self.executor().run(clearance_package(self.template, delta.module_id, steps), task_id=self.build_id)
+        self.outcomes.append(outcome)
+        self.body.settle()
+        return True
+
     def stuck(self, meta: BuildMetadata, mid: str, diff: ModuleWitness) -> BuildMetadata:
         """Blocked, not retried: the same package would meet the same world; name the cells and the reason."""
         report = stuck_report(mid, diff, self.outcomes[-1] if self.outcomes else None)
@@ -535,6 +574,10 @@ class BuildRunner:
             meta.open_deltas = blocking
             self._save(meta)
             for d in blocking:
+                if d.cells:  # a blocked opening: dig its cells wherever the template keeps them
+                    if not self.clear_cells(meta, d):
+                        return False
+                    continue
                 target = d.module_id if d.module_id in self.witnesses else mid
                 diff, _ = self.module_scan(target)
                 if not diff.complete:
