@@ -43,6 +43,15 @@ class Offset(BaseModel):
     dz: int
 
 
+class Corner(BaseModel):
+    """An absolute block position, the seed's ``refCorner {x, y, z}``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    x: int
+    y: int
+    z: int
+
+
 class ExpectedPlacement(Offset):
     block_id: str
     model_config = ConfigDict(
@@ -58,14 +67,14 @@ class ModuleWitnessV1(BaseModel):
     )
 
     module_id: str
-    ref_corner: Offset = Field(description="absolute x/y/z of the reference corner")
+    ref_corner: Corner = Field(description="absolute x/y/z of the reference corner")
     facing: Facing
     expected_placements: list[ExpectedPlacement]
     required_empty: list[Offset]
     witness_digest: str
 
     def anchor(self) -> Anchor:
-        return Anchor(origin=BlockPos(self.ref_corner.dx, self.ref_corner.dy, self.ref_corner.dz), facing=self.facing)
+        return Anchor(origin=BlockPos(self.ref_corner.x, self.ref_corner.y, self.ref_corner.z), facing=self.facing)
 
     def spec(self) -> ModuleSpec:
         return ModuleSpec(
@@ -93,7 +102,7 @@ def make_witness(spec: ModuleSpec, anchor: Anchor) -> ModuleWitnessV1:
     o = anchor.origin
     return ModuleWitnessV1(
         module_id=spec.module_id,
-        ref_corner=Offset(dx=o.x, dy=o.y, dz=o.z),
+        ref_corner=Corner(x=o.x, y=o.y, z=o.z),
         facing=anchor.facing,
         expected_placements=[ExpectedPlacement(dx=p.dx, dy=p.dy, dz=p.dz, block_id=p.block) for p in ordered],
         required_empty=[Offset(dx=c.dx, dy=c.dy, dz=c.dz) for c in spec.required_empty],
@@ -102,6 +111,9 @@ def make_witness(spec: ModuleSpec, anchor: Anchor) -> ModuleWitnessV1:
 
 
 class ModuleState(StrEnum):
+    #: Not started: none of its placements stands and nothing wrong is in its cells (a resume report word,
+    #: never the result of :func:`classify`, which judges a module that was built or begun).
+    PENDING = "pending"
     COMPLETED = "completed"
     PARTIALLY_COMPLETED = "partially_completed"
     DRIFTED = "drifted"

@@ -7,8 +7,10 @@ found at a checkpoint are repaired before the cursor advances, and the
 checkpoint keeps them as evidence), ``OpenDelta.cells`` (the cells an access
 repair digs), ``BuildMetadata.open_deltas`` (deltas
 currently unresolved), ``BuildMetadata.status`` and ``blocked_reason``
-(stage 4), ``StationEntry.kind`` also admits ``chest`` (the storage anchor the
-cohesion model tracks in the registry).
+(stage 4), ``BuildMetadata.macro_plan`` (the seed keeps the partial-order plan
+beside the task: content-addressed nodes, dependency edges, the order),
+``StationEntry.kind`` also admits ``chest`` (the storage anchor the cohesion
+model tracks in the registry).
 """
 
 from __future__ import annotations
@@ -118,6 +120,21 @@ class BuildStatus(StrEnum):
     FAILED = "failed"
 
 
+class MacroNode(_Model):
+    module_id: str
+    #: Content-addressed (``<module id>@<witness digest prefix>``): stable across sessions.
+    node_id: str
+
+
+class MacroPlanRecord(_Model):
+    """The macro plan as the seed keeps it: the partial order (nodes and dependency edges) and its linearization."""
+
+    nodes: list[MacroNode]
+    #: ``[from node id, to node id]``: ``to`` may start only after ``from`` is complete.
+    edges: list[tuple[str, str]]
+    order: list[str]
+
+
 class BuildMetadata(_Model):
     build_id: str
     task_id: str
@@ -134,6 +151,7 @@ class BuildMetadata(_Model):
     open_deltas: list[OpenDelta] = Field(default_factory=list)
     status: BuildStatus = BuildStatus.PENDING
     blocked_reason: str | None = Field(default=None)
+    macro_plan: MacroPlanRecord | None = None
 
     @property
     def done(self) -> bool:

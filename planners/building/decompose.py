@@ -24,6 +24,8 @@ from craftbt.trees.model import LeafNode, Node, SequenceNode, TreeDefinition
 from craftbt.trees.structure_witness import ModuleWitnessV1
 from craftbt.world.body import BlockPos
 
+#: Blackboard key of a package's step meta (leaf name -> ``{domain, leaf, moduleId, templateId, ...}``).
+STEP_META_KEY = "/build/step_meta"
 WORKSTATION_BLOCKS = frozenset({"crafting_table", "furnace", "smoker", "blast_furnace", "anvil"})
 
 
@@ -44,6 +46,18 @@ class BuildStep:
     @property
     def step_id(self) -> str:
         return f"{self.module_id}:{self.kind.value}:{self.pos.x},{self.pos.y},{self.pos.z}:{self.block}"
+
+    def meta(self, template_id: str) -> dict[str, Any]:
+        """The seed's step meta tags: ``{domain, leaf, moduleId, templateId, position, blockId}``."""
+        return {
+            "domain": "building",
+            "leaf": self.leaf(template_id).capability,
+            "moduleId": self.module_id,
+            "templateId": template_id,
+            "position": {"x": self.pos.x, "y": self.pos.y, "z": self.pos.z},
+            "blockId": self.block,
+            "stepId": self.step_id,
+        }
 
     def leaf(self, template_id: str) -> LeafNode:
         p = {"x": self.pos.x, "y": self.pos.y, "z": self.pos.z}
@@ -106,10 +120,32 @@ def verify_leaf(witness: ModuleWitnessV1, template_id: str) -> LeafNode:
         capability="verify_module",
         args={
             "module": witness.spec().model_dump(mode="json"),
-            "origin": {"x": o.dx, "y": o.dy, "z": o.dz},
+            "origin": {"x": o.x, "y": o.y, "z": o.z},
             "facing": witness.facing.value,
         },
     )
+
+
+def checkpoint_meta(witness: ModuleWitnessV1, template_id: str) -> dict[str, Any]:
+    """The synthetic checkpoint step's meta (seed 001 stage 1 step 3)."""
+    return {
+        "domain": "building",
+        "leaf": "verify_module",
+        "moduleId": witness.module_id,
+        "templateId": template_id,
+        "isCheckpoint": True,
+        "moduleWitnessDigest": witness.witness_digest,
+    }
+
+
+def step_meta(parts: list[tuple[ModuleWitnessV1, list[BuildStep], str]], template_id: str) -> dict[str, Any]:
+    """Leaf name -> the seed's meta tags, for every step of a package (kept on the tree's blackboard)."""
+    out: dict[str, Any] = {}
+    for witness, steps, _ in parts:
+        for s in steps:
+            out[str(s.leaf(template_id).name)] = s.meta(template_id)
+        out[str(verify_leaf(witness, template_id).name)] = checkpoint_meta(witness, template_id)
+    return out
 
 
 def module_node(witness: ModuleWitnessV1, steps: list[BuildStep], template_id: str, label: str = "module") -> Node:
@@ -131,7 +167,8 @@ def package_tree(
     return TreeDefinition(
         tree=tree_name,
         description=description,
-        blackboard=dict(meta or {}),
+        # Step meta tags ride on the blackboard: leaf args are the capabilities' strict contracts.
+        blackboard={**(meta or {}), STEP_META_KEY: step_meta(parts, template_id)},
         root=root,
         source=f"planner:building:{template_id}",
     )

@@ -51,6 +51,8 @@ from craftbt.executor.build_state.models import (
     BuildMetadata,
     BuildStatus,
     InvariantResult,
+    MacroNode,
+    MacroPlanRecord,
     OpenDelta,
     Provenance,
     Severity,
@@ -64,6 +66,7 @@ from craftbt.executor.config import Bounds as Fence
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.planners.building.decompose import BuildStep, StepKind, materials_for
+from craftbt.planners.building.order import MacroPlan
 from craftbt.planners.building.planner import BuildingPlanner, clearance_package, deficits, work_package
 from craftbt.router.build.convergence import AttemptGuard, attempt_digest, stuck_report, why
 from craftbt.trees.structure_template import StructureTemplate, anchor_for
@@ -77,6 +80,8 @@ MAX_MODULE_ATTEMPTS = 4
 #: Share of the completed modules' placements that must still match for the site to be recognized.
 SITE_MATCH_SHARE = 0.2
 FENCE_MARGIN = 16
+#: The resume action when the site is unrecognizable (seed 001: "replan_from_bootstrap").
+REPLAN_SITE = "replan_from_bootstrap"
 
 ProgressFn = Callable[[str, dict[str, Any]], None]
 
@@ -102,6 +107,16 @@ class ResumeReport(BaseModel):
     current: ModuleScan | None = None
     action: str = "advance"
     scan_ms: float = 0.0
+
+
+def macro_record(macro: MacroPlan) -> MacroPlanRecord:
+    """The macro plan to persist: content-addressed nodes, dependency edges between them, the order."""
+    ids = macro.node_ids
+    return MacroPlanRecord(
+        nodes=[MacroNode(module_id=m, node_id=ids[m]) for m in macro.order],
+        edges=sorted((ids[a], ids[b]) for a, b in macro.graph.edges),
+        order=list(macro.order),
+    )
 
 
 def read_fn(body: Body) -> Callable[[BlockPos], str | None]:
@@ -204,6 +219,7 @@ class BuildRunner:
             module_cursor=0,
             completed_modules=[],
             witnesses={k: w.to_seed() for k, w in self.witnesses.items()},
+            macro_plan=macro_record(self.plan.macro),
         )
         self.store.upsert_task(
             meta.task_id,
@@ -251,8 +267,27 @@ class BuildRunner:
                 lost += 1
         return done, lost
 
+    def site_probes(self, meta: BuildMetadata) -> list[BlockPos]:
+        """Seed 001 resume step 2: the reference corner and 8 footprint-edge cells (corners and mid-sides)."""
+        sig = meta.site_signature
+        b, r = sig.footprint_bounds, sig.ref_corner
+        xs = (b.min.x, (b.min.x + b.max.x) // 2, b.max.x)
+        zs = (b.min.z, (b.min.z + b.max.z) // 2, b.max.z)
+        edges = [BlockPos(x, b.min.y, z) for x in xs for z in zs if x in (b.min.x, b.max.x) or z in (b.min.z, b.max.z)]
+        return [BlockPos(r.x, r.y, r.z), *edges]
+
     def site_valid(self, meta: BuildMetadata) -> bool:
-        """The completed modules' placements still mostly stand, and the ground under the footprint is there."""
+        """Recognizable: the probes the completed modules speak for still agree with them, the completed
+        placements mostly stand, and (nothing built yet) the ground under the probes is there."""
+        expected: dict[BlockPos, str] = {}
+        for mid in meta.completed_modules:
+            expected.update({p: b for p, b in self.witnesses[mid].absolute_placements()})
+            expected.update({p: "air" for p in self.witnesses[mid].absolute_empty()})
+        probes = self.site_probes(meta)
+        spoken = [(p, expected[p]) for p in probes if p in expected]
+        agree = sum((self.read(p) or "air") == e or (e == "air" and is_air(self.read(p) or "air")) for p, e in spoken)
+        if spoken and not agree:  # every probe the built modules speak for disagrees: not this site any more
+            return False
         total = matched = 0
         for mid in meta.completed_modules:
             for pos, block in self.witnesses[mid].absolute_placements():
@@ -260,10 +295,10 @@ class BuildRunner:
                 matched += self.read(pos) == block
         if total and matched < SITE_MATCH_SHARE * total:
             return False
-        b = meta.site_signature.footprint_bounds
-        ground = [BlockPos(x, b.min.y - 1, z) for x in (b.min.x, b.max.x) for z in (b.min.z, b.max.z)]
-        solid = sum(not is_replaceable(self.read(p) or "air") for p in ground)
-        return solid >= 2 or bool(meta.completed_modules)
+        if meta.completed_modules:
+            return True
+        ground = [p.offset(dy=-1) for p in probes]
+        return 2 * sum(not is_replaceable(self.read(p) or "air") for p in ground) >= len(ground)
 
     def revalidate_stations(self, meta: BuildMetadata) -> list[dict[str, Any]]:
         now = self.raw_body.now_ticks()
@@ -281,12 +316,14 @@ class BuildRunner:
             )
         return out
 
-    def module_scan(self, module_id: str) -> tuple[ModuleWitness, ModuleScan]:
+    def module_scan(self, module_id: str, *, begun: bool = True) -> tuple[ModuleWitness, ModuleScan]:
+        """Scan and classify; a module not yet ``begun`` with nothing of it in the world is ``pending``."""
         w = self.witnesses[module_id]
         diff = scan(w, self.read)
+        untouched = not diff.wrong and len(diff.missing) == len(w.expected_placements) > 0
         return diff, ModuleScan(
             module_id=module_id,
-            state=classify(w, diff),
+            state=ModuleState.PENDING if untouched and not begun else classify(w, diff),
             missing=len(diff.missing),
             wrong=len(diff.wrong),
             obstructed=len(diff.obstructed),
@@ -300,15 +337,18 @@ class BuildRunner:
         if not report.site_valid:
             meta.module_cursor = 0
             meta.completed_modules = []
-            report.action = "replan_build"
+            report.action = REPLAN_SITE
         report.stations = self.revalidate_stations(meta)
         for mid in meta.completed_modules:
             _, s = self.module_scan(mid)
             report.completed_scans.append(s)
         if not meta.done:
-            _, report.current = self.module_scan(meta.module_order[meta.module_cursor])
-            if report.action != "replan_build":
+            cur = meta.module_order[meta.module_cursor]
+            begun = any(a["module_id"] == cur for a in self.store.actions(self.build_id))
+            _, report.current = self.module_scan(cur, begun=begun)
+            if report.action != REPLAN_SITE:
                 report.action = {
+                    ModuleState.PENDING: "build",
                     ModuleState.COMPLETED: "advance",
                     ModuleState.PARTIALLY_COMPLETED: "repair",
                     ModuleState.DRIFTED: "repair",
@@ -316,7 +356,7 @@ class BuildRunner:
                 }[report.current.state]
         if (
             any(s.state is not ModuleState.COMPLETED for s in report.completed_scans)
-            and report.action != "replan_build"
+            and report.action != REPLAN_SITE
         ):
             report.action = "repair"
         report.scan_ms = (time.perf_counter() - t0) * 1000
