@@ -58,7 +58,7 @@ def test_resume_calls_an_untouched_module_pending(tmp_path: Path) -> None:
 
 
 def test_an_unrecognizable_site_is_replanned_from_bootstrap(tmp_path: Path) -> None:
-    runner, body, store = make_runner(tmp_path, "hut")
+    runner, body, _store = make_runner(tmp_path, "hut")
     runner.run(stop_after_modules=2)
     for mid in ("utility", "shell"):  # the site is levelled between sessions: nothing of the build is left
         for pos, block in runner.witnesses[mid].absolute_placements():
@@ -75,7 +75,7 @@ def test_an_unrecognizable_site_is_replanned_from_bootstrap(tmp_path: Path) -> N
 
 
 def test_a_damaged_but_recognizable_site_is_not_replanned(tmp_path: Path) -> None:
-    runner, body, store = make_runner(tmp_path, "hut")
+    runner, body, _store = make_runner(tmp_path, "hut")
     runner.run(stop_after_modules=2)
     body.set_block(AT, "air")  # the reference corner alone is knocked out
     body.give("cobblestone", 1)
