@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, field_validator
 
 from craftbt.capabilities.contracts import WORKSTATIONS
+from craftbt.capabilities.leaves.blockwork import place_step
 from craftbt.capabilities.leaves.common import (
     REACH,
     Step,
     StrictArgs,
+    Vec3,
     act,
     approach,
     equip,
@@ -247,16 +249,38 @@ def _check_workstation(value: str) -> str:
     return value
 
 
+#: Seed 001 "try alternate positions within bounded budget": at most this many utility-zone spots.
+SPOT_BUDGET = 6
+
+
 class PlaceWorkstationArgs(StrictArgs):
     workstation: str = Field(
         description="Workstation block to have within reach", json_schema_extra={"enum": list(WORKSTATIONS)}
+    )
+    known: list[Vec3] = Field(
+        default_factory=list,
+        max_length=16,
+        description="Station registry positions to reuse first (a build's stationRegistry entries of this kind)",
+    )
+    spots: list[Vec3] = Field(
+        default_factory=list,
+        max_length=SPOT_BUDGET,
+        description="Utility-zone cells to place into, in order (the first that works); else next to the player",
     )
 
     _valid = field_validator("workstation")(_check_workstation)
 
 
+def _known_station(ctx: CapabilityContext, args: PlaceWorkstationArgs) -> BlockPos | None:
+    for v in args.known:
+        pos = v.as_block_pos()
+        if ctx.body.block_at(pos).name == args.workstation:
+            return pos
+    return None
+
+
 def guard_place_workstation(ctx: CapabilityContext, args: PlaceWorkstationArgs) -> GuardResult:
-    if _nearest(ctx, [args.workstation], REUSE_RADIUS) is not None:
+    if _known_station(ctx, args) is not None or _nearest(ctx, [args.workstation], REUSE_RADIUS) is not None:
         return GuardResult.allow()  # will be reused
     if _inventory(ctx).get(args.workstation, 0) < 1:
         return GuardResult.deny(
@@ -267,19 +291,45 @@ def guard_place_workstation(ctx: CapabilityContext, args: PlaceWorkstationArgs) 
 
 
 def run_place_workstation(ctx: CapabilityContext, args: PlaceWorkstationArgs) -> RunnerGen:
+    """Reuse a registered station (walking to it), else one within reach of the bot (found), else place one:
+    into the first utility-zone spot that takes it (bounded), else next to the player."""
+    known = _known_station(ctx, args)
+    if known is not None:
+        failure = yield from approach(ctx, known)
+        if failure is None:
+            return ActionResult.success(
+                Receipt(position=known, block=args.workstation, extra={"reused": True}),
+                reused=True, source="registry", position=list(known), workstation=args.workstation,
+            )
     existing = _nearest(ctx, [args.workstation], REUSE_RADIUS)
     if existing is not None:
         return ActionResult.success(
             Receipt(position=existing, block=args.workstation, extra={"reused": True}),
-            reused=True, position=list(existing), workstation=args.workstation,
+            reused=True, source="found", position=list(existing), workstation=args.workstation,
+        )
+    tried: list[list[Any]] = []
+    for v in args.spots:
+        spot = v.as_block_pos()
+        failure = yield from place_step(ctx, spot, args.workstation)
+        if failure is None and ctx.body.block_at(spot).name == args.workstation:
+            return ActionResult.success(
+                Receipt(position=spot, block=args.workstation, extra={"reused": False}),
+                reused=False, source="placed", position=list(spot), workstation=args.workstation, tried=tried,
+            )
+        code = failure.error.code if failure is not None and failure.error is not None else "not_placed"
+        tried.append([*spot, str(code)])
+    if args.spots:
+        return ActionResult.failure(
+            "no_placement_spot", f"none of {len(args.spots)} utility-zone spots took a {args.workstation}",
+            tried=tried,
         )
     failure = yield from place_station(ctx, _md(ctx), args.workstation)
     if failure is not None:
         return failure
-    spot: BlockPos = ctx.memory.pop("placed_station")
+    spot = ctx.memory.pop("placed_station")
     return ActionResult.success(
         Receipt(position=spot, block=args.workstation, extra={"reused": False}),
-        reused=False, position=list(spot), workstation=args.workstation,
+        reused=False, source="placed", position=list(spot), workstation=args.workstation,
     )
 
 
@@ -588,9 +638,11 @@ def register(registry: Registry) -> None:
             preconditions=("has:{workstation}",),
             effects=("near:{workstation}",),
             description=(
-                f"Ensure a workstation within {REUSE_RADIUS} blocks: reuse one already there (reused=true, no "
-                "placement, so never a second one in that radius) or place one from the inventory on solid "
-                "ground next to the player. Receipt: the station's position."
+                f"Ensure a workstation within {REUSE_RADIUS} blocks: reuse a station-registry position from "
+                "`known` (walking to it), or one already within reach (reused=true, no placement, so never a "
+                f"second one in that radius), or place one from the inventory into the first of up to {SPOT_BUDGET} "
+                "utility-zone `spots` that takes it, else on solid ground next to the player. Observables: "
+                "source (registry|found|placed). Receipt: the station's position."
             ),
         )
     )

@@ -32,6 +32,8 @@ CORRIDOR = ACCESS_CORRIDOR
 REACH_RADIUS = 4
 #: Station kinds a structure's utility zone must keep reachable (the chest is storage, tracked but not required).
 REQUIRED_STATIONS = ("crafting_table", "furnace")
+#: The storage anchor's kind (tracked in the station registry, kept by the storage invariant).
+STORAGE = "chest"
 
 
 @dataclass
@@ -186,6 +188,23 @@ def structural(
     )
 
 
+def storage(tpl: StructureTemplate, built: list[str], registry: list[StationEntry], read: Reader) -> Outcome | None:
+    """The storage anchor (seed 001 site utility): a built module with a chest keeps one at a known coordinate."""
+    home = next((m for m in built for _, b in tpl.stations(m) if b == STORAGE), None)
+    if home is None:
+        return None
+    kept = [e for e in registry if e.kind == STORAGE and read(BlockPos(e.pos.x, e.pos.y, e.pos.z)) == STORAGE]
+    if kept:
+        e = kept[0]
+        return Outcome(
+            InvariantResult(invariant="storage", passed=True, evidence=f"chest at {e.pos.x},{e.pos.y},{e.pos.z}"), []
+        )
+    return Outcome(
+        InvariantResult(invariant="storage", passed=False, evidence="no registered chest present"),
+        [OpenDelta(module_id=home, issue=f"storage: no registered {STORAGE}", severity=Severity.DEGRADED)],
+    )
+
+
 def required_stations(tpl: StructureTemplate, built: list[str]) -> tuple[str, ...]:
     kinds = {b for m in built for _, b in tpl.stations(m)}
     return tuple(k for k in REQUIRED_STATIONS if k in kinds)
@@ -206,6 +225,8 @@ def check_all(
         reachability(registry, required_stations(tpl, built), read, standable),
         structural(tpl, witnesses, built, read),
     ]
+    optional = [storage(tpl, built, registry, read)]
+    outcomes += [o for o in optional if o is not None]
     return [o.result for o in outcomes], [d for o in outcomes for d in o.deltas]
 
 

@@ -43,7 +43,7 @@ from pydantic import BaseModel, Field
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.structures import Facing, ModuleWitness, is_air, is_replaceable
-from craftbt.executor.build_state.invariants import check_all
+from craftbt.executor.build_state.invariants import check_all, required_stations
 from craftbt.executor.build_state.journal_body import JournalingBody
 from craftbt.executor.build_state.models import (
     Bounds,
@@ -69,6 +69,7 @@ from craftbt.planners.building.decompose import BuildStep, StepKind, materials_f
 from craftbt.planners.building.order import MacroPlan
 from craftbt.planners.building.planner import BuildingPlanner, clearance_package, deficits, work_package
 from craftbt.router.build.convergence import AttemptGuard, attempt_digest, stuck_report, why
+from craftbt.router.build.stations import WORKSTATION_KINDS, adopt_journaled, ensure_workstation
 from craftbt.trees.structure_template import StructureTemplate, anchor_for
 from craftbt.trees.structure_witness import ModuleState, ModuleWitnessV1, classify, scan
 from craftbt.world.body import BlockPos, Body
@@ -77,6 +78,8 @@ from craftbt.world.sim.snapshot import dumps
 
 MAX_REPAIRS = 3
 MAX_MODULE_ATTEMPTS = 4
+#: Checkpoint rounds spent on utility repairs (ensure_workstation, the storage anchor): never blocking ones.
+UTILITY_ROUNDS = 3
 #: Share of the completed modules' placements that must still match for the site to be recognized.
 SITE_MATCH_SHARE = 0.2
 FENCE_MARGIN = 16
@@ -101,6 +104,7 @@ class ModuleScan(BaseModel):
 class ResumeReport(BaseModel):
     reconciled_done: int = 0
     reconciled_lost: int = 0
+    stations_adopted: int = 0
     site_valid: bool = True
     stations: list[dict[str, Any]] = Field(default_factory=list)
     completed_scans: list[ModuleScan] = Field(default_factory=list)
@@ -197,6 +201,9 @@ class BuildRunner:
         self._executor: Executor | None = None
         self.outcomes: list[RunOutcome] = []
         self.guard = AttemptGuard()
+        self.standable = standable_fn(body)
+        self.meta: BuildMetadata | None = None
+        self._ensuring: set[str] = set()
         self.read = read_fn(body)
 
     # -- metadata --------------------------------------------------------------------------------
@@ -239,6 +246,9 @@ class BuildRunner:
             status=meta.status.value,
             blocked_reason=meta.blocked_reason,
         )
+
+    def save(self, meta: BuildMetadata) -> None:
+        self._save(meta)
 
     def executor(self) -> Executor:
         if self._executor is None:
@@ -333,6 +343,7 @@ class BuildRunner:
         t0 = time.perf_counter()
         report = ResumeReport()
         report.reconciled_done, report.reconciled_lost = self.reconcile()
+        report.stations_adopted = adopt_journaled(self, meta, self.store.actions(self.build_id))
         report.site_valid = self.site_valid(meta)
         if not report.site_valid:
             meta.module_cursor = 0
@@ -354,10 +365,7 @@ class BuildRunner:
                     ModuleState.DRIFTED: "repair",
                     ModuleState.DESTROYED: "replan_module",
                 }[report.current.state]
-        if (
-            any(s.state is not ModuleState.COMPLETED for s in report.completed_scans)
-            and report.action != REPLAN_SITE
-        ):
+        if any(s.state is not ModuleState.COMPLETED for s in report.completed_scans) and report.action != REPLAN_SITE:
             report.action = "repair"
         report.scan_ms = (time.perf_counter() - t0) * 1000
         last = meta.checkpoints[-1].checkpoint_id if meta.checkpoints else None
@@ -453,7 +461,7 @@ class BuildRunner:
         return True
 
     def run(self, *, stop_after_modules: int | None = None) -> BuildMetadata:
-        meta = self.load_or_create()
+        meta = self.meta = self.load_or_create()
         self.resume(meta)
         meta.status = BuildStatus.BUILDING if meta.status is not BuildStatus.BLOCKED_ON_SUBTASK else meta.status
         built_now = 0
@@ -473,6 +481,8 @@ class BuildRunner:
                         self.build_id, "build_repair", {"moduleId": done_mid, **dscan.model_dump(mode="json")}
                     )
                     self.run_package(self.witnesses[done_mid], ddiff, "repair")
+            if resumed_scan:  # then utility: a registered station that is gone or unreachable is ensured
+                self.ensure_stations(meta)
             resumed_scan = False
             diff, mscan = self.module_scan(mid)
             if mscan.state is not ModuleState.COMPLETED:
@@ -509,6 +519,32 @@ class BuildRunner:
         if self.persist is not None:
             self.persist()
         return meta
+
+    def ensure_stations_for(self, kinds: set[str]) -> list[str]:
+        """Before a sub-task's craft/smelt steps: its station kinds the registry knows are made usable."""
+        if self.meta is None:
+            return []
+        registered = {e.kind for e in self.meta.station_registry}
+        todo = (kinds & registered) - self._ensuring
+        if not todo:
+            return []
+        self._ensuring |= todo
+        try:  # always through the leaf: it walks to the registered station, so the craft step finds it near
+            return [k for k in sorted(todo) if ensure_workstation(self, self.meta, k) is None]
+        finally:
+            self._ensuring -= todo
+
+    def ensure_stations(self, meta: BuildMetadata, kinds: set[str] | None = None) -> list[str]:
+        """ensure_workstation for each required kind (or ``kinds``) with no usable registry entry; the failures."""
+        self.revalidate_stations(meta)
+        want = kinds if kinds is not None else set(required_stations(self.template, meta.completed_modules))
+        failed = []
+        for kind in sorted(want & set(WORKSTATION_KINDS)):
+            if any(e.kind == kind and e.reachable for e in meta.station_registry):
+                continue
+            if ensure_workstation(self, meta, kind) is None:
+                failed.append(kind)
+        return failed
 
     def clear_cells(self, meta: BuildMetadata, delta: OpenDelta) -> bool:
         """Access repair: dig every blocked doorway/corridor cell; False (blocked) when that cannot progress."""
@@ -580,13 +616,33 @@ class BuildRunner:
                 )
             )
 
+    def repair_utility(self, meta: BuildMetadata, deltas: list[OpenDelta], tried: set[str]) -> bool:
+        """Seed 001 "utility failure -> ensure_workstation" (once per issue per checkpoint; it never blocks)."""
+        acted = False
+        for d in deltas:
+            if d.issue in tried or not d.issue.startswith(("reachability:", "storage:")):
+                continue
+            tried.add(d.issue)
+            kind = d.issue.rsplit(" ", 1)[-1]
+            if kind in WORKSTATION_KINDS:
+                acted = ensure_workstation(self, meta, kind) is not None or acted
+            elif d.module_id in self.witnesses:  # the storage anchor: its module's witness holds the chest
+                diff, _ = self.module_scan(d.module_id)
+                if not diff.complete:
+                    self.run_package(self.witnesses[d.module_id], diff, "repair")
+                    self.register_stations(meta, d.module_id)
+                    acted = True
+        return acted
+
     def checkpoint(self, meta: BuildMetadata, mid: str) -> bool:
         """The module's witness verified: run invariants, repair blocking deltas, append the checkpoint."""
         self.register_stations(meta, mid)
         built = [*meta.completed_modules, mid]
         found: list[OpenDelta] = []
         results: list[InvariantResult] = []
-        for _ in range(MAX_REPAIRS + 1):
+        utility_tried: set[str] = set()
+        # MAX_REPAIRS rounds of layout repair, plus one round per utility issue (reachability, storage)
+        for _ in range(MAX_REPAIRS + 1 + UTILITY_ROUNDS):
             results, deltas = check_all(
                 self.template,
                 meta.site_signature,
@@ -599,6 +655,8 @@ class BuildRunner:
             for d in deltas:
                 if all(d.issue != f.issue for f in found):
                     found.append(d)
+            if self.repair_utility(meta, deltas, utility_tried):
+                continue  # a station was re-placed or the storage module repaired: check again
             blocking = [d for d in deltas if d.severity is Severity.BLOCKING]
             if not blocking:
                 break

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.intent import Goal, GoalVerb, Intent
+from craftbt.router.build.stations import station_kinds
 
 if TYPE_CHECKING:
     from craftbt.router.build.runner import BuildRunner
@@ -39,6 +40,9 @@ class SolverAcquirer:
             except PlanningFailure as err:
                 runner.store.task_progress(subtask["task_id"], {"error": err.reason, "have": have})
                 return False
+            # Reachability before craft and smelt: the plan's stations are ensured from the build's registry
+            # first, so its place_workstation steps reuse them (the bot walks there) instead of littering.
+            runner.ensure_stations_for(station_kinds(plan.tree))
             outcome = runner.executor().run(plan.tree, task_id=subtask["task_id"])
             runner.store.task_progress(
                 subtask["task_id"],
