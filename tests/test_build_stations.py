@@ -102,3 +102,41 @@ def test_storage_anchor_is_an_invariant_and_a_lost_chest_is_restored(tmp_path: P
     assert any(d.issue.startswith("storage:") and d.status == "repaired" for d in roof.open_deltas)
     assert next(r for r in roof.invariant_results if r.invariant == "storage").passed
     assert body.block_at(chest).name == "chest" and world_matches(runner, body)
+
+
+# -- crash reconciliation of inventory steps and sub-tasks ----------------------------------------------------
+def test_in_flight_craft_and_container_steps_are_settled_by_the_inventory_delta(tmp_path: Path) -> None:
+    runner, body, store = make_runner(tmp_path, "hut")
+    meta = runner.load_or_create()
+    planks = body.observe().count("oak_planks")
+    made = store.begin_step(runner.build_id, None, "craft", "oak_planks", 1, planks)  # crafted, record not closed
+    body.give("oak_planks", 4)
+    lost = store.begin_step(runner.build_id, None, "craft", "stick", 1, 0)  # killed before the craft landed
+    put = store.begin_step(runner.build_id, None, "put", "cobblestone", 1, body.observe().count("cobblestone") + 1)
+    report = runner.resume(meta)
+    rows = {r["seq"]: r for r in store.steps(runner.build_id)}
+    assert (rows[made]["status"], rows[lost]["status"], rows[put]["status"]) == ("done", "lost", "done")
+    assert report.reconciled_done == 2 and report.reconciled_lost == 1
+
+
+def test_a_subtask_interrupted_by_a_crash_resumes_on_its_own_first(tmp_path: Path) -> None:
+    runner, body, store = make_runner(tmp_path, "shelter", acquirer=SolverAcquirer())
+    meta = runner.load_or_create()
+    need = runner.template.materials()["oak_planks"]
+    body.run_command("/clear @s oak_planks")
+    body.give("oak_log", (need + 3) // 4)
+    sub = f"{meta.task_id}:acquire:oak_planks:1"
+    store.upsert_task(sub, kind="acquire", goal={"item": "oak_planks", "count": need, "deficit": need},
+                      status="running", parent_task_id=meta.task_id)
+    store.task_progress(sub, {"phase": "in_flight", "have": 0, "target": need})  # the kill came mid-run
+    store.close()
+    again, body2, store2 = make_runner(tmp_path, "shelter", body=body, acquirer=SolverAcquirer())
+    order: list[str] = []
+    store2.listeners.append(lambda kind, data: order.append(kind))
+    final = again.run()
+    assert order.index("subtask_resumed") < order.index("build_checkpoint")  # before the parent builds
+    task = store2.task(sub)
+    assert task is not None and task["status"] == "done"
+    assert task["progress"][1]["resumed"] is True and task["progress"][1]["from"] == "in_flight"
+    assert final.status.value == "complete" and world_matches(again, body2)
+    assert [t["task_id"] for t in store2.subtasks(final.task_id)] == [sub]  # resumed, not spawned again

@@ -1,4 +1,9 @@
-"""A Body proxy that journals every place and dig around its dispatch, and persists the sim world.
+"""A Body proxy that journals every place, dig, craft and container put/take around its dispatch.
+
+Places and digs go to the ``actions`` journal (reconciled from the world's
+cells), crafts and container moves to the ``steps`` journal (reconciled from
+the inventory delta against the count recorded before dispatch); the sim world
+is persisted before any row is closed ``done``.
 
 Write-ahead protocol (the crash-safety design, see ``executor/build_state/runner.py``):
 
@@ -42,6 +47,8 @@ class JournalingBody:
         self.persist = persist
         self.persist_every = persist_every
         self.module_id: str | None = None
+        #: The task whose steps run now (the build, or a resource sub-task), recorded with inventory steps.
+        self.task_id: str | None = None
         self._pending: list[tuple[int, ActionHandle, str]] = []
         self._since_persist = 0
         self.placed = 0
@@ -69,6 +76,29 @@ class JournalingBody:
         self._pending.append((seq, handle, "dig"))
         return handle
 
+    # Inventory steps: the effect is an inventory change, so reconciliation compares counts, not cells.
+    def _count(self, item: str) -> int:
+        return sum(st.count for st in self.inner.inventory() if st.name == item)
+
+    def _step(self, kind: str, item: str, count: int, dispatch: Callable[[], ActionHandle]) -> ActionHandle:
+        seq = self.store.begin_step(self.build_id, self.task_id, kind, item, count, self._count(item))
+        try:
+            handle = dispatch()
+        except Exception:
+            self.store.end_step(seq, "failed", "refused")
+            raise
+        self._pending.append((-seq, handle, kind))  # negative: a steps-journal row, not an actions row
+        return handle
+
+    def craft(self, item: str, count: int = 1, table: BlockPos | None = None) -> ActionHandle:
+        return self._step("craft", item, count, lambda: self.inner.craft(item, count, table))
+
+    def container_put(self, item: str, count: int, slot: str = "any") -> ActionHandle:
+        return self._step("put", item, count, lambda: self.inner.container_put(item, count, slot))
+
+    def container_take(self, item: str, count: int, slot: str = "any") -> ActionHandle:
+        return self._step("take", item, count, lambda: self.inner.container_take(item, count, slot))
+
     def advance(self, ticks: int = 1) -> None:
         self.inner.advance(ticks)
         self.settle()
@@ -87,6 +117,13 @@ class JournalingBody:
             self.persist()
             self._since_persist = 0
         for seq, handle, kind in finished:
+            if seq < 0:  # an inventory step
+                ok = handle.status() is ActionStatus.SUCCEEDED
+                err = None if ok else handle.error()
+                self.store.end_step(
+                    -seq, "done" if ok else "failed", kind if ok else (err.code.value if err else "failed")
+                )
+                continue
             if handle.status() is ActionStatus.SUCCEEDED:
                 self.store.end_action(seq, "done", "placed" if kind == "place" else "dug")
                 self.placed += kind == "place"

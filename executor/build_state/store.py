@@ -8,6 +8,9 @@
   dig is dispatched (``in_flight``) and closed after its effect (``done``,
   ``failed``, ``lost`` when reconciliation finds no effect). Double placements
   are counted from it.
+* ``steps`` — the inventory-step journal: craft and container put/take
+  commands (the body side of gather, craft and smelt steps), written ahead
+  like ``actions`` and reconciled after a crash by the inventory delta.
 * ``events`` — lifecycle events (``build_checkpoint``, ``build_resume``, ...).
 * ``tasks`` — the parent build task and its resource sub-tasks
   (``parent_task_id``, ``blocked_on_subtask``).
@@ -42,6 +45,11 @@ CREATE TABLE IF NOT EXISTS actions (
   x INTEGER NOT NULL, y INTEGER NOT NULL, z INTEGER NOT NULL, block TEXT NOT NULL,
   status TEXT NOT NULL, effect TEXT, started_at REAL NOT NULL, ended_at REAL, session TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS actions_status ON actions (build_id, status);
+CREATE TABLE IF NOT EXISTS steps (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, build_id TEXT NOT NULL, task_id TEXT, kind TEXT NOT NULL,
+  item TEXT NOT NULL, count INTEGER NOT NULL, before INTEGER NOT NULL, status TEXT NOT NULL, effect TEXT,
+  started_at REAL NOT NULL, ended_at REAL, session TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS steps_status ON steps (build_id, status);
 CREATE TABLE IF NOT EXISTS events (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, build_id TEXT NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL,
   at REAL NOT NULL);
@@ -144,6 +152,31 @@ class BuildStore:
             (build_id,),
         )
         return {(r["x"], r["y"], r["z"]): r["n"] for r in rows}
+
+    # -- the inventory-step journal (craft, container put/take: gather, craft and smelt steps) ------------
+    def begin_step(self, build_id: str, task_id: str | None, kind: str, item: str, count: int, before: int) -> int:
+        """An in-flight inventory step, committed before the command reaches the body (write-ahead)."""
+        cur = self.db.execute(
+            "INSERT INTO steps (build_id, task_id, kind, item, count, before, status, started_at, session) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'in_flight', ?, ?)",
+            (build_id, task_id, kind, item, count, before, time.time(), self.session),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def end_step(self, seq: int, status: str, effect: str | None = None) -> None:
+        self.db.execute(
+            "UPDATE steps SET status = ?, effect = ?, ended_at = ? WHERE seq = ?", (status, effect, time.time(), seq)
+        )
+
+    def steps_in_flight(self, build_id: str) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT * FROM steps WHERE build_id = ? AND status = 'in_flight' ORDER BY seq", (build_id,)
+        )
+        return [dict(r) for r in rows]
+
+    def steps(self, build_id: str) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.execute("SELECT * FROM steps WHERE build_id = ? ORDER BY seq", (build_id,))]
 
     # -- events ------------------------------------------------------------------------------------
     def emit(self, build_id: str, type_: str, body: dict[str, Any]) -> None:

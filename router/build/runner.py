@@ -263,7 +263,8 @@ class BuildRunner:
 
     # -- resume (stage 2) --------------------------------------------------------------------------
     def reconcile(self) -> tuple[int, int]:
-        """Step 0: every in-flight action is settled from the world: effect present -> done, else lost."""
+        """Step 0: every in-flight step is settled: a place/dig from the world's cell, a craft or container
+        move from the inventory delta; effect present -> done (never re-run), else lost (back to pending)."""
         done = lost = 0
         for row in self.store.in_flight(self.build_id):
             pos = BlockPos(row["x"], row["y"], row["z"])
@@ -275,6 +276,16 @@ class BuildRunner:
             else:
                 self.store.end_action(row["seq"], "lost", "not_realized")
                 lost += 1
+        # Gather/craft/smelt: an inventory step is realized when the count moved the way it moves.
+        inventory = self.inventory()
+        for row in self.store.steps_in_flight(self.build_id):
+            now = inventory.get(row["item"], 0)
+            realized = now < row["before"] if row["kind"] == "put" else now > row["before"]
+            self.store.end_step(
+                row["seq"], "done" if realized else "lost", "reconciled" if realized else "not_realized"
+            )
+            done += realized
+            lost += not realized
         return done, lost
 
     def site_probes(self, meta: BuildMetadata) -> list[BlockPos]:
@@ -404,6 +415,46 @@ class BuildRunner:
     def inventory(self) -> dict[str, int]:
         return dict(self.raw_body.observe().inventory)
 
+    def resume_subtasks(self, meta: BuildMetadata) -> bool:
+        """A sub-task a crash interrupted resumes on its own, from its last progress entry, before the parent
+        recomputes anything (seed 001 stage 4: sub-tasks are independently checkpointable). False: it failed."""
+        for task in self.store.subtasks(meta.task_id):
+            if task["status"] not in ("pending", "running"):
+                continue
+            last = task["progress"][-1] if task["progress"] else {}
+            have = self.inventory().get(task["goal"]["item"], 0)
+            self.store.task_progress(
+                task["task_id"], {"resumed": True, "from": last.get("phase", "start"), "have": have}
+            )
+            self.store.emit(self.build_id, "subtask_resumed", {"taskId": task["task_id"], "from": last, "have": have})
+            self.progress(
+                "subtask",
+                {
+                    "task": task["task_id"],
+                    "item": task["goal"]["item"],
+                    "count": task["goal"]["count"] - have,
+                    "resumed": True,
+                },
+            )
+            ok = have >= task["goal"]["count"] or (self.acquirer is not None and self.acquirer(self, task))
+            status = (
+                "done" if ok and self.inventory().get(task["goal"]["item"], 0) >= task["goal"]["count"] else "failed"
+            )
+            self.store.upsert_task(
+                task["task_id"], kind="acquire", goal=task["goal"], status=status, parent_task_id=meta.task_id
+            )
+            if status == "failed":
+                meta.status = BuildStatus.BLOCKED_ON_SUBTASK
+                meta.blocked_reason = f"awaiting_materials:{task['task_id']}"
+                self._save(meta)
+                return False
+            self.store.emit(
+                self.build_id,
+                "subtask_completed",
+                {"taskId": task["task_id"], "parentTaskId": meta.task_id, "resumed": True},
+            )
+        return True
+
     def ensure_materials(self, meta: BuildMetadata, steps: list[BuildStep]) -> bool:
         """Stage 4: a deficit spawns a sub-task per item; the parent blocks until each completes."""
         # Only cells the world does not already hold need material: a replanned module re-lists every
@@ -441,6 +492,9 @@ class BuildRunner:
             self.progress("subtask", {"task": sub_id, "item": item, "count": count})
             task = self.store.task(sub_id)
             assert task is not None
+            self.store.upsert_task(
+                sub_id, kind="acquire", goal=task["goal"], status="running", parent_task_id=meta.task_id
+            )
             ok = self.acquirer is not None and self.acquirer(self, task)
             if not ok or self.inventory().get(item, 0) < task["goal"]["count"]:
                 self.store.upsert_task(
@@ -463,6 +517,8 @@ class BuildRunner:
     def run(self, *, stop_after_modules: int | None = None) -> BuildMetadata:
         meta = self.meta = self.load_or_create()
         self.resume(meta)
+        if not self.resume_subtasks(meta):
+            return meta
         meta.status = BuildStatus.BUILDING if meta.status is not BuildStatus.BLOCKED_ON_SUBTASK else meta.status
         built_now = 0
         attempts = 0

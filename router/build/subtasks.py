@@ -43,10 +43,22 @@ class SolverAcquirer:
             # Reachability before craft and smelt: the plan's stations are ensured from the build's registry
             # first, so its place_workstation steps reuse them (the bot walks there) instead of littering.
             runner.ensure_stations_for(station_kinds(plan.tree))
-            outcome = runner.executor().run(plan.tree, task_id=subtask["task_id"])
+            # Checkpoint before and after each run: a kill in between leaves an in_flight entry, and the
+            # steps journal settles the interrupted craft/take by inventory delta on resume.
+            runner.store.task_progress(subtask["task_id"], {"phase": "in_flight", "have": have, "target": target})
+            runner.body.task_id = subtask["task_id"]
+            try:
+                outcome = runner.executor().run(plan.tree, task_id=subtask["task_id"])
+            finally:
+                runner.body.task_id = None
             runner.store.task_progress(
                 subtask["task_id"],
-                {"run": outcome.run_id, "status": outcome.status, "have": runner.inventory().get(item, 0)},
+                {
+                    "phase": "run",
+                    "run": outcome.run_id,
+                    "status": outcome.status,
+                    "have": runner.inventory().get(item, 0),
+                },
             )
             if runner.persist is not None:
                 runner.persist()
