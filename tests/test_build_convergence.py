@@ -31,8 +31,10 @@ def test_identical_work_package_is_not_rerun_and_the_module_is_reported_blocked(
     assert meta.blocked_reason is not None and meta.blocked_reason.startswith("no_progress:shell")
     assert str(tuple(stuck)) in meta.blocked_reason and "not_diggable" in meta.blocked_reason
     packages = [e for e in store.events(runner.build_id, "build_blocked")]
-    assert packages and {"pos": list(stuck), "expected": "cobblestone", "observed": "bedrock", "issue": "wrong"} in (
-        packages[0]["cells"]
+    assert (
+        packages
+        and {"pos": list(stuck), "expected": "cobblestone", "observed": "bedrock", "issue": "wrong"}
+        in (packages[0]["cells"])
     )
     # One attempt (dig the bedrock, place the rest); the same package against the same world is refused,
     # not re-run to the attempt cap.

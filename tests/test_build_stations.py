@@ -87,7 +87,7 @@ def test_craft_and_smelt_steps_first_reach_the_registered_station(tmp_path: Path
 
 
 def test_storage_anchor_is_an_invariant_and_a_lost_chest_is_restored(tmp_path: Path) -> None:
-    runner, body, store = make_runner(tmp_path, "hut")
+    runner, body, _store = make_runner(tmp_path, "hut")
     chest = _station(runner, "chest")
 
     def progress(kind: str, data: dict[str, Any]) -> None:
@@ -126,8 +126,13 @@ def test_a_subtask_interrupted_by_a_crash_resumes_on_its_own_first(tmp_path: Pat
     body.run_command("/clear @s oak_planks")
     body.give("oak_log", (need + 3) // 4)
     sub = f"{meta.task_id}:acquire:oak_planks:1"
-    store.upsert_task(sub, kind="acquire", goal={"item": "oak_planks", "count": need, "deficit": need},
-                      status="running", parent_task_id=meta.task_id)
+    store.upsert_task(
+        sub,
+        kind="acquire",
+        goal={"item": "oak_planks", "count": need, "deficit": need},
+        status="running",
+        parent_task_id=meta.task_id,
+    )
     store.task_progress(sub, {"phase": "in_flight", "have": 0, "target": need})  # the kill came mid-run
     store.close()
     again, body2, store2 = make_runner(tmp_path, "shelter", body=body, acquirer=SolverAcquirer())

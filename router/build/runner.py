@@ -406,6 +406,9 @@ class BuildRunner:
                 "places": sum(s.kind is StepKind.PLACE for s in steps),
             },
         )
+        self.store.emit(
+            self.build_id, "build_package", {"moduleId": witness.module_id, "label": label, "steps": len(steps)}
+        )
         self.body.module_id = witness.module_id
         outcome = self.executor().run(tree, task_id=self.build_id)
         self.outcomes.append(outcome)
