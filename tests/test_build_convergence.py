@@ -20,6 +20,7 @@ def test_every_template_builds_from_an_empty_site(tmp_path: Path, template: str)
     assert world_matches(runner, body)
     assert all(n == 1 for n in store.placement_counts(runner.build_id).values())
     assert len(meta.checkpoints) == len(runner.template.modules)
+    assert all(r.passed for r in meta.checkpoints[-1].invariant_results), meta.checkpoints[-1].invariant_results
 
 
 def test_identical_work_package_is_not_rerun_and_the_module_is_reported_blocked(tmp_path: Path) -> None:

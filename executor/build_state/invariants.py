@@ -1,4 +1,5 @@
-"""Invariant set v0 (seed 001 stage 3): access, footprint, reachability, structural — bounded probes.
+"""Invariant set v0 (seed 001 stage 3): access, footprint, reachability, structural — bounded probes —
+plus the cohesion model's storage anchor and interior walkable path (both only once they apply).
 
 Each checker takes the site signature, the witnesses of the modules built so
 far and a block reader, and returns an :class:`InvariantResult` plus the
@@ -23,12 +24,15 @@ from craftbt.executor.build_state.models import (
     StationEntry,
     Vec,
 )
+from craftbt.trees.structure_paths import unreached
 from craftbt.trees.structure_template import ACCESS_CORRIDOR, STRUCTURAL_TYPES, StructureTemplate
 from craftbt.trees.structure_witness import ModuleWitnessV1, scan
 from craftbt.world.body import BlockPos
 
 Reader = Callable[[BlockPos], str | None]
 CORRIDOR = ACCESS_CORRIDOR
+#: The walkable-path search box: the footprint plus this many cells each side (round the walls to the pad).
+WALK_MARGIN = 3
 REACH_RADIUS = 4
 #: Station kinds a structure's utility zone must keep reachable (the chest is storage, tracked but not required).
 REQUIRED_STATIONS = ("crafting_table", "furnace")
@@ -205,6 +209,44 @@ def storage(tpl: StructureTemplate, built: list[str], registry: list[StationEntr
     )
 
 
+def entrance_cells(tpl: StructureTemplate, witnesses: dict[str, ModuleWitnessV1], built: list[str]) -> list[BlockPos]:
+    """The doorway bottom cell of every built module that has an entrance."""
+    out = []
+    for mid in built:
+        entrance = tpl.module(mid).entrance
+        if entrance is not None:
+            out.append(witnesses[mid].anchor().absolute(Cell(dx=entrance[0], dy=entrance[1], dz=entrance[2])))
+    return out
+
+
+def walkable(
+    tpl: StructureTemplate,
+    site: SiteSignature,
+    witnesses: dict[str, ModuleWitnessV1],
+    built: list[str],
+    registry: list[StationEntry],
+    read: Reader,
+) -> Outcome | None:
+    """Door <-> workstation zone <-> storage zone: a 2-high walk from the doorway reaches every station."""
+    doors = entrance_cells(tpl, witnesses, built)
+    anchors = [BlockPos(e.pos.x, e.pos.y, e.pos.z) for e in registry]
+    anchors = [a for a, e in zip(anchors, registry, strict=True) if read(a) == e.kind]
+    if not doors or not anchors:
+        return None
+    b = site.footprint_bounds
+    lo = BlockPos(b.min.x - WALK_MARGIN, b.min.y - 1, b.min.z - WALK_MARGIN)
+    hi = BlockPos(b.max.x + WALK_MARGIN, b.max.y + 2, b.max.z + WALK_MARGIN)
+    missed = unreached(read, doors[0], anchors, lo, hi)
+    if not missed:
+        evidence = f"door {tuple(doors[0])} reaches {len(anchors)} station(s) on foot"
+        return Outcome(InvariantResult(invariant="walkable", passed=True, evidence=evidence), [])
+    where = ", ".join(str(tuple(a)) for a in missed)
+    return Outcome(
+        InvariantResult(invariant="walkable", passed=False, evidence=f"no 2-high walk from the door to {where}"),
+        [OpenDelta(module_id=built[-1], issue=f"walkable: door cut off from {where}", severity=Severity.DEGRADED)],
+    )
+
+
 def required_stations(tpl: StructureTemplate, built: list[str]) -> tuple[str, ...]:
     kinds = {b for m in built for _, b in tpl.stations(m)}
     return tuple(k for k in REQUIRED_STATIONS if k in kinds)
@@ -225,7 +267,7 @@ def check_all(
         reachability(registry, required_stations(tpl, built), read, standable),
         structural(tpl, witnesses, built, read),
     ]
-    optional = [storage(tpl, built, registry, read)]
+    optional = [storage(tpl, built, registry, read), walkable(tpl, site, witnesses, built, registry, read)]
     outcomes += [o for o in optional if o is not None]
     return [o.result for o in outcomes], [d for o in outcomes for d in o.deltas]
 

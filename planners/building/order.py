@@ -13,16 +13,23 @@ Feasibility checks (each a coded :class:`Infeasibility`):
   module or by itself and is not on the template's ground layer (nothing to
   place it against);
 * ``bootstrap_late`` — a utility module ends up after a shell (an edge forced it).
+
+Beyond those hard refusals, :func:`invariant_costs` is the gate's invariant-violation
+cost (seed 001 stage 3 step 4): the plan's checkpoints are replayed on a predicted
+world and every invariant it would violate lowers :attr:`MacroPlan.score`.
 """
 
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import networkx as nx
 
-from craftbt.trees.structure_template import ORDER_RANK, ModuleType, StructureTemplate
+from craftbt.capabilities.structures import Anchor, Cell, Facing, is_air
+from craftbt.trees.structure_paths import unreached
+from craftbt.trees.structure_template import ORDER_RANK, ModuleType, StructureTemplate, opening_cells
+from craftbt.world.body import BlockPos
 
 _NEIGHBOURS = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
@@ -35,15 +42,40 @@ class Infeasibility:
 
 
 @dataclass(frozen=True)
+class InvariantCost:
+    """An invariant the plan is predicted to violate at a checkpoint, and what that costs its score."""
+
+    invariant: str
+    module_id: str
+    detail: str
+    cost: float
+
+
+#: Seed 001 stage 3 step 4: a predicted violation lowers the plan's feasibility score by its severity.
+BLOCKING_COST = 1.0
+DEGRADED_COST = 0.3
+
+
+@dataclass(frozen=True)
 class MacroPlan:
     graph: nx.DiGraph
     order: list[str]
     node_ids: dict[str, str]
     problems: list[Infeasibility]
+    invariant_costs: list[InvariantCost] = field(default_factory=list)
 
     @property
     def feasible(self) -> bool:
         return not self.problems
+
+    @property
+    def invariant_cost(self) -> float:
+        return sum(c.cost for c in self.invariant_costs)
+
+    @property
+    def score(self) -> float:
+        """Feasibility score in (0, 1]: 1 when no invariant is predicted to fail, lower per violation."""
+        return 1.0 / (1.0 + self.invariant_cost)
 
 
 def module_graph(tpl: StructureTemplate) -> nx.DiGraph:
@@ -102,8 +134,58 @@ def check_order(tpl: StructureTemplate, g: nx.DiGraph, order: list[str]) -> list
     return problems
 
 
+def invariant_costs(tpl: StructureTemplate, order: list[str]) -> list[InvariantCost]:
+    """Predict each checkpoint's world (the placements of the modules built so far, on solid ground) and
+    charge every invariant it would violate: a blocked doorway/corridor (access, blocking) and a door cut
+    off on foot from the stations built so far (walkable, degraded)."""
+    specs = tpl.specs()
+    anchor = Anchor(origin=BlockPos(0, 0, 0), facing=Facing.N)
+    world: dict[BlockPos, str] = {}
+
+    def read(p: BlockPos) -> str:
+        return world.get(p, "stone" if p.y < 0 else "air")
+
+    out: list[InvariantCost] = []
+    seen: set[tuple[str, str]] = set()
+    doors: list[tuple[str, BlockPos, list[BlockPos]]] = []
+    stations: list[BlockPos] = []
+    cells = [c for s in specs.values() for c in (*s.placements, *s.required_empty)] or [Cell(dx=0, dy=0, dz=0)]
+    lo = BlockPos(min(c.dx for c in cells) - 3, min(c.dy for c in cells) - 1, min(c.dz for c in cells) - 6)
+    hi = BlockPos(max(c.dx for c in cells) + 3, max(c.dy for c in cells) + 2, max(c.dz for c in cells) + 3)
+    for mid in order:
+        for p in specs[mid].placements:
+            world[anchor.absolute(p)] = p.block
+        for c in specs[mid].required_empty:
+            world.setdefault(anchor.absolute(c), "air")
+        m = tpl.module(mid)
+        if m.entrance is not None:
+            opening = [BlockPos(*c) for c in opening_cells(m.entrance)]
+            doors.append((mid, opening[0], opening))
+        stations += [anchor.absolute(c) for c, _ in tpl.stations(mid)]
+        for door_mid, door, opening in doors:
+            blocked = [p for p in opening if not is_air(read(p))]
+            if blocked and ("access", door_mid) not in seen:
+                seen.add(("access", door_mid))
+                out.append(
+                    InvariantCost("access", mid, f"{door_mid}'s opening filled at {tuple(blocked[0])}", BLOCKING_COST)
+                )
+            missed = unreached(read, door, stations, lo, hi) if stations else []
+            if missed and ("walkable", door_mid) not in seen:
+                seen.add(("walkable", door_mid))
+                out.append(
+                    InvariantCost("walkable", mid, f"door of {door_mid} cut off from {tuple(missed[0])}", DEGRADED_COST)
+                )
+    return out
+
+
 def macro_plan(tpl: StructureTemplate) -> MacroPlan:
     g = module_graph(tpl)
     order = linearize(g)
     problems = check_order(tpl, g, order)
-    return MacroPlan(graph=g, order=order, node_ids={n: g.nodes[n]["node_id"] for n in g.nodes}, problems=problems)
+    return MacroPlan(
+        graph=g,
+        order=order,
+        node_ids={n: g.nodes[n]["node_id"] for n in g.nodes},
+        problems=problems,
+        invariant_costs=invariant_costs(tpl, order) if not problems else [],
+    )

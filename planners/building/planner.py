@@ -113,10 +113,13 @@ class BuildingPlanner:
         return PlanResult(
             planner=self.name,
             tree=plan.tree,
-            estimated_cost=float(tpl.block_count() * 20),
-            confidence=0.9 if not plan.deficits else 0.6,
+            estimated_cost=float(tpl.block_count() * 20) * (1.0 + plan.macro.invariant_cost),
+            # the macro plan's feasibility score carries the predicted invariant violations
+            confidence=(0.9 if not plan.deficits else 0.6) * plan.macro.score,
             explanation=f"{len(plan.order)} modules in order {', '.join(plan.order)}; "
-            f"{tpl.block_count()} blocks" + (f"; short of {plan.deficits}" if plan.deficits else ""),
+            f"{tpl.block_count()} blocks"
+            + (f"; short of {plan.deficits}" if plan.deficits else "")
+            + "".join(f"; predicted {c.invariant} violation: {c.detail}" for c in plan.macro.invariant_costs),
             steps=tpl.block_count() + len(plan.order),
             method="per_block_modules",
         )
