@@ -84,3 +84,22 @@ def test_a_damaged_but_recognizable_site_is_not_replanned(tmp_path: Path) -> Non
     resume = store2.events(again.build_id, "build_resume")[-1]
     assert resume["site_valid"] is True and resume["action"] == "repair"
     assert meta.status.value == "complete" and world_matches(again, body2)
+
+
+def test_a_changed_template_at_an_existing_site_is_an_input_error(tmp_path: Path) -> None:
+    import pytest
+
+    from craftbt.core.errors import CraftbtError, ErrorCode
+    from craftbt.executor.build_state.store import BuildStore
+    from craftbt.router.build.runner import BuildRunner
+    from craftbt.trees.structure_template import parse_template
+
+    runner, body, store = make_runner(tmp_path, "hut")
+    runner.load_or_create()
+    text = (Path(load_template("hut").source or "")).read_text().replace("block: cobblestone}", "block: stone}", 1)
+    changed = parse_template(text, "hut.yaml", known_blocks=None)
+    other = BuildRunner(BuildStore(tmp_path / "build.sqlite"), body, changed, AT, "N", home=tmp_path / "x")
+    with pytest.raises(CraftbtError) as info:
+        other.load_or_create()
+    assert info.value.problems[0].code is ErrorCode.INVALID_ARGUMENT and "another version" in str(info.value)
+    store.close()

@@ -43,6 +43,7 @@ from pydantic import BaseModel, Field
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.structures import Facing, ModuleWitness, is_air, is_replaceable
+from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.executor.build_state.invariants import check_all, required_stations
 from craftbt.executor.build_state.journal_body import JournalingBody
 from craftbt.executor.build_state.models import (
@@ -210,10 +211,13 @@ class BuildRunner:
     def load_or_create(self) -> BuildMetadata:
         meta = self.store.load_build(self.build_id)
         if meta is not None:
-            if meta.template_digest != self.template.digest:
-                raise ValueError(
-                    f"build {self.build_id} was started from another template "
-                    f"({meta.template_digest} != {self.template.digest})"
+            if meta.template_digest != self.template.digest:  # narrative invariant: a user's input error
+                raise CraftbtError.single(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"build {self.build_id} was started from another version of template {meta.template!r} "
+                    f"({meta.template_digest[:19]} != {self.template.digest[:19]})",
+                    expected="the template the build started with",
+                    suggestion="restore that template, or build this one with another --state directory",
                 )
             return meta
         meta = BuildMetadata(
