@@ -72,7 +72,12 @@ def stuck_report(module_id: str, diff: ModuleWitness, outcome: RunOutcome | None
         for issue, group in (("wrong", diff.wrong), ("obstructed", diff.obstructed), ("missing", diff.missing))
         for c in group
     ]
-    shown = ", ".join(f"{tuple(c['pos'])} {c['issue']} {c['expected']}" for c in cells[:CELLS_SHOWN])
+    shown = ", ".join(
+        f"{tuple(c['pos'])} missing {c['expected']}"
+        if c["issue"] == "missing"
+        else f"{tuple(c['pos'])} {c['issue']}: {c['observed']} (want {c['expected']})"
+        for c in cells[:CELLS_SHOWN]
+    )
     more = f" (+{len(cells) - CELLS_SHOWN} more)" if len(cells) > CELLS_SHOWN else ""
     reason = why(outcome)
     text = f"no_progress:{module_id}: {len(cells)} cells cannot be completed: {shown}{more}; last attempt {reason}"
