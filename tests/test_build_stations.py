@@ -145,3 +145,24 @@ def test_a_subtask_interrupted_by_a_crash_resumes_on_its_own_first(tmp_path: Pat
     assert task["progress"][1]["resumed"] is True and task["progress"][1]["from"] == "in_flight"
     assert final.status.value == "complete" and world_matches(again, body2)
     assert [t["task_id"] for t in store2.subtasks(final.task_id)] == [sub]  # resumed, not spawned again
+
+
+def test_a_registered_station_walled_in_is_flagged_and_another_is_placed(tmp_path: Path) -> None:
+    runner, body, _store = make_runner(tmp_path, "shelter")
+    runner.run(stop_after_modules=1)
+    meta = runner.load_or_create()
+    table = _station(runner, "crafting_table")
+    body.teleport(Position(table.x + 0.5, table.y, table.z - 8.5))
+    for dx in range(-4, 5):  # bury it: no standable cell within reach of it
+        for dz in range(-4, 5):
+            for dy in (-1, 0, 1, 2):
+                p = table.offset(dx, dy, dz)
+                if p != table:
+                    body.set_block(p, "stone")
+    body.give("crafting_table", 1)
+    runner.revalidate_stations(meta)
+    assert not next(e for e in meta.station_registry if e.kind == "crafting_table").reachable
+    entry = ensure_workstation(runner, meta, "crafting_table")
+    assert entry is not None and (entry.pos.x, entry.pos.y, entry.pos.z) != tuple(table)
+    kinds = [(e.kind, e.reachable) for e in meta.station_registry if e.kind == "crafting_table"]
+    assert sorted(kinds) == [("crafting_table", False), ("crafting_table", True)]
