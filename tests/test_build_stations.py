@@ -166,3 +166,22 @@ def test_a_registered_station_walled_in_is_flagged_and_another_is_placed(tmp_pat
     assert entry is not None and (entry.pos.x, entry.pos.y, entry.pos.z) != tuple(table)
     kinds = [(e.kind, e.reachable) for e in meta.station_registry if e.kind == "crafting_table"]
     assert sorted(kinds) == [("crafting_table", False), ("crafting_table", True)]
+
+
+def test_a_station_that_cannot_be_had_degrades_but_does_not_block_the_build(tmp_path: Path) -> None:
+    runner, body, store = make_runner(tmp_path, "shelter")  # no acquirer: a lost table cannot come back
+    table = _station(runner, "crafting_table")
+
+    def progress(kind: str, data: dict[str, Any]) -> None:
+        if kind == "package" and data["module"] == "roof" and data["label"] == "module":
+            body.set_block(table, "air")
+
+    runner.progress = progress
+    meta = runner.run()
+    assert meta.status.value == "complete" and meta.blocked_reason is None
+    assert store.events(runner.build_id, "ensure_workstation")[-1] == {
+        **store.events(runner.build_id, "ensure_workstation")[-1],
+        "ok": False,
+        "kind": "crafting_table",
+    }
+    assert any(d.issue == "reachability: no reachable crafting_table" for d in meta.open_deltas)
