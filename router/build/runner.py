@@ -15,8 +15,19 @@ the module at the cursor — then, module by module from ``module_cursor``:
    :class:`~executor.build_state.journal_body.JournalingBody`;
 4. the checkpoint hook re-scans the witness (the same code path as
    ``verify_module``), runs the invariant set, repairs blocking deltas (at
-   most :data:`MAX_REPAIRS` rounds), appends a content-addressed checkpoint,
-   advances the cursor and emits ``build_checkpoint``.
+   most :data:`MAX_REPAIRS` rounds; an access delta by digging its cells,
+   wherever the template keeps them), re-places a lost or unreachable station
+   (``ensure_workstation``, :mod:`router.build.stations`) or the storage
+   chest, appends a content-addressed checkpoint, advances the cursor and
+   emits ``build_checkpoint``.
+
+Repairs converge (:mod:`router.build.convergence`): a work package whose
+world, steps and materials are what they were at the last attempt is not run
+again; the module is reported ``blocked`` with its cells and the last reason.
+On resume, after reconciliation (places and digs from the world, crafts and
+container moves from the inventory delta), a sub-task a crash interrupted
+resumes on its own before the parent recomputes; layout repair comes before
+utility (stations).
 
 Crash-safety design (simulator): the world is an atomic snapshot file in the
 state directory (write to a temporary file, ``os.replace``), saved after every
