@@ -12,9 +12,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.evaluation.episode import MAX_SEED, EpisodeResult, WorldKind
+from craftbt.evaluation.fleet import MAX_BOTS, BodyKind, FleetSpec, ItemResult, WorkItem, run_fleet
 from craftbt.evaluation.report import html_report, summarize
 from craftbt.evaluation.runner import evaluate, expand
 from craftbt.evaluation.store import ResultStore
+from craftbt.executor.config import Bounds
 
 #: at most this many episodes in one command: a typo in --seeds must not queue a billion
 MAX_EPISODES = 100_000
@@ -120,5 +122,54 @@ def eval_cmd(
     typer.echo(f"report {report}")
 
 
+def fleet_cmd(
+    bots: int = typer.Option(2, "--bots", min=1, max=MAX_BOTS, help="How many bots"),
+    body: str = typer.Option("sim", "--body", help="sim (a world per bot) or mineflayer (all on one server)"),
+    goals: str | None = typer.Option(None, "--goals", help="Comma-separated goals, or a file with one per line"),
+    tree: list[Path] = typer.Option([], "--tree", help="A tree file to run (repeatable)"),
+    repeat: int = typer.Option(1, "--repeat", min=1, max=1000, help="Queue every item this many times"),
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int = typer.Option(25565, "--port", min=1, max=65535),
+    version: str = typer.Option("1.21.4", "--version"),
+    geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (needed on a server)"),
+    seed: int = typer.Option(0, "--seed", min=0, max=2**62),
+    workers: int = typer.Option(1, "--workers", min=1, max=1024, help="Above 1: each bot a Ray actor"),
+    out: Path = typer.Option(Path("fleet-out"), "--out", help="The bots' journals go under here"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Run a queue of goals and trees on a fleet of bots, each with its own body, executor and journal."""
+    items = [WorkItem(kind="goal", text=g) for g in (parse_goals(goals) if goals else [])]
+    for path in tree:
+        if not path.is_file():
+            raise _err(f"--tree {path}: no such file")
+        items.append(WorkItem(kind="tree", text=str(path.resolve())))
+    if not items:
+        raise _err("nothing to do", expected="--goals and/or --tree")
+    try:
+        spec = FleetSpec(bots=bots, body=BodyKind(body), seed=seed, host=host, port=port, version=version,
+                         geofence=Bounds.parse(geofence) if geofence else None)
+    except ValueError as err:
+        raise _err(f"fleet options: {err}") from None
+    results = run_fleet(spec, items * repeat, out.resolve(), workers=workers)
+    per_bot: dict[int, list[ItemResult]] = {}
+    for r in results:
+        per_bot.setdefault(r.bot, []).append(r)
+    rows = []
+    for bot, done in sorted(per_bot.items()):
+        ttfa = sorted(t for r in done for t in r.ttfa_ms)
+        p95 = ttfa[min(len(ttfa) - 1, int(0.95 * len(ttfa)))] if ttfa else None
+        rows.append({"bot": bot, "items": len(done), "successes": sum(r.status == "success" for r in done),
+                     "ttfa_p95_ms": p95})
+    if as_json:
+        typer.echo(json.dumps({"bots": rows, "results": [r.model_dump(mode="json") for r in results]}, indent=2))
+    else:
+        for row in rows:
+            shown = "" if row["ttfa_p95_ms"] is None else f", TTFA p95 {row['ttfa_p95_ms']:.1f} ms"
+            typer.echo(f"bot {row['bot']}: {row['successes']}/{row['items']} succeeded{shown}")
+    if any(r.status != "success" for r in results):
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     app.command("eval")(eval_cmd)
+    app.command("fleet")(fleet_cmd)
