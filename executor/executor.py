@@ -122,6 +122,7 @@ class Executor:
         self.inner_body = body
         self.body = MonitoredBody(body, self._on_action)
         self.body.shadow = self.config.shadow
+        self.body.command_gate = lambda line: self.config.command_refusal(line)
         self.recorder = recorder or GoldenRunRecorder(self.home / "golden", clock=self._clock_ms)
         self.body_kind = body_kind
         self.on_escalation = on_escalation

@@ -8,7 +8,8 @@ is recorded as a structured decision with its backoff class:
  3. explicit args  ``derived_args_not_allowed_live``, ``sentinel_args`` (Option A)
  4. guard          ``guard_failed:<reason>``
  5. geofence       ``geofence_unconfigured`` (fail closed), ``geofence_violation:<what>``
- 6. permissions    ``permission_denied:<permission>``
+ 6. permissions    ``permission_denied:<permission>``; a server command (``spec.command_of``) also needs
+                   Permission.COMMAND and its name on ``allowed_commands``: ``permission_denied:command``
  7. shadow mode    admitted without dispatch, recorded as a shadow step
  8. rate limiter   ``rate_limited``
  9. feasibility    ``unsupported_body``, ``rig_g_blocked:<fact>``
@@ -29,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from craftbt.capabilities.context import CapabilityContext, run_guard
 from craftbt.capabilities.facts import evaluate, instantiate
-from craftbt.capabilities.spec import ActionError, ActionResult, CapabilitySpec, GuardResult
+from craftbt.capabilities.spec import ActionError, ActionResult, CapabilitySpec, GuardResult, command_name
 from craftbt.core.errors import CraftbtError
 from craftbt.executor.journal import NOT_AN_OUTCOME
 from craftbt.executor.lifecycle import Stage
@@ -139,13 +140,17 @@ def stage_geofence(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
 
 def stage_permissions(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
                       sup: Supervisor) -> GuardResult | None:
-    granted = p.run.config.granted
-    if spec.permissions <= granted:
-        return None
+    config = p.run.config
+    granted = config.granted
     missing = sorted(perm.value for perm in spec.permissions - granted)
     if missing:
         return GuardResult.deny(f"permission_denied:{missing[0]}",
-                                f"profile {p.run.config.profile!r} does not grant {', '.join(missing)}")
+                                f"profile {config.profile!r} does not grant {', '.join(missing)}")
+    line = spec.command(sup.args_json)
+    if line is not None:
+        refusal = config.command_refusal(line)
+        if refusal is not None:
+            return GuardResult.deny("permission_denied:command", refusal)
     return None
 
 
@@ -256,9 +261,12 @@ class Pipeline:
                 continue
             if not verdict.ok:
                 self.run.metrics.refusals += 1
-                self.run.decide(verdict.reason or "refused", node=sup.name, capability=spec.key,
-                                detail={"stage": stage_name, "detail": verdict.detail or "",
-                                        "original_leaf": sup.meta.original_leaf})
+                detail: dict[str, Any] = {"stage": stage_name, "detail": verdict.detail or "",
+                                          "original_leaf": sup.meta.original_leaf}
+                line = spec.command(sup.args_json)
+                if line is not None:
+                    detail["command"] = command_name(line)  # the refusal names the command it kept from the server
+                self.run.decide(verdict.reason or "refused", node=sup.name, capability=spec.key, detail=detail)
             return verdict
         self._commit(spec, args, sup)
         return GuardResult.allow()

@@ -108,6 +108,8 @@ class BodyErrorCode(StrEnum):
     BODY_DISCONNECTED = "body_disconnected"
     UNSUPPORTED = "unsupported"
     DIED = "died"
+    #: the server (or craftbt's command policy) refused a server command
+    PERMISSION_DENIED = "permission_denied"
 
 
 class BodyError(Exception):

@@ -86,6 +86,12 @@ def chat_effects(args: dict[str, Any]) -> tuple[str, ...]:
     return ()
 
 
+def chat_command(args: dict[str, Any]) -> str | None:
+    """A message that starts with ``/`` is a server command, not chat."""
+    message = str(args.get("message", ""))
+    return message if message.lstrip().startswith("/") else None
+
+
 def accept_chat(pre: Observation, post: Observation, args: ChatArgs, result: ActionResult) -> VerificationResult:
     if result.observables.get("message") == args.message:
         return VerificationResult.verified(message=args.message)
@@ -266,7 +272,11 @@ def register(registry: Registry) -> None:
             permissions=frozenset({Permission.CHAT}),
             timeout_ms=5_000,
             effects_of=chat_effects,
-            description="Send a chat message; an operator command (/give, /setblock, ...) runs as on a server.",
+            command_of=chat_command,
+            description=(
+                "Send a chat message. A message starting with / is a server command (/give, /setblock, ...): it "
+                "needs the command permission (--profile operator) and the command on the allowlist."
+            ),
         )
     )
     registry.register(

@@ -591,6 +591,7 @@ def register(registry: Registry) -> None:
             retries=2,
             idempotent=True,
             preconditions=("operator",),
+            command_of=lambda args: ControlEnvironmentArgs.model_validate(args).command(),
             description=(
                 "Set the time of day or the weather with operator commands (/time set, /weather); needs operator "
                 "rights or cheats (guard: precond_missing:operator when the body says it has none). Verified by "

@@ -139,6 +139,9 @@ def run_cmd(
     mc_version: str = typer.Option("1.21.4", "--version", help="Minecraft protocol version of the server"),
     shadow: bool = typer.Option(False, "--shadow", help="Observe and record; dispatch nothing"),
     profile: str = typer.Option("survival", "--profile", help=f"Permission profile: {', '.join(PROFILES)}"),
+    allow_command: list[str] = typer.Option(
+        [], "--allow-command", help="A server command a tree may send (e.g. give); repeat for more; needs "
+        "--profile operator"),
     geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)"),
     max_ticks: int = typer.Option(24_000, "--max-ticks", help="Budget in game ticks"),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON"),
@@ -157,7 +160,8 @@ def run_cmd(
         except ValueError as exc:
             raise _err(str(exc)) from None
     try:
-        config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks)
+        config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks,
+                                allowed_commands=frozenset(c.strip().lower() for c in allow_command))
     except ValueError as exc:
         raise _err(str(exc).splitlines()[-1]) from None
     console = Console(stderr=True)
