@@ -145,14 +145,19 @@ def run_cmd(
     geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)"),
     max_ticks: int = typer.Option(24_000, "--max-ticks", help="Budget in game ticks"),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON"),
+    tree_path: list[Path] = typer.Option(
+        [], "--tree-path", help="A folder subtrees may be read from (repeatable; also CRAFTBT_TREE_PATH)"),
 ) -> None:
     """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows."""
-    from craftbt.trees.loader import load_file
+    from craftbt.cli.trees_cmds import load_checked, use_tree_path
 
+    use_tree_path(tree_path)
     if (tree is None) == (goal is None):
         typer.echo("craftbt run: give a TREE file or --goal, not both and not neither", err=True)
         raise typer.Exit(2)
-    definition = load_file(tree) if tree is not None else None
+    registry = default_registry()
+    # every problem of the file, located, before a body exists (a refused subtree is never opened)
+    definition = load_checked(tree, registry) if tree is not None else None
     the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version)
     if geofence is not None:
         try:
@@ -177,7 +182,7 @@ def run_cmd(
             view.label = f"{view.label}   [dim]t={elapsed} ticks, {run.metrics.dispatches} dispatches[/]"
             live.update(view)
 
-    executor = Executor(default_registry(), the_body, config=config, body_kind=body, on_tick=on_tick)
+    executor = Executor(registry, the_body, config=config, body_kind=body, on_tick=on_tick)
     if not as_json and console.is_terminal:
         live = Live(console=console, refresh_per_second=10, transient=True)
         live.start()
