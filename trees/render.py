@@ -5,6 +5,12 @@ body that refuses to be used), then every node is relabelled for people:
 leaves as ``capability@version`` plus their key arguments (and their name
 when one was given), conditions as ``check?`` plus arguments. SVG and PNG come
 from Graphviz ``dot`` through pydot.
+
+Names and arguments come from tree files, which come from people and LLMs: the
+HTML page escapes every label it inserts (py_trees' ``xhtml_tree`` does not),
+and the Graphviz formats get labels with the characters DOT would read as
+syntax (``"``, ``\\``, ``<``/``>`` HTML-like labels) replaced by look-alikes,
+because pydot leaves such node ids unquoted.
 """
 
 from __future__ import annotations
@@ -77,6 +83,15 @@ def relabel(root: py_trees.behaviour.Behaviour) -> py_trees.behaviour.Behaviour:
     return root
 
 
+#: DOT syntax characters in a label -> a look-alike that draws the same and means nothing to Graphviz
+DOT_SAFE = str.maketrans({'"': "\u2033", "\\": "\u2216", "<": "\u2039", ">": "\u203a"})
+
+
+def rename_all(root: py_trees.behaviour.Behaviour, how: Any) -> None:
+    for node in root.iterate():
+        node.name = how(node.name)
+
+
 def display_root(definition: m.TreeDefinition, registry: Registry, *, base_dir: Path | None = None) -> Any:
     ctx = CapabilityContext(body=cast(Body, _DetachedBody()), registry=registry)
     built = build(definition, ctx, base_dir=base_dir)
@@ -95,14 +110,16 @@ def render(
         return str(py_trees.display.unicode_tree(root))
     if fmt is RenderFormat.HTML:
         title = html.escape(definition.tree)
+        rename_all(root, html.escape)
         body = py_trees.display.xhtml_tree(root)
         desc = f"<p>{html.escape(definition.description)}</p>\n" if definition.description else ""
         return (
             f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title></head>\n"
             f"<body><h1>{title}</h1>\n{desc}{body}\n</body></html>\n"
         )
+    rename_all(root, lambda name: name.translate(DOT_SAFE))
     graph = py_trees.display.dot_tree(root)
-    graph.set_name(definition.tree)
+    graph.set_name(definition.tree.translate(DOT_SAFE))
     if fmt is RenderFormat.DOT:
         return str(graph.to_string())
     try:
