@@ -35,6 +35,7 @@ from craftbt.executor.canary import ShadowCanary
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.detectors import Detectors
 from craftbt.executor.digests import digest, plan_digests
+from craftbt.executor.fence import PathWatch
 from craftbt.executor.gate import GateDecision, assess
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage
@@ -229,6 +230,7 @@ class Executor:
     def _loop(self, run: RunState, root: py_trees.behaviour.Behaviour, ctx: CapabilityContext,
               pipeline: Pipeline) -> str:
         detectors = Detectors(run)
+        path_watch = PathWatch(run)
         sample_every = self.config.detectors.sample_every_ticks
         safety = SafetyMonitor(self.registry) if self.config.preemption else None
         fast: Supervisor | None = None
@@ -236,6 +238,8 @@ class Executor:
         start = run.tick()
         world = self.inner_body  # advancing the clock is not an actuator command: no need for the monitor
         while (elapsed := world.now_ticks() - start) < self.config.max_ticks:
+            if elapsed % SAFETY_POLL_TICKS == 0:
+                path_watch.check(self.body)
             if safety is not None and fast is None and elapsed % SAFETY_POLL_TICKS == 0:
                 rising = safety.poll(self.body)
                 if rising and (pending is None or rising[0] != pending):
