@@ -1105,6 +1105,10 @@ class SimBody:
 
         return self._start(TimedHandle("chat", self.now_ticks(), 1, apply))
 
+    def chat_messages(self, since: int = 0) -> tuple[int, list[str]]:
+        """Chat and command lines since index ``since``; returns (next index, lines) like the real body."""
+        return len(self.chat_log), self.chat_log[since:]
+
     def run_command(self, command: str) -> str:
         """Run a command as the server console right away (scenarios and tests; no operator rights needed);
         raises BodyError if it is bad."""
