@@ -156,11 +156,16 @@ class Executor:
         seed: int | None = None,
         scenario: str | None = None,
         run_id: str | None = None,
+        intent_resolution_digest: str | None = None,
     ) -> RunOutcome:
+        """Run ``definition``; ``intent_resolution_digest`` is the router's digest of the steps it resolved
+        from the intent (seed 002), recorded with the run when the tree came from a goal."""
         wall_start = time.perf_counter()
         gate, norm = assess(definition, self.registry, self.body.observe(),
                             allow_materialize=self.config.allow_materialize)
         digests = plan_digests(definition)
+        if intent_resolution_digest is not None:
+            digests.intent_resolution_digest = intent_resolution_digest
         run_id = self.journal.begin_run(
             run_id=run_id, task_id=task_id, intent=intent, plan_id=digests.executor_plan_digest[7:23],
             tree_name=definition.tree, tree_source=definition.source,

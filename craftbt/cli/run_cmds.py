@@ -129,7 +129,7 @@ def _summary_table(out: RunOutcome) -> Table:
 def run_cmd(
     tree: Path | None = typer.Argument(None, help="Tree file (YAML or JSON); or use --goal"),
     goal: str | None = typer.Option(None, "--goal", help='Plan, route and run a goal, e.g. "obtain iron_pickaxe"'),
-    planner: str = typer.Option("auto", "--planner", help="With --goal: auto | solver | htn | goap | llm"),
+    planner: str = typer.Option("auto", "--planner", help="With --goal: auto | solver | htn | goap | llm | building"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
     seed: int = typer.Option(0, "--seed", help="World seed"),
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
@@ -145,6 +145,7 @@ def run_cmd(
     geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)"),
     max_ticks: int = typer.Option(24_000, "--max-ticks", help="Budget in game ticks"),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON"),
+    at: str | None = typer.Option(None, "--at", help="Build goals: the site's corner X,Y,Z (default: near the bot)"),
     tree_path: list[Path] = typer.Option(
         [], "--tree-path", help="A folder subtrees may be read from (repeatable; also CRAFTBT_TREE_PATH)"),
 ) -> None:
@@ -192,7 +193,7 @@ def run_cmd(
                                scenario=str(scenario) if scenario else None)
         else:
             assert goal is not None
-            out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json)
+            out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json, at=at)
     finally:
         if live is not None:
             live.stop()
@@ -209,11 +210,14 @@ def run_cmd(
 
 
 def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: Path | None,
-              *, quiet: bool) -> RunOutcome:
+              *, quiet: bool, at: str | None = None) -> RunOutcome:
     """Route the goal to a planner, run its tree, replan on escalation; print why each plan was chosen."""
+    from craftbt.cli.build_cmds import parse_at
     from craftbt.router.router import run_goal
 
-    goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None)
+    context = {"at": list(parse_at(at))} if at is not None else None
+    goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None,
+                        context=context)
     if not quiet:
         console = table_console()
         for decision, attempt in zip(goal_run.decisions, goal_run.attempts, strict=False):
