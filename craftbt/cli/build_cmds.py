@@ -5,8 +5,9 @@ template (a name from ``trees/structures`` or a path) module by module
 with progress by module and block. State lives in ``--state DIR`` (default
 ``$CRAFTBT_HOME/build``, i.e. ``.craftbt/build`` when CRAFTBT_HOME is
 unset): the build database and, on the embedded world, the world snapshot.
-Re-running the same command (or adding ``--resume``) resumes: a killed build continues from its last checkpoint after reconciling in-flight
-blocks. On a fresh embedded world the template's materials are given unless
+Re-running the same command (or adding ``--resume``) resumes: a killed build
+continues from its last checkpoint after reconciling in-flight blocks. On a
+fresh embedded world the template's materials are given unless
 ``--no-give`` (then deficits spawn resource sub-tasks).
 
 ``craftbt build status [--state DIR]`` shows the cursor, checkpoints,
