@@ -42,10 +42,12 @@ class Vec3Args(BaseModel):
 
 
 # -- wait ---------------------------------------------------------------------
+MAX_WAIT_MS = 300_000
 class WaitArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    ms: int = Field(default=1000, ge=0, le=60_000, description="How long to wait, in milliseconds")
+    #: seed 000: "max 5 min"
+    ms: int = Field(default=1000, ge=0, le=MAX_WAIT_MS, description="How long to wait, in milliseconds (at most 5 min)")
 
 
 def run_wait(ctx: CapabilityContext, args: WaitArgs) -> RunnerGen:
@@ -358,7 +360,7 @@ def register(registry: Registry) -> None:
             args_model=WaitArgs,
             runner=run_wait,
             acceptance=accept_wait,
-            timeout_ms=65_000,
+            timeout_ms=MAX_WAIT_MS + 5_000,  # the longest wait plus the verifier's probes
             idempotent=True,
             description="Let the world run for a number of milliseconds of game time.",
         )
