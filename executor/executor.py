@@ -215,9 +215,30 @@ class Executor:
         """Attach a supervisor to every capability leaf (the tree keeps its shape)."""
         supervisors: list[Supervisor] = []
         for leaf in capability_leaves(root):
+            self._remap_deprecated(leaf, run)
             self._rebind_shadow(leaf, run)
             supervisors.append(Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation))
         return supervisors
+
+    def _remap_deprecated(self, leaf: CapabilityBehaviour, run: RunState) -> None:
+        """A deprecated leaf with a remap runs as its replacement (seed 000: dig_block -> acquire_material),
+        recorded with ``original_leaf`` on the decision, every step and the golden-run report."""
+        from craftbt.capabilities.contracts import remap_deprecated
+
+        if leaf._references:
+            return  # args known only at dispatch: the leaf runs as written
+        execution = remap_deprecated(leaf.spec.name, leaf.raw_args)
+        if execution is None or not self.registry.has(execution.leaf):
+            return
+        original = leaf.spec.key
+        leaf.spec = self.registry.get(execution.leaf)
+        leaf.raw_args = execution.args
+        leaf._static_args = leaf.spec.args_model.model_validate(execution.args)
+        node = getattr(leaf, DEFINITION_ATTR, None)
+        leaf.timeout_ms = (node.timeout_ms if isinstance(node, m.LeafNode) else None) or leaf.spec.timeout_ms
+        leaf.original_leaf = original  # type: ignore[attr-defined]
+        run.decide("leaf_remapped", node=leaf.name, capability=leaf.spec.key,
+                   detail={"original_leaf": original, "args": execution.args})
 
     def _rebind_shadow(self, leaf: CapabilityBehaviour, run: RunState) -> None:
         """A tree bound to a shadow version runs the active version; the shadow runs beside it as a canary."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
@@ -48,3 +50,37 @@ def test_a_two_minute_wait_runs_to_the_end() -> None:
     run = run_leaf(body, "wait", {"ms": 120_000}, max_ticks=2_600)
     assert run.ok and run.verdict is Verdict.VERIFIED and run.result.verification is not None
     assert run.result.verification.evidence["elapsed_ms"] >= 120_000
+
+
+def test_dig_block_is_remapped_to_acquire_material_with_original_leaf(tmp_path: Path) -> None:
+    from craftbt.capabilities.default import default_registry
+    from craftbt.cli.run_cmds import _scenario_bounds
+    from craftbt.executor.config import ExecutorConfig
+    from craftbt.executor.executor import Executor
+    from craftbt.trees import model as m
+    from craftbt.world.scenarios.loader import starter_world
+
+    body = starter_world(0)
+    ex = Executor(default_registry(), body, config=ExecutorConfig(geofence=_scenario_bounds(body)), home=tmp_path)
+    tree = m.TreeDefinition(tree="dig", root=m.SequenceNode(children=[
+        m.LeafNode(capability="dig_block", name="dig a log", args={"blockType": "oak_log"})]))
+    out = ex.run(tree)
+    detail = ex.journal.run_detail(out.run_id)
+    report = ex.recorder.get_report(out.run_id)
+    ex.journal.close()
+    assert out.status == "success", out.failures
+    assert [s["capability"] for s in detail["steps"]] == ["acquire_material"]
+    remapped = [d for d in detail["decisions"] if d["reason"] == "leaf_remapped"]
+    assert remapped and remapped[0]["detail"]["original_leaf"] == "dig_block@1.0.0"
+    assert report is not None
+    assert report["execution"]["dispatched_steps"][0]["original_leaf"] == "dig_block@1.0.0"
+    assert body.observe().count("oak_log") >= 1  # acquire_material collects the drop; dig_block did not
+
+
+def test_dig_block_at_a_position_is_not_remapped() -> None:
+    from craftbt.capabilities.contracts import remap_deprecated
+
+    assert remap_deprecated("dig_block", {"pos": {"x": 1, "y": 2, "z": 3}}) is None
+    mapped = remap_deprecated("dig_block", {"blockType": "stone", "tool": "wooden_pickaxe"})
+    assert mapped is not None and mapped.leaf == "acquire_material" and mapped.original_leaf == "dig_block"
+    assert mapped.args == {"item": "stone", "tool": "wooden_pickaxe"}
