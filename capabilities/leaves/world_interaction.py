@@ -460,7 +460,8 @@ def _operator(ctx: CapabilityContext) -> bool | None:
     """The body's answer to "may I run operator commands?", or None when it cannot tell."""
     probe = getattr(ctx.body, "is_operator", None)
     if callable(probe):
-        return bool(probe())
+        answer = probe()
+        return None if answer is None else bool(answer)
     return None
 
 
