@@ -159,6 +159,41 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self.run_status = self.update()
         return self.run_status
 
+    def settle(self) -> bool:
+        """The parent halts this leaf: judge it now if its action already landed; True when it has a result.
+
+        A reactive parent (a selector with ``memory: false`` whose first child checks the step's
+        effect) halts the leaf on the tick the effect appears, before the probe ticks run. The
+        action is done, so its acceptance still runs once, here: a halt is not a failure. A runner
+        whose last body action has finished is resumed to its return; should it start another action
+        instead, that action is cancelled and the leaf is interrupted (no result)."""
+        if self.result is not None:
+            return True
+        if self._pending is None and self._gen is not None:
+            handle = self._handle
+            if handle is not None and handle.status() is ActionStatus.RUNNING:
+                return False  # stopped mid-action: that is an interruption
+            self._advance(handle)
+            if self.result is not None:
+                return True
+            if self._pending is None:
+                return False  # the runner went on to more work
+        if self._pending is None or self._pre is None or self.args is None:
+            return False
+        result = self._pending
+        self._pending = None
+        post = self._probe_receipt(self.ctx.body.observe(), result)
+        verification = self.spec.acceptance(self._pre, post, self.args, result)
+        verification = VerificationResult(
+            verdict=verification.verdict, evidence={**verification.evidence, "judged_on_halt": True},
+        )
+        result.verification = verification
+        if verification.verdict is Verdict.CONTRADICTED:
+            result.ok = False
+            result.error = _contradiction(verification)
+        self._finish(result, self._start_tick)
+        return True
+
     def interrupt(self) -> None:
         """Stop a running capability without a result: cancel its body action and close the runner."""
         if self._gen is not None and self.result is None:

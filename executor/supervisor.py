@@ -163,10 +163,23 @@ class Supervisor:
         if self.wait_until is not None:
             self._set_wait(None)
         if new_status == Status.INVALID:
+            if self.step_id is not None and self._settle():
+                return
             self.leaf.interrupt()
             if self.step_id is not None:
                 self.pipeline.end_step(self, ActionResult.failure("interrupted", "the tree moved on",
                                                                   retryable=True))
+
+    def _settle(self) -> bool:
+        """Judge a halted leaf whose action already landed: its step ends with its verdict, not ``interrupted``."""
+        run = self.run
+        previous, run.current = run.current, self
+        try:
+            settled = self.leaf.settle()
+        finally:
+            run.current = previous
+        self.leaf.run_status = Status.INVALID
+        return settled
 
     # -- requests from detectors and preemption ------------------------------------------
     def abort(self, code: str, detail: str, *, retryable: bool = True) -> None:
