@@ -209,8 +209,27 @@ class Executor:
         supervisors: list[Supervisor] = []
         for leaf in capability_leaves(root):
             self._rebind_shadow(leaf, run)
-            supervisors.append(Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation))
+            sup = Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation)
+            sup.retries = self._retry_budget(leaf, run)
+            supervisors.append(sup)
         return supervisors
+
+    def _retry_budget(self, leaf: CapabilityBehaviour, run: RunState) -> int:
+        """One retry budget per step: the local retries the supervisor may spend before it escalates.
+
+        The capability's declared ``retries``, or the tree's ``retry: N`` on the leaf (a Retry decorator
+        whose child is the leaf), capped by ``config.local_retries`` (the seed's 2). The decorator is folded
+        into the supervisor (it keeps one attempt): a Retry around a supervised leaf would otherwise multiply
+        the supervisor's own retries, (N + 1) x 3 dispatches of one persistent fault before the router
+        hears of it."""
+        declared = leaf.spec.retries
+        parent = leaf.parent
+        if isinstance(parent, py_trees.decorators.Retry) and parent.num_failures > 1:
+            declared = parent.num_failures - 1
+            run.decide("retry_folded", node=leaf.name, capability=leaf.spec.key,
+                       detail={"tree_retries": declared, "budget": min(declared, run.config.local_retries)})
+            parent.num_failures = 1
+        return min(declared, run.config.local_retries)
 
     def _rebind_shadow(self, leaf: CapabilityBehaviour, run: RunState) -> None:
         """A tree bound to a shadow version runs the active version; the shadow runs beside it as a canary."""

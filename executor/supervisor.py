@@ -11,8 +11,10 @@ objects the garbage collector walked during a run.
   ``config.streams`` streams (1 unless the feasibility gate allows more).
 * I2 — the dispatch sets a deadline (the leaf's timeout); a leaf still running
   past it plus the probe budget is aborted.
-* I3 / A3 — a retryable failure is re-dispatched locally at most
-  ``config.local_retries`` (2) times; then the supervisor fails and escalates.
+* I3 / A3 — a retryable failure is re-dispatched locally at most ``retries``
+  times (the capability's declared retries or the tree's ``retry: N``, capped by
+  ``config.local_retries``, 2); then the supervisor fails and escalates. The
+  budget is per step: re-entering a leaf after it failed gives no fresh one.
 * Transient blocks (rate limited, feasibility gate, safety preempted) wait
   their 30 s backoff on the body's clock, a bounded number of times;
   deterministic blocks fail at once and escalate (5 min task backoff).
@@ -33,6 +35,7 @@ from pydantic import BaseModel
 from craftbt.capabilities.behaviour import PROBE_TICKS, CapabilityBehaviour
 from craftbt.capabilities.spec import ActionResult, CapabilitySpec
 from craftbt.executor.backoff import BACKOFF_MS, BlockClass, classify
+from craftbt.executor.journal import NOT_AN_OUTCOME
 from craftbt.executor.pipeline import Pipeline
 from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
 from craftbt.world.body import BlockPos
@@ -70,6 +73,7 @@ class Supervisor:
         "meta",
         "on_escalation",
         "pipeline",
+        "retries",
         "run",
         "step_id",
         "step_index",
@@ -88,6 +92,8 @@ class Supervisor:
         self.meta = meta
         self.on_escalation = on_escalation
         self.timeout_ms = leaf.timeout_ms
+        #: local retries this step may spend before it escalates (the executor sets it: declared, capped)
+        self.retries = run.config.local_retries
         self.attempt = 0
         self.waits = 0
         self.wait_until: int | None = None
@@ -124,7 +130,11 @@ class Supervisor:
 
     # -- the leaf's tick --------------------------------------------------------------
     def initialise(self) -> None:
-        self.attempt = 0
+        # The retry budget is per step, not per activation: a parent that re-enters a leaf after it
+        # failed (a retry around its branch) gets no fresh budget; a success resets it.
+        last = self.last_result
+        if last is None or last.ok or (last.error is not None and last.error.code in NOT_AN_OUTCOME):
+            self.attempt = 0
         self.waits = 0
         if self.wait_until is not None:
             self._set_wait(None)
@@ -262,7 +272,7 @@ class Supervisor:
         if klass is BlockClass.DETERMINISTIC:
             return self._escalate("deterministic_block", result)
         retryable = bool(result.error and result.error.retryable)
-        if retryable and self.attempt < run.config.local_retries:
+        if retryable and self.attempt < self.retries:
             self.attempt += 1
             run.metrics.local_retries += 1
             run.decide("local_retry", node=self.name, capability=self.spec.key,

@@ -369,6 +369,7 @@ def make_registry(body: FakeBody, *, flaky_failures: int = 0) -> Registry:
     def spec(name: str, runner: Any, args_model: Any = NoArgs, **kw: Any) -> None:
         kw.setdefault("acceptance", verified)
         kw.setdefault("family", Family.WORLD)
+        kw.setdefault("retries", 2)  # the seed's local budget; tests of declared retries override it
         reg.register(CapabilitySpec(name=name, version=kw.pop("version", "1.0.0"), args_model=args_model,
                                     runner=runner, **kw))
 
@@ -378,6 +379,8 @@ def make_registry(body: FakeBody, *, flaky_failures: int = 0) -> Registry:
          acceptance=make_place_acceptance(body), preconditions=("has:{item}",),
          effects=("block:{position.x},{position.y},{position.z}={item}",))
     spec("flaky", run_flaky, CountArgs, permissions=frozenset({Permission.INVENTORY}))
+    spec("flaky_once", run_flaky, CountArgs, permissions=frozenset({Permission.INVENTORY}), retries=1)
+    spec("flaky_never", run_flaky, CountArgs, permissions=frozenset({Permission.INVENTORY}), retries=0)
     spec("tap", run_tap, CountArgs, permissions=frozenset({Permission.INVENTORY}), effects=("tapped:{label}",))
     spec("silent", run_silent, timeout_ms=20_000)
     spec("fatal", run_fatal)
