@@ -111,6 +111,8 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self.spec = spec
         self.raw_args = raw_args
         self.ctx = ctx
+        #: the tree's own ``timeout_ms`` for this node, if it set one (it wins over the capability's)
+        self.node_timeout_ms = timeout_ms
         self.timeout_ms = timeout_ms or spec.timeout_ms
         self.idempotency_key = idempotency_key
         self._references = find_references(raw_args)
@@ -208,12 +210,14 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self._handle = None
         self._first_action_seen = False
         start_tick = self.ctx.body.now_ticks()
-        self._deadline_tick = start_tick + max(1, self.timeout_ms * TICKS_PER_SECOND // 1000)
         try:
             self.args = self._resolve_args()
         except _Refusal as refusal:
             self._finish(refusal.result, start_tick)
             return
+        if self.node_timeout_ms is None:
+            self.timeout_ms = self.spec.timeout_for(self.args)  # smelt 16 items takes longer than smelt 1
+        self._deadline_tick = start_tick + max(1, self.timeout_ms * TICKS_PER_SECOND // 1000)
         # admit runs the capability guard at its place in the dispatch pipeline (seed 000 order).
         admitted = self.ctx.hooks.admit(self.ctx, self.spec, self.args, self.name)
         if not admitted.ok:

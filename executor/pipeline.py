@@ -307,6 +307,7 @@ class Pipeline:
         sup.first_action_tick = None
         sup.ttfa_ms = None
         sup.ttfa_flagged = False
+        sup.timeout_ms = sup.leaf.timeout_ms  # this dispatch's own: it may scale with the args
         sup.deadline_tick = tick + max(1, sup.timeout_ms // MS_PER_TICK)  # I2
         if sup.meta.idempotency_key:
             run.inflight_keys[sup.meta.idempotency_key] = tick
