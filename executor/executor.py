@@ -60,6 +60,9 @@ BUILD_REASONS: dict[ErrorCode, str] = {
     ErrorCode.UNKNOWN_BLACKBOARD_KEY: "unknown_blackboard_key",
 }
 
+#: decisions that are bookkeeping, not failures: left out of ``RunOutcome.failures``
+NOT_FAILURES = frozenset({"local_retry", "stream_busy", "retry_folded"})
+
 TickCallback = Callable[["Executor", RunState, py_trees.behaviour.Behaviour], None]
 
 
@@ -324,7 +327,7 @@ class Executor:
         outcome.leaves_run = run.metrics.leaves_run
         outcome.dispatches = run.metrics.dispatches
         outcome.metrics = run.metrics.as_dict()
-        outcome.failures = [d for d in run.recent_decisions if d["reason"] not in ("local_retry", "stream_busy")][-20:]
+        outcome.failures = [d for d in run.recent_decisions if d["reason"] not in NOT_FAILURES][-20:]
         if run.escalations:
             outcome.escalation = run.escalations[-1].as_dict()
         summary = outcome.model_dump(mode="json", exclude={"gate"})

@@ -283,11 +283,19 @@ class Supervisor:
     def _escalate(self, reason: str, result: ActionResult) -> Status:
         run = self.run
         code = result.error.code if result.error else None
-        context: dict[str, Any] = {"observables": result.observables}
-        if code and code.startswith("guard_failed"):
+        # the step's args: a subgoal's size depends on them (fuel for qty items)
+        context: dict[str, Any] = {"observables": result.observables, "args": self.args_json}
+        if code and (code.startswith("guard_failed") or "precond_missing" in code):
             # FM-02: a guard that keeps saying no needs a subgoal, not another retry.
             context["effects_unmet"] = "precond_missing"
-            context["precondition"] = code.split(":", 1)[1] if ":" in code else None
+            context["precondition"] = code.split(":", 1)[1] if code.startswith("guard_failed:") else code
+            key = f"{self.name}|{code}"
+            seen = run.guard_failures.get(key, 0) + 1
+            run.guard_failures[key] = seen
+            context["guard_failures"] = seen
+            if seen > 2:
+                run.decide("repeated_guard_failure", node=self.name, capability=self.spec.key,
+                           detail={"code": code, "times": seen})
         escalation = Escalation(
             run_id=run.run_id, node=self.name, capability=self.spec.key, reason=reason, code=code,
             detail=result.error.detail if result.error else "", attempts=self.attempt + 1, tick=run.tick(),

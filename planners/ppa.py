@@ -117,19 +117,31 @@ def unique_names(steps: list[PlanStep]) -> list[PlanStep]:
 
 def dedupe_leaf_names(root: Node) -> None:
     """Rename repeated leaf names in place (``#2``, ``#3``): each leaf writes ``/results/<name>``."""
-    seen: dict[str, int] = {}
+    leaves: list[LeafNode] = []
     stack: list[Node] = [root]
     while stack:
         node = stack.pop(0)
         if isinstance(node, LeafNode) and node.name is not None:
-            n = seen.get(node.name, 0) + 1
-            seen[node.name] = n
-            if n > 1:
-                node.name = f"{node.name} #{n}"
+            leaves.append(node)
         stack[0:0] = list(getattr(node, "children", []))
         child = getattr(node, "child", None)
         if child is not None:
             stack.insert(0, child)
+    # a spliced tree may already hold "x #2": a renamed leaf takes the first suffix nobody has
+    taken = {leaf.name for leaf in leaves}
+    seen: set[str] = set()
+    for leaf in leaves:
+        name = leaf.name
+        assert name is not None
+        if name not in seen:
+            seen.add(name)
+            continue
+        n = 2
+        while f"{name} #{n}" in taken:
+            n += 1
+        leaf.name = f"{name} #{n}"
+        taken.add(leaf.name)
+        seen.add(leaf.name)
 
 
 def _group_node(group: str | None, nodes: list[Node]) -> Node:

@@ -179,8 +179,7 @@ def run_cmd(
         live.start()
     try:
         if definition is not None and tree is not None:
-            out = executor.run(definition, base_dir=tree.parent, seed=seed,
-                               scenario=str(scenario) if scenario else None)
+            out = _run_tree(definition, tree, executor, seed, scenario, quiet=as_json)
         else:
             assert goal is not None
             out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json)
@@ -213,6 +212,22 @@ def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: 
     if not goal_run.outcomes:
         raise _err(f"no plan was run for {goal!r}")
     return goal_run.outcomes[-1]
+
+
+def _run_tree(definition: Any, tree: Path, executor: Executor, seed: int, scenario: Path | None,
+              *, quiet: bool) -> RunOutcome:
+    """Run a tree file; a missing precondition (item, station, fuel, tool) runs as a planned subgoal first."""
+    from craftbt.router.router import run_tree
+
+    tree_run = run_tree(definition, executor, base_dir=tree.parent, seed=seed,
+                        scenario=str(scenario) if scenario else None)
+    if not quiet:
+        console = table_console()
+        for repair, attempt in zip(tree_run.repairs, tree_run.attempts[1:], strict=False):
+            console.print(f"[bold]subgoal[/] {repair} first -> {attempt['status']} [dim]{attempt['run_id']}[/]")
+        if tree_run.stopped:
+            console.print(f"[yellow]{tree_run.stopped}[/]")
+    return tree_run.outcomes[-1]
 
 
 def runs_cmd(
