@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from craftbt.cli import build_cmds, plan_cmds, run_cmds, server_cmds, trees_cmds
+from craftbt.cli import build_cmds, plan_cmds, prove_cmds, run_cmds, server_cmds, trees_cmds
 from craftbt.core.errors import CraftbtError
 
 app = typer.Typer(
@@ -23,7 +23,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds)
+COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds, prove_cmds)
 
 for _group in COMMAND_GROUPS:
     _group.register(app)
