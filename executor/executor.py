@@ -30,7 +30,7 @@ from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
-from craftbt.executor.backoff import next_eligible_at
+from craftbt.executor.backoff import BlockClass, classify, next_eligible_at
 from craftbt.executor.canary import ShadowCanary
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.detectors import Detectors
@@ -39,6 +39,7 @@ from craftbt.executor.gate import GateDecision, assess
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage
 from craftbt.executor.monitor import MonitoredBody
+from craftbt.executor.normalize import find_sentinels
 from craftbt.executor.pipeline import Pipeline
 from craftbt.executor.preemption import SafetyMonitor, Signal, interruptible
 from craftbt.executor.recorder import GoldenRunRecorder
@@ -202,8 +203,18 @@ class Executor:
         root = built.root
         supervisors = self._supervise(root, run, pipeline)
         executor_plan = [{"leaf": s.spec.key, "args": s.leaf.raw_args} for s in supervisors]
+        built_digest = digest(executor_plan)
+        base.digests["built_plan_digest"] = built_digest  # subtrees inlined: every leaf that can run
         run.recorder.record_decision(run_id, "plan_built", {"leaf": None, "steps": len(executor_plan),
-                                                            "built_plan_digest": digest(executor_plan)})
+                                                            "built_plan_digest": built_digest})
+        incomplete = self._built_problems(supervisors)
+        if incomplete:
+            # a subtree's leaves are normalized too, before any leaf runs (the gate saw only the top tree)
+            reason = "planning_incomplete"
+            run.decide(reason, detail={"stage": "normalizer", "detail": incomplete[0], "problems": incomplete[:10]})
+            base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
+            root.stop(Status.INVALID)
+            return self._close(run, base, "blocked", wall_start)
         status = self._loop(run, root, ctx, pipeline)
         return self._close(run, base, status, wall_start)
 
@@ -216,6 +227,16 @@ class Executor:
             sup.retries = self._retry_budget(leaf, run)
             supervisors.append(sup)
         return supervisors
+
+    def _built_problems(self, supervisors: list[Supervisor]) -> list[str]:
+        """Option A over the built tree, subtrees included: sentinel or (unless allowed) derived args."""
+        problems: list[str] = []
+        for sup in supervisors:
+            for path in find_sentinels(sup.leaf.raw_args):
+                problems.append(f"{sup.name}: sentinel_args at {path}")
+            if sup.meta.args_source == "derived" and not self.config.allow_materialize:
+                problems.append(f"{sup.name}: derived_args")
+        return problems
 
     def _retry_budget(self, leaf: CapabilityBehaviour, run: RunState) -> int:
         """One retry budget per step: the local retries the supervisor may spend before it escalates.
@@ -330,6 +351,11 @@ class Executor:
         outcome.failures = [d for d in run.recent_decisions if d["reason"] not in NOT_FAILURES][-20:]
         if run.escalations:
             outcome.escalation = run.escalations[-1].as_dict()
+            code = outcome.escalation.get("code")
+            if outcome.next_eligible_at is None and code and classify(code) is not BlockClass.NONE:
+                # a block at dispatch (invalid args, permission, guard, geofence...) backs the task off
+                # like one at the gate: 5 min deterministic, 30 s transient (seed 002)
+                outcome.next_eligible_at = next_eligible_at(code, int(time.time() * 1000))
         summary = outcome.model_dump(mode="json", exclude={"gate"})
         summary["gate"] = outcome.gate.model_dump(mode="json") if outcome.gate else None
         run.journal.end_run(run.run_id, status=status, sim_ticks=ticks, wall_ms=outcome.wall_ms, summary=summary)

@@ -17,7 +17,8 @@ is recorded as a structured decision with its backoff class:
 
 After dispatch (:meth:`Pipeline.finished`): body ``preempted`` becomes
 ``safety_preempted`` (transient backoff), ``nav_busy`` becomes
-``navigating_in_progress`` (no retry); the verdict and effects are journaled.
+``navigating_in_progress`` (no retry: the supervisor waits for the walk to end
+and dispatches again); the verdict and effects are journaled.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ objects the garbage collector walked during a run.
   ``config.local_retries``, 2); then the supervisor fails and escalates. The
   budget is per step: re-entering a leaf after it failed gives no fresh one.
 * Transient blocks (rate limited, feasibility gate, safety preempted) wait
-  their 30 s backoff on the body's clock, a bounded number of times;
+  their 30 s backoff on the body's clock, a bounded number of times; a body
+  busy navigating (``nav_busy``) is polled every second until it is free (30 s);
   deterministic blocks fail at once and escalate (5 min task backoff).
 * Detectors and preemption ask a supervisor to ``abort`` or ``suspend``; the
   journal row of an interrupted dispatch is always closed (A2: no silent drop).
@@ -41,6 +42,11 @@ from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
 from craftbt.world.body import BlockPos
 
 EscalationSink = Callable[[Escalation], None]
+
+#: ``nav_busy`` (recorded ``navigating_in_progress``): poll every second, for at most 30 s
+NAV_BUSY_CODE = "navigating_in_progress"
+NAV_BUSY_POLL_TICKS = 20
+NAV_BUSY_MAX_WAITS = 30
 
 
 @dataclass(slots=True)
@@ -261,6 +267,15 @@ class Supervisor:
     def _on_failure(self, result: ActionResult) -> Status:
         run = self.run
         code = result.error.code if result.error else "failed"
+        if code == NAV_BUSY_CODE:
+            # the body is still walking for someone else: wait for it to end, then dispatch again (no
+            # local retry spent: the leaf never started)
+            if self.waits < NAV_BUSY_MAX_WAITS:
+                self.waits += 1
+                run.metrics.transient_waits += 1
+                self._set_wait(run.tick() + NAV_BUSY_POLL_TICKS)
+                return Status.RUNNING
+            return self._escalate("navigation_never_ended", result)
         klass = classify(code)
         if klass is BlockClass.TRANSIENT:
             if self.waits < run.config.max_transient_waits:

@@ -326,7 +326,7 @@ def make_registry(body: FakeBody, *, flaky_failures: int = 0) -> Registry:
     """A registry of test capabilities bound to ``body`` (acceptance probes it like a receipt check)."""
     reg = Registry()
     register_checks(reg)
-    state = {"flaky": flaky_failures}
+    state = {"flaky": flaky_failures, "busy": 2}
 
     def run_flaky(ctx: CapabilityContext, args: CountArgs) -> RunnerGen:
         handle = yield ctx.body.equip("stick")
@@ -352,6 +352,14 @@ def make_registry(body: FakeBody, *, flaky_failures: int = 0) -> Registry:
     def run_busy(ctx: CapabilityContext, args: NoArgs) -> RunnerGen:
         raise BodyError(BodyErrorCode.NAV_BUSY, "already navigating")
         yield None  # pragma: no cover
+
+    def run_busy_then_free(ctx: CapabilityContext, args: NoArgs) -> RunnerGen:
+        if state["busy"] > 0:
+            state["busy"] -= 1
+            raise BodyError(BodyErrorCode.NAV_BUSY, "already navigating")
+        handle = yield ctx.body.equip("stick")
+        assert handle is not None
+        return ActionResult.success()
 
     def run_eat(ctx: CapabilityContext, args: NoArgs) -> RunnerGen:
         handle = yield ctx.body.consume("bread")
@@ -386,6 +394,7 @@ def make_registry(body: FakeBody, *, flaky_failures: int = 0) -> Registry:
     spec("fatal", run_fatal)
     spec("preempted_nav", run_preempted, family=Family.MOVEMENT)
     spec("busy_nav", run_busy, family=Family.MOVEMENT)
+    spec("busy_then_free", run_busy_then_free, family=Family.MOVEMENT)
     spec("guarded", run_tap, NoArgs, guard=needs_table)
     spec("consume_food", run_eat, family=Family.SENSING, permissions=frozenset({Permission.CONSUME}))
     spec("retreat_from_threat", run_tap, CountArgs, family=Family.MOVEMENT,
