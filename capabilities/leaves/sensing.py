@@ -7,7 +7,7 @@ leaves read it through ``{key}`` references.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import py_trees
 from pydantic import BaseModel, ConfigDict, Field
@@ -41,10 +41,12 @@ class Vec3Args(BaseModel):
 
 
 # -- wait ---------------------------------------------------------------------
-class WaitArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class WaitArgs(StrictArgs):
+    seed_aliases: ClassVar[dict[str, str]] = {"checkAbort": "check_abort"}
 
     ms: int = Field(default=1000, ge=0, le=60_000, description="How long to wait, in milliseconds")
+    check_abort: bool = Field(default=True, description="Stop early when the executor interrupts the wait "
+                              "(always so here: an interrupted leaf is cancelled)")
 
 
 def run_wait(ctx: CapabilityContext, args: WaitArgs) -> RunnerGen:
