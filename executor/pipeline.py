@@ -293,6 +293,14 @@ class Pipeline:
     def _commit(self, spec: CapabilitySpec, args: BaseModel, sup: Supervisor) -> None:
         run = self.run
         tick = run.tick()
+        # I1, checked where it matters: no more dispatches in flight than streams (the supervisor's stream
+        # acquisition should make this impossible; the counter is how a regression shows)
+        in_flight = [s.name for s in run.in_flight if s is not sup]
+        run.in_flight.add(sup)
+        if len(in_flight) >= run.config.streams:
+            run.metrics.i1_violations += 1
+            run.decide("i1_violation", node=sup.name, capability=spec.key,
+                       detail={"in_flight": sorted(in_flight), "streams": run.config.streams})
         payload = sup.step_payload(args)
         run.step_index += 1
         payload["index"] = run.step_index
@@ -369,3 +377,4 @@ class Pipeline:
                 run.done_keys[key] = tick
         sup.step_id = None
         sup.last_result = result
+        run.in_flight.discard(sup)

@@ -101,6 +101,8 @@ class RunState:
         self.metrics = Metrics()
         self.current: Supervisor | None = None
         self.active: set[Supervisor] = set()
+        #: supervisors with a dispatch whose journal step is open (I1 counts them, independently of streams)
+        self.in_flight: set[Supervisor] = set()
         #: supervisors waiting out a transient backoff (a waiting tree is not a hung one)
         self.backing_off: set[Supervisor] = set()
         self.escalations: deque[Escalation] = deque(maxlen=64)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import random
 import re
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -590,8 +591,9 @@ def run_tree(
     run = GoalRun(ok=False)
     repeated = RepeatedFailures()
     tree = definition
+    task_id = f"tree-{uuid.uuid4().hex[:12]}"  # the tree and its repairs are one task (plan-repair rate)
     for attempt in range(max_replans + 1):
-        outcome = executor.run(tree, base_dir=base_dir, seed=seed, scenario=scenario)
+        outcome = executor.run(tree, base_dir=base_dir, seed=seed, scenario=scenario, task_id=task_id)
         run.outcomes.append(outcome)
         run.attempts.append({"planner": "tree", "status": outcome.status, "run_id": outcome.run_id,
                              "escalation": outcome.escalation})

@@ -158,3 +158,16 @@ def test_a_parent_halting_a_running_leaf_closes_its_step_and_frees_its_stream(tm
         ("tap", None), ("move", "interrupted"), ("tap", None)]
     assert "goto" in body.cancelled  # the body action stopped with the leaf
     assert out.metrics["i1_violations"] == 0
+
+
+def test_i1_violations_count_when_stream_acquisition_is_broken(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The I1 counter can fail: with the supervisor's stream check disabled, two dispatches overlap."""
+    from craftbt.executor.supervisor import Supervisor
+
+    monkeypatch.setattr(Supervisor, "_acquire_stream", lambda self: True)
+    defn = m.TreeDefinition(tree="p", root=m.ParallelNode(children=[
+        leaf("move", {"pos": {"x": 2, "y": 64, "z": 0}}), leaf("tap", {"n": 1})]))
+    out, ex, _ = run(defn, tmp_path)
+    assert out.metrics["i1_violations"] == 1
+    assert "i1_violation" in reasons(ex, out.run_id)

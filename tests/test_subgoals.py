@@ -140,3 +140,34 @@ def test_a_craft_from_nothing_gets_its_ingredients_then_its_table(tmp_path: Path
         for step in ex.journal.run_detail(outcome.run_id)["steps"]:
             assert step["ok"] and step["verdict"] == "verified", step
     assert ex.inner_body.observe().count("wooden_pickaxe") == 1
+
+
+def test_plan_repair_rate_counts_tasks_that_needed_a_repair(tmp_path: Path) -> None:
+    """Seed 003's plan-repair rate: tasks that needed a router repair (was: local retries per run)."""
+    from craftbt.executor.sla import build_report
+
+    run, ex = world_run(tmp_path, ["oak_planks 7", "stick 2"],
+                        m.LeafNode(capability="craft_recipe", args={"recipe": "wooden_pickaxe", "qty": 1}))
+    assert run.ok and len(run.outcomes) == 2
+    metrics = build_report(ex.journal)["executor"]
+    assert metrics["plan_repair_rate"] == 1.0  # one task (two runs), repaired
+    fine = ex.run(m.TreeDefinition(tree="t2", root=m.LeafNode(capability="wait", args={"ms": 50})))
+    assert fine.ok
+    assert build_report(ex.journal)["executor"]["plan_repair_rate"] == 0.5
+
+
+def test_sla_reports_the_router_disagreement_rate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from craftbt.cli.root import app
+
+    monkeypatch.setenv("CRAFTBT_HOME", str(tmp_path))
+    runner = CliRunner()
+    empty = json.loads(runner.invoke(app, ["sla", "--format", "json"]).output)
+    assert empty["router"] == {"disagreement_rate": None, "routed": 0}
+    assert runner.invoke(app, ["run", "--goal", "obtain stick", "--json"]).exit_code == 0
+    report = json.loads(runner.invoke(app, ["sla", "--format", "json"]).output)
+    assert report["router"]["routed"] >= 1
+    assert 0.0 <= report["router"]["disagreement_rate"] <= 1.0

@@ -292,6 +292,7 @@ def sla_cmd(
     if fmt not in ("table", "json", "html"):
         raise _err(f"--format {fmt!r} is not one of table, json, html")
     report = build_report(Journal(), since=_since(since), capability=capability, last_n=last_failures)
+    report["router"] = _router_metrics()
     if fmt == "table":
         text = None
         table_console().print(render_table(report))
@@ -307,6 +308,17 @@ def sla_cmd(
             typer.echo(f"wrote {output}")
         else:
             typer.echo(text)
+
+
+def _router_metrics() -> dict[str, Any]:
+    """Seed 003's router metric beside the executor's: how often routing overrode the historical best."""
+    path = default_home() / "priors.sqlite"
+    if not path.is_file():
+        return {"disagreement_rate": None, "routed": 0}
+    from craftbt.router.priors import PriorsStore
+
+    priors = PriorsStore(path)
+    return {"disagreement_rate": priors.disagreement_rate(), "routed": priors.routed_count()}
 
 
 lifecycle_app = typer.Typer(help="Capability lifecycle: shadow, active, retired, revoked; canary promotion.",
