@@ -257,9 +257,11 @@ class Pipeline:
                 continue
             if not verdict.ok:
                 self.run.metrics.refusals += 1
+                # the blocked payload names the leaf, the leaf the plan wrote and where its args came from
                 self.run.decide(verdict.reason or "refused", node=sup.name, capability=spec.key,
-                                detail={"stage": stage_name, "detail": verdict.detail or "",
-                                        "original_leaf": sup.meta.original_leaf})
+                                detail={"stage": stage_name, "detail": verdict.detail or "", "leaf": spec.name,
+                                        "original_leaf": sup.meta.original_leaf,
+                                        "args_source": sup.meta.args_source})
             return verdict
         self._commit(spec, args, sup)
         return GuardResult.allow()

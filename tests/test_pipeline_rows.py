@@ -70,3 +70,15 @@ def test_a_failure_that_is_no_block_sets_no_backoff(tmp_path: Path) -> None:
     out = ex.run(m.TreeDefinition(tree="t", root=m.SequenceNode(children=[m.LeafNode(capability="flaky",
                                                                                       args={})])))
     assert out.status == "escalated" and out.next_eligible_at is None
+
+
+def test_the_blocked_payload_names_leaf_original_leaf_and_args_source(tmp_path: Path) -> None:
+    body = FakeBody()
+    ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path)
+    out = ex.run(m.TreeDefinition(tree="t", root=m.SequenceNode(children=[m.LeafNode(capability="guarded",
+                                                                                      args={})])))
+    blocked = [d for d in ex.journal.run_detail(out.run_id)["decisions"] if d["reason"].startswith("guard_failed")]
+    assert blocked
+    assert blocked[0]["detail"]["leaf"] == "guarded"
+    assert blocked[0]["detail"]["args_source"] == "explicit"
+    assert "original_leaf" in blocked[0]["detail"]
