@@ -82,3 +82,26 @@ def test_the_blocked_payload_names_leaf_original_leaf_and_args_source(tmp_path: 
     assert blocked[0]["detail"]["leaf"] == "guarded"
     assert blocked[0]["detail"]["args_source"] == "explicit"
     assert "original_leaf" in blocked[0]["detail"]
+
+
+def test_missing_minecraft_data_falls_back_with_a_warning() -> None:
+    """Seed 002: the fallback to the default version's data is not silent."""
+    import warnings
+
+    from craftbt.capabilities.leaves import common
+    from craftbt.world import mcdata
+
+    class Old:
+        version = "1.7.10-nonexistent"
+
+    class Ctx:
+        body = Old()
+
+    common._warn_fallback.cache_clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = common.registry_data(Ctx())  # type: ignore[arg-type]
+        common.registry_data(Ctx())  # type: ignore[arg-type]
+    assert data is mcdata.load()
+    said = [w for w in caught if "1.7.10-nonexistent" in str(w.message)]
+    assert len(said) == 1 and mcdata.DEFAULT_VERSION in str(said[0].message)

@@ -7,6 +7,8 @@ failure the leaf should return as-is.
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -198,7 +200,15 @@ def registry_data(ctx: CapabilityContext) -> McData:
     try:
         return mcdata.load(ctx.body.version)
     except mcdata.McDataFileError:
+        _warn_fallback(str(ctx.body.version))
         return mcdata.load()
+
+
+@functools.lru_cache(maxsize=16)
+def _warn_fallback(version: str) -> None:
+    """Say once per version that its registry data is missing and the default stands in (seed 002)."""
+    warnings.warn(f"no minecraft-data for Minecraft {version}: using {mcdata.DEFAULT_VERSION}'s "
+                  "(recipes, drops and blocks may differ on this server)", RuntimeWarning, stacklevel=3)
 
 
 def drop_names(md: McData, block: str) -> frozenset[str]:
