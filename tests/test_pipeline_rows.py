@@ -105,3 +105,18 @@ def test_missing_minecraft_data_falls_back_with_a_warning() -> None:
     assert data is mcdata.load()
     said = [w for w in caught if "1.7.10-nonexistent" in str(w.message)]
     assert len(said) == 1 and mcdata.DEFAULT_VERSION in str(said[0].message)
+
+
+def test_duplicate_shadow_steps_are_recorded_once(tmp_path: Path) -> None:
+    """Seed 002 S002-21: a shadow run that ticks the same step again records it once in the report."""
+    body = FakeBody()
+    ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE, shadow=True), home=tmp_path)
+    same = m.LeafNode(capability="tap", args={"n": 1}, name="tap once")
+    root = m.DecoratorNode(decorator=m.DecoratorKind.REPEAT, params={"count": 3}, child=same)
+    out = ex.run(m.TreeDefinition(tree="t", root=root))
+    assert out.ok and out.metrics["shadow_steps"] == 3  # three activations, nothing dispatched
+    assert body.handles == []
+    report = ex.recorder.get_report(out.run_id)
+    assert report is not None
+    assert report["execution"]["shadow_total"] == 1
+    assert [s["node"] for s in report["execution"]["shadow_steps"]] == ["tap once"]
