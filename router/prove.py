@@ -15,7 +15,8 @@ executor and reads the journal back, recording:
 F1-F6: F1 no planner available, F2 the goal cannot be planned (early exit, nothing
 dispatched), F3 a plan that is malformed (invalid or blocked before the tree starts),
 F4 expansion fine but the executor dispatched nothing (shadow), F5 dispatched but not
-verified, F6 the time budget ran out. :data:`VARIANTS` are the seed's smoke variants,
+verified, F6 the time budget ran out. A body that does not answer the planning survey is
+F1 too (the seed's "not connected"). :data:`VARIANTS` are the seed's smoke variants,
 each producing its failure on purpose.
 """
 
@@ -40,6 +41,7 @@ from craftbt.planners.intent import Intent
 from craftbt.router.priors import PriorsStore
 from craftbt.router.router import Router, survey
 from craftbt.trees import model as m
+from craftbt.world.body import BodyError
 
 SCHEMA = "craftbt_proof_v1"
 #: seed 000: the smoke proof gives up after 45 s (game time here: the same on every body)
@@ -202,6 +204,12 @@ def prove(
     started = time.perf_counter()
     try:
         decision = router.route(intent, survey(body), body.observe(), planner=planner)
+    except BodyError as err:
+        # the body did not answer the survey: as the seed's "not connected", nothing was planned
+        report.A_result = Checkpoint(ok=False, detail={"status": "unavailable", "body_error": err.code.value,
+                                                       "detail": err.detail})
+        return _finish(report, Failure.F1, f"the body did not answer: {err.code.value}: {err.detail}",
+                       early=True, home=home or executor.home)
     except CraftbtError as err:
         why = err.problems[0].message
         report.A_result = Checkpoint(ok=False, detail={"status": "blocked", "reason": why,

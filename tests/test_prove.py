@@ -92,3 +92,24 @@ def test_cli_prove_exit_codes_and_report(tmp_path: Path, monkeypatch: pytest.Mon
     assert bad.exit_code == 1
     assert json.loads(bad.output)["failure"] == "F2"
     assert len(list((tmp_path / "proofs").glob("*.json"))) == 3
+
+
+def test_a_body_that_does_not_answer_is_f1(tmp_path: Path) -> None:
+    """On a real server whose bridge times out during the planning survey: F1, not a crash."""
+    from craftbt.world.body import BodyError, BodyErrorCode
+
+    make = factory(tmp_path)
+
+    def silent(**kw):  # type: ignore[no-untyped-def]
+        ex = make(**kw)
+
+        def fail(*a: object, **k: object) -> None:
+            raise BodyError(BodyErrorCode.BODY_DISCONNECTED, "bridge call timed out")
+
+        ex.inner_body.nearest_blocks = fail
+        return ex
+
+    report = prove(silent, default_registry())
+    assert report.failure is Failure.F1 and report.early_exit and not report.proof_passed
+    assert report.A_result.detail["body_error"] == "body_disconnected"
+    assert report.run_id is None
