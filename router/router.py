@@ -546,7 +546,11 @@ def run_goal(
     priors = priors or PriorsStore(executor.home / "priors.sqlite")
     router = Router(registry, priors, seed=seed)
     body = executor.inner_body
-    intent = Intent.from_text(goal, context=dict(context or {}))
+    given = dict(context or {})
+    biome = body.observe().biome
+    if biome and "biome" not in given:
+        given["biome"] = biome  # the observed biome: priors learn per biome on every body (seed 003)
+    intent = Intent.from_text(goal, context=given)
     run = GoalRun(ok=False)
     decision = router.route(intent, survey(body), body.observe(), planner=planner)
     repeated = RepeatedFailures()

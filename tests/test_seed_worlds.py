@@ -98,3 +98,26 @@ def test_hostile_swarm_preempts_and_the_router_replans_the_escalation(tmp_path: 
     assert first.status == "escalated" and first.escalation is not None
     assert len(run.decisions) == len(run.attempts)  # each attempt after the first is a router replan
     assert ex.inner_body.observe().count("dirt") >= 4
+
+
+def test_the_observed_biome_keys_the_priors(tmp_path: Path) -> None:
+    """Seed 003: priors learn per biome and time of day; the biome now comes from the body's observation
+    (was: never observed, so every run learned under ``any``)."""
+    scenario = tmp_path / "taiga.yaml"
+    scenario.write_text((SCENARIOS / "no_crafting_table.yaml").read_text().replace(
+        "name: no_crafting_table", "name: taiga_camp\nbiome: taiga"))
+    from craftbt.cli.run_cmds import _scenario_bounds
+
+    body = load_scenario(scenario)
+    assert body.observe().biome == "taiga"
+    ex = Executor(default_registry(), body, home=tmp_path,
+                  config=ExecutorConfig(geofence=_scenario_bounds(body), max_ticks=30_000))
+    priors = PriorsStore(tmp_path / "p.sqlite")
+    run = run_goal("obtain wooden_pickaxe", ex, planner="solver", priors=priors, max_replans=0)
+    assert run.ok
+    assert run.decisions[0].context == "taiga/day"
+    assert priors.counts("solver", "*", "taiga/day") == (1.0, 0.0)
+    assert priors.counts("solver", "*", "any/day") == (0.0, 0.0)
+    # an explicit context still wins over the observation
+    run2 = run_goal("obtain stick", ex, planner="solver", priors=priors, max_replans=0, context={"biome": "desert"})
+    assert run2.decisions[0].context == "desert/day"

@@ -185,6 +185,8 @@ class Observation(BaseModel):
     yaw: float = 0.0
     #: radians, positive looking up (the embedded world's ``atan2(dy, horizontal)``)
     pitch: float = 0.0
+    #: the biome at the player's feet (``plains``, ``taiga``), when the body knows it; priors learn per biome
+    biome: str | None = None
     health: float
     food: int
     saturation: float = 0.0

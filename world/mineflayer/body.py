@@ -379,6 +379,7 @@ class MineflayerBody:
             held_item=snap["heldItem"],
             window=_window(snap["window"]),
             dimension=snap["dimension"],
+            biome=snap.get("biome"),
         )
 
     def position(self) -> Position:
