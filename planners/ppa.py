@@ -116,7 +116,9 @@ def unique_names(steps: list[PlanStep]) -> list[PlanStep]:
 
 
 def dedupe_leaf_names(root: Node) -> None:
-    """Rename repeated leaf names in place (``#2``, ``#3``): each leaf writes ``/results/<name>``."""
+    """Rename repeated leaf names in place (``#2``, ``#3``): each leaf writes ``/results/<name>``.
+
+    A new name never collides with one already in the tree (two spliced plans may both hold ``x #2``)."""
     leaves: list[LeafNode] = []
     stack: list[Node] = [root]
     while stack:
@@ -127,21 +129,18 @@ def dedupe_leaf_names(root: Node) -> None:
         child = getattr(node, "child", None)
         if child is not None:
             stack.insert(0, child)
-    # a spliced tree may already hold "x #2": a renamed leaf takes the first suffix nobody has
     taken = {leaf.name for leaf in leaves}
-    seen: set[str] = set()
+    used: set[str] = set()
     for leaf in leaves:
+        assert leaf.name is not None
         name = leaf.name
-        assert name is not None
-        if name not in seen:
-            seen.add(name)
-            continue
-        n = 2
-        while f"{name} #{n}" in taken:
-            n += 1
-        leaf.name = f"{name} #{n}"
-        taken.add(leaf.name)
-        seen.add(leaf.name)
+        if name in used:
+            n = 2
+            while f"{name} #{n}" in taken or f"{name} #{n}" in used:
+                n += 1
+            leaf.name = f"{name} #{n}"
+            taken.add(leaf.name)
+        used.add(leaf.name)
 
 
 def _group_node(group: str | None, nodes: list[Node]) -> Node:

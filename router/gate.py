@@ -43,7 +43,8 @@ LIBRARY = ROOT / "trees" / "library"
 TESTS = ROOT / "tests"
 TEST_GLOBS = ("test_leaves_*.py", "e2e/test_leaves*.py")
 READ_ONLY_ACCEPTANCE = frozenset({"accept_read_only"})
-PLACEHOLDER_ACCEPTANCE = frozenset({"no_acceptance", "always_verified", "accept_anything"})
+#: an acceptance that says verified without looking: no capability may use one (read-only leaves re-read)
+PLACEHOLDER_ACCEPTANCE = frozenset({"no_acceptance", "always_verified", "accept_anything", "accept_read_only"})
 
 
 class Difference(BaseModel):
@@ -93,7 +94,7 @@ def _is_tree_file(path: Path) -> bool:
 
 def craftscript_verbs() -> dict[str, set[str]]:
     try:
-        module = importlib.import_module("craftscript")
+        module = importlib.import_module("craftbt.craftscript")
     except ImportError:
         return {}
     verbs = getattr(module, "EMITTABLE_VERBS", None)

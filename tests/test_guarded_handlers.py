@@ -14,7 +14,6 @@ from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.executor.executor import Executor
 from craftbt.planners.guarded import action_node
 from craftbt.trees import model as m
-from tests.leafkit import run_leaf
 from tests.simkit import sim_body
 
 FENCE = Bounds(min_x=-200, min_y=-64, min_z=-200, max_x=200, max_y=320, max_z=200)
@@ -28,7 +27,7 @@ def run_node(tmp_path: Path, body: Any, node: m.Node) -> tuple[Any, list[dict[st
 
 def test_count_above_one_places_each_block_verified(tmp_path: Path) -> None:
     body, feet = sim_body()
-    assert run_leaf(body, "chat", {"message": "/give @s cobblestone 8"}).ok
+    body.run_command("/give @s cobblestone 8")
     node = action_node("place_block", {"block_type": "cobblestone", "count": 3})
     out, steps = run_node(tmp_path, body, node)
     assert out.ok, out.failures
@@ -40,7 +39,7 @@ def test_count_above_one_places_each_block_verified(tmp_path: Path) -> None:
 
 def test_a_line_placement_puts_blocks_where_it_says(tmp_path: Path) -> None:
     body, feet = sim_body()
-    assert run_leaf(body, "chat", {"message": "/give @s cobblestone 8"}).ok
+    body.run_command("/give @s cobblestone 8")
     start = feet.offset(dx=2)
     node = action_node("place_block", {"block_type": "cobblestone", "count": 4, "placement": "line", "axis": "z",
                                        "position": {"x": start.x, "y": start.y, "z": start.z}})
@@ -52,7 +51,7 @@ def test_a_line_placement_puts_blocks_where_it_says(tmp_path: Path) -> None:
 
 def test_collect_explores_when_nothing_is_near(tmp_path: Path) -> None:
     body, feet = sim_body()
-    assert run_leaf(body, "chat", {"message": '/summon item ~ ~1 ~15 {Item:{id:"minecraft:diamond",Count:3}}'}).ok
+    body.run_command('/summon item ~ ~1 ~15 {Item:{id:"minecraft:diamond",Count:3}}')
     node = action_node("collect_items_enhanced", {"item": "diamond", "exploreOnFail": True}, at=feet)
     assert isinstance(node, m.SelectorNode)
     out, steps = run_node(tmp_path, body, node)

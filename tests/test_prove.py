@@ -31,12 +31,12 @@ EXPECTED: dict[Variant, tuple[tuple[bool, ...], bool, bool]] = {
 
 
 def factory(tmp_path: Path):  # type: ignore[no-untyped-def]
-    from craftbt.cli.run_cmds import _scenario_bounds
+    from craftbt.executor.config import scenario_fence
 
     body = starter_world(0)
 
     def make(*, registry: Registry, shadow: bool, max_ticks: int) -> Executor:
-        config = ExecutorConfig(geofence=_scenario_bounds(body), shadow=shadow, max_ticks=max_ticks)
+        config = ExecutorConfig(geofence=scenario_fence(body), shadow=shadow, max_ticks=max_ticks)
         return Executor(registry, body, config=config, home=tmp_path)
 
     return make

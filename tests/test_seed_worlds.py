@@ -22,11 +22,11 @@ PLANNERS = ["solver", "htn", "goap"]
 
 
 def executor(tmp_path: Path, scenario: str, max_ticks: int = 30_000) -> Executor:
-    from craftbt.cli.run_cmds import _scenario_bounds
+    from craftbt.executor.config import scenario_fence
 
     body = load_scenario(SCENARIOS / f"{scenario}.yaml")
     return Executor(default_registry(), body, home=tmp_path,
-                    config=ExecutorConfig(geofence=_scenario_bounds(body), max_ticks=max_ticks))
+                    config=ExecutorConfig(geofence=scenario_fence(body), max_ticks=max_ticks))
 
 
 def steps_of(ex: Executor, run: GoalRun) -> list[list[dict[str, Any]]]:
@@ -106,12 +106,12 @@ def test_the_observed_biome_keys_the_priors(tmp_path: Path) -> None:
     scenario = tmp_path / "taiga.yaml"
     scenario.write_text((SCENARIOS / "no_crafting_table.yaml").read_text().replace(
         "name: no_crafting_table", "name: taiga_camp\nbiome: taiga"))
-    from craftbt.cli.run_cmds import _scenario_bounds
+    from craftbt.executor.config import scenario_fence
 
     body = load_scenario(scenario)
     assert body.observe().biome == "taiga"
     ex = Executor(default_registry(), body, home=tmp_path,
-                  config=ExecutorConfig(geofence=_scenario_bounds(body), max_ticks=30_000))
+                  config=ExecutorConfig(geofence=scenario_fence(body), max_ticks=30_000))
     priors = PriorsStore(tmp_path / "p.sqlite")
     run = run_goal("obtain wooden_pickaxe", ex, planner="solver", priors=priors, max_replans=0)
     assert run.ok

@@ -11,7 +11,6 @@ from craftbt.capabilities.leaves.crafting import SmeltArgs, smelt_timeout_ms
 from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.executor.executor import Executor
 from craftbt.trees import model as m
-from tests.leafkit import run_leaf
 from tests.simkit import sim_body
 
 FENCE = Bounds(min_x=-200, min_y=-64, min_z=-200, max_x=200, max_y=320, max_z=200)
@@ -28,7 +27,7 @@ def test_smelt_sixteen_raw_iron_succeeds_under_the_executor(tmp_path: Path) -> N
     body, origin = sim_body()
     furnace = origin.offset(dx=2)
     for cmd in (f"/setblock {furnace.x} {furnace.y} {furnace.z} furnace", "/give @s raw_iron 16", "/give @s coal 2"):
-        assert run_leaf(body, "chat", {"message": cmd}).ok
+        body.run_command(cmd)
     ex = Executor(default_registry(), body, config=ExecutorConfig(geofence=FENCE, max_ticks=8_000), home=tmp_path)
     tree = m.TreeDefinition(tree="smelt16", root=m.SequenceNode(children=[
         m.LeafNode(capability="smelt", args={"input": "raw_iron", "qty": 16})]))
@@ -44,7 +43,7 @@ def test_a_tree_timeout_still_wins(tmp_path: Path) -> None:
     body, origin = sim_body()
     furnace = origin.offset(dx=2)
     for cmd in (f"/setblock {furnace.x} {furnace.y} {furnace.z} furnace", "/give @s raw_iron 16", "/give @s coal 2"):
-        assert run_leaf(body, "chat", {"message": cmd}).ok
+        body.run_command(cmd)
     ex = Executor(default_registry(), body, config=ExecutorConfig(geofence=FENCE, max_ticks=8_000), home=tmp_path)
     tree = m.TreeDefinition(tree="smelt16", root=m.SequenceNode(children=[
         m.LeafNode(capability="smelt", args={"input": "raw_iron", "qty": 16}, timeout_ms=20_000)]))

@@ -16,7 +16,6 @@ from craftbt.router.priors import PriorsStore
 from craftbt.router.router import RepeatedFailures, failure_subgoal, run_tree
 from craftbt.trees import model as m
 from craftbt.world.scenarios import starter_world
-from tests.leafkit import run_leaf
 
 
 @pytest.mark.parametrize(("code", "detail", "args", "want"), [
@@ -68,13 +67,13 @@ def test_repeated_failure_detector_trips_on_the_third() -> None:
 
 
 def world_run(tmp_path: Path, gives: list[str], leaf: m.LeafNode, *, max_replans: int = 2) -> tuple[Any, Executor]:
-    from craftbt.cli.run_cmds import _scenario_bounds
+    from craftbt.executor.config import scenario_fence
 
     body = starter_world(0)
     for what in gives:
-        assert run_leaf(body, "chat", {"message": f"/give @s {what}"}).ok
+        body.run_command(f"/give @s {what}")
     ex = Executor(default_registry(), body, home=tmp_path,
-                  config=ExecutorConfig(geofence=_scenario_bounds(body), max_ticks=40_000))
+                  config=ExecutorConfig(geofence=scenario_fence(body), max_ticks=40_000))
     tree = m.TreeDefinition(tree="t", root=m.SequenceNode(children=[leaf]))
     return run_tree(tree, ex, priors=PriorsStore(tmp_path / "p.sqlite"), max_replans=max_replans), ex
 
@@ -112,11 +111,11 @@ def test_a_failure_that_is_no_precondition_is_not_repaired(tmp_path: Path) -> No
 
 def test_the_same_guard_failure_three_times_in_a_run_is_detected(tmp_path: Path) -> None:
     """A retry around a branch re-enters a guarded leaf: the third refusal is flagged (FM-02)."""
-    from craftbt.cli.run_cmds import _scenario_bounds
+    from craftbt.executor.config import scenario_fence
 
     body = starter_world(0)
     ex = Executor(default_registry(), body, home=tmp_path,
-                  config=ExecutorConfig(geofence=_scenario_bounds(body), max_ticks=2_000))
+                  config=ExecutorConfig(geofence=scenario_fence(body), max_ticks=2_000))
     craft = m.LeafNode(capability="craft_recipe", args={"recipe": "wooden_pickaxe", "qty": 1})
     root = m.DecoratorNode(decorator=m.DecoratorKind.RETRY, params={"attempts": 3},
                            child=m.SequenceNode(children=[craft]))
