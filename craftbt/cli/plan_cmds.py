@@ -21,10 +21,11 @@ from craftbt.router.priors import PriorsStore
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "fast_path")
 
 
-def _body(scenario: Path | None, seed: int) -> Any:
-    from craftbt.world.scenarios import load_scenario, starter_world
+def _body(scenario: Path | None, seed: int, world: str = "starter") -> Any:
+    from craftbt.world.scenarios import load_scenario
+    from craftbt.world.scenarios.loader import world_body
 
-    return load_scenario(scenario, seed) if scenario is not None else starter_world(seed)
+    return load_scenario(scenario, seed) if scenario is not None else world_body(world, seed)
 
 
 def plan_cmd(
@@ -33,6 +34,7 @@ def plan_cmd(
     out: Path | None = typer.Option(None, "--out", help="Write the tree (YAML, or JSON for .json)"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
     seed: int = typer.Option(0, "--seed", help="World and router seed"),
+    world: str = typer.Option("starter", "--world", help="natural | starter | flat (without --scenario)"),
     biome: str | None = typer.Option(None, "--biome", help="Context for the priors (e.g. taiga)"),
     as_json: bool = typer.Option(False, "--json", help="Print the routing decision as JSON"),
 ) -> None:
@@ -44,7 +46,7 @@ def plan_cmd(
         raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--planner {planner!r}",
                                   expected="one of " + ", ".join(PLANNERS))
     registry = default_registry()
-    decision = plan_for_goal(goal, _body(scenario, seed), planner=planner, registry=registry,
+    decision = plan_for_goal(goal, _body(scenario, seed, world), planner=planner, registry=registry,
                              priors=PriorsStore(), seed=seed, context={"biome": biome} if biome else None)
     tree = decision.plan.tree
     if out is not None:

@@ -72,12 +72,12 @@ def _rich_tree(node: py_trees.behaviour.Behaviour, into: RichTree | None = None)
 
 def _make_body(
     kind: str, scenario: Path | None, seed: int, host: str, port: int, username: str = "craftbt",
-    version: str = "1.21.4",
+    version: str = "1.21.4", world: str = "starter",
 ) -> tuple[Body, Bounds | None]:
     if kind == "sim":
-        from craftbt.world.scenarios.loader import load_scenario, starter_world
+        from craftbt.world.scenarios.loader import load_scenario, world_body
 
-        sim: Any = load_scenario(scenario, seed) if scenario is not None else starter_world(seed)
+        sim: Any = load_scenario(scenario, seed) if scenario is not None else world_body(world, seed)
         return sim, _scenario_bounds(sim)
     if kind == "mineflayer":
         from craftbt.world.mineflayer.body import MineflayerBody
@@ -132,6 +132,7 @@ def run_cmd(
     planner: str = typer.Option("auto", "--planner", help="With --goal: auto | solver | htn | goap | llm"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
     seed: int = typer.Option(0, "--seed", help="World seed"),
+    world: str = typer.Option("starter", "--world", help="natural | starter | flat (sim body, without --scenario)"),
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port"),
@@ -150,7 +151,7 @@ def run_cmd(
         typer.echo("craftbt run: give a TREE file or --goal, not both and not neither", err=True)
         raise typer.Exit(2)
     definition = load_file(tree) if tree is not None else None
-    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version)
+    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world)
     if geofence is not None:
         try:
             fence = Bounds.parse(geofence)
