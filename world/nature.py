@@ -20,9 +20,9 @@ MINING_Y: dict[str, int] = {
     "diamond_ore": -54, "deepslate_diamond_ore": -54,
     "emerald_ore": 40, "deepslate_emerald_ore": 40,
 }
-#: Underground blocks with no preferred depth: dig down until one is in view.
-UNDERGROUND = frozenset({"stone", "cobblestone", "deepslate", "cobbled_deepslate", "andesite", "diorite",
-                         "granite", "tuff"})
+#: Underground blocks with no preferred depth: dig down until one is in view. (Deepslate lies below y=0:
+#: planners reach it only by mining for something down there, so it is no stand-in for stone.)
+UNDERGROUND = frozenset({"stone", "cobblestone", "andesite", "diorite", "granite"})
 #: Blocks found by walking the surface (trees, plants, sand and gravel by the water).
 SURFACE = frozenset({
     "oak_log", "birch_log", "spruce_log", "jungle_log", "acacia_log", "dark_oak_log", "cherry_log",

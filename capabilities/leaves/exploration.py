@@ -32,6 +32,7 @@ from craftbt.capabilities.leaves.common import (
     failure_from_error,
     is_solid,
     registry_data,
+    within_reach,
 )
 from craftbt.capabilities.leaves.interaction import MIN_DY, material_plan
 from craftbt.capabilities.spec import (
@@ -57,12 +58,23 @@ RING_STEP = 16
 RING_POINTS = 8
 LIQUIDS = frozenset({"water", "lava", "bubble_column"})
 AIR = frozenset({"air", "cave_air", "void_air"})
+#: At the start, anything acquire_material (radius 32, at most 2 below the feet) can reach counts as in view,
+#: and a tree a survey saw up to 48 blocks off is walked to.
+START_RADIUS = {"mine": 30, "surface": 48}
+#: Below this a roofed player is underground, not under a tree.
+SEA_LEVEL_Y = 60
 #: Falling blocks re-fill a dug cell; give up on a cell after this many digs.
 MAX_REDIGS = 8
 TORCH_EVERY = 8
 #: Steps down before the staircase turns right (a square spiral staircase 8 blocks across).
 STAIR_FLIGHT = 8
 MEMORY_KEY = "explore_seen"
+INVENTORY_SLOTS = 36
+#: Toss filler when fewer slots than this are free.
+FREE_SLOTS_KEPT = 6
+#: Filler a miner digs through, and how many of each to keep.
+JUNK = {"cobblestone": 64, "cobbled_deepslate": 0, "dirt": 0, "gravel": 0, "andesite": 0, "diorite": 0,
+        "granite": 0, "tuff": 0, "sand": 0, "sandstone": 0, "calcite": 0, "flint": 0}
 CARDINALS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 PICKAXES = ("netherite_pickaxe", "diamond_pickaxe", "iron_pickaxe", "stone_pickaxe", "golden_pickaxe",
             "wooden_pickaxe")
@@ -75,6 +87,8 @@ Attempt = Generator[ActionHandle | None, ActionHandle | None, ActionResult]
 class ExploreArgs(StrictArgs):
     target: str = Field(min_length=1, description="A block (iron_ore), an item mined from blocks (raw_iron, "
                         "oak_log, diamond) or an animal (cow)")
+    count: int = Field(default=1, ge=1, le=16, description="Mining: go on until this many blocks of it were in "
+                       "reach (the next step mines that many)")
     strategy: Literal["auto", "surface", "mine"] = Field(
         default="auto", description="auto: mine for ores and stone, walk the surface for the rest")
     depth: int | None = Field(default=None, ge=-58, le=120,
@@ -127,8 +141,13 @@ class Search:
     deepest: int = 10_000
     hazards: int = 0
     torches: int = 0
+    tossed: int = 0
     found: BlockPos | None = None
     entity_id: int | None = None
+    unreachable: set[BlockPos] = field(default_factory=set)
+    #: blocks of the target that were within reach at some point (mining)
+    reached: set[BlockPos] = field(default_factory=set)
+    count: int = 1
 
     def elapsed(self, ctx: CapabilityContext) -> int:
         return ctx.body.now_ticks() - self.start_tick
@@ -153,11 +172,12 @@ class Search:
             "deepest_y": min(self.deepest, here.y),
             "hazards_avoided": self.hazards,
             "torches_placed": self.torches,
+            "junk_tossed": self.tossed,
             "found": list(self.found) if self.found is not None else None,
         }
 
 
-def in_view(ctx: CapabilityContext, search: Search) -> bool:
+def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -> bool:
     """Is the target in view now? Remembers every block of it seen, for this and later searches."""
     target = search.target
     if target.entity is not None:
@@ -168,16 +188,48 @@ def in_view(ctx: CapabilityContext, search: Search) -> bool:
                 return True
         return False
     feet = ctx.body.position().block()
-    radius = LOOK_RADIUS[search.strategy]
+    radius = radius or LOOK_RADIUS[search.strategy]
     seen = [p for p in ctx.body.find_blocks(sorted(target.blocks), radius, max_count=64, exposed=True)
             if p.y - feet.y >= MIN_DY]
     if seen:
         memory: dict[str, list[BlockPos]] = ctx.memory.setdefault(MEMORY_KEY, {})
         remembered = memory.setdefault(target.label, [])
         remembered.extend(p for p in seen if p not in remembered)
+        if search.strategy == "mine":
+            # underground, a block across a cave gap is seen but not got: only those in reach count, and
+            # the search goes on until as many were in reach as the next step will mine
+            # (and no higher than the head: the drop of a block dug above stays in its hole, out of pickup range)
+            search.reached.update(p for p in seen if within_reach(ctx, p) and p.y <= feet.y + 1
+                                  and p not in search.unreachable)
+            still = sorted(p for p in search.reached if ctx.body.block_at(p).name in target.blocks)
+            if len(still) < search.count:
+                return False
+            seen = still
         search.found = seen[0]
         return True
     return False
+
+
+def _reach_seen(ctx: CapabilityContext, search: Search) -> Step:
+    """Walk to one of the blocks in view (nearest first) until one is in reach; success or None."""
+    feet = ctx.body.position().block()
+    seen = [p for p in ctx.body.find_blocks(sorted(search.target.blocks), START_RADIUS["mine"], max_count=8,
+                                            exposed=True) if p.y - feet.y >= MIN_DY]
+    for pos in seen[:4]:
+        if not within_reach(ctx, pos):
+            try:
+                handle = ctx.body.goto(pos, tolerance=3.0)
+            except BodyError:
+                search.unreachable.add(pos)
+                continue
+            yield from act(handle)
+        if not within_reach(ctx, pos) or pos.y > ctx.body.position().block().y + 1:
+            search.unreachable.add(pos)
+            continue
+        search.reached.add(pos)
+        if in_view(ctx, search):
+            return ActionResult.success()
+    return None
 
 
 def _hazard_near(ctx: CapabilityContext, cell: BlockPos) -> bool:
@@ -249,7 +301,37 @@ def _advance(ctx: CapabilityContext, search: Search, direction: tuple[int, int],
         result = yield from _clear(ctx, cell, search)
         if not result.ok:
             return result
-    return (yield from _step_to(ctx, nxt, search))
+    result = yield from _step_to(ctx, nxt, search)
+    if result.ok:
+        yield from _dump_junk(ctx, search, feet)
+    return result
+
+
+def _dump_junk(ctx: CapabilityContext, search: Search, behind: BlockPos) -> Step:
+    """Toss dug filler (keeping a stack of cobblestone) when the inventory is nearly full, behind the
+    player: hundreds of dug blocks would otherwise leave no slot for the ore the search is for."""
+    stacks = ctx.body.inventory()
+    if INVENTORY_SLOTS - len(stacks) > FREE_SLOTS_KEPT:
+        return None
+    face = getattr(ctx.body, "face_towards", None)  # an optional body ability (the sim has it)
+    if callable(face):
+        face(behind.x + 0.5, behind.y + 0.5, behind.z + 0.5)
+    kept: dict[str, int] = {}
+    for stack in stacks:
+        if stack.name not in JUNK:
+            continue
+        keep = JUNK[stack.name] - kept.get(stack.name, 0)
+        toss = stack.count - max(0, keep)
+        kept[stack.name] = kept.get(stack.name, 0) + stack.count - max(0, toss)
+        if toss <= 0:
+            continue
+        try:
+            handle = ctx.body.toss(stack.name, toss)
+        except BodyError:
+            continue
+        yield from act(handle)
+        search.tossed += toss
+    return None
 
 
 def _torch(ctx: CapabilityContext, search: Search) -> Step:
@@ -316,7 +398,7 @@ def mine(ctx: CapabilityContext, search: Search, depth: int | None) -> Step:
 def _surface_cell(ctx: CapabilityContext, x: int, z: int, near_y: int) -> BlockPos | None:
     """A standable dry cell in column (x, z) near ``near_y``: the top of the ground there."""
     md = registry_data(ctx)
-    for y in range(near_y + 24, near_y - 24, -1):
+    for y in range(near_y + 96, near_y - 24, -1):  # from high up: the search may start underground
         ground = ctx.body.block_at(BlockPos(x, y - 1, z)).name
         if is_solid(md, ground) and not ground.endswith("_leaves"):
             feet, head = ctx.body.block_at(BlockPos(x, y, z)).name, ctx.body.block_at(BlockPos(x, y + 1, z)).name
@@ -329,7 +411,12 @@ def _surface_cell(ctx: CapabilityContext, x: int, z: int, near_y: int) -> BlockP
 
 
 def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
-    """Visit rings of waypoints around the start, looking around at each."""
+    """Visit rings of waypoints around the start, looking around at each (climbing out first if underground)."""
+    if _roofed(ctx, registry_data(ctx)) and ctx.body.position().y < SEA_LEVEL_Y:
+        failure = yield from _climb_out(ctx, search)
+        if failure is not None:
+            return failure
+        search.start = ctx.body.position().block()
     if in_view(ctx, search):
         return ActionResult.success()
     ring = RING_STEP
@@ -355,6 +442,76 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
                 return ActionResult.success()
         ring += RING_STEP
     return None
+
+
+def _walk_near(ctx: CapabilityContext, search: Search) -> Step:
+    """Walk within the look radius of what is already in view (a tree 40 blocks off), or just succeed."""
+    found = search.found
+    here = ctx.body.position()
+    if found is not None and found.distance_to(here) > LOOK_RADIUS["surface"]:
+        try:
+            handle = ctx.body.goto(found, tolerance=4.0)
+        except BodyError:
+            return ActionResult.success()  # acquire_material may still get there its own way
+        yield from act(handle)
+    return ActionResult.success()
+
+
+def _make_room(ctx: CapabilityContext, search: Search) -> Step:
+    """Open the cells beside the feet: a one-wide tunnel has nowhere to put a crafting table or furnace."""
+    feet = ctx.body.position().block()
+    md = registry_data(ctx)
+    for dx, dz in CARDINALS:
+        side = feet.offset(dx, 0, dz)
+        if not is_solid(md, ctx.body.block_at(side.offset(dy=-1)).name):
+            continue
+        cells = [side, side.offset(dy=1)]
+        if any(_hazard_near(ctx, c) for c in cells):
+            continue
+        if any(ctx.body.block_at(c).name in search.target.blocks for c in cells):
+            continue  # leave the ore for the next step
+        for cell in cells:
+            result = yield from _clear(ctx, cell, search)
+            if not result.ok:
+                break
+        else:
+            return None
+    return None
+
+
+def _climb_out(ctx: CapabilityContext, search: Search) -> Step:
+    """From underground, a staircase up until the sky is overhead (a surface search starts there)."""
+    md = registry_data(ctx)
+    direction = CARDINALS[0]
+    blocked = 0
+    while _roofed(ctx, md) and not search.out_of_time(ctx):
+        feet = ctx.body.position().block()
+        dx, dz = direction
+        ahead = feet.offset(dx, 0, dz)
+        nxt = ahead.offset(dy=1)
+        cells = [feet.offset(dy=2), nxt, nxt.offset(dy=1)]
+        ok = not search.too_far(nxt) and is_solid(md, ctx.body.block_at(ahead).name) and not any(
+            _hazard_near(ctx, c) for c in cells)
+        if ok:
+            for cell in cells:
+                result = yield from _clear(ctx, cell, search)
+                ok = ok and result.ok
+        if ok:
+            result = yield from _step_to(ctx, nxt, search)
+            ok = result.ok
+        if not ok:
+            blocked += 1
+            if blocked > 8:
+                return ActionResult.failure("boxed_in", "no way up to the surface")
+            direction = _turn(direction)
+            continue
+        blocked = 0
+    return None
+
+
+def _roofed(ctx: CapabilityContext, md: Any) -> bool:
+    feet = ctx.body.position().block()
+    return any(is_solid(md, ctx.body.block_at(feet.offset(dy=dy)).name) for dy in range(2, 40))
 
 
 def _remembered(ctx: CapabilityContext, search: Search) -> Step:
@@ -391,10 +548,12 @@ def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
     assert target is not None  # the guard checked
     strategy = target.strategy() if args.strategy == "auto" else args.strategy
     search = Search(target, ctx.body.position().block(), ctx.body.now_ticks(), args.max_ticks, args.max_distance,
-                    strategy)
+                    strategy, count=args.count)
     result: ActionResult | None = None
-    if in_view(ctx, search):
-        result = ActionResult.success()
+    if strategy == "mine" and target.blocks:
+        result = yield from _reach_seen(ctx, search)
+    elif in_view(ctx, search, START_RADIUS[strategy]):
+        result = yield from _walk_near(ctx, search)
     if result is None and target.blocks:
         result = yield from _remembered(ctx, search)
     if result is None:
@@ -402,6 +561,8 @@ def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
             result = yield from mine(ctx, search, args.depth if args.depth is not None else target.depth())
         else:
             result = yield from walk_spiral(ctx, search)
+    if result is not None and result.ok and strategy == "mine":
+        yield from _make_room(ctx, search)
     report = search.report(ctx, strategy)
     if result is not None and result.ok:
         return ActionResult.success(**report)
