@@ -186,7 +186,9 @@ class Executor:
             config = config.model_copy(update={"streams": gate.suggested_parallelism})
             run.config = config
         pipeline = Pipeline(run, canary=ShadowCanary(run))
-        ctx = CapabilityContext(body=self.body, registry=self.registry, hooks=pipeline)
+        # leaves that roam on their own (explore) keep inside the fence the pipeline admits them by
+        ctx = CapabilityContext(body=self.body, registry=self.registry, hooks=pipeline,
+                                memory={"geofence": config.geofence})
         try:
             built = build(norm.definition, ctx, base_dir=base_dir)
         except CraftbtError as err:

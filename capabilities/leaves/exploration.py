@@ -148,6 +148,8 @@ class Search:
     #: blocks of the target that were within reach at some point (mining)
     reached: set[BlockPos] = field(default_factory=set)
     count: int = 1
+    #: the run's geofence when the executor gives one (anything with ``contains(pos)``)
+    fence: Any = None
 
     def elapsed(self, ctx: CapabilityContext) -> int:
         return ctx.body.now_ticks() - self.start_tick
@@ -156,6 +158,8 @@ class Search:
         return self.elapsed(ctx) >= self.budget
 
     def too_far(self, pos: BlockPos) -> bool:
+        if self.fence is not None and not self.fence.contains(pos):
+            return True
         return max(abs(pos.x - self.start.x), abs(pos.z - self.start.z)) > self.max_distance
 
     def report(self, ctx: CapabilityContext, strategy: str) -> dict[str, Any]:
@@ -428,7 +432,7 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
             x = search.start.x + round(math.cos(angle) * ring)
             z = search.start.z + round(math.sin(angle) * ring)
             cell = _surface_cell(ctx, x, z, ctx.body.position().block().y)
-            if cell is None:
+            if cell is None or search.too_far(cell):
                 continue
             try:
                 handle = ctx.body.goto(cell, tolerance=2.0)
@@ -458,18 +462,18 @@ def _walk_near(ctx: CapabilityContext, search: Search) -> Step:
 
 
 def _make_room(ctx: CapabilityContext, search: Search) -> Step:
-    """Open the cells beside the feet: a one-wide tunnel has nowhere to put a crafting table or furnace."""
+    """Open a cell beside the feet: a one-wide tunnel has nowhere to put a crafting table or furnace."""
     feet = ctx.body.position().block()
     md = registry_data(ctx)
-    for dx, dz in CARDINALS:
-        side = feet.offset(dx, 0, dz)
-        if not is_solid(md, ctx.body.block_at(side.offset(dy=-1)).name):
-            continue
+    sides = [feet.offset(dx, dy, dz) for dy in (0, 1) for dx, dz in CARDINALS]
+    for side in sides:
         cells = [side, side.offset(dy=1)]
-        if any(_hazard_near(ctx, c) for c in cells):
+        if not is_solid(md, ctx.body.block_at(side.offset(dy=-1)).name) or search.too_far(side):
             continue
-        if any(ctx.body.block_at(c).name in search.target.blocks for c in cells):
-            continue  # leave the ore for the next step
+        if any(_hazard_near(ctx, c) or ctx.body.block_at(c).name in search.target.blocks for c in cells):
+            continue  # leave liquids shut and the ore for the next step
+        if all(ctx.body.block_at(c).name in AIR for c in cells):
+            return None
         for cell in cells:
             result = yield from _clear(ctx, cell, search)
             if not result.ok:
@@ -548,7 +552,7 @@ def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
     assert target is not None  # the guard checked
     strategy = target.strategy() if args.strategy == "auto" else args.strategy
     search = Search(target, ctx.body.position().block(), ctx.body.now_ticks(), args.max_ticks, args.max_distance,
-                    strategy, count=args.count)
+                    strategy, count=args.count, fence=ctx.memory.get("geofence"))
     result: ActionResult | None = None
     if strategy == "mine" and target.blocks:
         result = yield from _reach_seen(ctx, search)
