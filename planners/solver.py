@@ -46,12 +46,32 @@ SEARCH_RADIUS = 32
 UNREACHABLE = math.inf
 #: acquire_material's search radius in emitted plans (its default, 10, misses the starter world's ore)
 SEARCH_RADIUS = 32
+#: Estimated ticks to find (explore), chase and kill one animal and pick its drops up.
+HUNT_TICKS = 400
 #: Walking speed 4.317 blocks/s at 20 ticks/s.
 WALK_TICKS_PER_BLOCK = 4.6
 #: Assumed distance to a block kind nobody surveyed.
 UNSURVEYED_DISTANCE = 16
 #: A tool serves many digs; one dig carries this share of the tool's cost.
 TOOL_AMORTIZATION = 0.1
+
+
+@dataclass(frozen=True)
+class Hunt:
+    """Kill ``animal`` for an item: ``per_kill`` is what one kill is counted on to drop."""
+
+    animal: str
+    per_kill: float
+
+
+def hunts_for(item: str) -> list[Hunt]:
+    """The animals whose kill drops ``item``, counting a little under the average of a random yield."""
+    out = []
+    for animal, average in nature.hunted_for(item):
+        lo_hi = {(lo, hi) for i, lo, hi in nature.ANIMAL_LOOT[animal] if i == item}
+        fixed = all(lo == hi for lo, hi in lo_hi)
+        out.append(Hunt(animal, average if fixed else max(0.5, 0.75 * average)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -111,7 +131,8 @@ class CraftingSolver:
         return intent.goal.verb is GoalVerb.OBTAIN
 
     def emittable_verbs(self) -> frozenset[str]:
-        return frozenset({"acquire_material", "craft_recipe", "smelt", "place_workstation", "explore"})
+        return frozenset({"acquire_material", "craft_recipe", "smelt", "place_workstation", "explore",
+                          "attack_entity", "collect_items"})
 
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         goal = intent.goal
@@ -145,6 +166,7 @@ class CraftingSolver:
         )
 
 
+_Choice = MineSource | Recipe | Hunt | str
 _Saved = tuple[dict[str, int], dict[str, int], set[str], int, float, set[str], set[str], set[str]]
 
 
@@ -200,7 +222,9 @@ class _Expansion:
         for _, _kind, choice in options:
             saved = self._snapshot()
             try:
-                if isinstance(choice, MineSource):
+                if isinstance(choice, Hunt):
+                    self._hunt(item, count, choice)
+                elif isinstance(choice, MineSource):
                     self._mine(item, count, choice, visiting)
                 elif isinstance(choice, Recipe):
                     self._craft(item, count, choice, visiting)
@@ -230,8 +254,11 @@ class _Expansion:
         self.mined = mined
         self.assumed_blocks = assumed
 
-    def _options(self, item: str, visiting: frozenset[str]) -> list[tuple[float, str, MineSource | Recipe | str]]:
-        options: list[tuple[float, str, MineSource | Recipe | str]] = []
+    def _options(self, item: str, visiting: frozenset[str]) -> list[tuple[float, str, _Choice]]:
+        options: list[tuple[float, str, _Choice]] = []
+        if self.state.available_blocks is not None:  # a real world: animals roam it
+            for hunt in hunts_for(item):
+                options.append((HUNT_TICKS / hunt.per_kill, "hunt", hunt))
         for source in self.sources.get(item, ()):
             if self._block_available(source.block):
                 tool_cost = 0.0 if self._has_tool(source) or not source.tools else TOOL_AMORTIZATION * min(
@@ -292,6 +319,29 @@ class _Expansion:
                     produces={item: batch},
                 )
             )
+
+    def _hunt(self, item: str, count: int, hunt: Hunt) -> None:
+        """Per kill: find an animal (explore ends at once when one is near), kill it, pick the drop up."""
+        kills = math.ceil(count / hunt.per_kill)
+        for k in range(kills):
+            got = min(count, math.ceil((k + 1) * hunt.per_kill)) - min(count, math.ceil(k * hunt.per_kill))
+            self.add_step(PlanStep(
+                name=f"find a {hunt.animal}", capability="explore",
+                args={"target": hunt.animal, "max_ticks": EXPLORE_TICKS // 6},
+                cost=HUNT_TICKS / 2, group=f"hunt {item}",
+            ))
+            self.add_step(PlanStep(
+                name=f"kill a {hunt.animal}", capability="attack_entity",
+                args={"entityType": hunt.animal, "radius": 32.0, "retreatHealth": 4.0},
+                cost=HUNT_TICKS / 4, group=f"hunt {item}",
+            ))
+            self.inventory[item] += got
+            self.add_step(PlanStep(
+                name=f"pick up {item}", capability="collect_items",
+                args={"itemName": item, "radius": 8, "maxItems": 16},
+                effect=Check("has_item", {"item": item, "count": self.inventory[item]}),
+                cost=HUNT_TICKS / 4, group=f"hunt {item}", produces={item: got},
+            ))
 
     def _craft(self, item: str, count: int, recipe: Recipe, visiting: frozenset[str]) -> None:
         crafts = math.ceil(count / recipe.count)
@@ -594,14 +644,16 @@ def _cost_table(md: McData, version: str, state: PlanningState) -> dict[str, flo
         blocks = state.available_blocks | _generated_blocks()
     reach = frozenset((b, round(_distance(state, b))) for b in blocks)
     held = frozenset(item for item, count in state.inventory.items() if count > 0)
-    return _cost_fixpoint(md, version, reach, held)
+    return _cost_fixpoint(md, version, reach, held, state.available_blocks is not None)
 
 
 @functools.lru_cache(maxsize=32)
 def _cost_fixpoint(
-    md: McData, version: str, reach: frozenset[tuple[str, int]], held: frozenset[str] = frozenset()
+    md: McData, version: str, reach: frozenset[tuple[str, int]], held: frozenset[str] = frozenset(),
+    hunting: bool = False,
 ) -> dict[str, float]:
-    """``held`` items cost nothing: a plan may start from what the inventory already has."""
+    """``held`` items cost nothing: a plan may start from what the inventory already has. With ``hunting``,
+    animal drops cost a hunt."""
     graph = recipe_graph(version)
     sources = mine_sources(version)
     distance = dict(reach)
@@ -622,6 +674,9 @@ def _cost_fixpoint(
                 best = min(best, total / recipe.count)
             for smelting in md.smelting_for(item):
                 best = min(best, SMELT_TICKS + cost.get(smelting.input, UNREACHABLE))
+            if hunting:
+                for hunt in hunts_for(item):
+                    best = min(best, HUNT_TICKS / hunt.per_kill)
             if best < cost.get(item, UNREACHABLE) - 1e-9:
                 cost[item] = best
                 changed = True

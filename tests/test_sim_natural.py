@@ -103,3 +103,17 @@ def test_world_names() -> None:
     assert world_body("natural", 0).world.generator.kind == "natural_world"
     with pytest.raises(CraftbtError):
         world_body("nether", 0)
+
+
+def test_killing_an_animal_drops_its_loot() -> None:
+    from craftbt.world.sim.body import SimBody
+
+    body = SimBody(seed=3)
+    p = body.position()
+    cow = body.world.spawn_mob("cow", p.x + 1.5, p.y, p.z, no_ai=True)
+    while cow.id in body.world.entities:
+        handle = body.attack(cow.id)
+        while handle.status().value == "running":
+            body.advance(1)
+    drops = {e.item for e in body.world.entities.values() if e.kind == "item"}
+    assert "beef" in drops

@@ -102,3 +102,16 @@ def test_effects_make_the_plan_skip_done_steps() -> None:
     root = result.tree.root
     assert root.kind == "selector"
     assert root.children[0].kind == "condition"  # type: ignore[union-attr]
+
+
+def test_animal_drops_are_hunted_for_on_a_surveyed_world() -> None:
+    steps = plan("obtain cooked_beef", available_blocks=frozenset({"oak_log", "stone"}),
+                 block_distance={"oak_log": 4.0, "stone": 6.0})
+    verbs = [verb for verb, _ in steps]
+    assert ("explore", {"target": "cow", "max_ticks": 6_000}) in steps
+    kill = verbs.index("attack_entity")
+    assert steps[kill][1]["entityType"] == "cow" and verbs[kill + 1] == "collect_items"
+    assert kill < verbs.index("smelt")
+    bed = plan("obtain white_bed", available_blocks=frozenset({"oak_log"}), block_distance={"oak_log": 4.0})
+    assert [args for verb, args in bed if verb == "attack_entity"] == [
+        {"entityType": "sheep", "radius": 32.0, "retreatHealth": 4.0}] * 3

@@ -33,13 +33,24 @@ SURFACE = frozenset({
 SEARCH_BLOCKS: dict[str, int] = {
     "surface": 48, "underground": 12, "shallow_ore": 80, "deep_ore": 200,
 }
-#: Passive animals that spawn in grassy biomes, and the items killing (or shearing) one gives.
-ANIMAL_DROPS: dict[str, tuple[str, ...]] = {
-    "cow": ("leather", "beef"),
-    "pig": ("porkchop",),
-    "sheep": ("white_wool", "mutton"),
-    "chicken": ("feather", "chicken"),
+#: Passive animals of grassy biomes and what killing one drops: (item, min, max) per vanilla's entity loot
+#: tables (loot_table/entities/<name>.json, 1.21.4, no Looting, not on fire). The shipped minecraft-data
+#: file has no entity loot, so these few rows are kept here.
+ANIMAL_LOOT: dict[str, tuple[tuple[str, int, int], ...]] = {
+    "cow": (("leather", 0, 2), ("beef", 1, 3)),
+    "pig": (("porkchop", 1, 3),),
+    "sheep": (("white_wool", 1, 1), ("mutton", 1, 2)),
+    "chicken": (("feather", 0, 2), ("chicken", 1, 1)),
 }
+#: Animal -> the items it drops.
+ANIMAL_DROPS: dict[str, tuple[str, ...]] = {a: tuple(i for i, _, _ in loot) for a, loot in ANIMAL_LOOT.items()}
+
+
+def hunted_for(item: str) -> list[tuple[str, float]]:
+    """(animal, expected drops of ``item`` per kill) for every animal that drops it."""
+    return [(animal, (lo + hi) / 2) for animal, loot in ANIMAL_LOOT.items() for i, lo, hi in loot if i == item]
+
+
 #: Blocks that generate only in the Nether or the End.
 OTHER_DIMENSIONS = frozenset({
     "netherrack", "nether_quartz_ore", "nether_gold_ore", "ancient_debris", "glowstone", "soul_sand",
