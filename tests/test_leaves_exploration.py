@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from leafkit import make_context, run_leaf
+import json
+from pathlib import Path
+
+import pytest
 
 from craftbt.world.body import BlockPos
 from craftbt.world.scenarios.loader import world_body
 from craftbt.world.sim.body import SimBody
 from craftbt.world.sim.storage import make_state
+from tests.leafkit import make_context, run_leaf
 
 
 def _flat(*inventory: str) -> SimBody:
@@ -111,3 +115,24 @@ def test_a_block_touching_lava_or_water_is_a_hazard_to_dig() -> None:
     body.world.set_block((5, 40, 6), make_state("stone"))
     body.world.set_block((5, 41, 5), make_state("water"))
     assert _hazard_near(ctx, cell)
+
+
+def test_a_failed_search_says_why_in_craftbt_show(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from craftbt.cli.root import app
+
+    monkeypatch.setenv("CRAFTBT_HOME", str(tmp_path))
+    tree = tmp_path / "search.yaml"
+    tree.write_text("tree: search\nversion: 1\nroot:\n  leaf: explore\n  args: {target: diamond, max_ticks: 200}\n"
+                    "  retry: 0\n")
+    scenario = tmp_path / "world.yaml"
+    scenario.write_text("name: w\ngenerator: {type: flat}\nplayer:\n  inventory: [{item: iron_pickaxe}]\n")
+    runner = CliRunner()
+    ran = runner.invoke(app, ["run", str(tree), "--scenario", str(scenario), "--json"])
+    assert ran.exit_code == 1
+    run_id = json.loads(ran.output)["run_id"]
+    shown = runner.invoke(app, ["show", run_id])
+    assert shown.exit_code == 0
+    why = " ".join(shown.output.split())
+    assert "why" in why and "diamond_ore in view after" in why and "mine search from" in why

@@ -257,6 +257,12 @@ def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)
                       s["verdict"] or "", f"{s['duration_ms'] or 0:.0f}",
                       "" if s["ttfa_ms"] is None else f"{s['ttfa_ms']:.0f}", s["error_code"] or "")
     console.print(steps)
+    failed = [s for s in detail["steps"] if not s["ok"] and s.get("error_detail")]
+    if failed and detail["status"] != "success":
+        # the last failure in full: an explore step says what it searched for, where and for how long
+        last = failed[-1]
+        console.print(f"[bold]why[/] {last['node']} ({last['capability']}): {last['error_code']}: "
+                      f"{last['error_detail']}")
     if detail["decisions"]:
         dec = Table("tick", "reason", "class", "node", "detail", title="decisions")
         for d in detail["decisions"]:
