@@ -23,6 +23,7 @@ MAX_ROUNDS = 3
 class SolverAcquirer:
     def __call__(self, runner: BuildRunner, subtask: dict[str, Any]) -> bool:
         from craftbt.planners.solver import CraftingSolver
+        from craftbt.router.router import survey
 
         item = subtask["goal"]["item"]
         target = int(subtask["goal"]["count"])
@@ -30,9 +31,12 @@ class SolverAcquirer:
             have = runner.inventory().get(item, 0)
             if have >= target:
                 return True
-            # No block survey: the solver then assumes natural blocks can be found (an empty survey would
-            # claim nothing exists, not even what the inventory already holds the makings of).
-            state = PlanningState(inventory=runner.inventory(), position=runner.raw_body.position().block())
+            # The survey the goal runs use: what is in view is mined, what is not is explored for (a
+            # block the overworld generates is never "unobtainable" because it is out of sight).
+            seen = survey(runner.raw_body)
+            state = PlanningState(inventory=runner.inventory(), position=runner.raw_body.position().block(),
+                                  available_blocks=seen.available_blocks, block_distance=seen.block_distance,
+                                  stations=seen.stations)
             intent = Intent(goal=Goal(verb=GoalVerb.OBTAIN, target=item, count=target))
             try:
                 plan = CraftingSolver().plan(intent, state, runner.registry)
