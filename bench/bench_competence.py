@@ -37,7 +37,7 @@ MAX_TICKS = 144_000  # two in-game hours of game time per episode
 def episode(world: str, goal: str, seed: int, planner: str) -> dict[str, Any]:
     """One run of ``obtain <goal>`` from an empty inventory; the outcome as plain data."""
     from craftbt.capabilities.default import default_registry
-    from craftbt.cli.run_cmds import _scenario_bounds
+    from craftbt.executor.config import scenario_fence
     from craftbt.core.errors import CraftbtError
     from craftbt.executor.config import ExecutorConfig
     from craftbt.executor.executor import Executor
@@ -48,7 +48,7 @@ def episode(world: str, goal: str, seed: int, planner: str) -> dict[str, Any]:
     home = Path(tempfile.mkdtemp(prefix="competence-"))
     body = world_body(world, seed)
     executor = Executor(default_registry(), body, home=home,
-                        config=ExecutorConfig(max_ticks=MAX_TICKS, geofence=_scenario_bounds(body)))
+                        config=ExecutorConfig(max_ticks=MAX_TICKS, geofence=scenario_fence(body)))
     start = time.perf_counter()
     why = ""
     try:
