@@ -37,9 +37,8 @@ MAX_TICKS = 144_000  # two in-game hours of game time per episode
 def episode(world: str, goal: str, seed: int, planner: str) -> dict[str, Any]:
     """One run of ``obtain <goal>`` from an empty inventory; the outcome as plain data."""
     from craftbt.capabilities.default import default_registry
-    from craftbt.executor.config import scenario_fence
     from craftbt.core.errors import CraftbtError
-    from craftbt.executor.config import ExecutorConfig
+    from craftbt.executor.config import ExecutorConfig, scenario_fence
     from craftbt.executor.executor import Executor
     from craftbt.router.priors import PriorsStore
     from craftbt.router.router import run_goal

@@ -375,6 +375,9 @@ def mine(ctx: CapabilityContext, search: Search, depth: int | None) -> Step:
         if not result.ok:
             if result.error is not None and result.error.code in ("died", "cancelled", "preempted"):
                 return result
+            if down and result.error is not None and result.error.code == "unbreakable":
+                # the world ends above the ore's usual depth (bedrock): tunnel a little above the floor
+                target_y = ctx.body.position().block().y + 2
             blocked += 1
             if blocked > 12:
                 return ActionResult.failure("boxed_in", "every direction blocked by liquid, drops or the boundary")

@@ -13,17 +13,20 @@ from typing import TYPE_CHECKING, Any
 
 from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.intent import Goal, GoalVerb, Intent
+from craftbt.world import nature
 
 if TYPE_CHECKING:
     from craftbt.router.build.runner import BuildRunner
 
 MAX_ROUNDS = 3
+#: What a sub-task's survey looks for: every block the overworld generates (world.nature), 48 blocks around.
+SURVEY_BLOCKS = sorted(nature.SURFACE | nature.UNDERGROUND | set(nature.MINING_Y))
+SURVEY_RADIUS = 48
 
 
 class SolverAcquirer:
     def __call__(self, runner: BuildRunner, subtask: dict[str, Any]) -> bool:
         from craftbt.planners.solver import CraftingSolver
-        from craftbt.router.router import survey
 
         item = subtask["goal"]["item"]
         target = int(subtask["goal"]["count"])
@@ -33,7 +36,7 @@ class SolverAcquirer:
                 return True
             # The survey the goal runs use: what is in view is mined, what is not is explored for (a
             # block the overworld generates is never "unobtainable" because it is out of sight).
-            seen = survey(runner.raw_body)
+            seen = PlanningState.survey(runner.raw_body, SURVEY_BLOCKS, SURVEY_RADIUS)
             state = PlanningState(inventory=runner.inventory(), position=runner.raw_body.position().block(),
                                   available_blocks=seen.available_blocks, block_distance=seen.block_distance,
                                   stations=seen.stations)
