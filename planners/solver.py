@@ -150,15 +150,17 @@ class CraftingSolver:
             steps=steps,
         )
         assumed = expansion.assumed_blocks
+        # the searches inserted after the expansion cost their expected walk too
+        total = expansion.total_cost + sum(s.cost for s in steps if s.capability == "explore")
         explanation = (
-            f"{len(steps)} steps; cost ~{expansion.total_cost:.0f} ticks; mines "
+            f"{len(steps)} steps; cost ~{total:.0f} ticks; mines "
             + (", ".join(sorted(expansion.mined)) or "nothing")
             + ("; assumes " + ", ".join(sorted(assumed)) + " can be found" if assumed else "")
         )
         return PlanResult(
             planner=self.name,
             tree=tree,
-            estimated_cost=expansion.total_cost,
+            estimated_cost=total,
             confidence=0.9 if not assumed else 0.7,
             explanation=explanation,
             steps=len(steps),
