@@ -212,7 +212,9 @@ class Executor:
             config = config.model_copy(update={"streams": gate.suggested_parallelism})
             run.config = config
         pipeline = Pipeline(run, canary=ShadowCanary(run))
-        ctx = CapabilityContext(body=self.body, registry=self.registry, hooks=pipeline)
+        # leaves that roam on their own (explore) keep inside the fence the pipeline admits them by
+        ctx = CapabilityContext(body=self.body, registry=self.registry, hooks=pipeline,
+                                memory={"geofence": config.geofence})
         self._live = (None, ctx)
         try:
             built = build(norm.definition, ctx, base_dir=base_dir, checked=checked)

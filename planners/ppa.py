@@ -150,7 +150,8 @@ def _group_node(group: str | None, nodes: list[Node]) -> Node:
 
 
 #: leaves that walk the body away from where it stands
-MOVING_CAPABILITIES = frozenset({"acquire_material", "harvest_crop", "collect_items", "navigate", "move_to"})
+MOVING_CAPABILITIES = frozenset({"acquire_material", "harvest_crop", "collect_items", "navigate", "move_to",
+                                 "explore", "attack_entity"})
 #: a carried workstation is picked up from this close
 PICKUP_RADIUS = 8
 

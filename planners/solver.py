@@ -28,6 +28,7 @@ import networkx as nx
 from craftbt.planners.base import STATIONS, PlanningFailure, PlanningState, PlanResult
 from craftbt.planners.intent import GoalVerb, Intent
 from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
+from craftbt.world import nature
 from craftbt.world.mcdata import McData, Recipe, load
 
 if TYPE_CHECKING:
@@ -45,12 +46,32 @@ SEARCH_RADIUS = 32
 UNREACHABLE = math.inf
 #: acquire_material's search radius in emitted plans (its default, 10, misses the starter world's ore)
 SEARCH_RADIUS = 32
+#: Estimated ticks to find (explore), chase and kill one animal and pick its drops up.
+HUNT_TICKS = 400
 #: Walking speed 4.317 blocks/s at 20 ticks/s.
 WALK_TICKS_PER_BLOCK = 4.6
 #: Assumed distance to a block kind nobody surveyed.
 UNSURVEYED_DISTANCE = 16
 #: A tool serves many digs; one dig carries this share of the tool's cost.
 TOOL_AMORTIZATION = 0.1
+
+
+@dataclass(frozen=True)
+class Hunt:
+    """Kill ``animal`` for an item: ``per_kill`` is what one kill is counted on to drop."""
+
+    animal: str
+    per_kill: float
+
+
+def hunts_for(item: str) -> list[Hunt]:
+    """The animals whose kill drops ``item``, counting a little under the average of a random yield."""
+    out = []
+    for animal, average in nature.hunted_for(item):
+        lo_hi = {(lo, hi) for i, lo, hi in nature.ANIMAL_LOOT[animal] if i == item}
+        fixed = all(lo == hi for lo, hi in lo_hi)
+        out.append(Hunt(animal, average if fixed else max(0.5, 0.75 * average)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -110,16 +131,18 @@ class CraftingSolver:
         return intent.goal.verb is GoalVerb.OBTAIN
 
     def emittable_verbs(self) -> frozenset[str]:
-        return frozenset({"acquire_material", "craft_recipe", "smelt", "place_workstation"})
+        return frozenset({"acquire_material", "craft_recipe", "smelt", "place_workstation", "explore",
+                          "attack_entity", "collect_items"})
 
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         goal = intent.goal
         md = load(self.version)
         if not md.has_item(goal.target):
             raise PlanningFailure("unknown_item", f"{goal.target!r} is not a {md.version} item")
+        refuse_if_elsewhere(md, self.version, goal.target)
         expansion = _Expansion(md, state, self.version)
         expansion.obtain(goal.target, goal.count, frozenset())
-        steps = carry_stations(consolidate_mining(expansion.steps, state.inventory))
+        steps = carry_stations(with_explores(consolidate_mining(expansion.steps, state.inventory), state))
         tree = steps_to_tree(
             tree_name=f"obtain_{goal.target}",
             description=f"Obtain {goal.count} {goal.target} (crafting solver, {len(steps)} steps)",
@@ -127,20 +150,26 @@ class CraftingSolver:
             steps=steps,
         )
         assumed = expansion.assumed_blocks
+        # the searches inserted after the expansion cost their expected walk too
+        total = expansion.total_cost + sum(s.cost for s in steps if s.capability == "explore")
         explanation = (
-            f"{len(steps)} steps; cost ~{expansion.total_cost:.0f} ticks; mines "
+            f"{len(steps)} steps; cost ~{total:.0f} ticks; mines "
             + (", ".join(sorted(expansion.mined)) or "nothing")
             + ("; assumes " + ", ".join(sorted(assumed)) + " can be found" if assumed else "")
         )
         return PlanResult(
             planner=self.name,
             tree=tree,
-            estimated_cost=expansion.total_cost,
+            estimated_cost=total,
             confidence=0.9 if not assumed else 0.7,
             explanation=explanation,
             steps=len(steps),
             method="recipe_graph",
         )
+
+
+_Choice = MineSource | Recipe | Hunt | str
+_Saved = tuple[dict[str, int], dict[str, int], set[str], int, float, set[str], set[str], set[str]]
 
 
 class _Expansion:
@@ -156,6 +185,8 @@ class _Expansion:
         self.total_cost = 0.0
         self.mined: set[str] = set()
         self.assumed_blocks: set[str] = set()
+        #: items a plan explores for (their blocks are not in view): one explore step each
+        self.explored: set[str] = set()
         self.sources = mine_sources(version)
         self.costs = _cost_table(md, version, state)
 
@@ -193,7 +224,9 @@ class _Expansion:
         for _, _kind, choice in options:
             saved = self._snapshot()
             try:
-                if isinstance(choice, MineSource):
+                if isinstance(choice, Hunt):
+                    self._hunt(item, count, choice)
+                elif isinstance(choice, MineSource):
                     self._mine(item, count, choice, visiting)
                 elif isinstance(choice, Recipe):
                     self._craft(item, count, choice, visiting)
@@ -206,14 +239,15 @@ class _Expansion:
         assert failure is not None
         raise failure
 
-    def _snapshot(self) -> tuple[dict[str, int], dict[str, int], set[str], int, float, set[str], set[str]]:
+    def _snapshot(self) -> _Saved:
         return (
             dict(self.inventory), dict(self.reserved), set(self.stations), len(self.steps),
-            self.total_cost, set(self.mined), set(self.assumed_blocks),
+            self.total_cost, set(self.mined), set(self.assumed_blocks), set(self.explored),
         )
 
-    def _restore(self, saved: tuple[dict[str, int], dict[str, int], set[str], int, float, set[str], set[str]]) -> None:
-        inventory, reserved, stations, n_steps, cost, mined, assumed = saved
+    def _restore(self, saved: _Saved) -> None:
+        inventory, reserved, stations, n_steps, cost, mined, assumed, explored = saved
+        self.explored = explored
         self.inventory = defaultdict(int, inventory)
         self.reserved = defaultdict(int, reserved)
         self.stations = stations
@@ -222,14 +256,17 @@ class _Expansion:
         self.mined = mined
         self.assumed_blocks = assumed
 
-    def _options(self, item: str, visiting: frozenset[str]) -> list[tuple[float, str, MineSource | Recipe | str]]:
-        options: list[tuple[float, str, MineSource | Recipe | str]] = []
+    def _options(self, item: str, visiting: frozenset[str]) -> list[tuple[float, str, _Choice]]:
+        options: list[tuple[float, str, _Choice]] = []
+        if self.state.available_blocks is not None:  # a real world: animals roam it
+            for hunt in hunts_for(item):
+                options.append((HUNT_TICKS / hunt.per_kill, "hunt", hunt))
         for source in self.sources.get(item, ()):
             if self._block_available(source.block):
                 tool_cost = 0.0 if self._has_tool(source) or not source.tools else TOOL_AMORTIZATION * min(
                     self.costs.get(t, UNREACHABLE) for t in source.tools
                 )
-                walk = WALK_TICKS_PER_BLOCK * self.state.block_distance.get(source.block, UNSURVEYED_DISTANCE)
+                walk = WALK_TICKS_PER_BLOCK * _distance(self.state, source.block)
                 options.append((MINE_TRAVEL_TICKS + walk + tool_cost, "mine", source))
         for recipe in _recipes(self.md, item):
             if any(ing in visiting for ing in recipe.ingredients):
@@ -248,7 +285,7 @@ class _Expansion:
                 self.assumed_blocks.add(block)
                 return True
             return False
-        return block in self.state.available_blocks
+        return block in self.state.available_blocks or nature.where(block) is not None
 
     def _has_tool(self, source: MineSource) -> bool:
         return any(self.inventory[t] > 0 for t in source.tools)
@@ -284,6 +321,29 @@ class _Expansion:
                     produces={item: batch},
                 )
             )
+
+    def _hunt(self, item: str, count: int, hunt: Hunt) -> None:
+        """Per kill: find an animal (explore ends at once when one is near), kill it, pick the drop up."""
+        kills = math.ceil(count / hunt.per_kill)
+        for k in range(kills):
+            got = min(count, math.ceil((k + 1) * hunt.per_kill)) - min(count, math.ceil(k * hunt.per_kill))
+            self.add_step(PlanStep(
+                name=f"find a {hunt.animal}", capability="explore",
+                args={"target": hunt.animal, "max_ticks": EXPLORE_TICKS // 6},
+                cost=HUNT_TICKS / 2, group=f"hunt {item}",
+            ))
+            self.add_step(PlanStep(
+                name=f"kill a {hunt.animal}", capability="attack_entity",
+                args={"entityType": hunt.animal, "radius": 32.0, "retreatHealth": 4.0},
+                cost=HUNT_TICKS / 4, group=f"hunt {item}",
+            ))
+            self.inventory[item] += got
+            self.add_step(PlanStep(
+                name=f"pick up {item}", capability="collect_items",
+                args={"itemName": item, "radius": 8, "maxItems": 16},
+                effect=Check("has_item", {"item": item, "count": self.inventory[item]}),
+                cost=HUNT_TICKS / 4, group=f"hunt {item}", produces={item: got},
+            ))
 
     def _craft(self, item: str, count: int, recipe: Recipe, visiting: frozenset[str]) -> None:
         crafts = math.ceil(count / recipe.count)
@@ -372,6 +432,95 @@ class _Expansion:
                 consumes={station: 1},
             )
         )
+
+
+#: A surveyed surface block this close is mined without exploring first.
+IN_VIEW_DISTANCE = 24
+#: Game-time budget of an emitted explore step: 30 minutes, enough to branch-mine for diamonds.
+EXPLORE_TICKS = 36_000
+
+
+def explore_step(item: str, block: str, preconditions: list[Check], count: int = 1) -> PlanStep:
+    """Bring a block that drops ``item`` into view: the step planners emit instead of refusing.
+
+    Underground, ``count`` blocks of it must have been in reach (the mining step takes that many)."""
+    search = nature.search_cost_blocks(block) or UNSURVEYED_DISTANCE
+    args: dict[str, object] = {"target": item, "max_ticks": EXPLORE_TICKS}
+    if nature.where(block) not in ("surface", None):
+        args["count"] = max(1, min(16, count))
+    return PlanStep(
+        name=f"explore for {item}",
+        capability="explore",
+        args=args,
+        preconditions=list(preconditions),
+        cost=WALK_TICKS_PER_BLOCK * search,
+        group=f"gather {item}",
+    )
+
+
+def refuse_if_elsewhere(md: McData, version: str, item: str) -> None:
+    """Raise ``out_of_reach`` when ``item`` can be had only with blocks of the Nether or the End: the one
+    refusal left once whatever the overworld generates counts as findable by exploring."""
+    overworld = frozenset((b, UNSURVEYED_DISTANCE) for b in _generated_blocks())
+    if _cost_fixpoint(md, version, overworld).get(item, UNREACHABLE) < UNREACHABLE:
+        return
+    everywhere = overworld | frozenset((b, UNSURVEYED_DISTANCE) for b in nature.OTHER_DIMENSIONS)
+    if _cost_fixpoint(md, version, everywhere).get(item, UNREACHABLE) < UNREACHABLE:
+        raise PlanningFailure("out_of_reach", f"{item} needs blocks of the Nether or the End; this bot stays in "
+                              "the overworld")
+
+
+def in_view(state: PlanningState, block: str) -> bool:
+    """Will acquire_material find ``block`` from here? Unsurveyed plans assume so. A survey also sees
+    exposed ore deep in a cave and trees beyond the leaf's radius: those get an explore step too
+    (one that ends at once when the block is already within reach)."""
+    if state.available_blocks is None:
+        return True
+    if block not in state.available_blocks:
+        return False
+    return nature.where(block) in ("surface", None) and state.block_distance.get(block, 0) <= IN_VIEW_DISTANCE
+
+
+def explore_moves(steps: list[PlanStep], state: PlanningState) -> dict[int, list[PlanStep]]:
+    """Explore steps to insert before ``steps[i]`` (keyed by ``id(step)``): before the first mining step
+    of each item none of whose blocks is in view. Every planner emits them the same way."""
+    if state.available_blocks is None:
+        return {}
+    sources = mine_sources()
+    totals: dict[str, int] = defaultdict(int)
+    for step in steps:
+        if step.capability == "acquire_material":
+            totals[str(step.args["item"])] += int(step.args["count"])
+    out: dict[int, list[PlanStep]] = {}
+    done: set[str] = set()
+    for step in steps:
+        if step.capability != "acquire_material" or str(step.args["item"]) in done:
+            continue
+        item = str(step.args["item"])
+        done.add(item)
+        blocks = [src.block for src in sources.get(item, ()) if nature.where(src.block) is not None]
+        if not blocks or any(in_view(state, b) for b in [src.block for src in sources.get(item, ())]):
+            continue
+        block = min(blocks, key=lambda b: (nature.search_cost_blocks(b) or 0, b))
+        tools = [c for c in step.preconditions if c.check == "has_item"]
+        out[id(step)] = [explore_step(item, block, tools, totals[item])]
+    return out
+
+
+def with_explores(steps: list[PlanStep], state: PlanningState) -> list[PlanStep]:
+    """``steps`` with the explore steps of :func:`explore_moves` in place."""
+    inserts = explore_moves(steps, state)
+    return [s for step in steps for s in (*inserts.get(id(step), ()), step)]
+
+
+def _distance(state: PlanningState, block: str) -> float:
+    """Blocks to the nearest one surveyed, else the expected search for one not in view."""
+    seen = state.block_distance.get(block)
+    if seen is not None:
+        return seen
+    if state.available_blocks is not None and block not in state.available_blocks:
+        return float(nature.search_cost_blocks(block) or UNSURVEYED_DISTANCE)
+    return UNSURVEYED_DISTANCE
 
 
 def consolidate_mining(steps: list[PlanStep], inventory: dict[str, int]) -> list[PlanStep]:
@@ -480,23 +629,33 @@ def _natural_blocks() -> frozenset[str]:
     )
 
 
+@functools.lru_cache(maxsize=1)
+def _generated_blocks() -> frozenset[str]:
+    return frozenset(nature.SURFACE | nature.UNDERGROUND | set(nature.MINING_Y))
+
+
 def _cost_table(md: McData, version: str, state: PlanningState) -> dict[str, float]:
     """h_add fixpoint: the cheapest additive cost of every item, ignoring inventory.
 
     Mining a block costs the walk to the nearest one the survey saw, so the
     plan gathers from the trees next to the player, not from a birch far away.
     """
-    blocks = _natural_blocks() if state.available_blocks is None else state.available_blocks
-    reach = frozenset((b, round(state.block_distance.get(b, UNSURVEYED_DISTANCE))) for b in blocks)
+    if state.available_blocks is None:
+        blocks: frozenset[str] = _natural_blocks()
+    else:  # what is in view, and what the overworld generates somewhere (found by exploring)
+        blocks = state.available_blocks | _generated_blocks()
+    reach = frozenset((b, round(_distance(state, b))) for b in blocks)
     held = frozenset(item for item, count in state.inventory.items() if count > 0)
-    return _cost_fixpoint(md, version, reach, held)
+    return _cost_fixpoint(md, version, reach, held, state.available_blocks is not None)
 
 
 @functools.lru_cache(maxsize=32)
 def _cost_fixpoint(
-    md: McData, version: str, reach: frozenset[tuple[str, int]], held: frozenset[str] = frozenset()
+    md: McData, version: str, reach: frozenset[tuple[str, int]], held: frozenset[str] = frozenset(),
+    hunting: bool = False,
 ) -> dict[str, float]:
-    """``held`` items cost nothing: a plan may start from what the inventory already has."""
+    """``held`` items cost nothing: a plan may start from what the inventory already has. With ``hunting``,
+    animal drops cost a hunt."""
     graph = recipe_graph(version)
     sources = mine_sources(version)
     distance = dict(reach)
@@ -517,6 +676,9 @@ def _cost_fixpoint(
                 best = min(best, total / recipe.count)
             for smelting in md.smelting_for(item):
                 best = min(best, SMELT_TICKS + cost.get(smelting.input, UNREACHABLE))
+            if hunting:
+                for hunt in hunts_for(item):
+                    best = min(best, HUNT_TICKS / hunt.per_kill)
             if best < cost.get(item, UNREACHABLE) - 1e-9:
                 cost[item] = best
                 changed = True
@@ -524,4 +686,7 @@ def _cost_fixpoint(
     return cost
 
 
-__all__ = ["STATIONS", "CraftingSolver", "mine_sources", "recipe_graph"]
+__all__ = [
+    "STATIONS", "CraftingSolver", "explore_moves", "in_view", "mine_sources", "recipe_graph", "refuse_if_elsewhere",
+    "with_explores",
+]

@@ -82,10 +82,18 @@ def test_costs_follow_the_journal_when_there_is_history() -> None:
     assert ActionCosts.from_registry(registry).per_unit_ms["smelt"] == registry.get("smelt").timeout_ms * 0.1
 
 
-def test_unobtainable_is_a_structured_failure() -> None:
+def test_iron_not_in_view_is_explored_for() -> None:
+    result = plan("obtain iron_pickaxe", available_blocks=frozenset({"oak_log", "stone"}),
+                  block_distance={"oak_log": 4.0, "stone": 6.0})
+    explores = [leaf.args["target"] for leaf in leaves(result.tree.root) if leaf.capability == "explore"]
+    assert "raw_iron" in explores
+    assert validate_definition(result.tree, default_registry()).ok
+
+
+def test_nether_only_items_are_out_of_reach() -> None:
     with pytest.raises(PlanningFailure) as info:
-        plan("obtain iron_pickaxe", available_blocks=frozenset({"oak_log", "stone"}))
-    assert info.value.reason == "unobtainable"
+        plan("obtain quartz", available_blocks=frozenset({"oak_log", "stone"}))
+    assert info.value.reason == "out_of_reach"
 
 
 def test_replan_starts_from_the_observed_state() -> None:

@@ -92,10 +92,18 @@ def test_recent_failures_in_the_intent_demote_a_method() -> None:
     assert _stick_method(second.methods) != chosen
 
 
-def test_no_iron_in_the_world_is_a_structured_failure() -> None:
+def test_iron_not_in_view_is_explored_for() -> None:
+    result = plan("obtain iron_pickaxe", available_blocks=frozenset({"oak_log", "stone"}),
+                  block_distance={"oak_log": 4.0, "stone": 6.0})
+    explores = [leaf.args["target"] for leaf in leaves(result.tree.root) if leaf.capability == "explore"]
+    assert "raw_iron" in explores
+    assert validate_definition(result.tree, default_registry()).ok
+
+
+def test_nether_only_items_are_out_of_reach() -> None:
     with pytest.raises(PlanningFailure) as info:
-        plan("obtain iron_pickaxe", available_blocks=frozenset({"oak_log", "stone"}))
-    assert info.value.reason == "no_decomposition"
+        plan("obtain quartz", available_blocks=frozenset({"oak_log", "stone"}))
+    assert info.value.reason == "out_of_reach"
 
 
 def test_budget_is_enforced() -> None:

@@ -65,10 +65,30 @@ def test_held_items_shorten_the_plan() -> None:
     assert steps == [("craft_recipe", {"recipe": "wooden_pickaxe", "qty": 1})]
 
 
-def test_surveyed_world_without_iron_is_a_planning_failure() -> None:
+def test_iron_not_in_view_is_explored_for_not_refused() -> None:
+    steps = plan("obtain iron_pickaxe", available_blocks=frozenset({"oak_log", "stone"}),
+                 block_distance={"oak_log": 5.0, "stone": 8.0})
+    explore = [i for i, (verb, args) in enumerate(steps) if verb == "explore"]
+    # stone seen by a survey may lie deep in a cave: a search for it ends at once when it is in reach
+    assert [steps[i][1]["target"] for i in explore] == ["cobblestone", "raw_iron"]
+    iron = explore[1]
+    assert steps[iron][1]["count"] == 3
+    # the search comes after the pickaxe that mines the ore, and right before the mining
+    order = [args.get("recipe") or args.get("item") or args.get("target") for _, args in steps]
+    assert order.index("stone_pickaxe") < iron < order.index("raw_iron", iron + 1) == iron + 1
+
+
+def test_diamond_pickaxe_on_a_bare_survey_mines_at_depth() -> None:
+    steps = plan("obtain diamond_pickaxe", available_blocks=frozenset(), block_distance={})
+    targets = [args["target"] for verb, args in steps if verb == "explore"]
+    assert targets[-1] == "diamond" and "raw_iron" in targets
+    assert steps[-1] == ("craft_recipe", {"recipe": "diamond_pickaxe", "qty": 1})
+
+
+def test_nether_only_items_are_out_of_reach_with_that_reason() -> None:
     with pytest.raises(PlanningFailure) as info:
-        plan("obtain iron_pickaxe", available_blocks=frozenset({"oak_log", "stone"}))
-    assert info.value.reason == "unobtainable"
+        plan("obtain quartz", available_blocks=frozenset({"oak_log", "stone"}))
+    assert info.value.reason == "out_of_reach" and "Nether" in info.value.detail
 
 
 def test_unknown_item_is_a_structured_failure() -> None:
@@ -82,3 +102,16 @@ def test_effects_make_the_plan_skip_done_steps() -> None:
     root = result.tree.root
     assert root.kind == "selector"
     assert root.children[0].kind == "condition"  # type: ignore[union-attr]
+
+
+def test_animal_drops_are_hunted_for_on_a_surveyed_world() -> None:
+    steps = plan("obtain cooked_beef", available_blocks=frozenset({"oak_log", "stone"}),
+                 block_distance={"oak_log": 4.0, "stone": 6.0})
+    verbs = [verb for verb, _ in steps]
+    assert ("explore", {"target": "cow", "max_ticks": 6_000}) in steps
+    kill = verbs.index("attack_entity")
+    assert steps[kill][1]["entityType"] == "cow" and verbs[kill + 1] == "collect_items"
+    assert kill < verbs.index("smelt")
+    bed = plan("obtain white_bed", available_blocks=frozenset({"oak_log"}), block_distance={"oak_log": 4.0})
+    assert [args for verb, args in bed if verb == "attack_entity"] == [
+        {"entityType": "sheep", "radius": 32.0, "retreatHealth": 4.0}] * 3

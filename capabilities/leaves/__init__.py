@@ -13,6 +13,7 @@ from craftbt.capabilities.leaves import (
     construction,
     container,
     crafting,
+    exploration,
     farming,
     interaction,
     movement,
@@ -33,6 +34,7 @@ FAMILIES = (
     farming,
     world_interaction,
     construction,
+    exploration,
 )
 
 

@@ -58,7 +58,7 @@ def parse_facing(text: str) -> Facing:
         raise _err(f"--facing {text!r} is not a facing", "one of N, E, S, W") from None
 
 
-def sim_body(state: Path, seed: int, scenario: Path | None) -> tuple[Any, bool]:
+def sim_body(state: Path, seed: int, scenario: Path | None, world: str | None = None) -> tuple[Any, bool]:
     """The embedded world: the state directory's snapshot if there is one, else a new world. (body, fresh)"""
     snap = state / WORLD_FILE
     if snap.exists():
@@ -69,6 +69,10 @@ def sim_body(state: Path, seed: int, scenario: Path | None) -> tuple[Any, bool]:
         from craftbt.world.scenarios.loader import load_scenario
 
         return load_scenario(scenario, seed), True
+    if world is not None:
+        from craftbt.world.scenarios.loader import world_body
+
+        return world_body(world, seed), True
     from craftbt.world.sim.body import SimBody
 
     return SimBody(seed=seed), True
@@ -82,6 +86,7 @@ def run_build(
     state: Path,
     seed: int = 0,
     scenario: Path | None = None,
+    world: str | None = None,
     body_kind: str = "sim",
     give: bool = True,
     host: str = "127.0.0.1",
@@ -102,7 +107,7 @@ def run_build(
     persist = None
     owned: Any = None  # a body this session connected, closed at the end
     if body_kind == "sim":
-        body, fresh = sim_body(state, seed, scenario)
+        body, fresh = sim_body(state, seed, scenario, world)
         persist = atomic_sim_persist(body, state / WORLD_FILE)
         if fresh:
             if give:
@@ -216,6 +221,7 @@ def build_cmd(
     resume: bool = typer.Option(False, "--resume", help="Resume the build in --state (the default when it exists)"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for a fresh embedded world"),
     seed: int = typer.Option(0, "--seed", help="World seed for a fresh embedded world"),
+    world: str | None = typer.Option(None, "--world", help="natural | starter | flat for a fresh embedded world"),
     state: Path | None = typer.Option(
         None, "--state", help="State directory (build DB, world snapshot); default $CRAFTBT_HOME/build"),
     give: bool = typer.Option(True, "--give/--no-give", help="Give the template's materials on a fresh sim world"),
@@ -268,6 +274,7 @@ def build_cmd(
         state=state,
         seed=seed,
         scenario=scenario,
+        world=world,
         body_kind=body,
         give=give,
         host=host,

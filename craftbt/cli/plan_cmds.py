@@ -21,10 +21,11 @@ from craftbt.router.priors import PriorsStore
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "building", "fast_path")
 
 
-def _body(scenario: Path | None, seed: int) -> Any:
-    from craftbt.world.scenarios import load_scenario, starter_world
+def _body(scenario: Path | None, seed: int, world: str = "starter") -> Any:
+    from craftbt.world.scenarios import load_scenario
+    from craftbt.world.scenarios.loader import world_body
 
-    return load_scenario(scenario, seed) if scenario is not None else starter_world(seed)
+    return load_scenario(scenario, seed) if scenario is not None else world_body(world, seed)
 
 
 def plan_cmd(
@@ -33,6 +34,7 @@ def plan_cmd(
     out: Path | None = typer.Option(None, "--out", help="Write the tree (YAML, or JSON for .json)"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
     seed: int = typer.Option(0, "--seed", help="World and router seed"),
+    world: str = typer.Option("starter", "--world", help="natural | starter | flat (without --scenario)"),
     biome: str | None = typer.Option(None, "--biome", help="Context for the priors (e.g. taiga)"),
     as_json: bool = typer.Option(False, "--json", help="Print the routing decision as JSON"),
     at: str | None = typer.Option(None, "--at", help="Build goals: the site's corner X,Y,Z (default: near the bot)"),
@@ -50,7 +52,7 @@ def plan_cmd(
         from craftbt.cli.build_cmds import parse_at
 
         context["at"] = list(parse_at(at))
-    decision = plan_for_goal(goal, _body(scenario, seed), planner=planner, registry=registry,
+    decision = plan_for_goal(goal, _body(scenario, seed, world), planner=planner, registry=registry,
                              priors=PriorsStore(), seed=seed, context=context or None)
     tree = decision.plan.tree
     if out is not None:

@@ -71,12 +71,12 @@ def _rich_tree(node: py_trees.behaviour.Behaviour, into: RichTree | None = None)
 
 def _make_body(
     kind: str, scenario: Path | None, seed: int, host: str, port: int, username: str = "craftbt",
-    version: str = "1.21.4",
+    version: str = "1.21.4", world: str = "starter",
 ) -> tuple[Body, Bounds | None]:
     if kind == "sim":
-        from craftbt.world.scenarios.loader import load_scenario, starter_world
+        from craftbt.world.scenarios.loader import load_scenario, world_body
 
-        sim: Any = load_scenario(scenario, seed) if scenario is not None else starter_world(seed)
+        sim: Any = load_scenario(scenario, seed) if scenario is not None else world_body(world, seed)
         return sim, scenario_fence(sim)
     if kind == "mineflayer":
         from craftbt.world.mineflayer.body import MineflayerBody
@@ -115,6 +115,7 @@ def run_cmd(
     planner: str = typer.Option("auto", "--planner", help="With --goal: auto | solver | htn | goap | llm | building"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
     seed: int = typer.Option(0, "--seed", help="World seed"),
+    world: str = typer.Option("starter", "--world", help="natural | starter | flat (sim body, without --scenario)"),
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port"),
@@ -142,7 +143,7 @@ def run_cmd(
     registry = default_registry()
     # every problem of the file, located, before a body exists (a refused subtree is never opened)
     definition = load_checked(tree, registry) if tree is not None else None
-    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version)
+    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world)
     if geofence is not None:
         try:
             fence = Bounds.parse(geofence)
@@ -267,6 +268,12 @@ def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)
                       s["verdict"] or "", f"{s['duration_ms'] or 0:.0f}",
                       "" if s["ttfa_ms"] is None else f"{s['ttfa_ms']:.0f}", s["error_code"] or "")
     console.print(steps)
+    failed = [s for s in detail["steps"] if not s["ok"] and s.get("error_detail")]
+    if failed and detail["status"] != "success":
+        # the last failure in full: an explore step says what it searched for, where and for how long
+        last = failed[-1]
+        console.print(f"[bold]why[/] {last['node']} ({last['capability']}): {last['error_code']}: "
+                      f"{last['error_detail']}")
     if detail["decisions"]:
         dec = Table("tick", "reason", "class", "node", "detail", title="decisions")
         for d in detail["decisions"]:

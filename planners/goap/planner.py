@@ -22,7 +22,7 @@ from craftbt.planners.goap.search import Heuristic, SearchBudgetExceeded, astar,
 from craftbt.planners.htn.knowledge import Knowledge
 from craftbt.planners.intent import GoalVerb, Intent
 from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
-from craftbt.planners.solver import consolidate_mining
+from craftbt.planners.solver import consolidate_mining, refuse_if_elsewhere, with_explores
 from craftbt.world.body import Observation
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class GoapPlanner:
         return intent.goal.verb is GoalVerb.OBTAIN
 
     def emittable_verbs(self) -> frozenset[str]:
-        return frozenset(GROUNDERS)
+        return frozenset(GROUNDERS) | {"explore"}  # explore steps go in before mining what is not in view
 
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         if not self.can_handle(intent):
@@ -69,9 +69,10 @@ class GoapPlanner:
         except SearchBudgetExceeded as over:
             raise PlanningFailure("budget_exceeded", f"A* gave up after {over}") from None
         if found is None:
+            refuse_if_elsewhere(knowledge.md, self.version, goal)
             raise PlanningFailure("unobtainable", f"no action sequence reaches {count} {goal} from here")
         self.last_expanded = found.expanded
-        steps = carry_stations(consolidate_mining(_steps(found.actions, state), state.inventory))
+        steps = carry_stations(with_explores(consolidate_mining(_steps(found.actions, state), state.inventory), state))
         tree = steps_to_tree(
             tree_name=f"obtain_{goal}",
             description=f"Obtain {count} {goal} (GOAP A*, {len(steps)} steps)",

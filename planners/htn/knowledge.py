@@ -20,10 +20,11 @@ from craftbt.planners.solver import (
     SMELT_TICKS,
     TOOL_AMORTIZATION,
     UNREACHABLE,
-    UNSURVEYED_DISTANCE,
     WALK_TICKS_PER_BLOCK,
     _cost_table,
+    _distance,
     _fuels,
+    _generated_blocks,
     _natural_blocks,
     _recipes,
     mine_sources,
@@ -66,9 +67,11 @@ class Knowledge:
     def __init__(self, state: PlanningState, version: str = "1.21.4") -> None:
         self.version = version
         self.md: McData = load(version)
-        self.blocks = _natural_blocks() if state.available_blocks is None else state.available_blocks
+        # a survey's blocks, and what the overworld generates elsewhere (an explore step finds it)
+        self.blocks = (_natural_blocks() if state.available_blocks is None
+                       else state.available_blocks | _generated_blocks())
         self.assumed = state.available_blocks is None
-        self.distance = {b: round(state.block_distance.get(b, UNSURVEYED_DISTANCE)) for b in self.blocks}
+        self.distance = {b: round(_distance(state, b)) for b in self.blocks}
         self.costs = _cost_table(self.md, version, state)
         self.sources = mine_sources(version)
         self._options: dict[str, tuple[Option, ...]] = {}

@@ -31,6 +31,7 @@ from craftbt.planners.htn.engine import (
 from craftbt.planners.htn.knowledge import Knowledge
 from craftbt.planners.intent import GoalVerb, Intent, context_key
 from craftbt.planners.ppa import Check, PlanStep, dedupe_leaf_names, station_moves
+from craftbt.planners.solver import explore_moves, refuse_if_elsewhere
 from craftbt.trees.model import Node, SelectorNode, SequenceNode, TreeDefinition
 from craftbt.world.mcdata import load
 
@@ -78,7 +79,7 @@ class HtnPlanner:
         return intent.goal.verb is not GoalVerb.EXPLORE
 
     def emittable_verbs(self) -> frozenset[str]:
-        return self.domain.capabilities()
+        return self.domain.capabilities() | {"explore"}  # explore steps go in before mining what is not in view
 
     # -- planning -------------------------------------------------------------------------------
     def tasks_for(self, intent: Intent) -> tuple[list[Task], Check | None]:
@@ -122,9 +123,11 @@ class HtnPlanner:
         except BudgetExceeded as over:
             raise PlanningFailure("budget_exceeded", over.reason) from None
         if solution is None:
+            if intent.goal.verb is GoalVerb.OBTAIN:
+                refuse_if_elsewhere(load(self.version), self.version, intent.goal.target)
             raise PlanningFailure("no_decomposition", f"no method decomposes {intent.goal} from this state")
         steps = plan_steps(solution.nodes)
-        self._inserts = station_moves(steps)
+        self._inserts = _inserts(steps, state)
         children = [n for n in (self._node(x, engine) for x in solution.nodes) if n is not None]
         plan: Node = SequenceNode(name=str(intent.goal), memory=True, children=children)
         root: Node = plan if goal_check is None else SelectorNode(
@@ -215,6 +218,21 @@ def _label(node: CompoundNode) -> str:
     alt = node.alternative
     how = alt.method.name + (f" {alt.label}" if alt.label else "")
     return f"{_task_label(node.task)} [{how}]"
+
+
+def _inserts(steps: list[PlanStep], state: PlanningState) -> dict[int, list[PlanStep]]:
+    """Steps to run before each of ``steps``: explore for what is not in view, and carry workstations
+    along (picked up before any move, the explore steps' included, and placed again where needed)."""
+    explores = explore_moves(steps, state)
+    full = [s for step in steps for s in (*explores.get(id(step), ()), step)]
+    stations = station_moves(full)
+    out: dict[int, list[PlanStep]] = {}
+    for step in steps:
+        before = [m for e in explores.get(id(step), ()) for m in (*stations.get(id(e), ()), e)]
+        before += stations.get(id(step), [])
+        if before:
+            out[id(step)] = before
+    return out
 
 
 def _tree_name(intent: Intent) -> str:

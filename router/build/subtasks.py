@@ -14,11 +14,15 @@ from typing import TYPE_CHECKING, Any
 from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.intent import Goal, GoalVerb, Intent
 from craftbt.router.build.stations import station_kinds
+from craftbt.world import nature
 
 if TYPE_CHECKING:
     from craftbt.router.build.runner import BuildRunner
 
 MAX_ROUNDS = 3
+#: What a sub-task's survey looks for: every block the overworld generates (world.nature), 48 blocks around.
+SURVEY_BLOCKS = sorted(nature.SURFACE | nature.UNDERGROUND | set(nature.MINING_Y))
+SURVEY_RADIUS = 48
 
 
 class SolverAcquirer:
@@ -31,9 +35,12 @@ class SolverAcquirer:
             have = runner.inventory().get(item, 0)
             if have >= target:
                 return True
-            # No block survey: the solver then assumes natural blocks can be found (an empty survey would
-            # claim nothing exists, not even what the inventory already holds the makings of).
-            state = PlanningState(inventory=runner.inventory(), position=runner.raw_body.position().block())
+            # The survey the goal runs use: what is in view is mined, what is not is explored for (a
+            # block the overworld generates is never "unobtainable" because it is out of sight).
+            seen = PlanningState.survey(runner.raw_body, SURVEY_BLOCKS, SURVEY_RADIUS)
+            state = PlanningState(inventory=runner.inventory(), position=runner.raw_body.position().block(),
+                                  available_blocks=seen.available_blocks, block_distance=seen.block_distance,
+                                  stations=seen.stations)
             intent = Intent(goal=Goal(verb=GoalVerb.OBTAIN, target=item, count=target))
             try:
                 plan = CraftingSolver().plan(intent, state, runner.registry)

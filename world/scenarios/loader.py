@@ -24,7 +24,9 @@ from craftbt.world.scenarios.schema import Scenario
 from craftbt.world.sim.body import SimBody
 from craftbt.world.sim.commands import parse_block
 from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
+from craftbt.world.sim.generators import AnyGenerator
 from craftbt.world.sim.mobs import explode
+from craftbt.world.sim.natural import NaturalWorldGenerator
 from craftbt.world.sim.starter import find_spawn, make_starter
 from craftbt.world.sim.world import World
 
@@ -119,8 +121,10 @@ def build(scenario: Scenario, *, seed: int | None = None, file: str | None = Non
     md = md or load()
     world_seed = scenario.seed if seed is None else seed
     gen_spec = scenario.generator
-    generator: FlatGenerator | NaturalGenerator
-    if gen_spec.type == "flat":
+    generator: AnyGenerator
+    if gen_spec.type == "natural_world":
+        generator = NaturalWorldGenerator(world_seed)
+    elif gen_spec.type == "flat":
         layers = [(md.block(layer.block).name, layer.count) for layer in gen_spec.layers] if gen_spec.layers else None
         generator = FlatGenerator(layers) if layers else FlatGenerator()
     else:
@@ -129,7 +133,7 @@ def build(scenario: Scenario, *, seed: int | None = None, file: str | None = Non
                   player_name=scenario.player.name)
     if gen_spec.type == "starter":
         make_starter(world)
-    elif gen_spec.type == "natural":
+    elif gen_spec.type in ("natural", "natural_world"):
         find_spawn(world)
     body = SimBody(world, realtime=realtime)
     body.scenario_name = scenario.name
@@ -230,6 +234,20 @@ def load_scenario(path: str | Path, seed: int | None = None, *, realtime: bool =
 def starter_world(seed: int = 0, *, realtime: bool = False) -> SimBody:
     """The default world: natural terrain with trees, exposed stone, coal and iron near spawn; empty inventory."""
     return build(Scenario(name="starter", seed=seed, generator={"type": "starter"}), realtime=realtime)  # type: ignore[arg-type]
+
+
+#: ``--world`` names: the generator each builds. ``natural`` is the vanilla-like world (caves, ores by
+#: depth, biomes, animals); ``starter`` adds trees and an ore outcrop by spawn; ``flat`` is superflat.
+WORLDS = {"natural": "natural_world", "starter": "starter", "flat": "flat"}
+
+
+def world_body(world: str, seed: int = 0, *, realtime: bool = False) -> SimBody:
+    """A fresh body from an empty inventory on the named kind of world (see ``WORLDS``)."""
+    kind = WORLDS.get(world)
+    if kind is None:
+        raise CraftbtError(Problem(ErrorCode.INVALID_ARGUMENT, f"unknown world {world!r}",
+                                   Location(path="--world"), expected=" | ".join(WORLDS)))
+    return build(Scenario(name=f"{world}", seed=seed, generator={"type": kind}), realtime=realtime)  # type: ignore[arg-type]
 
 
 def shipped_scenarios() -> list[Path]:

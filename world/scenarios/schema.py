@@ -24,7 +24,7 @@ class Layer(Strict):
 
 
 class GeneratorSpec(Strict):
-    type: Literal["flat", "natural", "starter"] = "flat"
+    type: Literal["flat", "natural", "starter", "natural_world"] = "flat"
     layers: list[Layer] | None = None
     tree_chance: float | None = Field(default=None, ge=0.0, le=1.0)
 

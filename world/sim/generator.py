@@ -239,16 +239,3 @@ def place_tree_trunk(
     log = store.palette.id_of(make_state(f"{kind}_log", {"axis": "y"}))
     for ty in range(y, y + height):
         store.set(x, ty, z, log)
-
-
-def from_spec(spec: dict[str, object], seed: int) -> FlatGenerator | NaturalGenerator:
-    """A generator from its ``describe()`` form (used by scenarios and snapshots)."""
-    kind = spec.get("type")
-    if kind == "flat":
-        raw = spec.get("layers")
-        layers = [(str(n), int(c)) for n, c in raw] if isinstance(raw, list) else None  # type: ignore[misc]
-        return FlatGenerator(layers) if layers else FlatGenerator()
-    if kind == "natural":
-        chance = spec.get("tree_chance", 0.02)
-        return NaturalGenerator(seed, tree_chance=float(chance))  # type: ignore[arg-type]
-    raise ValueError(f"unknown generator type {kind!r}")

@@ -23,7 +23,7 @@ from craftbt.world.mcdata import McData, load
 from craftbt.world.sim.body import SimBody
 from craftbt.world.sim.containers import container_from_json
 from craftbt.world.sim.entities import Entity
-from craftbt.world.sim.generator import from_spec
+from craftbt.world.sim.generators import from_spec
 from craftbt.world.sim.world import Timer, World
 
 MAGIC = b"CRAFTBT-SIM\x01"

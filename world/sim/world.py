@@ -42,7 +42,7 @@ from craftbt.world.sim.flags import (
     REPLACEABLE,
     SOLID,
 )
-from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
+from craftbt.world.sim.generators import AnyGenerator
 from craftbt.world.sim.player import MAX_FOOD, MAX_HEALTH, Player
 from craftbt.world.sim.storage import AIR, BlockState, BlockStore, make_state
 
@@ -75,7 +75,7 @@ class World:
         self,
         md: McData,
         seed: int,
-        generator: FlatGenerator | NaturalGenerator,
+        generator: AnyGenerator,
         *,
         time_of_day: int = 1000,
         realtime: bool = False,
@@ -156,6 +156,11 @@ class World:
         if (cx, cz) not in self.generated:
             self.generated.add((cx, cz))
             self.generator.generate_chunk(self.store, cx, cz)
+            # natural worlds place passive animals with the chunk, as vanilla does at generation
+            animals = getattr(self.generator, "animals", None)
+            if animals is not None:
+                for name, x, y, z in animals(cx, cz):
+                    self.spawn_mob(name, x, y, z)
 
     def get_id(self, x: int, y: int, z: int) -> int:
         if (x >> 4, z >> 4) not in self.generated:

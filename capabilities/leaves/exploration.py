@@ -1,0 +1,619 @@
+"""explore: bring a block, an ore or an animal into view when none is near (surface spiral or mining).
+
+Two strategies, bounded in game time and in distance from where the search began:
+
+- surface: walk an outward spiral of waypoints (rings 16 blocks apart, eight per ring), looking
+  around at each; for trees, plants, sand, animals;
+- mine: a staircase down to the ore's depth (``world.nature.MINING_Y``), then a square spiral of
+  two-high tunnels (branch mining), looking at the walls after every block dug; for stone and ores.
+
+Hazards: a block is never dug when lava or water touches it (the tunnel turns instead), a floor
+over a drop of more than two blocks or over liquid is never stepped on, falling sand and gravel
+is dug again until the cell stays open, and torches carried are placed every few blocks of tunnel.
+What the search saw is remembered for the rest of the run (``ctx.memory``), and a failure says
+what was searched for, where and for how long.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field
+
+from craftbt.capabilities.leaves.blockwork import best_tool, equip_and_dig
+from craftbt.capabilities.leaves.common import (
+    Step,
+    StrictArgs,
+    act,
+    count_item,
+    failure_from_error,
+    is_solid,
+    registry_data,
+    within_reach,
+)
+from craftbt.capabilities.leaves.interaction import MIN_DY, material_plan
+from craftbt.capabilities.spec import (
+    ActionResult,
+    CapabilitySpec,
+    Family,
+    GuardResult,
+    Permission,
+    RunnerGen,
+    VerificationResult,
+)
+from craftbt.world import nature
+from craftbt.world.body import ActionHandle, BlockPos, BodyError, Face, Observation
+
+if TYPE_CHECKING:
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.registry import Registry
+
+#: Blocks in view are at most this far (and, like acquire_material's search, at most MIN_DY below the feet):
+#: underground the walls of the tunnel, on the surface well inside acquire_material's planned radius of 32.
+LOOK_RADIUS = {"mine": 6, "surface": 24}
+RING_STEP = 16
+RING_POINTS = 8
+LIQUIDS = frozenset({"water", "lava", "bubble_column"})
+AIR = frozenset({"air", "cave_air", "void_air"})
+#: At the start, anything acquire_material (radius 32, at most 2 below the feet) can reach counts as in view,
+#: and a tree a survey saw up to 48 blocks off is walked to.
+START_RADIUS = {"mine": 30, "surface": 48}
+#: Below this a roofed player is underground, not under a tree.
+SEA_LEVEL_Y = 60
+#: Falling blocks re-fill a dug cell; give up on a cell after this many digs.
+MAX_REDIGS = 8
+TORCH_EVERY = 8
+#: Steps down before the staircase turns right (a square spiral staircase 8 blocks across).
+STAIR_FLIGHT = 8
+MEMORY_KEY = "explore_seen"
+INVENTORY_SLOTS = 36
+#: Toss filler when fewer slots than this are free.
+FREE_SLOTS_KEPT = 6
+#: Filler a miner digs through, and how many of each to keep.
+JUNK = {"cobblestone": 64, "cobbled_deepslate": 0, "dirt": 0, "gravel": 0, "andesite": 0, "diorite": 0,
+        "granite": 0, "tuff": 0, "sand": 0, "sandstone": 0, "calcite": 0, "flint": 0}
+CARDINALS = ((1, 0), (0, 1), (-1, 0), (0, -1))
+PICKAXES = ("netherite_pickaxe", "diamond_pickaxe", "iron_pickaxe", "stone_pickaxe", "golden_pickaxe",
+            "wooden_pickaxe")
+
+
+#: A runner step that always ends in a result (success or the failure).
+Attempt = Generator[ActionHandle | None, ActionHandle | None, ActionResult]
+
+
+class ExploreArgs(StrictArgs):
+    target: str = Field(min_length=1, description="A block (iron_ore), an item mined from blocks (raw_iron, "
+                        "oak_log, diamond) or an animal (cow)")
+    count: int = Field(default=1, ge=1, le=16, description="Mining: go on until this many blocks of it were in "
+                       "reach (the next step mines that many)")
+    strategy: Literal["auto", "surface", "mine"] = Field(
+        default="auto", description="auto: mine for ores and stone, walk the surface for the rest")
+    depth: int | None = Field(default=None, ge=-58, le=120,
+                              description="Feet y to tunnel at (mine); default: where the ore is commonest")
+    max_distance: int = Field(default=48, ge=8, le=128, description="Horizontal blocks from the start")
+    max_ticks: int = Field(default=12_000, ge=200, le=72_000, description="Game-time budget (20 ticks = 1 s)")
+
+
+@dataclass
+class Target:
+    """What is looked for: block names or an entity name."""
+
+    label: str
+    blocks: frozenset[str] = frozenset()
+    entity: str | None = None
+
+    def strategy(self) -> str:
+        if self.entity is not None:
+            return "surface"
+        kinds = {nature.where(b) for b in self.blocks}
+        return "mine" if kinds & {"underground", "shallow_ore", "deep_ore"} and "surface" not in kinds else "surface"
+
+    def depth(self) -> int | None:
+        ys = [nature.MINING_Y[b] for b in self.blocks if b in nature.MINING_Y]
+        return max(ys) if ys else None
+
+
+def resolve_target(ctx: CapabilityContext, name: str) -> Target | None:
+    md = registry_data(ctx)
+    plan = material_plan(md, name)
+    if plan.blocks:
+        return Target(name, frozenset(plan.blocks))
+    if md.has_entity(name):
+        return Target(name, entity=md.entity(name).name)
+    return None
+
+
+@dataclass
+class Search:
+    """The running search: where it began, what it did, for the failure report and the memory."""
+
+    target: Target
+    start: BlockPos
+    start_tick: int
+    budget: int
+    max_distance: int
+    strategy: str = "surface"
+    dug: int = 0
+    walked_to: list[BlockPos] = field(default_factory=list)
+    deepest: int = 10_000
+    hazards: int = 0
+    torches: int = 0
+    tossed: int = 0
+    found: BlockPos | None = None
+    entity_id: int | None = None
+    unreachable: set[BlockPos] = field(default_factory=set)
+    #: blocks of the target that were within reach at some point (mining)
+    reached: set[BlockPos] = field(default_factory=set)
+    count: int = 1
+    #: the run's geofence when the executor gives one (anything with ``contains(pos)``)
+    fence: Any = None
+
+    def elapsed(self, ctx: CapabilityContext) -> int:
+        return ctx.body.now_ticks() - self.start_tick
+
+    def out_of_time(self, ctx: CapabilityContext) -> bool:
+        return self.elapsed(ctx) >= self.budget
+
+    def too_far(self, pos: BlockPos) -> bool:
+        if self.fence is not None and not self.fence.contains(pos):
+            return True
+        return max(abs(pos.x - self.start.x), abs(pos.z - self.start.z)) > self.max_distance
+
+    def report(self, ctx: CapabilityContext, strategy: str) -> dict[str, Any]:
+        here = ctx.body.position().block()
+        return {
+            "target": self.target.label,
+            "looked_for": sorted(self.target.blocks) or [self.target.entity],
+            "strategy": strategy,
+            "from": list(self.start),
+            "to": list(here),
+            "ticks": self.elapsed(ctx),
+            "blocks_dug": self.dug,
+            "waypoints": len(self.walked_to),
+            "deepest_y": min(self.deepest, here.y),
+            "hazards_avoided": self.hazards,
+            "torches_placed": self.torches,
+            "junk_tossed": self.tossed,
+            "found": list(self.found) if self.found is not None else None,
+        }
+
+
+def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -> bool:
+    """Is the target in view now? Remembers every block of it seen, for this and later searches."""
+    target = search.target
+    if target.entity is not None:
+        for e in ctx.body.entities(32.0):
+            if e.name == target.entity:
+                search.entity_id = e.id
+                search.found = e.position.block()
+                return True
+        return False
+    feet = ctx.body.position().block()
+    radius = radius or LOOK_RADIUS[search.strategy]
+    seen = [p for p in ctx.body.find_blocks(sorted(target.blocks), radius, max_count=64, exposed=True)
+            if p.y - feet.y >= MIN_DY]
+    if seen:
+        memory: dict[str, list[BlockPos]] = ctx.memory.setdefault(MEMORY_KEY, {})
+        remembered = memory.setdefault(target.label, [])
+        remembered.extend(p for p in seen if p not in remembered)
+        if search.strategy == "mine":
+            # underground, a block across a cave gap is seen but not got: only those in reach count, and
+            # the search goes on until as many were in reach as the next step will mine
+            # (and no higher than the head: the drop of a block dug above stays in its hole, out of pickup range)
+            search.reached.update(p for p in seen if within_reach(ctx, p) and p.y <= feet.y + 1
+                                  and p not in search.unreachable)
+            still = sorted(p for p in search.reached if ctx.body.block_at(p).name in target.blocks)
+            if len(still) < search.count:
+                return False
+            seen = still
+        search.found = seen[0]
+        return True
+    return False
+
+
+def _reach_seen(ctx: CapabilityContext, search: Search) -> Step:
+    """Walk to one of the blocks in view (nearest first) until one is in reach; success or None."""
+    feet = ctx.body.position().block()
+    seen = [p for p in ctx.body.find_blocks(sorted(search.target.blocks), START_RADIUS["mine"], max_count=8,
+                                            exposed=True) if p.y - feet.y >= MIN_DY]
+    for pos in seen[:4]:
+        if not within_reach(ctx, pos):
+            try:
+                handle = ctx.body.goto(pos, tolerance=3.0)
+            except BodyError:
+                search.unreachable.add(pos)
+                continue
+            yield from act(handle)
+        if not within_reach(ctx, pos) or pos.y > ctx.body.position().block().y + 1:
+            search.unreachable.add(pos)
+            continue
+        search.reached.add(pos)
+        if in_view(ctx, search):
+            return ActionResult.success()
+    return None
+
+
+def _hazard_near(ctx: CapabilityContext, cell: BlockPos) -> bool:
+    """Lava or water in or next to ``cell``: digging it would let the liquid in."""
+    for dx, dy, dz in ((0, 0, 0), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+        if ctx.body.block_at(cell.offset(dx, dy, dz)).name in LIQUIDS:
+            return True
+    return False
+
+
+def _clear(ctx: CapabilityContext, cell: BlockPos, search: Search) -> Attempt:
+    """Dig ``cell`` open (again while sand or gravel keeps falling in). A failure, or success."""
+    md = registry_data(ctx)
+    for _ in range(MAX_REDIGS):
+        name = ctx.body.block_at(cell).name
+        if name in AIR:
+            return ActionResult.success()
+        if name in LIQUIDS:
+            return ActionResult.failure("hazard", f"{name} at {tuple(cell)}")
+        if not md.has_block(name) or md.block(name).hardness is None:
+            return ActionResult.failure("unbreakable", f"{name} at {tuple(cell)}")
+        failure = yield from equip_and_dig(ctx, cell, best_tool(ctx, name))
+        if failure is not None:
+            return failure
+        search.dug += 1
+        yield None  # let a falling block settle before looking again
+        yield None
+    return ActionResult.failure("refilled", f"{tuple(cell)} kept filling with falling blocks")
+
+
+def _step_to(ctx: CapabilityContext, cell: BlockPos, search: Search) -> Attempt:
+    """Walk into the (open) neighbouring cell."""
+    try:
+        handle = ctx.body.goto(cell, tolerance=0.0)
+    except BodyError as err:
+        return failure_from_error(err)
+    failure = yield from act(handle)
+    if failure is not None:
+        return failure
+    search.deepest = min(search.deepest, cell.y)
+    return ActionResult.success()
+
+
+def _floor_ok(ctx: CapabilityContext, cell: BlockPos) -> bool:
+    """Something solid at most two blocks under ``cell``, and no liquid on the way."""
+    md = registry_data(ctx)
+    for dy in (1, 2, 3):
+        name = ctx.body.block_at(cell.offset(dy=-dy)).name
+        if name in LIQUIDS:
+            return False
+        if is_solid(md, name):
+            return True
+    return False
+
+
+def _advance(ctx: CapabilityContext, search: Search, direction: tuple[int, int], down: bool) -> Attempt:
+    """One block forward (and one down when ``down``), digging the cells on the way open."""
+    feet = ctx.body.position().block()
+    dx, dz = direction
+    ahead = feet.offset(dx, 0, dz)
+    nxt = ahead.offset(dy=-1) if down else ahead
+    cells = [ahead.offset(dy=1), ahead] + ([nxt] if down else [])
+    if search.too_far(nxt):
+        return ActionResult.failure("too_far", "the search boundary")
+    if any(_hazard_near(ctx, c) for c in cells) or not _floor_ok(ctx, nxt):
+        search.hazards += 1
+        return ActionResult.failure("hazard", f"liquid or a drop ahead at {tuple(nxt)}")
+    for cell in cells:
+        result = yield from _clear(ctx, cell, search)
+        if not result.ok:
+            return result
+    result = yield from _step_to(ctx, nxt, search)
+    if result.ok:
+        yield from _dump_junk(ctx, search, feet)
+    return result
+
+
+def _dump_junk(ctx: CapabilityContext, search: Search, behind: BlockPos) -> Step:
+    """Toss dug filler (keeping a stack of cobblestone) when the inventory is nearly full, behind the
+    player: hundreds of dug blocks would otherwise leave no slot for the ore the search is for."""
+    stacks = ctx.body.inventory()
+    if INVENTORY_SLOTS - len(stacks) > FREE_SLOTS_KEPT:
+        return None
+    face = getattr(ctx.body, "face_towards", None)  # an optional body ability (the sim has it)
+    if callable(face):
+        face(behind.x + 0.5, behind.y + 0.5, behind.z + 0.5)
+    kept: dict[str, int] = {}
+    for stack in stacks:
+        if stack.name not in JUNK:
+            continue
+        keep = JUNK[stack.name] - kept.get(stack.name, 0)
+        toss = stack.count - max(0, keep)
+        kept[stack.name] = kept.get(stack.name, 0) + stack.count - max(0, toss)
+        if toss <= 0:
+            continue
+        try:
+            handle = ctx.body.toss(stack.name, toss)
+        except BodyError:
+            continue
+        yield from act(handle)
+        search.tossed += toss
+    return None
+
+
+def _torch(ctx: CapabilityContext, search: Search) -> Step:
+    if count_item(ctx, "torch") == 0:
+        return None
+    feet = ctx.body.position().block()
+    floor = feet.offset(dy=-1)
+    try:
+        handle = ctx.body.place("torch", floor, Face.UP)
+    except BodyError:
+        return None
+    failure = yield from act(handle)
+    if failure is None:
+        search.torches += 1
+    return None
+
+
+def _turn(direction: tuple[int, int], right: bool = True) -> tuple[int, int]:
+    dx, dz = direction
+    return (-dz, dx) if right else (dz, -dx)
+
+
+def mine(ctx: CapabilityContext, search: Search, depth: int | None) -> Step:
+    """Staircase down to ``depth`` (or until in view), then tunnel a square spiral (branch mining).
+
+    A staircase blocked on every side (lava, water, a drop) tunnels sideways until it can go down again.
+    """
+    feet = ctx.body.position().block()
+    direction = CARDINALS[(feet.x * 31 + feet.z * 17) % 4]
+    target_y = depth if depth is not None else feet.y - 48
+    leg, walked, legs_done, blocked, flight = 4, 0, 0, 0, 0
+    while not search.out_of_time(ctx):
+        if in_view(ctx, search):
+            return ActionResult.success()
+        down = ctx.body.position().block().y > target_y and blocked < 4
+        result = yield from _advance(ctx, search, direction, down=down)
+        if not result.ok:
+            if result.error is not None and result.error.code in ("died", "cancelled", "preempted"):
+                return result
+            if down and result.error is not None and result.error.code == "unbreakable":
+                # the world ends above the ore's usual depth (bedrock): tunnel a little above the floor
+                target_y = ctx.body.position().block().y + 2
+            blocked += 1
+            if blocked > 12:
+                return ActionResult.failure("boxed_in", "every direction blocked by liquid, drops or the boundary")
+            direction = _turn(direction)
+            walked = 0
+            continue
+        blocked = 0
+        if down:
+            flight += 1
+            if flight % STAIR_FLIGHT == 0:  # a square spiral staircase stays near where it started
+                direction = _turn(direction)
+            continue
+        walked += 1
+        if walked % TORCH_EVERY == 0:
+            yield from _torch(ctx, search)
+        if walked >= leg:
+            direction = _turn(direction)
+            walked = 0
+            legs_done += 1
+            if legs_done % 2 == 0:
+                leg += 4
+    return None
+
+
+def _surface_cell(ctx: CapabilityContext, x: int, z: int, near_y: int) -> BlockPos | None:
+    """A standable dry cell in column (x, z) near ``near_y``: the top of the ground there."""
+    md = registry_data(ctx)
+    for y in range(near_y + 96, near_y - 24, -1):  # from high up: the search may start underground
+        ground = ctx.body.block_at(BlockPos(x, y - 1, z)).name
+        if is_solid(md, ground) and not ground.endswith("_leaves"):
+            feet, head = ctx.body.block_at(BlockPos(x, y, z)).name, ctx.body.block_at(BlockPos(x, y + 1, z)).name
+            if not is_solid(md, feet) and not is_solid(md, head) and feet not in LIQUIDS:
+                return BlockPos(x, y, z)
+            return None
+        if ground in LIQUIDS:
+            return None
+    return None
+
+
+def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
+    """Visit rings of waypoints around the start, looking around at each (climbing out first if underground)."""
+    if _roofed(ctx, registry_data(ctx)) and ctx.body.position().y < SEA_LEVEL_Y:
+        failure = yield from _climb_out(ctx, search)
+        if failure is not None:
+            return failure
+        search.start = ctx.body.position().block()
+    if in_view(ctx, search):
+        return ActionResult.success()
+    ring = RING_STEP
+    while ring <= search.max_distance and not search.out_of_time(ctx):
+        for k in range(RING_POINTS):
+            if search.out_of_time(ctx):
+                break
+            angle = math.tau * (k + 0.5 * (ring // RING_STEP % 2)) / RING_POINTS
+            x = search.start.x + round(math.cos(angle) * ring)
+            z = search.start.z + round(math.sin(angle) * ring)
+            cell = _surface_cell(ctx, x, z, ctx.body.position().block().y)
+            if cell is None or search.too_far(cell):
+                continue
+            try:
+                handle = ctx.body.goto(cell, tolerance=2.0)
+            except BodyError:
+                continue
+            failure = yield from act(handle)
+            if failure is not None and failure.error is not None and failure.error.code in ("died", "cancelled"):
+                return failure
+            search.walked_to.append(ctx.body.position().block())
+            if in_view(ctx, search):
+                return ActionResult.success()
+        ring += RING_STEP
+    return None
+
+
+def _walk_near(ctx: CapabilityContext, search: Search) -> Step:
+    """Walk within the look radius of what is already in view (a tree 40 blocks off), or just succeed."""
+    found = search.found
+    here = ctx.body.position()
+    if found is not None and found.distance_to(here) > LOOK_RADIUS["surface"]:
+        try:
+            handle = ctx.body.goto(found, tolerance=4.0)
+        except BodyError:
+            return ActionResult.success()  # acquire_material may still get there its own way
+        yield from act(handle)
+    return ActionResult.success()
+
+
+def _make_room(ctx: CapabilityContext, search: Search) -> Step:
+    """Open a cell beside the feet: a one-wide tunnel has nowhere to put a crafting table or furnace."""
+    feet = ctx.body.position().block()
+    md = registry_data(ctx)
+    sides = [feet.offset(dx, dy, dz) for dy in (0, 1) for dx, dz in CARDINALS]
+    for side in sides:
+        cells = [side, side.offset(dy=1)]
+        if not is_solid(md, ctx.body.block_at(side.offset(dy=-1)).name) or search.too_far(side):
+            continue
+        if any(_hazard_near(ctx, c) or ctx.body.block_at(c).name in search.target.blocks for c in cells):
+            continue  # leave liquids shut and the ore for the next step
+        if all(ctx.body.block_at(c).name in AIR for c in cells):
+            return None
+        for cell in cells:
+            result = yield from _clear(ctx, cell, search)
+            if not result.ok:
+                break
+        else:
+            return None
+    return None
+
+
+def _climb_out(ctx: CapabilityContext, search: Search) -> Step:
+    """From underground, a staircase up until the sky is overhead (a surface search starts there)."""
+    md = registry_data(ctx)
+    direction = CARDINALS[0]
+    blocked = 0
+    while _roofed(ctx, md) and not search.out_of_time(ctx):
+        feet = ctx.body.position().block()
+        dx, dz = direction
+        ahead = feet.offset(dx, 0, dz)
+        nxt = ahead.offset(dy=1)
+        cells = [feet.offset(dy=2), nxt, nxt.offset(dy=1)]
+        ok = not search.too_far(nxt) and is_solid(md, ctx.body.block_at(ahead).name) and not any(
+            _hazard_near(ctx, c) for c in cells)
+        if ok:
+            for cell in cells:
+                result = yield from _clear(ctx, cell, search)
+                ok = ok and result.ok
+        if ok:
+            result = yield from _step_to(ctx, nxt, search)
+            ok = result.ok
+        if not ok:
+            blocked += 1
+            if blocked > 8:
+                return ActionResult.failure("boxed_in", "no way up to the surface")
+            direction = _turn(direction)
+            continue
+        blocked = 0
+    return None
+
+
+def _roofed(ctx: CapabilityContext, md: Any) -> bool:
+    feet = ctx.body.position().block()
+    return any(is_solid(md, ctx.body.block_at(feet.offset(dy=dy)).name) for dy in range(2, 40))
+
+
+def _remembered(ctx: CapabilityContext, search: Search) -> Step:
+    """Walk back to a block of the target seen earlier in this run, if one is still there."""
+    memory: dict[str, list[BlockPos]] = ctx.memory.get(MEMORY_KEY, {})
+    for pos in list(memory.get(search.target.label, ())):
+        if ctx.body.block_at(pos).name not in search.target.blocks:
+            memory[search.target.label].remove(pos)
+            continue
+        try:
+            handle = ctx.body.goto(pos, tolerance=3.0)
+        except BodyError:
+            continue
+        failure = yield from act(handle)
+        if failure is None and in_view(ctx, search):
+            return ActionResult.success()
+    return None
+
+
+def guard_explore(ctx: CapabilityContext, args: ExploreArgs) -> GuardResult:
+    target = resolve_target(ctx, args.target)
+    if target is None:
+        return GuardResult.deny("unknown_target", f"{args.target!r} is no block, mined item or entity")
+    if target.blocks and all(b in nature.OTHER_DIMENSIONS for b in target.blocks):
+        return GuardResult.deny("out_of_reach", f"{args.target} generates only in the Nether or the End")
+    strategy = target.strategy() if args.strategy == "auto" else args.strategy
+    if strategy == "mine" and not any(count_item(ctx, p) for p in PICKAXES):
+        return GuardResult.deny("precond_missing:tool:wooden_pickaxe", "mining needs a pickaxe")
+    return GuardResult.allow()
+
+
+def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
+    target = resolve_target(ctx, args.target)
+    assert target is not None  # the guard checked
+    strategy = target.strategy() if args.strategy == "auto" else args.strategy
+    search = Search(target, ctx.body.position().block(), ctx.body.now_ticks(), args.max_ticks, args.max_distance,
+                    strategy, count=args.count, fence=ctx.memory.get("geofence"))
+    result: ActionResult | None = None
+    if strategy == "mine" and target.blocks:
+        result = yield from _reach_seen(ctx, search)
+    elif in_view(ctx, search, START_RADIUS[strategy]):
+        result = yield from _walk_near(ctx, search)
+    if result is None and target.blocks:
+        result = yield from _remembered(ctx, search)
+    if result is None:
+        if strategy == "mine":
+            result = yield from mine(ctx, search, args.depth if args.depth is not None else target.depth())
+        else:
+            result = yield from walk_spiral(ctx, search)
+    if result is not None and result.ok and strategy == "mine":
+        yield from _make_room(ctx, search)
+    report = search.report(ctx, strategy)
+    if result is not None and result.ok:
+        return ActionResult.success(**report)
+    why = result.error.detail if result is not None and result.error is not None else "budget used up"
+    detail = (f"no {'/'.join(report['looked_for'][:3])} in view after {report['ticks'] / 20:.0f} s of {strategy} "
+              f"search from {tuple(search.start)} to {tuple(report['to'])} (dug {search.dug}, deepest "
+              f"y={report['deepest_y']}, {search.hazards} hazards avoided): {why}")
+    return ActionResult.failure("not_found", detail, retryable=True, **report)
+
+
+def accept_explore(pre: Observation, post: Observation, args: ExploreArgs, result: ActionResult) -> VerificationResult:
+    found = result.observables.get("found")
+    evidence = {"found": found, "target": args.target, "moved": post.position.distance_to(pre.position)}
+    if result.ok and found is not None:
+        return VerificationResult.verified(**evidence)
+    return VerificationResult.contradicted(**evidence)
+
+
+def register(registry: Registry) -> None:
+    """Registers this family's capabilities."""
+    for spec in SPECS:
+        registry.register(spec)
+
+
+SPECS = (
+    CapabilitySpec(
+        name="explore",
+        version="1.0.0",
+        family=Family.MOVEMENT,
+        args_model=ExploreArgs,
+        runner=run_explore,
+        acceptance=accept_explore,
+        guard=guard_explore,
+        permissions=frozenset({Permission.MOVEMENT, Permission.DIG, Permission.PLACE}),
+        timeout_ms=3_600_000,
+        retries=1,
+        effects=("near:{target}",),
+        description=(
+            "Bring `target` (a block, an item mined from blocks, or an animal) into view when none is near: an "
+            "outward spiral of surface waypoints, or for ores and stone a staircase down to the ore's depth and "
+            "a spiral of branch tunnels. Never digs a block touched by lava or water, never steps over a drop or "
+            "liquid, re-digs falling sand and gravel, places carried torches. Bounded by `max_ticks` and "
+            "`max_distance`; remembers what it saw for the rest of the run; a failure says what it searched "
+            "for, where and for how long."
+        ),
+    ),
+)

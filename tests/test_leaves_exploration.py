@@ -1,0 +1,138 @@
+"""explore: surface spiral and mining searches, hazards, memory, bounds and the failure report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from craftbt.world.body import BlockPos
+from craftbt.world.scenarios.loader import world_body
+from craftbt.world.sim.body import SimBody
+from craftbt.world.sim.storage import make_state
+from tests.leafkit import make_context, run_leaf
+
+
+def _flat(*inventory: str) -> SimBody:
+    body = SimBody(seed=1)  # flat: bedrock at y=0, stone to y=59, dirt, grass at y=63
+    for item in inventory:
+        body.give(item, 64 if item == "torch" else 1)
+    return body
+
+
+def test_mining_finds_ore_at_depth_and_the_next_step_can_mine_it() -> None:
+    body = world_body("natural", 0)
+    body.give("stone_pickaxe", 1)
+    ctx = make_context(body)
+    run = run_leaf(body, "explore", {"target": "raw_iron", "count": 2}, max_ticks=40_000, ctx=ctx)
+    assert run.ok, run.result.error
+    obs = run.observables
+    assert obs["strategy"] == "mine" and obs["blocks_dug"] > 0 and obs["deepest_y"] < 64
+    mined = run_leaf(body, "acquire_material", {"item": "raw_iron", "count": 2, "radius": 32}, max_ticks=4_000,
+                     ctx=ctx)
+    assert mined.ok, mined.result.error
+    assert body.health() == 20.0
+
+
+def test_surface_search_walks_until_a_tree_is_in_view() -> None:
+    body = world_body("natural", 1)
+    run = run_leaf(body, "explore", {"target": "oak_log"}, max_ticks=20_000)
+    assert run.ok and run.observables["strategy"] == "surface"
+    assert body.find_blocks(["oak_log"], 32, 1, exposed=True)
+
+
+def test_animals_are_searched_for_on_the_surface() -> None:
+    body = world_body("natural", 2)
+    run = run_leaf(body, "explore", {"target": "pig", "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    assert any(e.name == "pig" for e in body.entities(32.0))
+
+
+def test_never_digs_into_lava_and_says_what_it_searched_for_where_and_how_long() -> None:
+    body = _flat("iron_pickaxe")
+    feet = body.position().block()
+    # a checkerboard of lava 3 blocks under the grass: every cell of that layer touches lava
+    lava_y = feet.y - 4
+    for x in range(feet.x - 12, feet.x + 13):
+        for z in range(feet.z - 12, feet.z + 13):
+            if (x + z) % 2 == 0:
+                body.world.set_block((x, lava_y, z), make_state("lava"))
+    run = run_leaf(body, "explore", {"target": "diamond", "max_distance": 10, "max_ticks": 3_000},
+                   max_ticks=5_000)
+    assert not run.ok and run.code == "not_found"
+    obs = run.observables
+    assert obs["hazards_avoided"] > 0 and obs["blocks_dug"] > 0
+    opened = [(x, lava_y, z) for x in range(feet.x - 12, feet.x + 13) for z in range(feet.z - 12, feet.z + 13)
+              if body.world.name(x, lava_y, z) == "air"]
+    assert opened == []  # no cell next to lava was dug open
+    detail = run.result.error.detail if run.result.error else ""
+    assert "diamond_ore" in detail and "mine search from" in detail and " s of " in detail
+    assert body.health() == 20.0
+
+
+def test_falling_gravel_is_dug_again() -> None:
+    body = _flat("iron_pickaxe", "iron_shovel")
+    feet = body.position().block()
+    for x in range(feet.x - 6, feet.x + 7):
+        for z in range(feet.z - 6, feet.z + 7):
+            for y in range(feet.y - 6, feet.y - 1):
+                body.world.set_block((x, y, z), make_state("gravel"))
+    body.world.set_block((feet.x + 3, feet.y - 9, feet.z), make_state("coal_ore"))
+    body.world.set_block((feet.x - 3, feet.y - 9, feet.z), make_state("coal_ore"))
+    body.world.set_block((feet.x, feet.y - 9, feet.z + 3), make_state("coal_ore"))
+    body.world.set_block((feet.x, feet.y - 9, feet.z - 3), make_state("coal_ore"))
+    run = run_leaf(body, "explore", {"target": "coal", "depth": feet.y - 9, "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    assert run.observables["blocks_dug"] > 10
+
+
+def test_what_was_seen_is_remembered_for_the_rest_of_the_run() -> None:
+    body = world_body("natural", 1)
+    ctx = make_context(body)
+    first = run_leaf(body, "explore", {"target": "oak_log"}, max_ticks=20_000, ctx=ctx)
+    assert first.ok
+    seen = ctx.memory["explore_seen"]["oak_log"]
+    assert seen and all(body.block_at(BlockPos(*p)).name == "oak_log" for p in seen)
+
+
+def test_refuses_the_nether_unknown_names_and_mining_without_a_pickaxe() -> None:
+    body = _flat()
+    assert run_leaf(body, "explore", {"target": "netherrack"}).code == "guard_failed:out_of_reach"
+    assert run_leaf(body, "explore", {"target": "unobtainium"}).code == "guard_failed:unknown_target"
+    assert run_leaf(body, "explore", {"target": "raw_iron"}).code == "guard_failed:precond_missing:tool:wooden_pickaxe"
+
+
+def test_a_block_touching_lava_or_water_is_a_hazard_to_dig() -> None:
+    from craftbt.capabilities.leaves.exploration import _hazard_near
+
+    body = _flat()
+    ctx = make_context(body)
+    cell = BlockPos(5, 40, 5)
+    assert not _hazard_near(ctx, cell)
+    body.world.set_block((5, 40, 6), make_state("lava"))
+    assert _hazard_near(ctx, cell)
+    body.world.set_block((5, 40, 6), make_state("stone"))
+    body.world.set_block((5, 41, 5), make_state("water"))
+    assert _hazard_near(ctx, cell)
+
+
+def test_a_failed_search_says_why_in_craftbt_show(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from craftbt.cli.root import app
+
+    monkeypatch.setenv("CRAFTBT_HOME", str(tmp_path))
+    tree = tmp_path / "search.yaml"
+    tree.write_text("tree: search\nversion: 1\nroot:\n  leaf: explore\n  args: {target: diamond, max_ticks: 200}\n"
+                    "  retry: 0\n")
+    scenario = tmp_path / "world.yaml"
+    scenario.write_text("name: w\ngenerator: {type: flat}\nplayer:\n  inventory: [{item: iron_pickaxe}]\n")
+    runner = CliRunner()
+    ran = runner.invoke(app, ["run", str(tree), "--scenario", str(scenario), "--json"])
+    assert ran.exit_code == 1
+    run_id = json.loads(ran.output)["run_id"]
+    shown = runner.invoke(app, ["show", run_id])
+    assert shown.exit_code == 0
+    why = " ".join(shown.output.split())
+    assert "why" in why and "diamond_ore in view after" in why and "mine search from" in why

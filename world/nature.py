@@ -1,0 +1,78 @@
+"""Where naturally generated things are found in the overworld: what explorers and planners assume.
+
+Placement knowledge, not registry facts: the y a miner should tunnel at for
+each ore (from the 1.21 height distributions, kept above the deep lava), the
+blocks found by walking the surface, the expected search effort of each, and
+the blocks that exist only in the Nether or the End (truly out of reach for a
+bot that never leaves the overworld).
+"""
+
+from __future__ import annotations
+
+#: Feet y to branch-mine at for each ore: near the peak of its distribution, above lava at y<=-55.
+MINING_Y: dict[str, int] = {
+    "coal_ore": 40, "deepslate_coal_ore": 40,
+    "copper_ore": 40, "deepslate_copper_ore": 40,
+    "iron_ore": 14, "deepslate_iron_ore": 14,
+    "lapis_ore": -2, "deepslate_lapis_ore": -2,
+    "gold_ore": -20, "deepslate_gold_ore": -20,
+    "redstone_ore": -54, "deepslate_redstone_ore": -54,
+    "diamond_ore": -54, "deepslate_diamond_ore": -54,
+    "emerald_ore": 40, "deepslate_emerald_ore": 40,
+}
+#: Underground blocks with no preferred depth: dig down until one is in view. (Deepslate lies below y=0:
+#: planners reach it only by mining for something down there, so it is no stand-in for stone.)
+UNDERGROUND = frozenset({"stone", "cobblestone", "andesite", "diorite", "granite"})
+#: Blocks found by walking the surface (trees, plants, sand and gravel by the water).
+SURFACE = frozenset({
+    "oak_log", "birch_log", "spruce_log", "jungle_log", "acacia_log", "dark_oak_log", "cherry_log",
+    "oak_leaves", "birch_leaves", "spruce_leaves", "dirt", "grass_block", "sand", "sandstone", "gravel", "clay",
+    "short_grass", "fern", "dandelion", "poppy", "water",
+})
+#: Expected blocks walked or dug before one is in view, for a planner's cost (not a promise).
+SEARCH_BLOCKS: dict[str, int] = {
+    "surface": 48, "underground": 12, "shallow_ore": 80, "deep_ore": 200,
+}
+#: Passive animals of grassy biomes and what killing one drops: (item, min, max) per vanilla's entity loot
+#: tables (loot_table/entities/<name>.json, 1.21.4, no Looting, not on fire). The shipped minecraft-data
+#: file has no entity loot, so these few rows are kept here.
+ANIMAL_LOOT: dict[str, tuple[tuple[str, int, int], ...]] = {
+    "cow": (("leather", 0, 2), ("beef", 1, 3)),
+    "pig": (("porkchop", 1, 3),),
+    "sheep": (("white_wool", 1, 1), ("mutton", 1, 2)),
+    "chicken": (("feather", 0, 2), ("chicken", 1, 1)),
+}
+#: Animal -> the items it drops.
+ANIMAL_DROPS: dict[str, tuple[str, ...]] = {a: tuple(i for i, _, _ in loot) for a, loot in ANIMAL_LOOT.items()}
+
+
+def hunted_for(item: str) -> list[tuple[str, float]]:
+    """(animal, expected drops of ``item`` per kill) for every animal that drops it."""
+    return [(animal, (lo + hi) / 2) for animal, loot in ANIMAL_LOOT.items() for i, lo, hi in loot if i == item]
+
+
+#: Blocks that generate only in the Nether or the End.
+OTHER_DIMENSIONS = frozenset({
+    "netherrack", "nether_quartz_ore", "nether_gold_ore", "ancient_debris", "glowstone", "soul_sand",
+    "soul_soil", "basalt", "blackstone", "magma_block", "crimson_stem", "warped_stem", "nether_wart",
+    "crimson_nylium", "warped_nylium", "shroomlight", "end_stone", "chorus_plant", "chorus_flower",
+    "purpur_block", "crying_obsidian", "gilded_blackstone", "nether_bricks", "end_stone_bricks", "dragon_egg",
+})
+
+
+def where(block: str) -> str | None:
+    """``surface``, ``underground``, ``shallow_ore``, ``deep_ore``, or None if the overworld lacks it."""
+    if block in SURFACE:
+        return "surface"
+    if block in UNDERGROUND:
+        return "underground"
+    y = MINING_Y.get(block)
+    if y is not None:
+        return "deep_ore" if y < 0 else "shallow_ore"
+    return None
+
+
+def search_cost_blocks(block: str) -> int | None:
+    """Expected blocks walked or dug to bring ``block`` into view; None when it is not generated here."""
+    kind = where(block)
+    return None if kind is None else SEARCH_BLOCKS[kind]
