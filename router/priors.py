@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
 from craftbt.core.home import default_home
+from craftbt.core.sqlite import open_store
 
 #: what other contexts' counts weigh in a context that has its own
 SHARED_WEIGHT = 0.2
@@ -52,13 +52,9 @@ class PriorsStore:
     def __init__(self, path: Path | str | None = None) -> None:
         if path is None:
             path = default_home() / "priors.sqlite"
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.path = str(path)
-        self.db = sqlite3.connect(self.path, check_same_thread=False)
-        if self.path != ":memory:":
-            self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(SCHEMA)
+        # busy timeout, WAL set once with retry, schema in one transaction: N processes may open it at once
+        self.db = open_store(self.path, SCHEMA, check_same_thread=False)
         self._counts: dict[tuple[str, str, str], list[float]] = {}
         self._totals: dict[tuple[str, str], list[float]] = {}
         for planner, method, context, s, f in self.db.execute(

@@ -457,6 +457,8 @@ def run_goal(
             return run
         if attempt == max_replans:
             break
+        if outcome.escalation and outcome.escalation.get("code") == "body_disconnected":
+            break  # no plan runs on a body that is gone: the caller reconnects or reports
         failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
         decision = router.replan(intent, decision, failure, survey(body), body.observe(), planner=planner)
     return run

@@ -219,9 +219,12 @@ def runs_cmd(
     limit: int = typer.Option(20, "--limit"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """List recent runs from the journal."""
-    journal = Journal()
-    rows = journal.list_runs(limit)
+    """List recent runs from the journal (read-only: works on a read-only copy)."""
+    journal = Journal(read_only=True)
+    try:
+        rows = journal.list_runs(limit)
+    finally:
+        journal.close()
     if as_json:
         typer.echo(json.dumps([{k: v for k, v in r.items() if k != "summary"} for r in rows], indent=2, default=str))
         return
@@ -235,12 +238,14 @@ def runs_cmd(
 
 def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)"),
              as_json: bool = typer.Option(False, "--json")) -> None:
-    """Print one run: provenance, steps with verdicts, decisions."""
-    journal = Journal()
+    """Print one run: provenance, steps with verdicts, decisions (read-only)."""
+    journal = Journal(read_only=True)
     try:
         detail = journal.run_detail(run_id)
     except KeyError:
         raise _err(f"no run {run_id!r} in {journal.path}", ErrorCode.FILE_NOT_FOUND) from None
+    finally:
+        journal.close()
     if as_json:
         typer.echo(json.dumps(detail, indent=2, default=str))
         return
@@ -252,7 +257,7 @@ def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)
     steps = Table("#", "node", "capability", "attempt", "ok", "verdict", "ms", "ttfa", "error", title="steps")
     for s in detail["steps"]:
         steps.add_row(str(s["step_id"]), s["node"], f"{s['capability']}@{s['version']}"
-                      + (" (shadow)" if s["shadow"] else ""), str(s["attempt"]), "✓" if s["ok"] else "✗",
+                      + (" (shadow)" if s["shadow"] else ""), str(s["attempt"]), _step_mark(s["ok"]),
                       s["verdict"] or "", f"{s['duration_ms'] or 0:.0f}",
                       "" if s["ttfa_ms"] is None else f"{s['ttfa_ms']:.0f}", s["error_code"] or "")
     console.print(steps)
@@ -262,6 +267,11 @@ def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)
             dec.add_row(str(d["tick"]), d["reason"], d["block_class"] or "", d["node"] or "",
                         json.dumps(d["detail"], default=str)[:80])
         console.print(dec)
+
+
+def _step_mark(ok: int | None) -> str:
+    """✓, ✗, or ? for a step with no result (its process was killed): unknown is not a failure."""
+    return "?" if ok is None else "✓" if ok else "✗"
 
 
 def sla_cmd(
@@ -276,7 +286,7 @@ def sla_cmd(
 
     if fmt not in ("table", "json", "html"):
         raise _err(f"--format {fmt!r} is not one of table, json, html")
-    report = build_report(Journal(), since=_since(since), capability=capability, last_n=last_failures)
+    report = build_report(Journal(read_only=True), since=_since(since), capability=capability, last_n=last_failures)
     if fmt == "table":
         text = None
         table_console().print(render_table(report))
