@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from craftbt.core.home import default_home
-from craftbt.core.sqlite import open_store
+from craftbt.core.sqlite import open_store, storage_errors
 
 #: what other contexts' counts weigh in a context that has its own
 SHARED_WEIGHT = 0.2
@@ -76,13 +76,15 @@ class PriorsStore:
     # -- outcomes ------------------------------------------------------------------------------
     def record(self, planner: str, method: str, context: str, ok: bool, weight: float = 1.0) -> None:
         s, f = (weight, 0.0) if ok else (0.0, weight)
-        self.db.execute(
-            "INSERT INTO outcomes (planner, method, context, successes, failures, updated_at) VALUES (?,?,?,?,?,?)"
-            " ON CONFLICT (planner, method, context) DO UPDATE SET successes = successes + excluded.successes,"
-            " failures = failures + excluded.failures, updated_at = excluded.updated_at",
-            (planner, method, context, s, f, time.time()),
-        )
-        self.db.commit()
+        with storage_errors(self.path):
+            self.db.execute(
+                "INSERT INTO outcomes (planner, method, context, successes, failures, updated_at)"
+                " VALUES (?,?,?,?,?,?) ON CONFLICT (planner, method, context) DO UPDATE SET"
+                " successes = successes + excluded.successes, failures = failures + excluded.failures,"
+                " updated_at = excluded.updated_at",
+                (planner, method, context, s, f, time.time()),
+            )
+            self.db.commit()
         self._mirror(planner, method, context, s, f)
 
     def record_plan(self, planner: str, methods: list[str], context: str, ok: bool) -> None:
@@ -125,22 +127,25 @@ class PriorsStore:
                 continue
             self.record_plan(str(routing["planner"]), [str(m) for m in routing.get("methods", [])],
                              str(routing.get("context", "any/day")), status in SUCCESS)
-            self.db.execute("INSERT OR IGNORE INTO ingested (run_id, at) VALUES (?, ?)", (run_id, time.time()))
+            with storage_errors(self.path):
+                self.db.execute("INSERT OR IGNORE INTO ingested (run_id, at) VALUES (?, ?)", (run_id, time.time()))
             added += 1
-        self.db.commit()
+        with storage_errors(self.path):
+            self.db.commit()
         return added
 
     # -- decisions -------------------------------------------------------------------------------
     def record_decision(self, kind: str, detail: dict[str, Any], *, intent_id: str | None = None,
                         goal: str | None = None, chosen: str | None = None, method: str | None = None,
                         context: str | None = None, disagreement: bool = False) -> None:
-        self.db.execute(
-            "INSERT INTO decisions (at, kind, intent_id, goal, chosen, method, context, disagreement, detail_json)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            (time.time(), kind, intent_id, goal, chosen, method, context, int(disagreement),
-             json.dumps(detail, default=str, sort_keys=True)),
-        )
-        self.db.commit()
+        with storage_errors(self.path):
+            self.db.execute(
+                "INSERT INTO decisions (at, kind, intent_id, goal, chosen, method, context, disagreement,"
+                " detail_json) VALUES (?,?,?,?,?,?,?,?,?)",
+                (time.time(), kind, intent_id, goal, chosen, method, context, int(disagreement),
+                 json.dumps(detail, default=str, sort_keys=True)),
+            )
+            self.db.commit()
 
     def decisions(self, kind: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         sql = "SELECT id, at, kind, intent_id, goal, chosen, method, context, disagreement, detail_json FROM decisions"

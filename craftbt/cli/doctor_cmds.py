@@ -32,8 +32,9 @@ def _check_store(path: Path) -> dict[str, Any]:
     except (sqlite3.Error, OSError) as exc:
         err = as_storage_error(exc, path)
         cause = err.cause if err is not None else f"{type(exc).__name__}: {exc}"
+        code = err.code if err is not None else ErrorCode.STORAGE_CORRUPT
         return {"file": str(path), "ok": False, "problems": [cause],
-                "recover": RECOVER[ErrorCode.STORAGE_CORRUPT].format(path=path)}
+                "recover": RECOVER.get(code, RECOVER[ErrorCode.STORAGE_CORRUPT]).format(path=path)}
     if problems:
         return {"file": str(path), "ok": False, "problems": problems[:10],
                 "recover": RECOVER[ErrorCode.STORAGE_CORRUPT].format(path=path)}

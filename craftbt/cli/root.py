@@ -18,7 +18,7 @@ import typer
 from craftbt.cli import build_cmds, doctor_cmds, plan_cmds, run_cmds, server_cmds, trees_cmds
 from craftbt.core import signals
 from craftbt.core.errors import CraftbtError, ErrorCode
-from craftbt.core.sqlite import classify
+from craftbt.core.sqlite import StorageError, classify
 from craftbt.world.body import BodyError, BodyErrorCode
 
 app = typer.Typer(
@@ -43,8 +43,7 @@ def _environment(err: BaseException) -> str | None:
     if found is None:
         return None
     code, cause = found
-    where = getattr(err, "filename", None) or "<storage>"
-    return f"{where}: {code.value}: {cause}"
+    return StorageError(code, getattr(err, "filename", None) or "<storage>", cause).problems[0].render()
 
 
 def main() -> None:

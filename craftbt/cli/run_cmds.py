@@ -26,14 +26,14 @@ from rich.tree import Tree as RichTree
 from craftbt.capabilities.default import default_registry
 from craftbt.cli.console import table_console
 from craftbt.cli.trees_cmds import capabilities_app
-from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.errors import CraftbtError, ErrorCode, Location
 from craftbt.core.home import default_home
 from craftbt.executor.config import PROFILES, Bounds, ExecutorConfig
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage, promote
 from craftbt.executor.state import RunState
-from craftbt.world.body import Body
+from craftbt.world.body import Body, BodyError, BodyErrorCode
 
 STATUS_STYLE = {
     Status.SUCCESS: "[green]✓[/]",
@@ -84,7 +84,15 @@ def _make_body(
 
         # No geofence by default on a real server: world-changing leaves stay refused (fail-closed)
         # until the user passes --geofence.
-        real: Body = MineflayerBody.connect(host=host, port=port, username=username, version=version)
+        try:
+            real: Body = MineflayerBody.connect(host=host, port=port, username=username, version=version)
+        except BodyError as err:
+            if err.code not in (BodyErrorCode.BODY_DISCONNECTED, BodyErrorCode.TIMEOUT):
+                raise
+            raise CraftbtError.single(
+                ErrorCode.SERVER_UNREACHABLE, f"{err.detail}; is a server running there? (`craftbt server start"
+                f" --port {port}` starts one), or check --host and --port",
+                location=Location(file=f"{host}:{port}")) from None
         return real, None
     raise _err(f"--body {kind!r} is not one of sim, mineflayer")
 

@@ -27,7 +27,7 @@ import errno
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -172,7 +172,9 @@ def _apply_schema(conn: sqlite3.Connection, schema: str,
             migrate(conn)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite rolls back by itself on some errors (a full disk)
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
         raise
 
 
@@ -186,9 +188,30 @@ def quick_check(conn: sqlite3.Connection) -> list[str]:
     return [] if rows == ["ok"] else rows
 
 
+def connect_read_only(path: Path | str, *, isolation_level: IsolationLevel = "DEFERRED",
+                      check_same_thread: bool = True) -> sqlite3.Connection:
+    """Open ``path`` without writing to it or beside it.
+
+    ``mode=ro`` first; on a read-only directory a WAL database whose ``-shm`` file is gone (closed cleanly)
+    cannot be opened that way, and then no ``-wal`` content can exist either, so ``immutable=1`` reads it.
+    """
+    uri = f"file:{Path(path)}?mode=ro"
+    timeout = BUSY_TIMEOUT_MS / 1000
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=isolation_level,
+                               check_same_thread=check_same_thread)
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError as exc:
+        if "unable to open" not in str(exc) or Path(f"{path}-wal").exists():
+            raise
+    return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=timeout, isolation_level=isolation_level,
+                           check_same_thread=check_same_thread)
+
+
 def integrity_check(path: Path | str) -> list[str]:
     """``PRAGMA integrity_check`` on a file opened read-only: an empty list when it is sound."""
-    conn = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+    conn = connect_read_only(path)
     try:
         rows = [str(r[0]) for r in conn.execute("PRAGMA integrity_check").fetchall()]
     finally:
@@ -220,8 +243,7 @@ def open_store(
         if read_only and not memory and not Path(path).exists():
             memory, where = True, ":memory:"  # nothing recorded yet: an empty store, and nothing created
         if read_only and not memory:
-            conn = sqlite3.connect(f"file:{where}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
-                                   isolation_level=isolation_level, check_same_thread=check_same_thread)
+            conn = connect_read_only(where, isolation_level=isolation_level, check_same_thread=check_same_thread)
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             if not _has_tables(conn):
                 conn.close()  # an empty file (a store created but never written): read it as empty
