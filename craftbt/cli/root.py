@@ -56,12 +56,12 @@ def main() -> None:
         sys.exit(1)
     except SystemExit as done:
         cancel = signals.last()
-        if cancel is None:
-            raise
+        if cancel is None or done.code not in (1, 130):
+            raise  # no signal, or the command stopped cleanly on it by itself (``server start``: exit 0)
         # typer turned our Cancelled into exit 130 on its way out: say what was stopped, exit 128 + signal
         what = f"run {cancel.run_id} recorded as cancelled" if cancel.run_id else "nothing was running"
         print(f"interrupted by {cancel.name}: {what}", file=sys.stderr)
-        sys.exit(cancel.exit_code if done.code in (None, 0, 1, 130) else done.code)
+        sys.exit(cancel.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
