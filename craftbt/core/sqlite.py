@@ -258,7 +258,12 @@ def open_store(
         try:
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             if check and not memory:
-                problems = quick_check(conn)
+                try:
+                    problems = quick_check(conn)
+                except sqlite3.DatabaseError as exc:
+                    if "malformed" not in str(exc):
+                        raise  # not a database at all: storage_errors says so
+                    problems = [str(exc)]
                 if problems:
                     raise StorageError(ErrorCode.STORAGE_CORRUPT, path,
                                        f"fails SQLite's quick_check ({'; '.join(problems[:3])}); refused for writing")
