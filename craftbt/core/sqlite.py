@@ -24,6 +24,7 @@ with. :func:`storage_errors` wraps later writes the same way.
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -161,6 +162,17 @@ def _statements(script: str) -> Iterator[str]:
             pending = ""
 
 
+def _check_writable(path: Path) -> None:
+    """A read-only mount or file: say so before SQLite answers "unable to open database file"."""
+    existing = path if path.exists() else next((p for p in path.parents if p.exists()), None)
+    if existing is None:
+        return
+    if os.statvfs(existing).f_flag & os.ST_RDONLY:
+        raise StorageError(ErrorCode.STORAGE_READ_ONLY, path, "is on a read-only file system")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise StorageError(ErrorCode.STORAGE_READ_ONLY, path, "the file is read-only")
+
+
 def _apply_schema(conn: sqlite3.Connection, schema: str,
                   migrate: Callable[[sqlite3.Connection], None] | None) -> None:
     """The whole schema (and ``migrate``) in one write transaction (``executescript`` commits as it goes)."""
@@ -193,7 +205,7 @@ def connect_read_only(path: Path | str, *, isolation_level: IsolationLevel = "DE
     """Open ``path`` without writing to it or beside it.
 
     ``mode=ro`` first; on a read-only directory a WAL database whose ``-shm`` file is gone (closed cleanly)
-    cannot be opened that way, and then no ``-wal`` content can exist either, so ``immutable=1`` reads it.
+    cannot be opened that way; when no ``-wal`` content exists either, ``immutable=1`` reads it.
     """
     uri = f"file:{Path(path)}?mode=ro"
     timeout = BUSY_TIMEOUT_MS / 1000
@@ -203,8 +215,9 @@ def connect_read_only(path: Path | str, *, isolation_level: IsolationLevel = "DE
         conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
         return conn
     except sqlite3.OperationalError as exc:
-        if "unable to open" not in str(exc) or Path(f"{path}-wal").exists():
-            raise
+        wal = Path(f"{path}-wal")
+        if "unable to open" not in str(exc) or (wal.exists() and wal.stat().st_size > 0):
+            raise  # rows waiting in a -wal file would be missed: say the file cannot be opened
     return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=timeout, isolation_level=isolation_level,
                            check_same_thread=check_same_thread)
 
@@ -252,6 +265,7 @@ def open_store(
                 conn.executescript(schema)
             return conn
         if not memory:
+            _check_writable(Path(path))
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(where, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=isolation_level,
                                check_same_thread=check_same_thread)
