@@ -49,6 +49,13 @@ def _environment(err: BaseException) -> str | None:
 def main() -> None:
     signals.install()
     try:
+        _main()
+    finally:
+        signals.done()
+
+
+def _main() -> None:
+    try:
         app()
     except CraftbtError as err:
         for problem in err.problems:

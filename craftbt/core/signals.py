@@ -60,6 +60,15 @@ def _handler(signum: int, frame: FrameType | None) -> None:
     os._exit(128 + signum)
 
 
+def done() -> None:
+    """The command has finished: a signal from now on would only turn its exit code into a death by signal."""
+    for signum in HANDLED:
+        try:
+            signal.signal(signum, signal.SIG_IGN)
+        except ValueError:
+            return
+
+
 def install() -> None:
     """Route SIGINT and SIGTERM through :class:`Cancelled` (main thread only; a no-op elsewhere)."""
     _received.clear()
