@@ -54,7 +54,7 @@ class PriorsStore:
             path = default_home() / "priors.sqlite"
         self.path = str(path)
         # busy timeout, WAL set once with retry, schema in one transaction: N processes may open it at once
-        self.db = open_store(self.path, SCHEMA, check_same_thread=False)
+        self.db = open_store(self.path, SCHEMA, check=True, check_same_thread=False)
         self._counts: dict[tuple[str, str, str], list[float]] = {}
         self._totals: dict[tuple[str, str], list[float]] = {}
         for planner, method, context, s, f in self.db.execute(

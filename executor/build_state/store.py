@@ -60,7 +60,7 @@ class BuildStore:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         # busy timeout, WAL set once with retry, schema in one transaction (craftbt.core.sqlite)
-        self.db = open_store(self.path, SCHEMA, synchronous="FULL", isolation_level=None)
+        self.db = open_store(self.path, SCHEMA, check=True, synchronous="FULL", isolation_level=None)
         self.db.row_factory = sqlite3.Row
         self.session = uuid.uuid4().hex[:12]
         self.listeners: list[Any] = []
