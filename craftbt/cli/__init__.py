@@ -17,10 +17,11 @@ def main() -> None:
     signals.install()
     try:
         from craftbt.cli.root import main as run_main
-    except signals.Cancelled as cancel:
+
+        run_main()
+    except signals.Cancelled as cancel:  # while the commands were still being imported
         print(f"interrupted by {cancel.name}: nothing was running", file=sys.stderr)
         sys.exit(cancel.exit_code)
-    run_main()
 
 
 def __getattr__(name: str) -> Any:

@@ -65,13 +65,13 @@ def _main() -> None:
         cancel = signals.last()
         if cancel is None or done.code not in (1, 130):
             raise  # no signal, or the command stopped cleanly on it by itself (``server start``: exit 0)
-        # typer turned our Cancelled into exit 130 on its way out: say what was stopped, exit 128 + signal
-        what = f"run {cancel.run_id} recorded as cancelled" if cancel.run_id else "nothing was running"
-        print(f"interrupted by {cancel.name}: {what}", file=sys.stderr)
-        sys.exit(cancel.exit_code)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+        _interrupted(cancel)  # typer turned our Cancelled into exit 130 on its way out
+    except KeyboardInterrupt as exc:  # raised before typer's own handling began
+        cancel = exc if isinstance(exc, signals.Cancelled) else signals.last()
+        if cancel is None:
+            print("interrupted", file=sys.stderr)
+            sys.exit(130)
+        _interrupted(cancel)
     except (OSError, sqlite3.Error, BodyError) as err:
         line = _environment(err)
         if line is None:
@@ -80,6 +80,13 @@ def _main() -> None:
         sys.exit(1)
     except Exception as err:  # a bug of ours: say so plainly, keep the traceback one variable away
         _bug(err)
+
+
+def _interrupted(cancel: signals.Cancelled) -> None:
+    """Say what the signal stopped; exit 128 + signal (130 SIGINT, 143 SIGTERM)."""
+    what = f"run {cancel.run_id} recorded as cancelled" if cancel.run_id else "nothing was running"
+    print(f"interrupted by {cancel.name}: {what}", file=sys.stderr)
+    sys.exit(cancel.exit_code)
 
 
 def _bug(err: BaseException) -> None:
