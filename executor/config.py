@@ -11,8 +11,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from craftbt.capabilities.spec import Permission
+from craftbt.capabilities.spec import Permission, command_name
 from craftbt.world.body import BlockPos, Position
+
+#: half the side of the box around the bot that fences an embedded world without declared bounds
+DEFAULT_FENCE_RADIUS = 64
 
 
 class Bounds(BaseModel):
@@ -57,10 +60,13 @@ class Bounds(BaseModel):
         )
 
 
-ALL_PERMISSIONS = frozenset(Permission)
+#: Everything but server commands: on a server where the bot is an operator a command is every power
+#: (``/op``, ``/kill @a``, ``/stop``), so only the explicit ``operator`` profile grants them.
+ALL_PERMISSIONS = frozenset(Permission) - {Permission.COMMAND}
 
 #: Permission profiles: a profile grants a set; a leaf needing anything else is refused.
 PROFILES: dict[str, frozenset[Permission]] = {
+    "operator": frozenset(Permission),
     "full": ALL_PERMISSIONS,
     "survival": ALL_PERMISSIONS - {Permission.REDSTONE},
     "builder": frozenset(
@@ -111,6 +117,9 @@ class ExecutorConfig(BaseModel):
     streams: int = Field(default=1, ge=1, le=3)
     preemption: bool = True
     allow_materialize: bool = False
+    #: server command names (``give``, ``time``; no slash) a tree may send, and only under a profile
+    #: that grants Permission.COMMAND; empty: none
+    allowed_commands: frozenset[str] = frozenset()
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -119,6 +128,43 @@ class ExecutorConfig(BaseModel):
             raise ValueError(f"unknown permission profile {self.profile!r}; known: {', '.join(sorted(PROFILES))}")
         return self
 
+    @model_validator(mode="after")
+    def _command_names(self) -> ExecutorConfig:
+        bad = sorted(c for c in self.allowed_commands if not c or c.startswith("/") or not c.isidentifier())
+        if bad:
+            raise ValueError(f"allowed command {bad[0]!r} is not a command name like 'give' (no slash)")
+        return self
+
     @property
     def granted(self) -> frozenset[Permission]:
         return PROFILES[self.profile]
+
+    def command_refusal(self, line: str) -> str | None:
+        """Why the server command ``line`` may not run (None: it may); names the command."""
+        name = command_name(line)
+        if name is None:
+            return None
+        if Permission.COMMAND not in self.granted:
+            return f"/{name}: profile {self.profile!r} does not grant the command permission (use --profile operator)"
+        if name not in self.allowed_commands:
+            allowed = ", ".join(sorted(self.allowed_commands)) or "none"
+            return f"/{name} is not on the command allowlist (allowed: {allowed}; add it with --allow-command {name})"
+        return None
+
+def scenario_fence(body: Any) -> Bounds:
+    """The embedded world's geofence: the scenario's declared bounds, else a box around the bot.
+
+    A real server has no such default: there the fence must be given, or world-changing leaves stay refused.
+    """
+    for holder in (body, getattr(body, "scenario", None), getattr(body, "world", None)):
+        raw = getattr(holder, "bounds", None) if holder is not None else None
+        if isinstance(raw, Bounds):
+            return raw
+        if isinstance(raw, dict):
+            return Bounds(**raw)
+        if isinstance(raw, tuple | list) and len(raw) == 2:
+            (a, b) = raw
+            return Bounds.parse(f"{a[0]},{a[1]},{a[2]}:{b[0]},{b[1]},{b[2]}")
+    p = body.position()
+    r = DEFAULT_FENCE_RADIUS
+    return Bounds(min_x=int(p.x) - r, min_y=-64, min_z=int(p.z) - r, max_x=int(p.x) + r, max_y=320, max_z=int(p.z) + r)

@@ -49,12 +49,12 @@ CREATE TABLE IF NOT EXISTS decisions (
 class PriorsStore:
     """Success counts per (planner, method, context), mirrored in memory for fast reads."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *, read_only: bool = False) -> None:
         if path is None:
             path = default_home() / "priors.sqlite"
         self.path = str(path)
         # busy timeout, WAL set once with retry, schema in one transaction: N processes may open it at once
-        self.db = open_store(self.path, SCHEMA, check=True, check_same_thread=False)
+        self.db = open_store(self.path, SCHEMA, read_only=read_only, check=not read_only, check_same_thread=False)
         self._counts: dict[tuple[str, str, str], list[float]] = {}
         self._totals: dict[tuple[str, str], list[float]] = {}
         for planner, method, context, s, f in self.db.execute(
@@ -162,6 +162,10 @@ class PriorsStore:
             item["disagreement"] = bool(item["disagreement"])
             out.append(item)
         return out
+
+    def routed_count(self) -> int:
+        """How many routing decisions the store holds (the disagreement rate's denominator)."""
+        return int(self.db.execute("SELECT COUNT(*) FROM decisions WHERE kind = 'route'").fetchone()[0])
 
     def disagreement_rate(self) -> float:
         """Router disagreement (seed 003 metric): how often routing overrode the historical best."""

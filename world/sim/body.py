@@ -262,6 +262,7 @@ class SimBody:
             inventory=pl.inventory.totals(),
             held_item=pl.held,
             window=self.open_window(),
+            biome=self.world.biome,
         )
 
     def position(self) -> Position:
@@ -593,6 +594,35 @@ class SimBody:
         if needs_floor and face is not Face.UP and not block.endswith(("torch", "lever", "_button")):
             raise _err(BodyErrorCode.NOT_PLACEABLE, f"{block} must be placed on top of a block")
         return states
+
+    def build_up(self, item: str) -> ActionHandle:
+        """Jump and place ``item`` in the cell the feet left (a pillar step): the player ends one block higher.
+
+        Sim only (the Body protocol has no jump); CraftScript's ``build_up`` uses it when a body offers it.
+        """
+        name = self._item(item)
+        w = self.world
+        feet = w.player.position.block()
+        if w.flags(feet.x, feet.y + 2, feet.z) & SOLID:
+            raise _err(BodyErrorCode.OCCUPIED, f"{w.name(feet.x, feet.y + 2, feet.z)} above the head: no room to jump")
+        self._require_items(name, 1)
+        if not self.md.has_block(name) or not self.md.block(name).solid:
+            raise _err(BodyErrorCode.NOT_PLACEABLE, f"{name} is not a solid block")
+        if not w.flags(*feet) & REPLACEABLE:
+            raise _err(BodyErrorCode.OCCUPIED, f"{w.name(*feet)} occupies {tuple(feet)}")
+
+        def apply() -> dict[str, Any]:
+            p = w.player.position
+            if w.flags(feet.x, feet.y + 2, feet.z) & SOLID:
+                raise _err(BodyErrorCode.OCCUPIED, "the cell above the head filled while jumping")
+            self._require_items(name, 1)
+            w.player.exhaust(0.05)  # a jump
+            w.player.position = Position(p.x, float(feet.y + 1), p.z)
+            w.player.inventory.remove(name, 1)
+            w.set_block(tuple(feet), make_state(name))  # type: ignore[arg-type]
+            return {"item": name, "pos": list(feet), "block": name}
+
+        return self._start(TimedHandle("build_up", self.now_ticks(), 6, apply))
 
     def _placed_states(
         self, block: str, target: tuple[int, int, int], face: Face
@@ -1089,6 +1119,10 @@ class SimBody:
             raise _err(BodyErrorCode.INVALID_ARGUMENT, "message must be a non-empty string")
         if len(message) > MAX_CHAT:
             raise _err(BodyErrorCode.INVALID_ARGUMENT, f"message is {len(message)} characters (max {MAX_CHAT})")
+        if message.startswith("/") and not self.world.player.operator:
+            # as on a server: a player who is not an operator gets no command (the console still does)
+            raise _err(BodyErrorCode.PERMISSION_DENIED,
+                       f"{self.name} is not a server operator: {message.split()[0]} refused")
         run = commands.parse(self, message) if message.startswith("/") else None
 
         def apply() -> dict[str, Any]:
@@ -1101,8 +1135,13 @@ class SimBody:
 
         return self._start(TimedHandle("chat", self.now_ticks(), 1, apply))
 
+    def chat_messages(self, since: int = 0) -> tuple[int, list[str]]:
+        """Chat and command lines since index ``since``; returns (next index, lines) like the real body."""
+        return len(self.chat_log), self.chat_log[since:]
+
     def run_command(self, command: str) -> str:
-        """Run an operator command right away (scenarios and tests); raises BodyError if it is bad."""
+        """Run a command as the server console right away (scenarios and tests; no operator rights needed);
+        raises BodyError if it is bad."""
         return commands.parse(self, command if command.startswith("/") else "/" + command)()
 
     def toss(self, item: str, count: int) -> ActionHandle:
@@ -1129,7 +1168,7 @@ class SimBody:
         return self.world.weather
 
     def is_operator(self) -> bool:
-        return True  # the embedded world runs every operator command (like a singleplayer world with cheats)
+        return self.world.player.operator  # only when the scenario says so (player.operator, /op)
 
     # -- operator helpers (not part of the protocol) ---------------------------------------------
     def give(self, item: str, count: int = 1) -> int:
