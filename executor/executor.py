@@ -11,11 +11,21 @@
    root is SUCCESS or FAILURE, a branch hangs, or the ``max_ticks`` budget is spent;
 4. a safety signal preempts the goal tree at a safe point with a fast-path
    capability; the goal tree resumes after it;
-5. the journal row, the golden-run report and the outcome are closed together.
+5. the golden-run report, then the journal row and the outcome are closed together
+   (the journal never says how a run ended before its report exists).
+
+Every way out of the loop closes the run: a body that disconnects (in any leaf,
+in the safety poll, in the clock) ends it ``escalated`` with
+``body_disconnected``; SIGINT/SIGTERM (:class:`~craftbt.core.signals.Cancelled`,
+any ``KeyboardInterrupt``) cancel the in-flight body action and end it
+``cancelled`` before the exception goes on; a bug ends it ``failure`` with an
+``internal_error`` decision before it goes on. What no handler catches (SIGKILL)
+is closed ``abandoned`` by the next process that opens the journal.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +38,7 @@ from pydantic import BaseModel, Field
 from craftbt.capabilities.behaviour import CapabilityBehaviour
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.registry import Registry
+from craftbt.capabilities.spec import ActionResult
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
 from craftbt.executor.backoff import BlockClass, classify, next_eligible_at
@@ -50,7 +61,7 @@ from craftbt.trees import model as m
 from craftbt.trees.build import DEFINITION_ATTR, build, release_blackboard_clients
 from craftbt.trees.dump import to_data
 from craftbt.trees.validate import validate_definition
-from craftbt.world.body import Body
+from craftbt.world.body import Body, BodyError, BodyErrorCode
 
 #: safety signals are sampled every 5 ticks (250 ms): rate-limited updates, edge-triggered (seed 003 SMI)
 SAFETY_POLL_TICKS = 5
@@ -241,8 +252,64 @@ class Executor:
             base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
             root.stop(Status.INVALID)
             return self._close(run, base, "blocked", wall_start)
-        status = self._loop(run, root, ctx, pipeline)
+        try:
+            status = self._loop(run, root, ctx, pipeline)
+        except BodyError as err:
+            if err.code is not BodyErrorCode.BODY_DISCONNECTED:
+                self._abort_run(run, root, pipeline, base, wall_start, "failure", "internal_error", err)
+                raise
+            status = self._disconnected(run, root, pipeline, err)
+        except KeyboardInterrupt as exc:  # SIGINT or SIGTERM (craftbt.core.signals.Cancelled)
+            self._abort_run(run, root, pipeline, base, wall_start, "cancelled", "cancelled", exc)
+            if hasattr(exc, "run_id"):
+                exc.run_id = run_id
+            raise
+        except Exception as exc:
+            self._abort_run(run, root, pipeline, base, wall_start, "failure", "internal_error", exc)
+            raise
         return self._close(run, base, status, wall_start)
+
+    def _close_steps(self, run: RunState, pipeline: Pipeline, code: str, detail: str) -> None:
+        """Close the journal step of every dispatch in flight with ``code`` (then stopping the tree closes none)."""
+        for sup in [*run.active, *([run.fast_path] if run.fast_path is not None else [])]:
+            if sup.step_id is not None:
+                pipeline.end_step(sup, ActionResult.failure(code, detail, retryable=False))
+
+    @staticmethod
+    def _stop_tree(root: py_trees.behaviour.Behaviour) -> None:
+        """Stop every running leaf (cancelling its body action); a dead body must not stop the cleanup."""
+        with contextlib.suppress(Exception):
+            root.stop(Status.INVALID)
+
+    def _disconnected(self, run: RunState, root: py_trees.behaviour.Behaviour, pipeline: Pipeline,
+                      err: BodyError) -> str:
+        """The body is gone (server down, bridge dead): the current step and the run end escalated."""
+        current = next(iter(run.active), None) or run.current
+        self._close_steps(run, pipeline, BodyErrorCode.BODY_DISCONNECTED.value, err.detail)
+        self._stop_tree(root)
+        escalation = Escalation(
+            run_id=run.run_id, node=current.name if current is not None else "executor",
+            capability=current.spec.key if current is not None else "", reason="body_disconnected",
+            code=BodyErrorCode.BODY_DISCONNECTED.value, detail=err.detail, attempts=1, tick=run.tick(),
+        )
+        run.escalations.append(escalation)
+        run.metrics.escalations += 1
+        run.decide("body_disconnected", node=escalation.node, capability=escalation.capability or None,
+                   detail={"detail": err.detail})
+        if self.on_escalation is not None:
+            self.on_escalation(escalation)
+        return "escalated"
+
+    def _abort_run(self, run: RunState, root: py_trees.behaviour.Behaviour, pipeline: Pipeline,
+                   base: RunOutcome, wall_start: float, status: str, reason: str, exc: BaseException) -> None:
+        """Close a run the loop left by an exception; a second failure while closing leaves the first in charge."""
+        detail = str(exc) or type(exc).__name__
+        with contextlib.suppress(Exception):
+            self._close_steps(run, pipeline, reason, detail)
+        self._stop_tree(root)
+        with contextlib.suppress(Exception):
+            run.decide(reason, detail={"detail": detail, "exception": type(exc).__name__})
+            self._close(run, base, status, wall_start)
 
     def _supervise(self, root: py_trees.behaviour.Behaviour, run: RunState, pipeline: Pipeline) -> list[Supervisor]:
         """Attach a supervisor to every capability leaf (the tree keeps its shape)."""
@@ -415,11 +482,20 @@ class Executor:
             definition, base_dir = self._executed
             summary["definition"] = to_data(definition)
             summary["base_dir"] = str(base_dir) if base_dir is not None else None
-        run.journal.end_run(run.run_id, status=status, sim_ticks=ticks, wall_ms=outcome.wall_ms, summary=summary)
-        self.recorder.finish_run(run.run_id, {"status": status, "ticks": ticks, "metrics": outcome.metrics,
-                                              "escalation": outcome.escalation,
-                                              "next_eligible_at": outcome.next_eligible_at})
-        if self.recorder.out_dir is not None:
+        # the report first: the journal must not say how the run ended while its report is missing
+        missing: OSError | None = None
+        try:
+            self.recorder.finish_run(run.run_id, {"status": status, "ticks": ticks, "metrics": outcome.metrics,
+                                                  "escalation": outcome.escalation,
+                                                  "next_eligible_at": outcome.next_eligible_at})
+        except OSError as exc:
+            missing = exc
+            summary["artefacts_missing"] = {"golden_report": str(self.recorder.out_dir),
+                                            "error": f"{type(exc).__name__}: {exc}"}
+        if self.recorder.out_dir is not None and missing is None:
             outcome.report_path = str(self.recorder.out_dir / f"{run.run_id}.json")
+        run.journal.end_run(run.run_id, status=status, sim_ticks=ticks, wall_ms=outcome.wall_ms, summary=summary)
         self.run_state = None
+        if missing is not None:
+            raise missing  # the CLI names the file and the cause (exit 1); the journal says what is missing
         return outcome

@@ -38,11 +38,16 @@ from typing import Any
 
 import orjson
 
+from craftbt.core import owner as owners
 from craftbt.core.home import default_home
+from craftbt.core.sqlite import open_store, storage_errors
 from craftbt.executor.digests import canonical_json
 
 #: a dispatch ended by the tree or by preemption, not by the capability: not an SLA failure
-NOT_AN_OUTCOME = frozenset({"interrupted", "safety_preempted_by_executor"})
+NOT_AN_OUTCOME = frozenset({"interrupted", "safety_preempted_by_executor", "abandoned", "cancelled"})
+#: how a run can end; ``running`` is the only status that is not terminal
+TERMINAL_STATUSES = frozenset({"success", "failure", "blocked", "escalated", "hung", "budget_exhausted",
+                               "cancelled", "abandoned"})
 
 SCHEMA_VERSION = 1
 #: rows written during ticks are committed together at most this long after the first (run ends commit at once)
@@ -71,7 +76,8 @@ CREATE TABLE IF NOT EXISTS runs (
     ended_at REAL,
     sim_ticks INTEGER,
     wall_ms REAL,
-    summary_json TEXT
+    summary_json TEXT,
+    owner TEXT
 );
 CREATE TABLE IF NOT EXISTS steps (
     step_id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -163,20 +169,23 @@ _DECISION = ("INSERT INTO decisions(run_id, ts, tick, node, capability, reason, 
 class Journal:
     """A connection to one journal file. Not shared across threads."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *, read_only: bool = False) -> None:
+        """Open (or create) the journal; ``read_only`` never writes and works on a read-only file or mount.
+
+        A writable open refuses a journal that fails SQLite's quick check, and marks ``abandoned`` the runs
+        left ``running`` by a process that is gone (see :meth:`close_abandoned`).
+        """
         self.path = Path(path) if path is not None else default_path()
-        if str(self.path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(self.path), isolation_level="DEFERRED")
+        self.read_only = read_only
+        self._conn = open_store(self.path, SCHEMA, read_only=read_only, check=not read_only, migrate=_migrate)
         self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute("PRAGMA busy_timeout=5000")
-        self._conn.executescript(SCHEMA)
-        self._conn.execute(
-            "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-        )
-        self._conn.commit()
+        if not read_only:
+            with storage_errors(self.path):
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+                )
+                self._conn.commit()
+                self.close_abandoned()
         self._last_commit = time.perf_counter()
         #: statement -> parameter rows not yet sent to SQLite, in recording order (see the module docstring)
         self._pending: dict[str, list[tuple[Any, ...]]] = {}
@@ -243,10 +252,11 @@ class Journal:
         self._actions.clear()
 
     def commit(self) -> None:
-        self._write_pending()
-        if self._conn.in_transaction:
-            self._conn.commit()
-            self._last_commit = time.perf_counter()
+        with storage_errors(self.path):
+            self._write_pending()
+            if self._conn.in_transaction:
+                self._conn.commit()
+                self._last_commit = time.perf_counter()
 
     def group_commit(self) -> None:
         """Commit if rows are waiting and ``GROUP_COMMIT_S`` has passed since the last commit (called per tick)."""
@@ -255,8 +265,39 @@ class Journal:
             self.commit()
 
     def close(self) -> None:
-        self.commit()
-        self._conn.close()
+        try:
+            if not self.read_only:
+                self.commit()
+        finally:
+            self._conn.close()
+
+    # -- runs whose process is gone ---------------------------------------------------
+    def close_abandoned(self) -> list[str]:
+        """Mark ``abandoned`` the runs still ``running`` whose owner process is gone, and close their open steps.
+
+        What no handler can catch (SIGKILL, power loss) leaves a run ``running``; the next process that opens
+        the journal for writing closes it here. Returns the run ids it closed.
+        """
+        rows = self._conn.execute("SELECT run_id, owner FROM runs WHERE status = 'running'").fetchall()
+        dead = [r["run_id"] for r in rows if owners.gone(r["owner"])]
+        if not dead:
+            return []
+        now = time.time()
+        with storage_errors(self.path):
+            self._conn.execute("BEGIN IMMEDIATE")
+            for run_id in dead:
+                # under the write lock: only a run still running is closed (another process may have been first)
+                self._conn.execute(
+                    "UPDATE runs SET status='abandoned', ended_at=?, summary_json=? WHERE run_id=? AND"
+                    " status='running'",
+                    (now, _json({"status": "abandoned", "reason": "the process that ran it is gone"
+                                 " (killed, crashed or powered off)"}), run_id))
+                self._conn.execute(
+                    "UPDATE steps SET ended_at=?, error_code='abandoned', error_detail=?"
+                    " WHERE run_id=? AND ended_at IS NULL",
+                    (now, "the process that ran this step is gone; its result is unknown", run_id))
+            self._conn.commit()
+        return dead
 
     # -- writes --------------------------------------------------------------------
     def begin_run(
@@ -279,24 +320,27 @@ class Journal:
     ) -> str:
         run_id = run_id or "run-" + uuid.uuid4().hex[:12]
         intent = intent or {}
-        self._conn.execute(
-            "INSERT INTO runs(run_id, task_id, intent_id, intent_json, plan_id, tree_name, tree_source,"
-            " expansion_digest, intent_resolution_digest, executor_plan_digest, body, seed, scenario, shadow,"
-            " certifiable, status, started_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
+        with storage_errors(self.path):
+            self._insert_run(
                 run_id, task_id, intent.get("id"), _json(intent), plan_id, tree_name, tree_source,
                 expansion_digest, intent_resolution_digest, executor_plan_digest, body, seed, scenario,
-                int(shadow), int(certifiable), "running", time.time(),
-            ),
-        )
+                int(shadow), int(certifiable), "running", time.time(), owners.current(),
+            )
         self.commit()
         return run_id
 
-    def end_run(self, run_id: str, *, status: str, sim_ticks: int, wall_ms: float, summary: dict[str, Any]) -> None:
+    def _insert_run(self, *row: Any) -> None:
         self._conn.execute(
-            "UPDATE runs SET status=?, ended_at=?, sim_ticks=?, wall_ms=?, summary_json=? WHERE run_id=?",
-            (status, time.time(), sim_ticks, wall_ms, _json(summary), run_id),
-        )
+            "INSERT INTO runs(run_id, task_id, intent_id, intent_json, plan_id, tree_name, tree_source,"
+            " expansion_digest, intent_resolution_digest, executor_plan_digest, body, seed, scenario, shadow,"
+            " certifiable, status, started_at, owner) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+
+    def end_run(self, run_id: str, *, status: str, sim_ticks: int, wall_ms: float, summary: dict[str, Any]) -> None:
+        with storage_errors(self.path):
+            self._conn.execute(
+                "UPDATE runs SET status=?, ended_at=?, sim_ticks=?, wall_ms=?, summary_json=? WHERE run_id=?",
+                (status, time.time(), sim_ticks, wall_ms, _json(summary), run_id),
+            )
         self.commit()
 
     def _buffer(self, sql: str, row: tuple[Any, ...]) -> None:
@@ -382,7 +426,7 @@ class Journal:
             " FROM runs r ORDER BY started_at DESC LIMIT ?",
             (limit,),
         ).fetchall()
-        return [_decode(dict(r)) for r in rows]
+        return [_run_view(_decode(dict(r))) for r in rows]
 
     def find_run(self, ref: str) -> dict[str, Any] | None:
         """A run by exact id, or by a unique id prefix."""
@@ -393,7 +437,7 @@ class Journal:
             if len(rows) != 1:
                 return None
             row = rows[0]
-        return _decode(dict(row))
+        return _run_view(_decode(dict(row)))
 
     def run_detail(self, run_id: str) -> dict[str, Any]:
         run = self.find_run(run_id)
@@ -441,7 +485,24 @@ class Journal:
         if since is not None:
             sql += " WHERE started_at >= ?"
             params.append(since)
-        return [_decode(dict(r)) for r in self._conn.execute(sql + " ORDER BY started_at", params)]
+        return [_run_view(_decode(dict(r))) for r in self._conn.execute(sql + " ORDER BY started_at", params)]
+
+
+def _run_view(row: dict[str, Any]) -> dict[str, Any]:
+    """A run as readers should see it: one left ``running`` by a process that is gone is ``abandoned``.
+
+    (A writable open records that; a read-only one, or a run whose process died since, only shows it.)
+    """
+    if row.get("status") == "running" and owners.gone(row.get("owner")):
+        row["status"] = "abandoned"
+    return row
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Columns a journal written by an older craftbt lacks."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    if "owner" not in columns:
+        conn.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
 
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
 from craftbt.core.home import default_home
+from craftbt.core.sqlite import open_store, storage_errors
 
 #: what other contexts' counts weigh in a context that has its own
 SHARED_WEIGHT = 0.2
@@ -49,16 +49,12 @@ CREATE TABLE IF NOT EXISTS decisions (
 class PriorsStore:
     """Success counts per (planner, method, context), mirrored in memory for fast reads."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *, read_only: bool = False) -> None:
         if path is None:
             path = default_home() / "priors.sqlite"
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.path = str(path)
-        self.db = sqlite3.connect(self.path, check_same_thread=False)
-        if self.path != ":memory:":
-            self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(SCHEMA)
+        # busy timeout, WAL set once with retry, schema in one transaction: N processes may open it at once
+        self.db = open_store(self.path, SCHEMA, read_only=read_only, check=not read_only, check_same_thread=False)
         self._counts: dict[tuple[str, str, str], list[float]] = {}
         self._totals: dict[tuple[str, str], list[float]] = {}
         for planner, method, context, s, f in self.db.execute(
@@ -80,13 +76,15 @@ class PriorsStore:
     # -- outcomes ------------------------------------------------------------------------------
     def record(self, planner: str, method: str, context: str, ok: bool, weight: float = 1.0) -> None:
         s, f = (weight, 0.0) if ok else (0.0, weight)
-        self.db.execute(
-            "INSERT INTO outcomes (planner, method, context, successes, failures, updated_at) VALUES (?,?,?,?,?,?)"
-            " ON CONFLICT (planner, method, context) DO UPDATE SET successes = successes + excluded.successes,"
-            " failures = failures + excluded.failures, updated_at = excluded.updated_at",
-            (planner, method, context, s, f, time.time()),
-        )
-        self.db.commit()
+        with storage_errors(self.path):
+            self.db.execute(
+                "INSERT INTO outcomes (planner, method, context, successes, failures, updated_at)"
+                " VALUES (?,?,?,?,?,?) ON CONFLICT (planner, method, context) DO UPDATE SET"
+                " successes = successes + excluded.successes, failures = failures + excluded.failures,"
+                " updated_at = excluded.updated_at",
+                (planner, method, context, s, f, time.time()),
+            )
+            self.db.commit()
         self._mirror(planner, method, context, s, f)
 
     def record_plan(self, planner: str, methods: list[str], context: str, ok: bool) -> None:
@@ -129,22 +127,25 @@ class PriorsStore:
                 continue
             self.record_plan(str(routing["planner"]), [str(m) for m in routing.get("methods", [])],
                              str(routing.get("context", "any/day")), status in SUCCESS)
-            self.db.execute("INSERT OR IGNORE INTO ingested (run_id, at) VALUES (?, ?)", (run_id, time.time()))
+            with storage_errors(self.path):
+                self.db.execute("INSERT OR IGNORE INTO ingested (run_id, at) VALUES (?, ?)", (run_id, time.time()))
             added += 1
-        self.db.commit()
+        with storage_errors(self.path):
+            self.db.commit()
         return added
 
     # -- decisions -------------------------------------------------------------------------------
     def record_decision(self, kind: str, detail: dict[str, Any], *, intent_id: str | None = None,
                         goal: str | None = None, chosen: str | None = None, method: str | None = None,
                         context: str | None = None, disagreement: bool = False) -> None:
-        self.db.execute(
-            "INSERT INTO decisions (at, kind, intent_id, goal, chosen, method, context, disagreement, detail_json)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            (time.time(), kind, intent_id, goal, chosen, method, context, int(disagreement),
-             json.dumps(detail, default=str, sort_keys=True)),
-        )
-        self.db.commit()
+        with storage_errors(self.path):
+            self.db.execute(
+                "INSERT INTO decisions (at, kind, intent_id, goal, chosen, method, context, disagreement,"
+                " detail_json) VALUES (?,?,?,?,?,?,?,?,?)",
+                (time.time(), kind, intent_id, goal, chosen, method, context, int(disagreement),
+                 json.dumps(detail, default=str, sort_keys=True)),
+            )
+            self.db.commit()
 
     def decisions(self, kind: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         sql = "SELECT id, at, kind, intent_id, goal, chosen, method, context, disagreement, detail_json FROM decisions"

@@ -625,6 +625,8 @@ def run_goal(
             return run
         if attempt == max_replans:
             break
+        if outcome.escalation and outcome.escalation.get("code") == "body_disconnected":
+            break  # no plan runs on a body that is gone: the caller reconnects or reports
         failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
         if repeated.note(failure):
             run.stopped = f"repeated_guard_failure: {failure.get('code')} failed more than twice"

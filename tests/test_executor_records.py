@@ -193,8 +193,9 @@ def test_journal_survives_sigkill_mid_run(tmp_path: Path) -> None:
     proc.wait()
     journal = Journal(path)
     rows = journal.decision_rows()
-    # every row committed before the last printed line is there; the run stays "running" (it never ended)
+    # every row committed before the last printed line is there; the run never ended, and its process is
+    # gone: the next open marks it abandoned
     assert len(rows) >= last + 1
     assert [r["tick"] for r in rows] == list(range(len(rows)))
-    assert journal.list_runs()[0]["status"] == "running"
+    assert journal.list_runs()[0]["status"] == "abandoned"
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -58,6 +58,17 @@ def test_public_names_are_exported_and_typed() -> None:
     for name in craftbt.__all__:
         assert hasattr(craftbt, name), name
     assert (Path(craftbt.__file__).parent / "py.typed").is_file()
+    assert set(craftbt._EXPORTS) == set(craftbt.__all__) - {"__version__"}
+
+
+def test_importing_a_low_layer_does_not_load_the_others() -> None:
+    """The CLI installs its signal handlers through craftbt.core before any command is imported."""
+    code = "import sys, craftbt.core.signals; print(sorted(m for m in sys.modules if m.startswith('craftbt.')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    loaded = done.stdout
+    assert "craftbt.core.signals" in loaded
+    for heavy in ("craftbt.executor", "craftbt.router", "craftbt.trees", "craftbt.world"):
+        assert f"'{heavy}" not in loaded, heavy
 
 
 def test_version_has_one_source() -> None:

@@ -26,14 +26,14 @@ from rich.tree import Tree as RichTree
 from craftbt.capabilities.default import default_registry
 from craftbt.cli.console import table_console
 from craftbt.cli.trees_cmds import capabilities_app
-from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.errors import CraftbtError, ErrorCode, Location
 from craftbt.core.home import default_home
 from craftbt.executor.config import PROFILES, Bounds, ExecutorConfig, scenario_fence
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage, promote
 from craftbt.executor.state import RunState
-from craftbt.world.body import Body
+from craftbt.world.body import Body, BodyError, BodyErrorCode
 
 STATUS_STYLE = {
     Status.SUCCESS: "[green]✓[/]",
@@ -83,7 +83,15 @@ def _make_body(
 
         # No geofence by default on a real server: world-changing leaves stay refused (fail-closed)
         # until the user passes --geofence.
-        real: Body = MineflayerBody.connect(host=host, port=port, username=username, version=version)
+        try:
+            real: Body = MineflayerBody.connect(host=host, port=port, username=username, version=version)
+        except BodyError as err:
+            if err.code not in (BodyErrorCode.BODY_DISCONNECTED, BodyErrorCode.TIMEOUT):
+                raise
+            raise CraftbtError.single(
+                ErrorCode.SERVER_UNREACHABLE, f"{err.detail}; is a server running there? (`craftbt server start"
+                f" --port {port}` starts one), or check --host and --port",
+                location=Location(file=f"{host}:{port}")) from None
         return real, None
     raise _err(f"--body {kind!r} is not one of sim, mineflayer")
 
@@ -231,9 +239,12 @@ def runs_cmd(
     limit: int = typer.Option(20, "--limit"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """List recent runs from the journal."""
-    journal = Journal()
-    rows = journal.list_runs(limit)
+    """List recent runs from the journal (read-only: works on a read-only copy)."""
+    journal = Journal(read_only=True)
+    try:
+        rows = journal.list_runs(limit)
+    finally:
+        journal.close()
     if as_json:
         typer.echo(json.dumps([{k: v for k, v in r.items() if k != "summary"} for r in rows], indent=2, default=str))
         return
@@ -247,12 +258,14 @@ def runs_cmd(
 
 def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)"),
              as_json: bool = typer.Option(False, "--json")) -> None:
-    """Print one run: provenance, steps with verdicts, decisions."""
-    journal = Journal()
+    """Print one run: provenance, steps with verdicts, decisions (read-only)."""
+    journal = Journal(read_only=True)
     try:
         detail = journal.run_detail(run_id)
     except KeyError:
         raise _err(f"no run {run_id!r} in {journal.path}", ErrorCode.FILE_NOT_FOUND) from None
+    finally:
+        journal.close()
     if as_json:
         typer.echo(json.dumps(detail, indent=2, default=str))
         return
@@ -264,7 +277,7 @@ def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)
     steps = Table("#", "node", "capability", "attempt", "ok", "verdict", "ms", "ttfa", "error", title="steps")
     for s in detail["steps"]:
         steps.add_row(str(s["step_id"]), s["node"], f"{s['capability']}@{s['version']}"
-                      + (" (shadow)" if s["shadow"] else ""), str(s["attempt"]), "✓" if s["ok"] else "✗",
+                      + (" (shadow)" if s["shadow"] else ""), str(s["attempt"]), _step_mark(s["ok"]),
                       s["verdict"] or "", f"{s['duration_ms'] or 0:.0f}",
                       "" if s["ttfa_ms"] is None else f"{s['ttfa_ms']:.0f}", s["error_code"] or "")
     console.print(steps)
@@ -282,6 +295,11 @@ def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)
         console.print(dec)
 
 
+def _step_mark(ok: int | None) -> str:
+    """✓, ✗, or ? for a step with no result (its process was killed): unknown is not a failure."""
+    return "?" if ok is None else "✓" if ok else "✗"
+
+
 def sla_cmd(
     since: str | None = typer.Option(None, "--since", help="Only runs started in the last 30m / 2h / 7d"),
     capability: str | None = typer.Option(None, "--capability", help="NAME or NAME@VERSION"),
@@ -294,7 +312,7 @@ def sla_cmd(
 
     if fmt not in ("table", "json", "html"):
         raise _err(f"--format {fmt!r} is not one of table, json, html")
-    report = build_report(Journal(), since=_since(since), capability=capability, last_n=last_failures)
+    report = build_report(Journal(read_only=True), since=_since(since), capability=capability, last_n=last_failures)
     report["router"] = _router_metrics()
     if fmt == "table":
         text = None
@@ -320,8 +338,11 @@ def _router_metrics() -> dict[str, Any]:
         return {"disagreement_rate": None, "routed": 0}
     from craftbt.router.priors import PriorsStore
 
-    priors = PriorsStore(path)
-    return {"disagreement_rate": priors.disagreement_rate(), "routed": priors.routed_count()}
+    priors = PriorsStore(path, read_only=True)  # sla only reads: it works on a read-only copy
+    try:
+        return {"disagreement_rate": priors.disagreement_rate(), "routed": priors.routed_count()}
+    finally:
+        priors.close()
 
 
 lifecycle_app = typer.Typer(help="Capability lifecycle: shadow, active, retired, revoked; canary promotion.",

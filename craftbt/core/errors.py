@@ -32,6 +32,14 @@ class ErrorCode(StrEnum):
     INVALID_ARGUMENT = "invalid_argument"
     CONVERSION_ERROR = "conversion_error"
     PLUGIN_ERROR = "plugin_error"
+    # faults of the environment (exit 1, never "a craftbt bug"): craftbt.core.sqlite, the bodies
+    STORAGE_CORRUPT = "storage_corrupt"
+    STORAGE_READ_ONLY = "storage_read_only"
+    DISK_FULL = "disk_full"
+    STORAGE_UNAVAILABLE = "storage_unavailable"
+    STORAGE_BUSY = "storage_busy"
+    SERVER_UNREACHABLE = "server_unreachable"
+    BODY_DISCONNECTED = "body_disconnected"
 
 
 @dataclass

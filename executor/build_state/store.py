@@ -27,6 +27,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from craftbt.core.sqlite import open_store
 from craftbt.executor.build_state.models import BuildCheckpoint, BuildMetadata, BuildStatus
 
 SCHEMA = """
@@ -66,12 +67,9 @@ def _j(value: Any) -> str:
 class BuildStore:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
+        # busy timeout, WAL set once with retry, schema in one transaction (craftbt.core.sqlite)
+        self.db = open_store(self.path, SCHEMA, check=True, synchronous="FULL", isolation_level=None)
         self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.executescript(SCHEMA)
         self.session = uuid.uuid4().hex[:12]
         self.listeners: list[Any] = []
 

@@ -71,7 +71,29 @@ let nextBotId = 1
 
 // -- module setup --------------------------------------------------------------
 
+// -- the parent's death ends this process ----------------------------------------
+// JSPyBridge's Node is a plain child of Python: a Python killed by SIGKILL runs no atexit
+// handler, and the orphan kept its bots on the server. When Python goes, the bridge's stdin
+// ends and our parent pid changes; either one makes every bot leave the server, then exit.
+let watchingParent = false
+function leaveAndExit (why) {
+  for (const id of Array.from(bots.keys())) {
+    try { quit(id, `craftbt: ${why}`) } catch (e) {}
+  }
+  setTimeout(() => process.exit(0), 500) // long enough for the quit packets to leave
+}
+function watchParent () {
+  if (watchingParent) return
+  watchingParent = true
+  const parent = process.ppid
+  process.stdin.on('end', () => leaveAndExit('the Python side closed the bridge'))
+  setInterval(() => {
+    if (process.ppid !== parent) leaveAndExit('the Python process is gone')
+  }, 500).unref()
+}
+
 function init (nodeModules) {
+  watchParent()
   NODE_MODULES = nodeModules || null
   const versions = {}
   for (const name of ['mineflayer', 'mineflayer-pathfinder']) {

@@ -5,13 +5,17 @@ a settings file generated into a private temporary directory that also holds
 its world and its log. :meth:`FlyingSquid.start` returns once the server has
 printed its ready line (listening and plugins loaded), never after a fixed
 sleep; the process is killed when :meth:`FlyingSquid.stop` runs, when the
-object is collected, or when the interpreter exits.
+object is collected, or when the interpreter exits, and it stops itself when
+its parent is gone (``squid_server.js`` watches its parent pid, so a SIGKILLed
+craftbt leaves no server behind). A temporary directory the server made for
+itself is removed when it stops, whichever way.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -73,14 +77,16 @@ def port_accepts(host: str, port: int, timeout_s: float = 0.5) -> bool:
         return False
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Finalizer: the launcher runs in its own session, so its group id is its pid."""
+def _kill_group(proc: subprocess.Popen[bytes], remove: Path | None = None) -> None:
+    """Finalizer: the launcher runs in its own session, so its group id is its pid; then its temporary dir goes."""
     if proc.poll() is None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             proc.kill()
         proc.wait(timeout=5)
+    if remove is not None:
+        shutil.rmtree(remove, ignore_errors=True)
 
 
 class FlyingSquid:
@@ -117,6 +123,8 @@ class FlyingSquid:
         self.game_mode = game_mode
         self.everybody_op = everybody_op
         self.view_distance = view_distance
+        #: a directory we made is ours to remove when the server stops; one the caller gave stays
+        self._owns_workdir = workdir is None
         self.workdir = workdir or Path(tempfile.mkdtemp(prefix="craftbt-squid-"))
         self.log_path = self.workdir / "server.log"
         self._proc: subprocess.Popen[bytes] | None = None
@@ -164,6 +172,7 @@ class FlyingSquid:
             except ServerError as err:
                 in_use = "EADDRINUSE" in err.detail
                 if not in_use or attempt == attempts - 1:
+                    self.cleanup()  # the log tail is in the error already
                     raise
         raise AssertionError("unreachable")
 
@@ -180,9 +189,10 @@ class FlyingSquid:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                env={**os.environ, "CI": "1"},
+                env={**os.environ, "CI": "1",
+                     **({"CRAFTBT_SQUID_REMOVE_DIR": str(self.workdir)} if self._owns_workdir else {})},
             )
-        self._finalizer = weakref.finalize(self, _kill_group, self._proc)
+        self._finalizer = weakref.finalize(self, _kill_group, self._proc, self._removable())
         self._wait_ready(timeout_s)
 
     def _wait_ready(self, timeout_s: float) -> None:
@@ -199,14 +209,18 @@ class FlyingSquid:
                     f"flying-squid exited with {code} before it was ready; log:\n{self.log_tail()}",
                 )
             time.sleep(0.05)
+        tail = self.log_tail()  # before stop() removes the directory that holds the log
         self.stop()
         raise ServerError(
             ServerErrorCode.START_TIMEOUT,
-            f"flying-squid not ready on {self.host}:{self.port} after {timeout_s:.0f}s; log:\n{self.log_tail()}",
+            f"flying-squid not ready on {self.host}:{self.port} after {timeout_s:.0f}s; log:\n{tail}",
         )
 
+    def _removable(self) -> Path | None:
+        return self.workdir if self._owns_workdir else None
+
     def stop(self, timeout_s: float = 5.0) -> None:
-        """Stop the server: SIGTERM (players are kicked), then SIGKILL after ``timeout_s``."""
+        """Stop the server: SIGTERM (players are kicked), then SIGKILL after ``timeout_s``; remove its temp dir."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
@@ -220,14 +234,22 @@ class FlyingSquid:
                 pass
         if self._finalizer is not None:
             self._finalizer.detach()
+        self.cleanup()
 
     def kill(self) -> None:
-        """Stop abruptly, as a crash or a lost network would."""
+        """Stop abruptly, as a crash or a lost network would (the temp dir goes too)."""
         proc, self._proc = self._proc, None
         if proc is not None:
             _kill_group(proc)
         if self._finalizer is not None:
             self._finalizer.detach()
+        self.cleanup()
+
+    def cleanup(self) -> None:
+        """Remove the temporary directory this server made for itself (never one the caller gave)."""
+        removable = self._removable()
+        if removable is not None and not self.running:
+            shutil.rmtree(removable, ignore_errors=True)
 
     @property
     def running(self) -> bool:

@@ -25,6 +25,21 @@ function shutdown () {
 }
 process.on('SIGTERM', shutdown)
 process.on('SIGINT', shutdown)
+
+// The server runs in its own session (so Ctrl-C in a terminal reaches only craftbt, which stops it
+// in order); a parent killed by SIGKILL can stop nothing, so the server stops itself when its
+// parent pid changes, and removes its private directory when server.py says it owns it.
+const parent = process.ppid
+setInterval(() => {
+  if (process.ppid === parent) return
+  const owned = process.env.CRAFTBT_SQUID_REMOVE_DIR
+  if (owned) {
+    process.on('exit', () => {
+      try { fs.rmSync(owned, { recursive: true, force: true }) } catch (e) {}
+    })
+  }
+  shutdown()
+}, 500).unref()
 process.on('unhandledRejection', (err) => {
   console.log(`CRAFTBT_SQUID_UNHANDLED ${err && err.stack}`)
 })
