@@ -41,7 +41,7 @@ def test_a_failed_leaf_is_red_and_the_ones_it_stopped_stay_grey(home: Path, tmp_
     tree.write_text(
         "tree: two_steps\nversion: 1\nroot:\n  sequence:\n    name: both\n    children:\n"
         "      - leaf: chat\n        name: hello\n        args: {message: hi}\n"
-        "      - leaf: craft_recipe\n        name: impossible\n        args: {recipe: diamond_pickaxe, qty: 1}\n"
+        "      - leaf: move_to\n        name: impossible\n        args: {pos: {x: 5000, y: 64, z: 5000}}\n"
         "      - leaf: chat\n        name: never\n        args: {message: unreachable}\n",
         encoding="utf-8",
     )

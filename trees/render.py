@@ -89,7 +89,8 @@ def relabel(root: py_trees.behaviour.Behaviour) -> py_trees.behaviour.Behaviour:
 
 
 #: DOT syntax characters in a label -> a look-alike that draws the same and means nothing to Graphviz
-DOT_SAFE = str.maketrans({'"': "\u2033", "\\": "\u2216", "<": "\u2039", ">": "\u203a"})
+#: ``:`` too: pydot reads ``name:port`` in a node id, which cut a leaf with dict args in two
+DOT_SAFE = str.maketrans({'"': "\u2033", "\\": "\u2216", "<": "\u2039", ">": "\u203a", ":": "\u2236"})
 
 
 def rename_all(root: py_trees.behaviour.Behaviour, how: Any) -> None:
