@@ -28,7 +28,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from craftbt.capabilities.structures import Anchor, Cell, Facing, ModuleSpec, Placement
@@ -245,18 +244,7 @@ def parse_template(
     text: str, file: str | None = None, *, known_blocks: frozenset[str] | None = None
 ) -> StructureTemplate:
     """Parse and check a template; raises one CraftbtError with every problem found."""
-    try:
-        node, data = compose_and_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise CraftbtError(
-            _problem(
-                file,
-                f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
-                code=ErrorCode.PARSE_ERROR,
-                line=mark.line + 1 if mark is not None else None,
-            )
-        ) from None
+    node, data = compose_and_load(text, file)  # depth, duplicate keys, finite numbers: parse_error
     if not isinstance(data, dict):
         raise CraftbtError(
             _problem(

@@ -31,6 +31,14 @@ class ErrorCode(StrEnum):
     INVALID_ARGUMENT = "invalid_argument"
     CONVERSION_ERROR = "conversion_error"
     PLUGIN_ERROR = "plugin_error"
+    #: a file that is not a readable regular UTF-8 file (craftbt.core.inputs)
+    INPUT_ERROR = "input_error"
+    #: an output path that cannot or must not be written (craftbt.core.outputs)
+    OUTPUT_ERROR = "output_error"
+    #: the environment is broken: a corrupt database or state file under CRAFTBT_HOME, a body that cannot connect
+    ENVIRONMENT_ERROR = "environment_error"
+    #: a size, volume or count beyond what craftbt will take on
+    LIMIT_EXCEEDED = "limit_exceeded"
 
 
 @dataclass
