@@ -99,7 +99,7 @@ class Registry:
         ordered = self._sorted(name)[1]
         if pin is None:
             return ordered[0]
-        if pin.isdigit():
+        if pin.isascii() and pin.isdigit() and len(pin) <= 9:  # "²".isdigit() is True, int("²") raises
             for spec in ordered:
                 if spec.major == int(pin):
                     return spec

@@ -168,8 +168,8 @@ def check_yaml_depth(text: str, file: str | None = None, *, max_depth: int = MAX
                     raise _parse_error(file, f"nested deeper than {max_depth} levels", event.start_mark)
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-    except yaml.YAMLError as err:
-        raise _yaml_error(file, err) from None
+    except yaml.YAMLError:
+        return  # a syntax error: the composer meets it at the same place and reports it in the caller's words
     finally:
         loader.dispose()
 

@@ -21,9 +21,9 @@ from craftbt.core.yamlpos import compose_and_load, line_of
 from craftbt.world.body import BodyError, Position
 from craftbt.world.mcdata import McData, UnknownName, load
 from craftbt.world.scenarios.schema import BORDER, Scenario
-from craftbt.world.sim.flags import MAX_Y, MIN_Y
 from craftbt.world.sim.body import SimBody
 from craftbt.world.sim.commands import parse_block
+from craftbt.world.sim.flags import MAX_Y, MIN_Y
 from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
 from craftbt.world.sim.mobs import explode
 from craftbt.world.sim.starter import find_spawn, make_starter

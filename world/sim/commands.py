@@ -26,7 +26,7 @@ TIME_NAMES = {"day": 1000, "noon": 6000, "sunset": 12000, "night": 13000, "midni
 MAX_FILL = 32768  # vanilla's /fill limit
 SUPPORTED_EFFECTS = ("hunger",)
 _BLOCK_RE = re.compile(r"^(?:minecraft:)?([a-z0-9_]+)(?:\[(.*)\])?$")
-#: Numbers as commands take them: ASCII digits only (``str.isdigit`` admits ``²``, ``int`` admits ``１２``).
+#: Numbers as commands take them: ASCII digits only (``str.isdigit`` admits ``²``, ``int`` admits fullwidth digits).
 _INT_RE = re.compile(r"^[0-9]{1,9}$", re.ASCII)
 _COORD_RE = re.compile(r"^[+-]?(?:[0-9]{1,9}(?:\.[0-9]{0,9})?|\.[0-9]{1,9})$", re.ASCII)
 _STATE_RE = re.compile(r"^[a-z_]{1,32}$", re.ASCII)
