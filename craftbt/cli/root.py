@@ -9,6 +9,7 @@ the exit code.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sqlite3
@@ -41,10 +42,8 @@ def _printable_streams() -> None:
     gets an escape instead of a crash."""
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
-            try:
+            with contextlib.suppress(ValueError, OSError):  # a closed or unusual stream: leave it alone
                 stream.reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):  # a closed or unusual stream: leave it alone
-                pass
 
 
 def _report(err: CraftbtError) -> None:
