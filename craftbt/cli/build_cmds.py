@@ -27,12 +27,15 @@ from rich.table import Table
 from craftbt.capabilities.structures import Facing
 from craftbt.cli.console import table_console
 from craftbt.cli.numbers import parse_ascii_int, port_int, seed_int
-from craftbt.core.errors import CraftbtError, ErrorCode
-from craftbt.world.body import BlockPos, Body
+from craftbt.core.errors import CraftbtError, ErrorCode, Location
+from craftbt.core.inputs import read_bytes
+from craftbt.world.body import BlockPos, Body, BodyError
 
 DEFAULT_STATE = Path(".craftbt/build")
 WORLD_FILE = "world.snap"
 DB_FILE = "build.sqlite"
+#: a world snapshot larger than this is not one craftbt wrote
+MAX_SNAPSHOT_BYTES = 1 << 30
 
 
 def _err(message: str, expected: str | None = None) -> CraftbtError:
@@ -69,9 +72,17 @@ def sim_body(state: Path, seed: int, scenario: Path | None) -> tuple[Any, bool]:
     """The embedded world: the state directory's snapshot if there is one, else a new world. (body, fresh)"""
     snap = state / WORLD_FILE
     if snap.exists():
-        from craftbt.world.sim.snapshot import load_file
+        from craftbt.world.sim.snapshot import loads
 
-        return load_file(snap), False
+        data = read_bytes(snap, what="world snapshot", max_bytes=MAX_SNAPSHOT_BYTES)
+        try:
+            return loads(data), False
+        except Exception as exc:  # anything a damaged or foreign file makes the decoder raise
+            raise CraftbtError.single(
+                ErrorCode.ENVIRONMENT_ERROR, f"the world snapshot {str(snap)!r} cannot be loaded: {exc}",
+                location=Location(str(snap)),
+                expected="a snapshot written by craftbt build; move it away (with build.sqlite) to start over",
+            ) from None
     if scenario is not None:
         from craftbt.world.scenarios.loader import load_scenario
 
@@ -120,7 +131,13 @@ def run_build(
         if mineflayer_body is None:
             from craftbt.world.mineflayer.body import DEFAULT_VERSION, MineflayerBody
 
-            body = owned = MineflayerBody.connect(host, port, username, version=version or DEFAULT_VERSION)
+            try:
+                body = owned = MineflayerBody.connect(host, port, username, version=version or DEFAULT_VERSION)
+            except BodyError as err:  # the server, not the template: name the endpoint
+                raise CraftbtError.single(
+                    ErrorCode.ENVIRONMENT_ERROR,
+                    f"cannot connect to {host}:{port} (version {version or DEFAULT_VERSION}): {err.detail.splitlines()[0][:300] if err.detail else err.code.value}",
+                    expected="a reachable server (craftbt server start)") from None
         else:
             body = mineflayer_body
     else:

@@ -22,6 +22,7 @@ import typer
 from craftbt.cli import build_cmds, plan_cmds, run_cmds, server_cmds, trees_cmds
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
+from craftbt.core.inputs import os_reason
 
 app = typer.Typer(
     name="craftbt",
@@ -80,8 +81,7 @@ def run(argv: list[str] | None = None) -> int:
     except OSError as err:  # the environment: a full disk, a read-only home, a path that cannot be made
         _debug_traceback()
         where = f" {err.filename!r}" if err.filename else ""
-        _report(CraftbtError.single(ErrorCode.ENVIRONMENT_ERROR,
-                                    f"cannot use{where}: {err.strerror or type(err).__name__}"))
+        _report(CraftbtError.single(ErrorCode.ENVIRONMENT_ERROR, f"cannot use{where}: {os_reason(err)}"))
         return 1
     except Exception as err:  # a bug of ours: say so plainly, keep the traceback one variable away
         _debug_traceback()

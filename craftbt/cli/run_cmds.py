@@ -36,7 +36,7 @@ from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage, promote
 from craftbt.executor.state import RunState
-from craftbt.world.body import Body
+from craftbt.world.body import Body, BodyError
 
 STATUS_STYLE = {
     Status.SUCCESS: "[green]✓[/]",
@@ -61,6 +61,11 @@ _EPOCH = re.compile(r"[0-9]{1,12}(\.[0-9]{1,9})?", re.ASCII)
 #: ``show`` takes a run id or a prefix of one; ``sla --capability`` a name with an optional version pin.
 _RUN_REF = re.compile(r"[A-Za-z0-9.:_-]{1,128}", re.ASCII)
 _CAP_REF = re.compile(r"[a-z][a-z0-9_]{0,63}(@[0-9]{1,9}(\.[0-9]{1,9}){0,2})?", re.ASCII)
+
+
+def _first_line(text: str) -> str:
+    """A body's error detail without the JavaScript stack a bridge failure carries."""
+    return (text.splitlines() or [""])[0][:300]
 
 
 def _since(text: str | None) -> float | None:
@@ -104,7 +109,11 @@ def _make_body(
 
         # No geofence by default on a real server: world-changing leaves stay refused (fail-closed)
         # until the user passes --geofence.
-        real: Body = MineflayerBody.connect(host=host, port=port, username=username, version=version)
+        try:
+            real: Body = MineflayerBody.connect(host=host, port=port, username=username, version=version)
+        except BodyError as err:  # the server, not the user's tree: name the endpoint
+            raise _err(f"cannot connect to {host}:{port} (version {version}, as {username!r}): {_first_line(err.detail)}",
+                       ErrorCode.ENVIRONMENT_ERROR, expected="a reachable server (craftbt server start)") from None
         return real, None
     raise _err(f"--body {kind!r} is not one of sim, mineflayer")
 

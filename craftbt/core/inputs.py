@@ -43,6 +43,7 @@ _WHY = {
     errno.EISDIR: "it is a directory",
     errno.EROFS: "the file system is read-only",
     errno.ENOSPC: "no space left on the device",
+    errno.EEXIST: "something that is not a directory is in the way",
 }
 
 
