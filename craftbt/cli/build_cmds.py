@@ -136,7 +136,8 @@ def run_build(
             except BodyError as err:  # the server, not the template: name the endpoint
                 raise CraftbtError.single(
                     ErrorCode.ENVIRONMENT_ERROR,
-                    f"cannot connect to {host}:{port} (version {version or DEFAULT_VERSION}): {err.detail.splitlines()[0][:300] if err.detail else err.code.value}",
+                    f"cannot connect to {host}:{port} (version {version or DEFAULT_VERSION}): "
+                    + (err.detail.splitlines() or [err.code.value])[0][:300],
                     expected="a reachable server (craftbt server start)") from None
         else:
             body = mineflayer_body

@@ -112,7 +112,8 @@ def _make_body(
         try:
             real: Body = MineflayerBody.connect(host=host, port=port, username=username, version=version)
         except BodyError as err:  # the server, not the user's tree: name the endpoint
-            raise _err(f"cannot connect to {host}:{port} (version {version}, as {username!r}): {_first_line(err.detail)}",
+            raise _err(f"cannot connect to {host}:{port} (version {version}, as {username!r}): "
+                       f"{_first_line(err.detail)}",
                        ErrorCode.ENVIRONMENT_ERROR, expected="a reachable server (craftbt server start)") from None
         return real, None
     raise _err(f"--body {kind!r} is not one of sim, mineflayer")
