@@ -17,6 +17,7 @@ from craftbt.capabilities.default import default_registry
 from craftbt.cli.console import table_console
 from craftbt.cli.numbers import seed_int
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.inputs import is_dir
 from craftbt.core.outputs import check_output, write_output
 from craftbt.router.priors import PriorsStore
 
@@ -86,7 +87,7 @@ def gate_cmd(
     from craftbt.router.gate import TESTS, run_gate
     from craftbt.router.router import default_planners
 
-    if tests is not None and not tests.is_dir():
+    if tests is not None and not is_dir(tests):
         raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND, f"--tests {str(tests)!r} is not a directory",
                                   expected="the directory holding the acceptance tests")
     report = run_gate(default_registry(), default_planners(), tests=tests or TESTS)

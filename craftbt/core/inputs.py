@@ -76,6 +76,14 @@ def os_error(path: str | Path, err: OSError, *, what: str = "file", writing: boo
     return input_error(path, f"cannot {verb} {what} {str(path)!r}: {os_reason(err)}", code=code)
 
 
+def is_dir(path: str | Path) -> bool:
+    """Whether ``path`` is a directory; a path that cannot even be looked at (too long, a NUL) is not."""
+    try:
+        return os.path.isdir(path)
+    except (OSError, ValueError):
+        return False
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a directory"
