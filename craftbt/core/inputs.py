@@ -31,6 +31,7 @@ MAX_DEPTH = 100
 MAX_VALUES = 200_000
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _WHY = {
@@ -214,6 +215,18 @@ def _check_nodes(root: yaml.Node, file: str | None) -> None:
                 stack.append(value_node)
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
+        elif node.tag == _FLOAT_TAG and not _finite(node.value):
+            raise CraftbtError.single(
+                ErrorCode.PARSE_ERROR, f"non-finite number {node.value!r}",
+                location=Location(file, node.start_mark.line + 1, node.start_mark.column + 1),
+                expected="a finite number")
+
+
+def _finite(text: str) -> bool:
+    try:
+        return math.isfinite(float(text.replace("_", "")))
+    except ValueError:  # .nan, .inf and their spellings
+        return False
 
 
 def load_yaml(text: str, file: str | Path | None = None, *, max_depth: int = MAX_DEPTH) -> tuple[Any, Any]:

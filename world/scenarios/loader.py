@@ -70,7 +70,15 @@ def _expected(err: Any) -> str | None:
     ctx = err.get("ctx") or {}
     if "expected" in ctx:
         return str(ctx["expected"])
+    bounds = [f"{sign} {ctx[key]}" for key, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<"))
+              if key in ctx]
+    if bounds:
+        return " and ".join(bounds)
     kind = str(err.get("type", ""))
+    if kind in ("value_error", "assertion_error"):
+        return None  # the message says it all
+    if kind == "string_pattern_mismatch":
+        return "a plain name: lowercase letters, digits and _ (a layer takes no [block state])"
     if kind == "extra_forbidden":
         return "no such field"
     if kind == "missing":
