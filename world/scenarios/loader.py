@@ -45,10 +45,10 @@ def parse_scenario(text: str, file: str | None = None, md: McData | None = None)
     """Parse and validate scenario text (YAML or JSON); raises CraftbtError(invalid_scenario)."""
     try:
         node, data = compose_and_load(text, file)  # depth, duplicate keys, finite numbers
-    except CraftbtError as err:
-        for p in err.problems:
+    except CraftbtError as bad:
+        for p in bad.problems:
             p.code = ErrorCode.INVALID_SCENARIO  # the scenario's one code, located where YAML says
-        raise
+        raise CraftbtError(bad.problems) from None
     if not isinstance(data, dict):
         raise CraftbtError(_problem(file, f"a scenario must be a mapping, got {type(data).__name__}",
                                     expected="a mapping with at least 'name'"))
