@@ -86,7 +86,11 @@ class Intent(BaseModel):
 
 def parse_goal(text: str) -> Goal:
     """``"obtain iron_pickaxe"``, ``"mine 3 oak_log"``, ``"get 12x oak_planks"`` -> :class:`Goal`."""
-    match = _GOAL.match(text.lower()) if len(text) <= MAX_GOAL_LENGTH and text.isascii() else None
+    if len(text) > MAX_GOAL_LENGTH:
+        raise CraftbtError.single(
+            ErrorCode.LIMIT_EXCEEDED, f"goal {text[:40]!r}... is {len(text)} characters long",
+            expected=f"at most {MAX_GOAL_LENGTH}: '<verb> [count] <target>', e.g. 'mine 3 oak_log'")
+    match = _GOAL.match(text.lower()) if text.isascii() else None
     if not match:
         raise CraftbtError.single(
             ErrorCode.INVALID_ARGUMENT,
