@@ -14,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from craftbt.capabilities.spec import Permission
 from craftbt.world.body import BlockPos, Position
 
+#: half the side of the box around the bot that fences an embedded world without declared bounds
+DEFAULT_FENCE_RADIUS = 64
+
 
 class Bounds(BaseModel):
     """An axis-aligned box of block coordinates, inclusive on both ends."""
@@ -122,3 +125,22 @@ class ExecutorConfig(BaseModel):
     @property
     def granted(self) -> frozenset[Permission]:
         return PROFILES[self.profile]
+
+
+def scenario_fence(body: Any) -> Bounds:
+    """The embedded world's geofence: the scenario's declared bounds, else a box around the bot.
+
+    A real server has no such default: there the fence must be given, or world-changing leaves stay refused.
+    """
+    for holder in (body, getattr(body, "scenario", None), getattr(body, "world", None)):
+        raw = getattr(holder, "bounds", None) if holder is not None else None
+        if isinstance(raw, Bounds):
+            return raw
+        if isinstance(raw, dict):
+            return Bounds(**raw)
+        if isinstance(raw, tuple | list) and len(raw) == 2:
+            (a, b) = raw
+            return Bounds.parse(f"{a[0]},{a[1]},{a[2]}:{b[0]},{b[1]},{b[2]}")
+    p = body.position()
+    r = DEFAULT_FENCE_RADIUS
+    return Bounds(min_x=int(p.x) - r, min_y=-64, min_z=int(p.z) - r, max_x=int(p.x) + r, max_y=320, max_z=int(p.z) + r)

@@ -46,6 +46,8 @@ from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
 from craftbt.executor.supervisor import LeafMeta, Supervisor
 from craftbt.trees import model as m
 from craftbt.trees.build import DEFINITION_ATTR, build
+from craftbt.trees.dump import to_data
+from craftbt.trees.validate import validate_definition
 from craftbt.world.body import Body
 
 #: safety signals are sampled every 5 ticks (250 ms): rate-limited updates, edge-triggered (seed 003 SMI)
@@ -127,6 +129,7 @@ class Executor:
         self.on_escalation = on_escalation
         self.on_tick = on_tick
         self.run_state: RunState | None = None
+        self._executed: tuple[m.TreeDefinition, Path | None] | None = None
         self._deferred_noted: Signal | None = None
         self._epoch_ms = time.time() * 1000
         self._epoch_tick = body.now_ticks()
@@ -156,8 +159,18 @@ class Executor:
         run_id: str | None = None,
     ) -> RunOutcome:
         wall_start = time.perf_counter()
+        if base_dir is None and definition.source and not definition.source.startswith("planner:"):
+            base_dir = Path(definition.source).parent
+        # Subtree files are read once, here; the gate and the builder use what this read.
+        checked = validate_definition(definition, self.registry, base_dir=base_dir)
         gate, norm = assess(definition, self.registry, self.body.observe(),
-                            allow_materialize=self.config.allow_materialize)
+                            allow_materialize=self.config.allow_materialize, base_dir=base_dir,
+                            subtrees=checked.subtrees)
+        if norm.definition is not definition:
+            checked = validate_definition(norm.definition, self.registry, base_dir=base_dir,
+                                          subtrees=checked.subtrees)
+        # kept with the run's summary, so `craftbt render --run` can draw what ran with its statuses
+        self._executed = (norm.definition, base_dir)
         digests = plan_digests(definition)
         run_id = self.journal.begin_run(
             run_id=run_id, task_id=task_id, intent=intent, plan_id=digests.executor_plan_digest[7:23],
@@ -188,7 +201,7 @@ class Executor:
         pipeline = Pipeline(run, canary=ShadowCanary(run))
         ctx = CapabilityContext(body=self.body, registry=self.registry, hooks=pipeline)
         try:
-            built = build(norm.definition, ctx, base_dir=base_dir)
+            built = build(norm.definition, ctx, base_dir=base_dir, checked=checked)
         except CraftbtError as err:
             first = err.problems[0]
             reason = BUILD_REASONS.get(first.code, "planning_incomplete")
@@ -310,6 +323,10 @@ class Executor:
             outcome.escalation = run.escalations[-1].as_dict()
         summary = outcome.model_dump(mode="json", exclude={"gate"})
         summary["gate"] = outcome.gate.model_dump(mode="json") if outcome.gate else None
+        if self._executed is not None:
+            definition, base_dir = self._executed
+            summary["definition"] = to_data(definition)
+            summary["base_dir"] = str(base_dir) if base_dir is not None else None
         run.journal.end_run(run.run_id, status=status, sim_ticks=ticks, wall_ms=outcome.wall_ms, summary=summary)
         self.recorder.finish_run(run.run_id, {"status": status, "ticks": ticks, "metrics": outcome.metrics,
                                               "escalation": outcome.escalation,

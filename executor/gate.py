@@ -13,6 +13,7 @@ budget (1-3), reorderable step pairs, and whether to replan.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,10 @@ from pydantic import BaseModel, Field
 from craftbt.capabilities.facts import evaluate, initial_facts, instantiate
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import CapabilitySpec
-from craftbt.core.errors import CraftbtError
 from craftbt.executor.normalize import NormalizeResult, normalize
 from craftbt.trees import model as m
+from craftbt.trees.loader import Loaded
+from craftbt.trees.validate import resolve_subtree_path
 from craftbt.world.body import Observation
 
 MAX_PROBLEMS = 20
@@ -44,10 +46,12 @@ class GateDecision(BaseModel):
 
 
 class _Walker:
-    def __init__(self, registry: Registry, obs: Observation, base_dir: Path | None = None) -> None:
+    def __init__(self, registry: Registry, obs: Observation, base_dir: Path | None = None,
+                 subtrees: Mapping[Path, Loaded] | None = None) -> None:
         self.registry = registry
         self.obs = obs
         self.base_dir = base_dir
+        self.subtrees = subtrees or {}
         self._inside: list[Path] = []
         self.assumptions: list[str] = []
         self.leaf_count = 0
@@ -139,19 +143,20 @@ class _Walker:
         return facts, []
 
     def _subtree(self, node: m.SubtreeNode, facts: set[str]) -> tuple[set[str], list[str]]:
-        """Walk an included tree in place, so its effects reach the steps after it."""
-        from craftbt.trees.loader import load_file
-        from craftbt.trees.validate import resolve_subtree_path
+        """Walk an included tree in place, so its effects reach the steps after it.
 
+        The gate judges the files validation already loaded and never reads one itself: what it
+        walks is exactly what will run.
+        """
         base = self._inside[-1].parent if self._inside else self.base_dir
         path = resolve_subtree_path(node.path, base)
         if path is None or path.resolve() in (p.resolve() for p in self._inside):
             self.assumptions.append(f"subtree {node.path}: not walked (unresolved or cyclic)")
             return facts, []
-        try:
-            inner = load_file(path)
-        except CraftbtError:
-            self.assumptions.append(f"subtree {node.path}: not walked (does not load)")
+        loaded = self.subtrees.get(path.resolve())
+        inner = loaded.definition if loaded is not None and not loaded.problems else None
+        if inner is None:
+            self.assumptions.append(f"subtree {node.path}: not walked (not loaded or does not load)")
             return facts, []
         self._inside.append(path)
         try:
@@ -171,8 +176,13 @@ class _Walker:
 
 
 def assess(defn: m.TreeDefinition, registry: Registry, obs: Observation, *,
-           allow_materialize: bool = False, base_dir: Path | None = None) -> tuple[GateDecision, NormalizeResult]:
-    """Rig G. Returns the decision and the normalizer's result (whose definition is what runs)."""
+           allow_materialize: bool = False, base_dir: Path | None = None,
+           subtrees: Mapping[Path, Loaded] | None = None) -> tuple[GateDecision, NormalizeResult]:
+    """Rig G. Returns the decision and the normalizer's result (whose definition is what runs).
+
+    ``subtrees`` are the files validation loaded (:attr:`trees.validate.Checked.subtrees`); a subtree
+    not among them is assumed, not read.
+    """
     norm = normalize(defn, registry, allow_materialize=allow_materialize)
     common: dict[str, Any] = {"certifiable": norm.certifiable, "option_a_compat_used": norm.option_a_compat_used}
     if defn.version != m.FORMAT_VERSION:
@@ -191,7 +201,7 @@ def assess(defn: m.TreeDefinition, registry: Registry, obs: Observation, *,
                             **common), norm
     if base_dir is None and defn.source and not defn.source.startswith("planner:"):
         base_dir = Path(defn.source).parent
-    walker = _Walker(registry, obs, base_dir)
+    walker = _Walker(registry, obs, base_dir, subtrees)
     _, problems = walker.walk(norm.definition.root, initial_facts(obs))
     parallelism = max(1, min(3, walker.widest_parallel))
     if problems:

@@ -92,7 +92,7 @@ def _is_tree_file(path: Path) -> bool:
 
 def craftscript_verbs() -> dict[str, set[str]]:
     try:
-        module = importlib.import_module("craftscript")
+        module = importlib.import_module("craftbt.craftscript")
     except ImportError:
         return {}
     verbs = getattr(module, "EMITTABLE_VERBS", None)

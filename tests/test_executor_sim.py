@@ -23,9 +23,9 @@ sim_loader = pytest.importorskip("craftbt.world.scenarios.loader")
 
 
 def _fence(body: Any) -> Any:
-    from craftbt.cli.run_cmds import _scenario_bounds
+    from craftbt.executor.config import scenario_fence
 
-    return _scenario_bounds(body)
+    return scenario_fence(body)
 
 
 def _run(defn: m.TreeDefinition, tmp_path: Path, registry: Registry | None = None, body: Any = None,

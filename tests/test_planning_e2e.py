@@ -15,10 +15,10 @@ from craftbt.world.scenarios import starter_world
 
 
 def executor(tmp_path: Path, seed: int = 0) -> Executor:
-    from craftbt.cli.run_cmds import _scenario_bounds
+    from craftbt.executor.config import scenario_fence
 
     body = starter_world(seed)
-    config = ExecutorConfig(geofence=_scenario_bounds(body), max_ticks=40_000)
+    config = ExecutorConfig(geofence=scenario_fence(body), max_ticks=40_000)
     return Executor(default_registry(), body, config=config, home=tmp_path)
 
 

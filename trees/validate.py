@@ -28,7 +28,7 @@ key will start with when that is known, and skipped when it is null.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -364,12 +364,16 @@ def validate_definition(
     *,
     smap: SourceMap | None = None,
     base_dir: Path | None = None,
+    subtrees: Mapping[Path, Loaded] | None = None,
 ) -> Checked:
-    """Every registry, subtree and blackboard problem of an already-decoded definition."""
+    """Every registry, subtree and blackboard problem of an already-decoded definition.
+
+    ``subtrees`` are files already loaded (resolved path -> what loading gave): they are not read again.
+    """
     smap = smap or SourceMap(file=definition.source)
     if base_dir is None and definition.source and Path(definition.source).is_file():
         base_dir = Path(definition.source).parent
-    checked = Checked(definition, base_dir=base_dir)
+    checked = Checked(definition, base_dir=base_dir, subtrees=dict(subtrees or {}))
     chain = (Path(definition.source).resolve(),) if definition.source else ()
     inst = _Instance(definition, smap, base_dir, {}, dict(definition.blackboard), chain)
     validator = _Validator(registry, checked)

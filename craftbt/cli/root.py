@@ -1,4 +1,4 @@
-"""The ``craftbt`` command line. Each command group lives in ``craftbt/cli/*_cmds.py``.
+"""The ``craftbt`` command line. Each command group lives in a ``craftbt/cli/*_cmds.py`` module.
 
 Exit codes: 0 success, 1 the input was checked and is wrong, the environment is broken (a corrupt
 database under ``$CRAFTBT_HOME``, a server that cannot be reached) or a run failed, 2 usage error,
@@ -19,7 +19,8 @@ from typing import NoReturn
 
 import typer
 
-from craftbt.cli import build_cmds, plan_cmds, run_cmds, server_cmds, trees_cmds
+from craftbt._version import __version__
+from craftbt.cli import build_cmds, eval_cmds, plan_cmds, run_cmds, script_cmds, server_cmds, trees_cmds
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
 from craftbt.core.inputs import os_reason
@@ -32,7 +33,23 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds)
+COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds, script_cmds, eval_cmds)
+
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"craftbt {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Behavior-tree runtime with a capability registry for Minecraft bots."""
+
 
 for _group in COMMAND_GROUPS:
     _group.register(app)

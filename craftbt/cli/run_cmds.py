@@ -31,7 +31,7 @@ from craftbt.cli.trees_cmds import capabilities_app
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
 from craftbt.core.outputs import check_output, write_output
-from craftbt.executor.config import PROFILES, Bounds, ExecutorConfig
+from craftbt.executor.config import PROFILES, Bounds, ExecutorConfig, scenario_fence
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage, promote
@@ -44,8 +44,6 @@ STATUS_STYLE = {
     Status.RUNNING: "[yellow]…[/]",
     Status.INVALID: "[dim]·[/]",
 }
-#: default geofence half-width around spawn when a scenario declares no bounds
-DEFAULT_FENCE_RADIUS = 64
 #: ``--planner`` values; ``fast_path`` answers safety goals only (the router says so otherwise)
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "fast_path")
 #: the most game ticks one run may be given: about 58 days of game time
@@ -103,7 +101,7 @@ def _make_body(
         from craftbt.world.scenarios.loader import load_scenario, starter_world
 
         sim: Any = load_scenario(scenario, seed) if scenario is not None else starter_world(seed)
-        return sim, _scenario_bounds(sim)
+        return sim, scenario_fence(sim)
     if kind == "mineflayer":
         from craftbt.world.mineflayer.body import MineflayerBody
 
@@ -117,22 +115,6 @@ def _make_body(
                        ErrorCode.ENVIRONMENT_ERROR, expected="a reachable server (craftbt server start)") from None
         return real, None
     raise _err(f"--body {kind!r} is not one of sim, mineflayer")
-
-
-def _scenario_bounds(body: Any) -> Bounds:
-    """The scenario's declared bounds, else a box around spawn (the sim's sensible default)."""
-    for holder in (body, getattr(body, "scenario", None), getattr(body, "world", None)):
-        raw = getattr(holder, "bounds", None) if holder is not None else None
-        if isinstance(raw, Bounds):
-            return raw
-        if isinstance(raw, dict):
-            return Bounds(**raw)
-        if isinstance(raw, tuple | list) and len(raw) == 2:
-            (a, b) = raw
-            return Bounds.parse(f"{a[0]},{a[1]},{a[2]}:{b[0]},{b[1]},{b[2]}")
-    p = body.position()
-    r = DEFAULT_FENCE_RADIUS
-    return Bounds(min_x=int(p.x) - r, min_y=-64, min_z=int(p.z) - r, max_x=int(p.x) + r, max_y=320, max_z=int(p.z) + r)
 
 
 def _summary_table(out: RunOutcome) -> Table:

@@ -77,6 +77,15 @@ def os_error(path: str | Path, err: OSError, *, what: str = "file", writing: boo
     return input_error(path, f"cannot {verb} {what} {str(path)!r}: {os_reason(err)}", code=code)
 
 
+def is_file(path: str | Path) -> bool:
+    """Whether something that is not a directory is at ``path`` (a FIFO or device counts: the reader
+    then refuses it by name); a path that cannot even be looked at (too long, a NUL) is not."""
+    try:
+        return os.path.exists(path) and not os.path.isdir(path)
+    except (OSError, ValueError):
+        return False
+
+
 def is_dir(path: str | Path) -> bool:
     """Whether ``path`` is a directory; a path that cannot even be looked at (too long, a NUL) is not."""
     try:

@@ -594,6 +594,35 @@ class SimBody:
             raise _err(BodyErrorCode.NOT_PLACEABLE, f"{block} must be placed on top of a block")
         return states
 
+    def build_up(self, item: str) -> ActionHandle:
+        """Jump and place ``item`` in the cell the feet left (a pillar step): the player ends one block higher.
+
+        Sim only (the Body protocol has no jump); CraftScript's ``build_up`` uses it when a body offers it.
+        """
+        name = self._item(item)
+        w = self.world
+        feet = w.player.position.block()
+        if w.flags(feet.x, feet.y + 2, feet.z) & SOLID:
+            raise _err(BodyErrorCode.OCCUPIED, f"{w.name(feet.x, feet.y + 2, feet.z)} above the head: no room to jump")
+        self._require_items(name, 1)
+        if not self.md.has_block(name) or not self.md.block(name).solid:
+            raise _err(BodyErrorCode.NOT_PLACEABLE, f"{name} is not a solid block")
+        if not w.flags(*feet) & REPLACEABLE:
+            raise _err(BodyErrorCode.OCCUPIED, f"{w.name(*feet)} occupies {tuple(feet)}")
+
+        def apply() -> dict[str, Any]:
+            p = w.player.position
+            if w.flags(feet.x, feet.y + 2, feet.z) & SOLID:
+                raise _err(BodyErrorCode.OCCUPIED, "the cell above the head filled while jumping")
+            self._require_items(name, 1)
+            w.player.exhaust(0.05)  # a jump
+            w.player.position = Position(p.x, float(feet.y + 1), p.z)
+            w.player.inventory.remove(name, 1)
+            w.set_block(tuple(feet), make_state(name))  # type: ignore[arg-type]
+            return {"item": name, "pos": list(feet), "block": name}
+
+        return self._start(TimedHandle("build_up", self.now_ticks(), 6, apply))
+
     def _placed_states(
         self, block: str, target: tuple[int, int, int], face: Face
     ) -> list[tuple[tuple[int, int, int], BlockState]]:

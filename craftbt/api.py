@@ -1,0 +1,173 @@
+"""The public Python API: load and validate trees, run them on a body, plan goals.
+
+Everything a script needs is importable from :mod:`craftbt` itself; the packages
+below it (``craftbt.trees``, ``craftbt.executor``, ...) are internal and may change.
+
+A typical session::
+
+    import craftbt
+
+    body = craftbt.starter_world(seed=0)
+    outcome = craftbt.run_tree("trees/library/obtain_wooden_pickaxe.yaml", body, home=".craftbt")
+    print(outcome.status, outcome.run_id)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import py_trees
+
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.registry import Registry
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
+from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.journal import Journal
+from craftbt.planners.intent import Intent
+from craftbt.router.router import GoalRun, RoutingDecision, plan_for_goal
+from craftbt.router.router import run_goal as _route_and_run
+from craftbt.trees.build import build
+from craftbt.trees.model import TreeDefinition
+from craftbt.trees.validate import LIBRARY_DIR, Checked, validate_path, validate_text
+from craftbt.world.body import Body
+from craftbt.world.sim.body import SimBody
+
+TreeSource = str | Path | TreeDefinition
+
+
+def library_tree(name: str) -> Path:
+    """The path of a tree shipped in the library, e.g. ``library_tree("obtain_wooden_pickaxe")``."""
+    path = LIBRARY_DIR / (name if name.endswith((".yaml", ".yml", ".json")) else f"{name}.yaml")
+    if not path.is_file():
+        shipped = sorted(p.stem for p in LIBRARY_DIR.glob("*.yaml"))
+        raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND, f"no library tree {name!r}; shipped: {', '.join(shipped)}")
+    return path
+
+
+def validate_tree(source: str | Path, *, registry: Registry | None = None, text: bool = False) -> Checked:
+    """Check a tree file (or, with ``text=True``, YAML/JSON text) against the registry.
+
+    Never raises for bad content: ``checked.ok`` says whether it is valid and
+    ``checked.problems`` lists every problem with its file, line and column.
+    """
+    registry = registry or default_registry()
+    if text:
+        return validate_text(str(source), registry, file="<text>")
+    return validate_path(source, registry)
+
+
+def load_tree(source: str | Path, *, registry: Registry | None = None, text: bool = False) -> TreeDefinition:
+    """Load and validate a tree file (or text); raise :class:`CraftbtError` with every located problem."""
+    checked = validate_tree(source, registry=registry, text=text)
+    checked.raise_for_problems()
+    assert checked.definition is not None  # no problems means a definition
+    return checked.definition
+
+
+def _definition(tree: TreeSource, registry: Registry) -> TreeDefinition:
+    return tree if isinstance(tree, TreeDefinition) else load_tree(tree, registry=registry)
+
+
+def build_tree(
+    tree: TreeSource, body: Body, *, registry: Registry | None = None
+) -> py_trees.behaviour.Behaviour:
+    """A py_trees tree of capability behaviours on ``body``, to tick yourself.
+
+    This skips the executor (no journal, geofence or retries): use :func:`run_tree`
+    to run a tree the way ``craftbt run`` does.
+    """
+    registry = registry or default_registry()
+    definition = _definition(tree, registry)
+    return build(definition, CapabilityContext(body=body, registry=registry)).root
+
+
+def _executor(
+    body: Body, registry: Registry | None, config: ExecutorConfig | None, home: str | Path | None
+) -> Executor:
+    if config is None:
+        # The embedded world fences itself to its scenario; a real server needs an explicit fence.
+        config = ExecutorConfig(geofence=scenario_fence(body) if isinstance(body, SimBody) else None)
+    kind = "sim" if isinstance(body, SimBody) else "mineflayer"
+    return Executor(registry or default_registry(), body, config=config, body_kind=kind,
+                    home=Path(home) if home is not None else None)
+
+
+def run_tree(
+    tree: TreeSource,
+    body: Body,
+    *,
+    registry: Registry | None = None,
+    config: ExecutorConfig | None = None,
+    home: str | Path | None = None,
+    seed: int | None = None,
+) -> RunOutcome:
+    """Run a tree through the executor's Plan-to-Body pipeline, as ``craftbt run`` does.
+
+    The run is journalled under ``home`` (default ``$CRAFTBT_HOME`` or ``.craftbt``);
+    the outcome carries its status, run id, failures and metrics, and
+    :func:`run_steps` reads each step's verdict back from the journal.
+    """
+    registry = registry or default_registry()
+    definition = _definition(tree, registry)
+    base_dir = Path(tree).parent if isinstance(tree, str | Path) else None
+    executor = _executor(body, registry, config, home)
+    return executor.run(definition, base_dir=base_dir, seed=seed)
+
+
+def plan_goal(
+    goal: str, body: Body, *, planner: str = "auto", registry: Registry | None = None, seed: int = 0
+) -> RoutingDecision:
+    """Plan ``goal`` (``"obtain iron_pickaxe"``) from what ``body`` sees, with one planner or routed.
+
+    ``planner`` is ``auto`` (the router picks) or one of ``solver``, ``htn``, ``goap``, ``llm``;
+    ``decision.plan.tree`` is the tree definition to run.
+    """
+    return plan_for_goal(goal, body, planner=planner, registry=registry, seed=seed)
+
+
+def run_goal(
+    goal: str,
+    body: Body,
+    *,
+    planner: str = "auto",
+    registry: Registry | None = None,
+    config: ExecutorConfig | None = None,
+    home: str | Path | None = None,
+    seed: int = 0,
+    max_replans: int = 2,
+) -> GoalRun:
+    """Plan, run and replan ``goal`` until it succeeds or the replans run out, as ``craftbt run --goal`` does."""
+    executor = _executor(body, registry, config, home)
+    return _route_and_run(goal, executor, planner=planner, seed=seed, max_replans=max_replans)
+
+
+def run_steps(run_id: str, *, home: str | Path | None = None) -> list[dict[str, object]]:
+    """The journal's steps of one run: capability, status, error and acceptance verdict of each."""
+    journal = Journal(Path(home) / "journal.sqlite") if home is not None else Journal()
+    try:
+        detail = journal.run_detail(run_id)
+    finally:
+        journal.close()
+    steps: list[dict[str, object]] = detail.get("steps", [])
+    return steps
+
+
+__all__ = [
+    "Bounds",
+    "CraftbtError",
+    "ExecutorConfig",
+    "GoalRun",
+    "Intent",
+    "RoutingDecision",
+    "RunOutcome",
+    "build_tree",
+    "library_tree",
+    "load_tree",
+    "plan_goal",
+    "run_goal",
+    "run_steps",
+    "run_tree",
+    "validate_tree",
+]

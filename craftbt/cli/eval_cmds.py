@@ -1,0 +1,120 @@
+"""``craftbt eval``: a goal x seed x planner x world matrix, in-process or on Ray, resumable, with a report."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.inputs import is_file, read_text
+from craftbt.evaluation.episode import MAX_SEED, EpisodeResult, WorldKind
+from craftbt.evaluation.report import html_report, summarize
+from craftbt.evaluation.runner import evaluate, expand
+from craftbt.evaluation.store import ResultStore
+
+#: at most this many episodes in one command: a typo in --seeds must not queue a billion
+MAX_EPISODES = 100_000
+MAX_GOALS_FILE_BYTES = 1_000_000
+_SEED_RANGE = re.compile(r"^([0-9]+)-([0-9]+)$")
+
+
+def _err(message: str, expected: str | None = None) -> CraftbtError:
+    return CraftbtError.single(ErrorCode.INVALID_ARGUMENT, message, expected=expected)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``0-19``, ``3,7,11`` or ``5``; ASCII digits only, each within 64 bits."""
+    seeds: list[int] = []
+    for part in (p.strip() for p in text.split(",")):
+        match = _SEED_RANGE.match(part)
+        if match:
+            low, high = int(match.group(1)), int(match.group(2))
+            if high < low or high - low >= MAX_EPISODES:
+                raise _err(f"--seeds {part!r} is not a range low-high of at most {MAX_EPISODES} seeds")
+            seeds.extend(range(low, high + 1))
+        elif part.isascii() and part.isdigit():
+            seeds.append(int(part))
+        else:
+            raise _err(f"--seeds {part!r} is not a seed or a range", expected="0-19, or 3,7,11")
+    if not seeds or max(seeds) > MAX_SEED:
+        raise _err(f"--seeds {text!r} must name seeds from 0 to {MAX_SEED}")
+    return list(dict.fromkeys(seeds))
+
+
+def parse_goals(text: str) -> list[str]:
+    """A file of goals (one per line, ``#`` comments) or a comma-separated list."""
+    path = Path(text)
+    if is_file(path):  # a regular file, size-limited, UTF-8: the input boundary says otherwise by name
+        lines = read_text(path, what="goals file", max_bytes=MAX_GOALS_FILE_BYTES).splitlines()
+        goals = [line.split("#", 1)[0].strip() for line in lines]
+    else:
+        goals = [g.strip() for g in text.split(",")]
+    goals = [g for g in goals if g]
+    if not goals:
+        raise _err(f"--goals {text!r} names no goal", expected='"obtain stick,obtain wooden_pickaxe" or a file')
+    return list(dict.fromkeys(goals))
+
+
+def eval_cmd(
+    goals: str = typer.Option(..., "--goals", help='Comma-separated goals, or a file with one per line'),
+    seeds: str = typer.Option("0-9", "--seeds", help="Seeds: 0-19, or 3,7,11"),
+    planner: str = typer.Option("auto", "--planner", help="Comma-separated: auto, solver, htn, goap, llm"),
+    world: str = typer.Option("starter", "--world", help="Comma-separated: starter, natural, flat"),
+    workers: int = typer.Option(1, "--workers", min=1, max=1024, help="Parallel episodes (Ray above 1)"),
+    address: str | None = typer.Option(None, "--address", help="Join a Ray cluster: auto or HOST:PORT"),
+    out: Path = typer.Option(Path("eval-out"), "--out", help="Results folder (resumes what is there)"),
+    max_ticks: int = typer.Option(24_000, "--max-ticks", min=1, max=10_000_000, help="Game-tick budget per run"),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON"),
+) -> None:
+    """Evaluate goals over seeds, planners and worlds; every episode once, results under --out."""
+    goal_list = parse_goals(goals)
+    seed_list = parse_seeds(seeds)
+    planners = [p.strip() for p in planner.split(",") if p.strip()]
+    try:
+        worlds = [WorldKind(w.strip()).value for w in world.split(",") if w.strip()]
+    except ValueError:
+        raise _err(f"--world {world!r}: each must be one of {', '.join(k.value for k in WorldKind)}") from None
+    specs = expand(goal_list, seed_list, planners or ["auto"], worlds or ["starter"], max_ticks)
+    if len(specs) > MAX_EPISODES:
+        raise _err(f"{len(specs)} episodes requested; at most {MAX_EPISODES} per command")
+    if out.exists() and not out.is_dir():
+        raise _err(f"--out {out} exists and is not a folder")
+
+    columns = (TextColumn("[bold]eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.fields[last]}"))
+    with Progress(*columns, disable=as_json or not sys.stderr.isatty(), console=None, transient=False) as bar:
+        task = bar.add_task("eval", total=len(specs), last="")
+
+        def seen(result: EpisodeResult) -> None:
+            bar.update(task, advance=1, last=f"{result.goal} seed {result.seed}: {result.status.value}")
+
+        run = evaluate(specs, out, workers=workers, address=address, on_result=seen)
+    store = ResultStore(run.store)
+    try:
+        wanted = {s.key for s in specs}
+        results = [r for r in store.results() if r.key in wanted]
+    finally:
+        store.close()
+    report = out / "report.html"
+    report.write_text(html_report(results), encoding="utf-8")
+    cells = summarize(results)
+    if as_json:
+        typer.echo(json.dumps({
+            "ran": run.ran, "skipped": run.skipped, "backend": run.backend, "store": str(run.store),
+            "report": str(report), "cells": [{**c.model_dump(), "rate": c.rate} for c in cells],
+        }, indent=2))
+        return
+    typer.echo(f"{run.ran} episodes run ({run.backend}), {run.skipped} already done; results {run.store}")
+    for c in cells:
+        sim = "" if c.median_sim_minutes is None else f", median {c.median_sim_minutes:.1f} simulated min"
+        typer.echo(f"  {c.goal} [{c.planner}, {c.world}]: {c.successes}/{c.episodes}{sim}")
+    typer.echo(f"report {report}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_cmd)

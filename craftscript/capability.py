@@ -1,0 +1,153 @@
+"""The ``run_script`` and ``call_function`` capabilities: a tree leaf that runs CraftScript.
+
+They join the default registry as a plugin (the ``craftbt.capabilities`` entry point in pyproject.toml),
+because craftscript sits above capabilities in the layers. Each command the script issues runs as
+its own capability leaf under :class:`~craftbt.craftscript.dispatch.NestedHooks`: its guard, plus the
+enclosing run's permission profile and geofence. The leaf declares every permission a script may
+need, so the executor's pipeline refuses the whole leaf under a narrower profile before it starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.spec import (
+    ActionResult,
+    CapabilitySpec,
+    Family,
+    GuardResult,
+    Permission,
+    RunnerGen,
+    VerificationResult,
+)
+from craftbt.craftscript.checker import Checker
+from craftbt.craftscript.dispatch import Dispatcher, NestedHooks
+from craftbt.craftscript.errors import ScriptError
+from craftbt.craftscript.functions import FunctionStore
+from craftbt.craftscript.interp import Interpreter, Limits, ScriptOutcome
+from craftbt.craftscript.macros import core_macros
+from craftbt.craftscript.parser import parse
+from craftbt.world.body import Observation
+
+if TYPE_CHECKING:
+    from craftbt.capabilities.registry import Registry
+
+SCRIPT_PERMISSIONS = frozenset({Permission.MOVEMENT, Permission.DIG, Permission.PLACE, Permission.CRAFT,
+                                Permission.CONTAINER_READ, Permission.CONTAINER_WRITE, Permission.INVENTORY,
+                                Permission.CONSUME, Permission.SENSE})
+
+
+class RunScriptArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(min_length=1, max_length=200_000, description="CraftScript text")
+    max_ops: int = Field(default=10_000, ge=1, le=1_000_000, description="Op cap")
+    waypoints: dict[str, list[int]] = Field(default_factory=dict, description="name -> [x, y, z]")
+
+
+class CallFunctionArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z_][a-z0-9_]*$", description="Stored function (this bot's library)")
+    args: dict[str, int | bool | str] = Field(default_factory=dict, description="Named arguments")
+    max_ops: int = Field(default=10_000, ge=1, le=1_000_000)
+
+
+def _store(ctx: CapabilityContext) -> FunctionStore:
+    store = ctx.memory.get("craftscript_store")
+    if not isinstance(store, FunctionStore) or store.bot != ctx.body.name:
+        store = FunctionStore(ctx.body.name)
+        ctx.memory["craftscript_store"] = store
+    return store
+
+
+def _compile_errors(source: str, store: FunctionStore) -> list[ScriptError]:
+    try:
+        program = parse(source, source="run_script")
+    except ScriptError as err:
+        return [err]
+    return Checker(program, core_macros=core_macros(), functions=store.signatures()).check()
+
+
+def guard_run_script(ctx: CapabilityContext, args: RunScriptArgs) -> GuardResult:
+    errors = _compile_errors(args.source, _store(ctx))
+    if errors:
+        return GuardResult.deny("compile_error", errors[0].render())
+    return GuardResult.allow()
+
+
+def guard_call_function(ctx: CapabilityContext, args: CallFunctionArgs) -> GuardResult:
+    if _store(ctx).latest(args.name) is None:
+        return GuardResult.deny("unknown_function", f"no function {args.name!r} for bot {ctx.body.name!r}")
+    return GuardResult.allow()
+
+
+def _nested(ctx: CapabilityContext) -> CapabilityContext:
+    return replace(ctx, hooks=NestedHooks(ctx.hooks))
+
+
+def _result(outcome: ScriptOutcome) -> ActionResult:
+    obs: dict[str, Any] = {"ops": outcome.ops, "status": outcome.status, "block_changes": outcome.block_changes,
+                           "logs": [entry for entry in outcome.logs if entry["kind"] in ("log", "block_info")][-100:]}
+    if outcome.ok:
+        return ActionResult.success(**obs)
+    err = outcome.error or {}
+    return ActionResult.failure(str(err.get("error", "script_failed")), str(err.get("message", "")), script_error=err,
+                                **obs)
+
+
+def run_run_script(ctx: CapabilityContext, args: RunScriptArgs) -> RunnerGen:
+    program = parse(args.source, source="run_script")
+    nested = _nested(ctx)
+    waypoints = {k: (v[0], v[1], v[2]) for k, v in args.waypoints.items() if len(v) == 3}
+    interp = Interpreter(program, ctx.body, Dispatcher(nested), functions=_store(ctx), waypoints=waypoints,
+                         limits=Limits(max_ops=args.max_ops), core_macros=core_macros())
+    outcome = yield from interp.run()
+    return _result(outcome)
+
+
+def run_call_function(ctx: CapabilityContext, args: CallFunctionArgs) -> RunnerGen:
+    named = ", ".join(f"{k}: {_literal(v)}" for k, v in sorted(args.args.items()))
+    program = parse(f"{args.name}({named});", source=f"call_function:{args.name}")
+    interp = Interpreter(program, ctx.body, Dispatcher(_nested(ctx)), functions=_store(ctx),
+                         limits=Limits(max_ops=args.max_ops), core_macros=core_macros())
+    outcome = yield from interp.run()
+    return _result(outcome)
+
+
+def _literal(v: int | bool | str) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def accept_script(pre: Observation, post: Observation, args: Any, result: ActionResult) -> VerificationResult:
+    """Each command was verified by its own capability's acceptance; here: the reported block changes hold
+    in the world now (receipt probe), else the script's own success stands as evidence."""
+    changes = result.observables.get("block_changes", [])
+    mismatched = [c for c in changes if post.blocks.get(f"{c['pos'][0]},{c['pos'][1]},{c['pos'][2]}") not in (
+        None, c["after"].removeprefix("minecraft:"))]
+    if mismatched:
+        return VerificationResult.contradicted(reason="a reported block change does not hold", changes=mismatched[:5])
+    return VerificationResult.verified(ops=result.observables.get("ops"), changes=len(changes))
+
+
+def register(registry: Registry) -> None:
+    for name in ("run_script", "call_function"):
+        if registry.has(name):
+            return  # registered already (a second plugin load)
+    common: dict[str, Any] = {"version": "1.0.0", "family": Family.WORLD, "permissions": SCRIPT_PERMISSIONS,
+                              "timeout_ms": 600_000, "acceptance": accept_script, "awaits_world": True}
+    registry.register(CapabilitySpec(
+        name="run_script", args_model=RunScriptArgs, runner=run_run_script, guard=guard_run_script,
+        description="Run a CraftScript script; each command runs as its own capability under the same guards",
+        **common))
+    registry.register(CapabilitySpec(
+        name="call_function", args_model=CallFunctionArgs, runner=run_call_function, guard=guard_call_function,
+        description="Run the latest version of a stored CraftScript function with named arguments", **common))

@@ -1,0 +1,347 @@
+"""The runtime introspection and navigation API (seed 004, second half): six calls on any Body.
+
+``get_vox``, ``affordances``, ``nearest``, ``block_info``, ``get_topography`` and ``nav`` return plain
+JSON-ready dicts with ``minecraft:``-prefixed ids and absolute world coordinates. They read the Body
+protocol only (``block_at``, ``find_blocks``, ``entities``, ``goto``), so the same code serves the
+embedded world and mineflayer. Decisions where the seed is silent are documented in docs/craftscript.md:
+hazard names, slope labels (``flat``, ``gentle_up``, ``up``, ``gentle_down``, ``down``; gentle = one block)
+and the ``flat_cells`` rule (height equal to the agent's).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+from craftbt.world import mcdata
+from craftbt.world.body import (
+    FACE_OFFSETS,
+    ActionHandle,
+    ActionStatus,
+    BlockPos,
+    Body,
+    BodyError,
+    Face,
+)
+from craftbt.world.mcdata import McData
+
+PREFIX = "minecraft:"
+HAZARD_BLOCKS = frozenset({"lava", "fire", "soul_fire", "magma_block", "cactus", "powder_snow", "campfire"})
+LIQUIDS = frozenset({"water", "lava", "bubble_column"})
+AIRS = frozenset({"air", "cave_air", "void_air"})
+#: the lowest cell a topography column search goes below the agent's feet, and the highest above
+TOPO_DEPTH = 16
+
+
+def strip(name: str) -> str:
+    return name[len(PREFIX):] if name.startswith(PREFIX) else name
+
+
+def canonical(name: str) -> str:
+    return name if name.startswith(PREFIX) else PREFIX + name
+
+
+def registry_for(body: Body) -> McData:
+    try:
+        return mcdata.load(body.version)
+    except mcdata.McDataFileError:
+        return mcdata.load()
+
+
+class Introspection:
+    """The six calls, bound to one body."""
+
+    def __init__(self, body: Body, md: McData | None = None) -> None:
+        self.body = body
+        self.md = md or registry_for(body)
+        self._navs: dict[str, _Nav] = {}
+        self._nav_seq = 0
+
+    # -- helpers ------------------------------------------------------------------------------
+    def name_at(self, pos: BlockPos) -> str:
+        return self.body.block_at(pos).name
+
+    def solid(self, name: str) -> bool:
+        return self.md.has_block(name) and self.md.block(name).solid
+
+    def feet(self) -> BlockPos:
+        return self.body.position().block()
+
+    def hazards(self, center: BlockPos | None = None, radius: int = 2) -> list[str]:
+        """Named hazards around ``center``: lava_near, water_near, fire_near, gravel_overhead, void_below."""
+        c = center or self.feet()
+        found: set[str] = set()
+        for dx, dy, dz in itertools.product(range(-radius, radius + 1), repeat=3):
+            name = self.name_at(c.offset(dx, dy, dz))
+            if name == "lava":
+                found.add("lava_near")
+            elif name in ("fire", "soul_fire"):
+                found.add("fire_near")
+            elif name == "water":
+                found.add("water_near")
+        for dy in range(2, 2 + radius + 1):
+            name = self.name_at(c.offset(dy=dy))
+            if self.md.has_block(name) and self.md.block(name).gravity:
+                found.add("gravel_overhead")
+                break
+        if not any(self.solid(self.name_at(c.offset(dy=-d))) for d in range(1, 5)):
+            found.add("void_below")
+        return sorted(found)
+
+    def standable(self, pos: BlockPos) -> bool:
+        feet, head, ground = self.name_at(pos), self.name_at(pos.offset(dy=1)), self.name_at(pos.offset(dy=-1))
+        if feet in HAZARD_BLOCKS or head in HAZARD_BLOCKS or ground in HAZARD_BLOCKS or feet in LIQUIDS:
+            return False
+        return not self.solid(feet) and not self.solid(head) and self.solid(ground)
+
+    def safe_step_up(self, front: BlockPos) -> bool:
+        """Step onto ``front``: it is a solid, safe floor, the cell above it is free, and the bot can jump."""
+        me = self.feet()
+        floor, into = self.name_at(front), self.name_at(front.offset(dy=1))
+        if floor in HAZARD_BLOCKS or into in HAZARD_BLOCKS or into in LIQUIDS:
+            return False
+        return self.solid(floor) and not self.solid(into) and not self.solid(self.name_at(me.offset(dy=2)))
+
+    def safe_step_down(self, front: BlockPos) -> bool:
+        """Step forward and down into ``front - 1``: ``front`` and the cell below it free, a safe floor under that."""
+        head, into, floor = self.name_at(front), self.name_at(front.offset(dy=-1)), self.name_at(front.offset(dy=-2))
+        if any(n in HAZARD_BLOCKS for n in (head, into, floor)) or into in LIQUIDS or floor in LIQUIDS:
+            return False
+        return not self.solid(head) and not self.solid(into) and self.solid(floor)
+
+    # -- 1) get_vox -------------------------------------------------------------------------
+    def get_vox(self, radius: int = 2, include_air: bool = False, grep: list[str] | None = None) -> dict[str, Any]:
+        radius = max(0, min(int(radius), 8))
+        o = self.feet()
+        voxels: list[dict[str, Any]] = []
+        matches: list[dict[str, Any]] = []
+        wanted = {strip(g) for g in grep or []}
+        rng = range(-radius, radius + 1)
+        for dx, dy, dz in itertools.product(rng, rng, rng):
+            p = o.offset(dx, dy, dz)
+            name = self.name_at(p)
+            cell = {"x": p.x, "y": p.y, "z": p.z, "id": canonical(name)}
+            if include_air or name not in AIRS:
+                voxels.append(cell)
+            if wanted and any(w == name or w in name for w in wanted):
+                matches.append(cell)
+        side = 2 * radius + 1
+        out: dict[str, Any] = {
+            "window": {"radius": radius, "shape": [side, side, side], "origin": {"x": o.x, "y": o.y, "z": o.z}},
+            "voxels": voxels,
+            "predicates": {"HAZARDS": self.hazards(o, min(radius, 2))},
+        }
+        if grep:
+            out["grep"] = list(grep)
+            out["matches"] = matches
+        return out
+
+    # -- 2) affordances ---------------------------------------------------------------------
+    def affordances(self, x: int, y: int, z: int) -> dict[str, Any]:
+        pos = BlockPos(x, y, z)
+        name = self.name_at(pos)
+        faces = [f.value for f in Face if self._placeable_face(pos, f)]
+        inv = {s.name for s in self.body.inventory()}
+        best = self.md.best_tool(name, inv) if self.md.has_block(name) and name not in AIRS else None
+        if best is None and self.md.has_block(name) and name not in AIRS:
+            best = _preferred_tool(self.md, name)
+        return {
+            "position": {"x": x, "y": y, "z": z},
+            "can_stand": self.standable(pos),
+            "safe_step_up": self.safe_step_up(pos),
+            "safe_step_down": self.safe_step_down(pos),
+            "placeable_faces": faces,
+            "tools": {"break_best": canonical(best) if best else None,
+                      "place_requires_support": not self.solid(name)},
+        }
+
+    def _placeable_face(self, pos: BlockPos, face: Face) -> bool:
+        """A block can be placed against ``face`` of ``pos``: it is solid and the cell beyond is free."""
+        if not self.solid(self.name_at(pos)):
+            return False
+        d = FACE_OFFSETS[face]
+        beyond = self.name_at(pos.offset(*d))
+        return beyond in AIRS or beyond in LIQUIDS
+
+    # -- 3) nearest -------------------------------------------------------------------------
+    def nearest(self, block_id: str | None = None, entity_id: str | None = None, radius: int = 48,
+                reachable: bool = False, limit: int = 8) -> dict[str, Any]:
+        me = self.body.position()
+        matches: list[dict[str, Any]] = []
+        if block_id is not None:
+            for p in self.body.find_blocks([strip(block_id)], int(radius), max_count=limit):
+                matches.append({"world": [p.x, p.y, p.z], "dist": round(p.distance_to(me), 1)})
+        if entity_id is not None:
+            for e in self.body.entities(float(radius)):
+                if e.name == strip(entity_id):
+                    p = e.position.block()
+                    matches.append({"world": [p.x, p.y, p.z], "dist": round(e.position.distance_to(me), 1)})
+        matches.sort(key=lambda m: m["dist"])
+        matches = matches[:limit]
+        if reachable:
+            for m in matches:
+                m["reachable"] = self._reachable(BlockPos(*m["world"]), block_id is not None)
+        return {"matches": matches}
+
+    def _reachable(self, target: BlockPos, is_block: bool) -> bool:
+        plan = getattr(self.body, "plan", None)
+        if plan is None:
+            return True  # a body that cannot plan without walking: assume yes, the goto will tell
+        try:
+            plan(target, 4.0 if is_block else 1.5)
+        except BodyError:
+            return False
+        return True
+
+    # -- 4) block_info ----------------------------------------------------------------------
+    def block_info(self, id: str | None = None, x: int | None = None, y: int | None = None,
+                   z: int | None = None) -> dict[str, Any]:
+        state: dict[str, Any] | None = None
+        if id is None:
+            if x is None or y is None or z is None:
+                raise ValueError("block_info needs an id or x, y and z")
+            info = self.body.block_at(BlockPos(x, y, z))
+            name, state = info.name, dict(info.state) or None
+        else:
+            name = strip(id)
+        if not self.md.has_block(name):
+            raise ValueError(f"unknown block {id!r}")
+        b = self.md.block(name)
+        category = ("air" if name in AIRS else "liquid" if name in LIQUIDS else "gravity" if b.gravity
+                    else "solid" if b.solid else "non_solid")
+        tool = _preferred_tool(self.md, name)
+        out: dict[str, Any] = {
+            "id": canonical(name),
+            "state": state,
+            "props": {
+                "category": category,
+                "preferred_tool": canonical(tool) if tool else None,
+                "falls": b.gravity,
+                "liquid": name in LIQUIDS,
+                "place_requires_support": not b.solid and name not in AIRS and name not in LIQUIDS,
+                "hardness": b.hardness,
+                "diggable": b.breakable,
+                "light_emission": b.emit_light,
+                "drops": [canonical(d) for d in b.drops],
+            },
+        }
+        if id is None:
+            out["pos"] = [x, y, z]
+        return out
+
+    # -- 5) get_topography ------------------------------------------------------------------
+    def get_topography(self, radius: int = 6) -> dict[str, Any]:
+        radius = max(1, min(int(radius), 16))
+        o = self.feet()
+        heights: dict[tuple[int, int], int] = {}
+        for dx in range(-radius, radius + 1):
+            for dz in range(-radius, radius + 1):
+                heights[(o.x + dx, o.z + dz)] = self._surface(o.x + dx, o.z + dz, o.y) - o.y
+        slope: dict[str, str] = {}
+        for (x, z), h in heights.items():
+            up = max((heights.get((x + dx, z + dz), h) - h for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1))),
+                     default=0)
+            down = min((heights.get((x + dx, z + dz), h) - h for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1))),
+                       default=0)
+            if up == 0 and down == 0:
+                continue
+            label = ("gentle_up" if up == 1 else "up") if up >= -down else ("gentle_down" if down == -1 else "down")
+            slope[f"{x},{z}"] = label
+        values = list(heights.values())
+        side = 2 * radius + 1
+        return {
+            "grid": {"size": [side, side], "origin": {"x": o.x, "z": o.z}},
+            "heightmap": {f"{x},{z}": h for (x, z), h in heights.items()},
+            "slope": slope,
+            "summary": {"min": min(values), "max": max(values), "flat_cells": sum(1 for v in values if v == 0)},
+        }
+
+    def _surface(self, x: int, z: int, y0: int) -> int:
+        """The standing height of a column near ``y0``: the lowest free cell above a solid one, searched outwards."""
+        for d in range(TOPO_DEPTH + 1):
+            for y in (y0 + d, y0 - d) if d else (y0,):
+                if self.solid(self.name_at(BlockPos(x, y - 1, z))) and not self.solid(self.name_at(BlockPos(x, y, z))):
+                    return y
+        return y0 - TOPO_DEPTH
+
+    # -- 6) nav -------------------------------------------------------------------------------
+    def nav(self, action: str, target: dict[str, Any] | None = None, tol: float = 1.0, timeout_ms: int = 8000,
+            policy: dict[str, Any] | None = None, nav_id: str | None = None) -> dict[str, Any]:
+        """start (non-blocking) / status / cancel. Advance the body's clock between status calls."""
+        if action == "start":
+            if not target or not all(k in target for k in ("x", "y", "z")):
+                raise ValueError('nav start needs target {"type":"WORLD", "x", "y", "z"}')
+            self._nav_seq += 1
+            nid = f"nav_{self._nav_seq}"
+            goal = BlockPos(int(target["x"]), int(target["y"]), int(target["z"]))
+            nav = _Nav(nid, goal, float(tol), self.body.now_ticks() + max(1, timeout_ms // 50), policy or {})
+            try:
+                nav.handle = self.body.goto(goal, float(tol))
+            except BodyError as err:
+                nav.state, nav.reason = "failed", "UNREACHABLE" if err.code.value == "no_path" else err.code.value
+            self._navs[nid] = nav
+            return {"nav_id": nid, "state": "planning" if nav.state != "failed" else "failed",
+                    **({"reason": nav.reason} if nav.reason else {})}
+        if nav_id is None or nav_id not in self._navs:
+            raise ValueError(f"unknown nav_id {nav_id!r}")
+        nav = self._navs[nav_id]
+        if action == "cancel":
+            if nav.handle is not None and nav.handle.status() is ActionStatus.RUNNING:
+                nav.handle.cancel("cancelled")
+            if nav.state not in ("arrived", "failed"):
+                nav.state = "canceled"
+            return {"nav_id": nav_id, "state": nav.state}
+        if action == "status":
+            return self._status(nav)
+        raise ValueError(f"unknown nav action {action!r}; use start, status or cancel")
+
+    def _status(self, nav: _Nav) -> dict[str, Any]:
+        h = nav.handle
+        if nav.state in ("planning", "moving") and h is not None:
+            st = h.status()
+            if st is ActionStatus.SUCCEEDED:
+                nav.state = "arrived"
+            elif st is ActionStatus.FAILED:
+                err = h.error()
+                nav.state = "failed"
+                nav.reason = "UNREACHABLE" if err is not None and err.code.value == "no_path" else "BLOCKED"
+            elif st is ActionStatus.CANCELLED:
+                nav.state = "canceled"
+            elif self.body.now_ticks() > nav.deadline:
+                h.cancel("timeout")
+                nav.state, nav.reason = "failed", "TIMEOUT"
+            else:
+                nav.state = "moving"
+        here = self.body.position()
+        dist = max(0.0, here.distance_to(nav.goal) - 0.0)
+        out: dict[str, Any] = {
+            "nav_id": nav.nav_id, "state": nav.state, "distance_remaining": round(dist, 1),
+            "nodes_expanded": len(getattr(h, "path", []) or []), "replan_count": int(getattr(h, "replans", 0) or 0),
+            "eta_seconds": math.ceil(dist / 4.317) if nav.state in ("planning", "moving") else 0,
+        }
+        if nav.reason:
+            out["reason"] = nav.reason
+        return out
+
+
+class _Nav:
+    def __init__(self, nav_id: str, goal: BlockPos, tol: float, deadline: int, policy: dict[str, Any]) -> None:
+        self.nav_id = nav_id
+        self.goal = goal
+        self.tol = tol
+        self.deadline = deadline
+        self.policy = policy
+        self.handle: ActionHandle | None = None
+        self.state = "planning"
+        self.reason: str | None = None
+
+
+def _preferred_tool(md: McData, name: str) -> str | None:
+    """The iron tool of the block's effective-tool tag (``mineable/pickaxe`` -> iron_pickaxe), if any."""
+    if not md.has_block(name):
+        return None
+    for kind in ("pickaxe", "shovel", "axe", "hoe"):
+        if f"mineable/{kind}" in md.block(name).material:
+            return f"iron_{kind}"
+    return None

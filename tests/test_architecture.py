@@ -1,0 +1,99 @@
+"""The architecture documents tell the truth, and the wheel is one well-behaved package."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_layer_picture_matches_the_import_graph() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_graph.py"), "--check"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_readme_links_the_docs_and_they_exist() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for doc in ("docs/ARCHITECTURE.md", "docs/tree-format.md", "docs/python-api.md"):
+        assert f"]({doc})" in readme, doc
+        assert (ROOT / doc).is_file(), doc
+
+
+def test_architecture_names_only_packages_that_exist() -> None:
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    for dotted in set(re.findall(r"`craftbt\.([a-z][a-z_]*)`", text)):
+        assert (ROOT / "craftbt" / dotted).exists() or (ROOT / "craftbt" / f"{dotted}.py").exists(), dotted
+
+
+def test_no_bare_package_imports_outside_the_namespace() -> None:
+    """The symlinked folders are importable by bare name from the repository root; nothing may do so."""
+    bare = re.compile(r"^\s*(from|import) (capabilities|trees|planners|router|executor|world)\b", re.M)
+    offenders = []
+    for folder in ("capabilities", "trees", "planners", "router", "executor", "world", "craftbt", "tests", "bench",
+                   "examples", "scripts"):
+        for path in (ROOT / folder).rglob("*.py"):
+            if "node_modules" not in path.parts and bare.search(path.read_text(encoding="utf-8")):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []
+
+
+@pytest.mark.slow
+def test_wheel_installs_one_package_that_runs_anywhere(tmp_path: Path) -> None:
+    """Build the wheel, install it into a fresh venv, use it from an empty folder with no repository around."""
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--sdist", "--outdir", str(dist),
+                    str(ROOT)], check=True, capture_output=True, timeout=600)
+    wheel = next(dist.glob("craftbt-*.whl"))
+    tops = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
+    assert tops == {"craftbt", wheel.name.split("-py3")[0] + ".dist-info"}
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "craftbt/trees/library/obtain_wooden_pickaxe.yaml" in names
+    assert "craftbt/py.typed" in names
+    twine = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, dist.iterdir())],
+                           capture_output=True, text=True, timeout=300)
+    assert twine.returncode == 0, twine.stdout + twine.stderr
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    # The dependencies come from this interpreter's site-packages (no network in tests): a path entry, not a
+    # site dir, so the repository's editable-install finder there is not activated.
+    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    deps = subprocess.run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "craftbt_test_deps.pth").write_text(deps + "\n", encoding="utf-8")
+    before = {p.name for p in Path(site).iterdir()}
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
+                   timeout=300)
+    added = {p.name for p in Path(site).iterdir()} - before - {"__pycache__"}
+    assert added == {"craftbt", wheel.name.split("-py3")[0] + ".dist-info"}
+
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    (work / "world.py").write_text("raise RuntimeError('user world.py imported')\n", encoding="utf-8")
+    env = {**os.environ, "CRAFTBT_HOME": str(work / ".home"), "PYTHONPATH": ""}
+    craftbt = str(venv / "bin" / "craftbt")
+    check = subprocess.run([str(py), "-c", "import craftbt; print(craftbt.__file__, craftbt.library_tree('greet'))"],
+                           cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stderr
+    assert str(venv) in check.stdout
+    tree = check.stdout.split()[1]
+    for args in (["--version"], ["validate", tree], ["run", tree]):
+        done = subprocess.run([craftbt, *args], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+    guide = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "python-api.md").read_text(encoding="utf-8"),
+                       flags=re.S)
+    (work / "guide.py").write_text(guide[1], encoding="utf-8")
+    done = subprocess.run([str(py), "guide.py"], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert shutil.which("craftbt", path=str(venv / "bin"))
