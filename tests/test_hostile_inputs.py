@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import os
+import resource
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,6 +21,8 @@ from tests.hostile import ANY_CASE, SURFACES, Case, check, play
 
 #: one case taking longer than this counts as a hang
 LIMIT_S = 20.0
+#: the address space the full run may use (a case that needs more fails with MemoryError, exit 3)
+MEMORY_LIMIT = 6 * 1024**3
 
 SAMPLE = settings(max_examples=12, deadline=None, database=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -56,8 +59,12 @@ def test_ten_thousand_hostile_inputs() -> None:
             slow.append((played.seconds, played.case.args))
         check(played)
 
+    # a runaway case must fail as a MemoryError naming itself, not take the machine down with it
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (min(MEMORY_LIMIT, hard) if hard > 0 else MEMORY_LIMIT, hard))
     try:
         one()
     finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
         print(f"\nhostile inputs: {dict(sorted(tally.items()))}; past {LIMIT_S:.0f} s: {len(slow)} {slow[:5]}")
     assert not slow, slow[:5]
