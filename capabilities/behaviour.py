@@ -29,13 +29,14 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import py_trees
 from pydantic import BaseModel, ValidationError
 
 from craftbt.capabilities.context import CapabilityContext, LeafSupervisor
+from craftbt.capabilities.plugin_faults import blame
 from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
@@ -265,7 +266,16 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self._pre = self.ctx.body.observe()
         self._start_tick = start_tick
         self._started_wall = time.time()
-        self._gen = self.spec.runner(self.ctx, self.args)
+        try:
+            gen = self.spec.runner(self.ctx, self.args)
+        except (Exception, SystemExit) as exc:
+            blame(self.spec, "runner", exc)
+            raise
+        if not isinstance(gen, Generator):
+            why = TypeError(f"the runner returned {type(gen).__name__}, not a generator (it must yield)")
+            blame(self.spec, "runner", why)
+            raise why
+        self._gen = gen
         self._primed = False
         self._advance(None)
 
@@ -342,6 +352,9 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
             self._gen = None
             self._handle = None
             self._complete(ActionResult.failure(err.code.value, err.detail, retryable=err.retryable))
+        except (Exception, SystemExit) as exc:
+            blame(self.spec, "runner", exc)
+            raise
 
     def _complete(self, result: ActionResult) -> None:
         result.started_tick = self._start_tick
@@ -355,7 +368,15 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
     def _probe(self) -> py_trees.common.Status:
         assert self._pending is not None and self._pre is not None and self.args is not None
         post = self._probe_receipt(self.ctx.body.observe(), self._pending)
-        verification = self.spec.acceptance(self._pre, post, self.args, self._pending)
+        try:
+            verification = self.spec.acceptance(self._pre, post, self.args, self._pending)
+        except (Exception, SystemExit) as exc:
+            blame(self.spec, "acceptance check", exc)
+            raise
+        if not isinstance(verification, VerificationResult):
+            why = TypeError(f"the acceptance check returned {type(verification).__name__}, not a VerificationResult")
+            blame(self.spec, "acceptance check", why)
+            raise why
         if verification.verdict is Verdict.INCONCLUSIVE and self._probes_left > 0:
             self._probes_left -= 1
             return py_trees.common.Status.RUNNING
@@ -474,5 +495,9 @@ class CheckBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
             except (KeyError, ValidationError) as exc:
                 self.feedback_message = f"cannot evaluate: {exc}"
                 return py_trees.common.Status.FAILURE
-        held = self.check.predicate(self.ctx, args)
+        try:
+            held = self.check.predicate(self.ctx, args)
+        except (Exception, SystemExit) as exc:
+            blame(self.check, "predicate", exc)
+            raise
         return py_trees.common.Status.SUCCESS if held else py_trees.common.Status.FAILURE

@@ -22,7 +22,19 @@ if TYPE_CHECKING:
 
 def run_guard(ctx: CapabilityContext, spec: CapabilitySpec, args: Any) -> GuardResult:
     """The capability's own guard, with its refusal coded ``guard_failed:<reason>``."""
-    guard = spec.guard(ctx, args)
+    try:
+        guard = spec.guard(ctx, args)
+    except (Exception, SystemExit) as exc:
+        from craftbt.capabilities.plugin_faults import blame
+
+        blame(spec, "guard", exc)
+        raise
+    if not isinstance(guard, GuardResult):
+        from craftbt.capabilities.plugin_faults import blame
+
+        why = TypeError(f"the guard returned {type(guard).__name__}, not a GuardResult")
+        blame(spec, "guard", why)
+        raise why
     if guard.ok:
         return GuardResult.allow()
     return GuardResult.deny(f"guard_failed:{guard.reason}", guard.detail)

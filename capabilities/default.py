@@ -33,14 +33,20 @@ def default_registry() -> Registry:
         registry = Registry()
         register_all(registry)
         for ref, load in _plugins():
+            registry.loading_plugin = ref
             try:
                 load()(registry)
-            except CraftbtError:
-                raise
-            except Exception as exc:  # a user's plugin: report which one and why
+            except CraftbtError as err:
+                if err.code is ErrorCode.PLUGIN_ERROR:
+                    raise
+                raise CraftbtError.single(
+                    ErrorCode.PLUGIN_ERROR, f"capability plugin {ref!r} failed: {err}") from err
+            except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a user's plugin: which one and why
                 raise CraftbtError.single(
                     ErrorCode.PLUGIN_ERROR, f"capability plugin {ref!r} failed: {type(exc).__name__}: {exc}"
                 ) from exc
+            finally:
+                registry.loading_plugin = None
         _default = registry
     return _default
 

@@ -9,6 +9,7 @@ An unknown name raises a :class:`CraftbtError` with close-match suggestions.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import difflib
 from collections.abc import Iterable
 from typing import Any
@@ -32,6 +33,8 @@ class Registry:
     """Holds capability specs by name and version, and condition checks by name."""
 
     def __init__(self) -> None:
+        #: the plugin (``module:function``) being loaded: what it registers is checked and stamped with it
+        self.loading_plugin: str | None = None
         self._caps: dict[str, dict[str, CapabilitySpec]] = {}
         self._checks: dict[str, CheckSpec] = {}
         # get() runs on every executor dispatch: resolved refs are cached until the next (un)register.
@@ -41,15 +44,34 @@ class Registry:
 
     # -- capabilities -------------------------------------------------------
     def register(self, spec: CapabilitySpec) -> CapabilitySpec:
+        if self.loading_plugin is not None:
+            spec = self._from_plugin(spec)
         versions = self._caps.setdefault(spec.name, {})
         if spec.version in versions:
             raise CraftbtError.single(
                 ErrorCode.DUPLICATE_CAPABILITY,
-                f"capability {spec.key} is already registered",
+                f"capability {spec.key} is already registered"
+                + (f" (registering it again: plugin {self.loading_plugin!r})" if self.loading_plugin else ""),
             )
         versions[spec.version] = spec
         self._invalidate()
         return spec
+
+    def _from_plugin(self, spec: Any) -> Any:
+        """A plugin's spec, checked, and stamped with the plugin's name (for ``plugin_error`` later)."""
+        from craftbt.capabilities.plugin_faults import PLUGIN_KEY, plugin_error, spec_problem
+
+        plugin = self.loading_plugin
+        assert plugin is not None
+        why = spec_problem(spec)
+        if why is not None:
+            name = getattr(spec, "key", None) or getattr(spec, "name", None) or "?"
+            raise plugin_error(plugin, f"capability {name}", why)
+        if isinstance(spec, CapabilitySpec):
+            return dataclasses.replace(spec, meta={**spec.meta, PLUGIN_KEY: plugin})
+        check = dataclasses.replace(spec)
+        object.__setattr__(check, "meta", {PLUGIN_KEY: plugin})  # CheckSpec has no meta field of its own
+        return check
 
     def unregister(self, ref: str) -> None:
         spec = self.get(ref)
@@ -99,7 +121,7 @@ class Registry:
         ordered = self._sorted(name)[1]
         if pin is None:
             return ordered[0]
-        if pin.isdigit():
+        if pin.isascii() and pin.isdigit() and len(pin) <= 9:  # "²".isdigit() is True, int("²") raises
             for spec in ordered:
                 if spec.major == int(pin):
                     return spec
@@ -126,9 +148,12 @@ class Registry:
 
     # -- checks (condition predicates) ---------------------------------------
     def register_check(self, check: CheckSpec) -> CheckSpec:
+        if self.loading_plugin is not None:
+            check = self._from_plugin(check)
         if check.name in self._checks:
             raise CraftbtError.single(
                 ErrorCode.DUPLICATE_CAPABILITY, f"check {check.name!r} is already registered"
+                + (f" (registering it again: plugin {self.loading_plugin!r})" if self.loading_plugin else ""),
             )
         self._checks[check.name] = check
         return check

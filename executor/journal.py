@@ -433,7 +433,10 @@ class Journal:
         self._write_pending()  # this connection reads its own buffered rows, as before
         row = self._conn.execute("SELECT * FROM runs WHERE run_id = ?", (ref,)).fetchone()
         if row is None:
-            rows = self._conn.execute("SELECT * FROM runs WHERE run_id LIKE ?", (ref + "%",)).fetchall()
+            # a prefix, not a pattern: % and _ in what the user typed match themselves
+            prefix = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            rows = self._conn.execute("SELECT * FROM runs WHERE run_id LIKE ? ESCAPE '\\'",
+                                      (prefix + "%",)).fetchall()
             if len(rows) != 1:
                 return None
             row = rows[0]
@@ -464,8 +467,8 @@ class Journal:
             sql += " AND capability = ?"
             params.append(name)
             if version:
-                sql += " AND version LIKE ?"
-                params.append(version + "%")
+                sql += " AND version LIKE ? ESCAPE '\\'"
+                params.append(version.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
         sql += " ORDER BY step_id"
         return [_decode(dict(r)) for r in self._conn.execute(sql, params)]
 

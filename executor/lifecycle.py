@@ -13,7 +13,6 @@ State lives in ``$CRAFTBT_HOME/lifecycle.json`` (written atomically).
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,9 @@ from pydantic import BaseModel
 
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import CapabilitySpec
+from craftbt.core.errors import CraftbtError, ErrorCode, Location
 from craftbt.core.home import default_home
+from craftbt.core.inputs import read_json
 from craftbt.executor.journal import Journal
 from craftbt.executor.recorder import atomic_write_json
 
@@ -49,9 +50,16 @@ class Lifecycle:
         self.path = path or default_path()
         self.persist = persist
         self._stages: dict[str, Stage] = {}
-        if persist and self.path.is_file():
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-            self._stages = {k: Stage(v) for k, v in raw.get("stages", {}).items()}
+        if persist and self.path.exists():
+            raw = read_json(self.path, what="lifecycle file")
+            stages = raw.get("stages", {}) if isinstance(raw, dict) else None
+            if not isinstance(stages, dict) or not all(isinstance(v, str) and v in Stage.__members__.values()
+                                                       for v in stages.values()):
+                raise CraftbtError.single(
+                    ErrorCode.ENVIRONMENT_ERROR, f"{self.path} is not a lifecycle file",
+                    location=Location(str(self.path)),
+                    expected='{"stages": {"NAME@VERSION": "shadow|active|retired|revoked"}}')
+            self._stages = {str(k): Stage(v) for k, v in stages.items()}
 
     def stage(self, spec: CapabilitySpec | str) -> Stage:
         key = spec if isinstance(spec, str) else spec.key

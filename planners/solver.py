@@ -37,6 +37,15 @@ if TYPE_CHECKING:
 #: Estimated game ticks per unit of work, for comparing options (not promises).
 MINE_TRAVEL_TICKS = 60
 CRAFT_TICKS = 10
+#: The most one step may ask of ``craft_recipe`` (``qty``) and ``smelt`` (``qty``): their args' bounds.
+#: A larger need becomes several steps, so no planner emits a step its capability's schema refuses.
+MAX_CRAFT_QTY = 576
+MAX_SMELT_QTY = 64
+
+
+def chunks(total: int, most: int) -> list[int]:
+    """``total`` split into parts of at most ``most`` (``chunks(10, 4)`` -> ``[4, 4, 2]``)."""
+    return [min(most, total - start) for start in range(0, total, most)]
 PLACE_TICKS = 20
 SMELT_TICKS = 200
 #: acquire_material takes at most this many per dispatch (seed 000: count 1-8).
@@ -357,21 +366,26 @@ class _Expansion:
             preconditions.append(Check("block_nearby", {"block": "crafting_table", "radius": 6}))
         for ingredient, per_craft in recipe.ingredients.items():
             self.spend(ingredient, per_craft * crafts)
-        made = crafts * recipe.count
-        self.inventory[item] += made
-        self.add_step(
-            PlanStep(
-                name=f"craft {made} {item}",
-                capability="craft_recipe",
-                args={"recipe": item, "qty": made},
-                effect=Check("has_item", {"item": item, "count": self.inventory[item]}),
-                preconditions=preconditions,
-                cost=CRAFT_TICKS * crafts,
-                group=f"make {item}",
-                produces={item: made},
-                consumes={ing: n * crafts for ing, n in recipe.ingredients.items()},
+        batches = chunks(crafts, max(1, MAX_CRAFT_QTY // recipe.count))
+        for batch in batches:
+            made = batch * recipe.count
+            self.inventory[item] += made
+            if len(batches) > 1:  # each batch needs (and checks) only its own share of the ingredients
+                preconditions = [Check("has_item", {"item": ing, "count": n * batch})
+                                 for ing, n in recipe.ingredients.items()] + preconditions[len(recipe.ingredients):]
+            self.add_step(
+                PlanStep(
+                    name=f"craft {made} {item}",
+                    capability="craft_recipe",
+                    args={"recipe": item, "qty": made},
+                    effect=Check("has_item", {"item": item, "count": self.inventory[item]}),
+                    preconditions=preconditions,
+                    cost=CRAFT_TICKS * batch,
+                    group=f"make {item}",
+                    produces={item: made},
+                    consumes={ing: n * batch for ing, n in recipe.ingredients.items()},
+                )
             )
-        )
 
     def _smelt(self, item: str, count: int, input_item: str, visiting: frozenset[str]) -> None:
         self.obtain(input_item, count, visiting)
@@ -380,24 +394,30 @@ class _Expansion:
         self._ensure_station("furnace", visiting)
         self.spend(input_item, count)
         self.spend(fuel, fuel_count)
-        self.inventory[item] += count
-        self.add_step(
-            PlanStep(
-                name=f"smelt {count} {input_item}",
-                capability="smelt",
-                args={"input": input_item, "qty": count, "fuel": fuel},
-                effect=Check("has_item", {"item": item, "count": self.inventory[item]}),
-                preconditions=[
-                    Check("has_item", {"item": input_item, "count": count}),
-                    Check("has_item", {"item": fuel, "count": fuel_count}),
-                    Check("block_nearby", {"block": "furnace", "radius": 6}),
-                ],
-                cost=SMELT_TICKS * count,
-                group=f"smelt {item}",
-                produces={item: count},
-                consumes={input_item: count, fuel: fuel_count},
+        batches = chunks(count, MAX_SMELT_QTY)
+        fuel_left = fuel_count
+        for i, batch in enumerate(batches):
+            # the fuel is shared out in proportion; the last batch takes what is left
+            batch_fuel = fuel_left if i == len(batches) - 1 else math.ceil(fuel_count * batch / count)
+            fuel_left -= batch_fuel
+            self.inventory[item] += batch
+            self.add_step(
+                PlanStep(
+                    name=f"smelt {batch} {input_item}",
+                    capability="smelt",
+                    args={"input": input_item, "qty": batch, "fuel": fuel},
+                    effect=Check("has_item", {"item": item, "count": self.inventory[item]}),
+                    preconditions=[
+                        Check("has_item", {"item": input_item, "count": batch}),
+                        Check("has_item", {"item": fuel, "count": batch_fuel}),
+                        Check("block_nearby", {"block": "furnace", "radius": 6}),
+                    ],
+                    cost=SMELT_TICKS * batch,
+                    group=f"smelt {item}",
+                    produces={item: batch},
+                    consumes={input_item: batch, fuel: batch_fuel},
+                )
             )
-        )
 
     def _choose_fuel(self, items: int, visiting: frozenset[str]) -> tuple[str, int]:
         """The fuel that costs least for ``items`` smelts, preferring what is already held."""

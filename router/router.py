@@ -240,9 +240,19 @@ class Router:
 
     def _eligible(self, intent: Intent, traits: set[Trait], planner: str | None) -> list[str]:
         if planner not in (None, "auto"):
+            if planner == "fast_path":  # reached only when the goal is not a safety goal
+                raise CraftbtError.single(
+                    ErrorCode.INVALID_ARGUMENT, f"--planner fast_path cannot plan {intent.goal}: it answers only "
+                    "safety goals (survive, escape, eat)", expected="--planner auto, or a safety goal")
             if planner not in self.planners:
                 raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"unknown planner {planner!r}",
                                           expected="one of auto, " + ", ".join(self.planners))
+            if not self.planners[planner].can_handle(intent):
+                able = [n for n, p in self.planners.items() if p.can_handle(intent)]
+                raise CraftbtError.single(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"--planner {planner} does not plan {intent.goal.verb.value!r} goals ({intent.goal})",
+                    expected="--planner auto" + ("" if not able else " or one of " + ", ".join(able)))
             return [planner]
         ordered: list[str] = []
         for trait in sorted(traits) or [Trait.MULTI_STEP]:

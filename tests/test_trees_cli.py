@@ -51,7 +51,7 @@ def test_validate_json_output() -> None:
 def test_validate_missing_file_and_usage() -> None:
     missing = runner.invoke(app, ["validate", "no/such/tree.yaml"])
     assert missing.exit_code == 1
-    assert "file_not_found: cannot read 'no/such/tree.yaml': no such file" in missing.stdout
+    assert "file_not_found: cannot read tree file 'no/such/tree.yaml': no such file" in missing.stdout
     assert "Traceback" not in missing.output
     assert runner.invoke(app, ["validate"]).exit_code == 2
     assert runner.invoke(app, ["render", str(LIB / "greet.yaml"), "--format", "gif"]).exit_code == 2

@@ -53,6 +53,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from craftbt.core.errors import CraftbtError, ErrorCode, Problem
+from craftbt.core.inputs import read_text
 from craftbt.trees import model as m
 from craftbt.trees.source import DocPath, SourceMap, parse
 
@@ -128,18 +129,9 @@ def load_text(text: str, *, file: str | None = None, fmt: str | None = None) -> 
 def load_path(path: str | Path) -> Loaded:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Loaded(None, SourceMap(str(path)), [_file_problem(path, "no such file")])
-    except IsADirectoryError:
-        return Loaded(None, SourceMap(str(path)), [_file_problem(path, "is a directory")])
-    except UnicodeDecodeError:
-        return Loaded(
-            None, SourceMap(str(path)),
-            [Problem(ErrorCode.PARSE_ERROR, "the file is not UTF-8 text", SourceMap(str(path)).locate(()))],
-        )
-    except OSError as err:
-        return Loaded(None, SourceMap(str(path)), [_file_problem(path, err.strerror or "cannot be read")])
+        text = read_text(path, what="tree file")
+    except CraftbtError as err:  # not a regular file, too large, not UTF-8: located by the input boundary
+        return Loaded(None, SourceMap(str(path)), err.problems)
     return load_text(text, file=str(path))
 
 
@@ -149,10 +141,6 @@ def load_file(path: str | Path) -> m.TreeDefinition:
     if loaded.problems or loaded.definition is None:
         raise CraftbtError(loaded.problems)
     return loaded.definition
-
-
-def _file_problem(path: Path, why: str) -> Problem:
-    return Problem(ErrorCode.FILE_NOT_FOUND, f"cannot read {str(path)!r}: {why}", SourceMap(str(path)).locate(()))
 
 
 # -- decoding plain data -> model ------------------------------------------------

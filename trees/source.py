@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
+from craftbt.core.inputs import check_yaml_depth
 
 DocPath = tuple[str | int, ...]
 
@@ -122,6 +123,8 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _load_yaml(text: str, smap: SourceMap) -> Any:
+    # libyaml's composer recurses: a deep enough document crashes the interpreter, so depth comes first
+    check_yaml_depth(text, smap.file, max_depth=MAX_DEPTH + 1)
     loader = yaml.CSafeLoader(text)
     try:
         node = loader.get_single_node()

@@ -24,15 +24,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from craftbt.capabilities.structures import Anchor, Cell, Facing, ModuleSpec, Placement
 from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
+from craftbt.core.inputs import read_text
 from craftbt.core.yamlpos import compose_and_load, line_of
 from craftbt.world.body import BlockPos
 
@@ -70,17 +71,35 @@ STRUCTURAL_TYPES = frozenset({ModuleType.SHELL, ModuleType.ENTRANCE, ModuleType.
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
+#: Offsets from the reference corner stay within this many blocks on every axis.
+MAX_OFFSET = 256
+#: One box may cover at most this many cells (vanilla's /fill limit), and a whole template's boxes
+#: this many together: both are checked on the numbers, before any box is expanded cell by cell.
+MAX_BOX_VOLUME = 32_768
+MAX_TEMPLATE_VOLUME = 262_144
+Offset = Annotated[int, Field(ge=-MAX_OFFSET, le=MAX_OFFSET)]
 Triple = tuple[int, int, int]
+OffsetTriple = tuple[Offset, Offset, Offset]
 
 
 class Box(_Strict):
-    from_: Triple = Field(alias="from")
-    to: Triple
-    block: str | None = Field(default=None, pattern=r"^[a-z0-9_]+$")
+    from_: OffsetTriple = Field(alias="from")
+    to: OffsetTriple
+    block: str | None = Field(default=None, pattern=r"^[a-z0-9_]+$", max_length=64)
     hollow: bool = False
+
+    @property
+    def volume(self) -> int:
+        return math.prod(abs(a - b) + 1 for a, b in zip(self.from_, self.to, strict=True))
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Box:
+        if self.volume > MAX_BOX_VOLUME:
+            raise ValueError(f"the box holds {self.volume} cells, more than the {MAX_BOX_VOLUME} allowed")
+        return self
 
     def cells(self) -> list[Triple]:
         lo = [min(a, b) for a, b in zip(self.from_, self.to, strict=True)]
@@ -97,23 +116,23 @@ class Box(_Strict):
 
 
 class CellSpec(_Strict):
-    dx: int
-    dy: int
-    dz: int
-    block: str = Field(pattern=r"^[a-z0-9_]+$")
+    dx: Offset
+    dy: Offset
+    dz: Offset
+    block: str = Field(pattern=r"^[a-z0-9_]+$", max_length=64)
 
 
 class ModuleTemplate(_Strict):
     id: str = Field(pattern=r"^[a-z0-9_]+$", max_length=64)
     type: ModuleType
     description: str = ""
-    depends_on: list[str] = Field(default_factory=list)
-    fill: list[Box] = Field(default_factory=list)
-    cells: list[CellSpec] = Field(default_factory=list)
-    empty: list[Box] = Field(default_factory=list)
-    omit: list[Box] = Field(default_factory=list)
-    entrance: Triple | None = None
-    stations: list[Triple] | None = None
+    depends_on: list[str] = Field(default_factory=list, max_length=64)
+    fill: list[Box] = Field(default_factory=list, max_length=1024)
+    cells: list[CellSpec] = Field(default_factory=list, max_length=MAX_BOX_VOLUME)
+    empty: list[Box] = Field(default_factory=list, max_length=1024)
+    omit: list[Box] = Field(default_factory=list, max_length=1024)
+    entrance: OffsetTriple | None = None
+    stations: list[OffsetTriple] | None = Field(default=None, max_length=1024)
 
     @field_validator("fill")
     @classmethod
@@ -132,6 +151,13 @@ class StructureTemplate(_Strict):
     description: str = ""
     modules: list[ModuleTemplate] = Field(min_length=1, max_length=64)
     source: str | None = Field(default=None, exclude=True)
+
+    @model_validator(mode="after")
+    def _bounded(self) -> StructureTemplate:
+        total = sum(b.volume for m in self.modules for b in (*m.fill, *m.empty, *m.omit))
+        if total > MAX_TEMPLATE_VOLUME:
+            raise ValueError(f"the boxes hold {total} cells together, more than the {MAX_TEMPLATE_VOLUME} allowed")
+        return self
 
     def module(self, module_id: str) -> ModuleTemplate:
         for m in self.modules:
@@ -244,21 +270,11 @@ def _problem_at(
 
 
 def parse_template(
-    text: str, file: str | None = None, *, known_blocks: frozenset[str] | None = None
+    text: str, file: str | None = None, *, known_blocks: frozenset[str] | None = None,
+    known_items: frozenset[str] | None = None,
 ) -> StructureTemplate:
     """Parse and check a template; raises one CraftbtError with every problem found."""
-    try:
-        node, data = compose_and_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise CraftbtError(
-            _problem(
-                file,
-                f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
-                code=ErrorCode.PARSE_ERROR,
-                line=mark.line + 1 if mark is not None else None,
-            )
-        ) from None
+    node, data = compose_and_load(text, file)  # depth, duplicate keys, finite numbers: parse_error
     if not isinstance(data, dict):
         raise CraftbtError(
             _problem(
@@ -274,14 +290,15 @@ def parse_template(
         for err in exc.errors():
             problems.append(_problem_at(file, node, tuple(err["loc"]), err["msg"]))
         raise CraftbtError(problems) from None
-    problems = check_template(tpl, file, node, known_blocks)
+    problems = check_template(tpl, file, node, known_blocks, known_items)
     if problems:
         raise CraftbtError(problems)
     return tpl.model_copy(update={"source": file})
 
 
 def check_template(
-    tpl: StructureTemplate, file: str | None = None, node: Any = None, known_blocks: frozenset[str] | None = None
+    tpl: StructureTemplate, file: str | None = None, node: Any = None, known_blocks: frozenset[str] | None = None,
+    known_items: frozenset[str] | None = None,
 ) -> list[Problem]:
     """Semantic checks: unique ids, known edges, no cycle, buildable modules, no cross-module conflicts."""
     import difflib
@@ -346,6 +363,13 @@ def check_template(
                         suggestion=close[0] if close else None,
                     )
                 )
+                break
+        for p in spec.placements:
+            # a block is placed from an item of the same name: water, lava or fire have none to give or carry
+            if known_items is not None and p.block not in known_items and (
+                    known_blocks is None or p.block in known_blocks):
+                problems.append(_problem_at(file, node, ("modules", i),
+                                            f"block {p.block!r} in module {m.id!r} has no item to place it with"))
                 break
         for p in spec.placements:
             other = owner.get(p.key)
@@ -419,9 +443,9 @@ def _unrepairable_entrances(tpl: StructureTemplate, owner: dict[Triple, str], fi
 def load_template(ref: str | Path, *, known_blocks: frozenset[str] | None = None) -> StructureTemplate:
     """A template by path, or by name from the library (``shelter`` -> ``structures/shelter.yaml``)."""
     path = Path(ref)
-    if not path.suffix and not path.exists():
+    if not path.suffix and not _exists(path):
         path = LIBRARY_DIR / f"{ref}.yaml"
-    if not path.is_file():
+    if not _exists(path):
         names = sorted(p.stem for p in LIBRARY_DIR.glob("*.yaml"))
         import difflib
 
@@ -432,12 +456,23 @@ def load_template(ref: str | Path, *, known_blocks: frozenset[str] | None = None
             expected="a path or one of: " + ", ".join(names),
             suggestion=close[0] if close else None,
         )
+    text = read_text(path, what="structure template")  # a directory, a FIFO, a huge or non-UTF-8 file: located
+    known_items: frozenset[str] | None = None
     if known_blocks is None:
         from craftbt.world.mcdata import load
 
         md = load()
         known_blocks = frozenset(b.name for b in md.blocks())
-    return parse_template(path.read_text(encoding="utf-8"), str(path), known_blocks=known_blocks)
+        known_items = frozenset(i.name for i in md.items())
+    return parse_template(text, str(path), known_blocks=known_blocks, known_items=known_items)
+
+
+def _exists(path: Path) -> bool:
+    """Whether anything is at ``path`` (a name too long or with a NUL byte is simply not there)."""
+    try:
+        return path.exists() or path.is_symlink()
+    except (OSError, ValueError):
+        return False
 
 
 def anchor_for(origin: BlockPos, facing: Facing | str) -> Anchor:

@@ -27,13 +27,17 @@ from rich.table import Table
 
 from craftbt.capabilities.structures import Facing
 from craftbt.cli.console import table_console
-from craftbt.core.errors import CraftbtError, ErrorCode
-from craftbt.world.body import BlockPos, Body
+from craftbt.cli.numbers import parse_ascii_int, port_int, seed_int
+from craftbt.core.errors import CraftbtError, ErrorCode, Location
+from craftbt.core.inputs import read_bytes
+from craftbt.world.body import BlockPos, Body, BodyError
 
 #: the state directory's name under ``$CRAFTBT_HOME`` (the default ``--state``)
 STATE_DIR = "build"
 WORLD_FILE = "world.snap"
 DB_FILE = "build.sqlite"
+#: a world snapshot larger than this is not one craftbt wrote
+MAX_SNAPSHOT_BYTES = 1 << 30
 
 
 def _err(message: str, expected: str | None = None) -> CraftbtError:
@@ -41,30 +45,46 @@ def _err(message: str, expected: str | None = None) -> CraftbtError:
 
 
 def parse_at(text: str) -> BlockPos:
+    """``X,Y,Z`` in ASCII digits, inside the world border and height (checked before any work)."""
+    from craftbt.world.scenarios.schema import BORDER
+    from craftbt.world.sim.flags import MAX_Y, MIN_Y
+
     parts = text.split(",")
-    try:
-        if len(parts) != 3:
-            raise ValueError
-        x, y, z = (int(p.strip()) for p in parts)
-    except ValueError:
-        raise _err(f"--at {text!r} is not three integers", "X,Y,Z, e.g. 3,64,3") from None
-    return BlockPos(x, y, z)
+    if len(parts) != 3:
+        raise _err(f"--at {text[:80]!r} has {len(parts)} part(s), not three integers", "X,Y,Z, e.g. 3,64,3")
+    values: list[int] = []
+    for axis, part, lo, hi in zip("XYZ", parts, (-BORDER, MIN_Y, -BORDER), (BORDER, MAX_Y, BORDER), strict=True):
+        try:
+            values.append(parse_ascii_int(part, lo, hi, f"--at {axis}"))
+        except ValueError as err:
+            raise _err(f"{err} (in --at {text[:80]!r})", "X,Y,Z inside the world, e.g. 3,64,3") from None
+    return BlockPos(*values)
 
 
 def parse_facing(text: str) -> Facing:
-    try:
-        return Facing(text.upper())
-    except ValueError:
-        raise _err(f"--facing {text!r} is not a facing", "one of N, E, S, W") from None
+    if text.isascii():  # the long s (U+017F) upper-cases to "S"
+        try:
+            return Facing(text.upper())
+        except ValueError:
+            pass
+    raise _err(f"--facing {text[:20]!r} is not a facing", "one of N, E, S, W")
 
 
 def sim_body(state: Path, seed: int, scenario: Path | None, world: str | None = None) -> tuple[Any, bool]:
     """The embedded world: the state directory's snapshot if there is one, else a new world. (body, fresh)"""
     snap = state / WORLD_FILE
     if snap.exists():
-        from craftbt.world.sim.snapshot import load_file
+        from craftbt.world.sim.snapshot import loads
 
-        return load_file(snap), False
+        data = read_bytes(snap, what="world snapshot", max_bytes=MAX_SNAPSHOT_BYTES)
+        try:
+            return loads(data), False
+        except Exception as exc:  # anything a damaged or foreign file makes the decoder raise
+            raise CraftbtError.single(
+                ErrorCode.ENVIRONMENT_ERROR, f"the world snapshot {str(snap)!r} cannot be loaded: {exc}",
+                location=Location(str(snap)),
+                expected="a snapshot written by craftbt build; move it away (with build.sqlite) to start over",
+            ) from None
     if scenario is not None:
         from craftbt.world.scenarios.loader import load_scenario
 
@@ -118,7 +138,14 @@ def run_build(
         if mineflayer_body is None:
             from craftbt.world.mineflayer.body import DEFAULT_VERSION, MineflayerBody
 
-            body = owned = MineflayerBody.connect(host, port, username, version=version or DEFAULT_VERSION)
+            try:
+                body = owned = MineflayerBody.connect(host, port, username, version=version or DEFAULT_VERSION)
+            except BodyError as err:  # the server, not the template: name the endpoint
+                raise CraftbtError.single(
+                    ErrorCode.ENVIRONMENT_ERROR,
+                    f"cannot connect to {host}:{port} (version {version or DEFAULT_VERSION}): "
+                    + (err.detail.splitlines() or [err.code.value])[0][:300],
+                    expected="a reachable server (craftbt server start)") from None
         else:
             body = mineflayer_body
     else:
@@ -220,13 +247,13 @@ def build_cmd(
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
     resume: bool = typer.Option(False, "--resume", help="Resume the build in --state (the default when it exists)"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for a fresh embedded world"),
-    seed: int = typer.Option(0, "--seed", help="World seed for a fresh embedded world"),
+    seed: int = typer.Option(0, "--seed", help="World seed for a fresh embedded world", parser=seed_int),
     world: str | None = typer.Option(None, "--world", help="natural | starter | flat for a fresh embedded world"),
     state: Path | None = typer.Option(
         None, "--state", help="State directory (build DB, world snapshot); default $CRAFTBT_HOME/build"),
     give: bool = typer.Option(True, "--give/--no-give", help="Give the template's materials on a fresh sim world"),
     host: str = typer.Option("127.0.0.1", "--host"),
-    port: int = typer.Option(25565, "--port"),
+    port: int = typer.Option(25565, "--port", help="1..65535", parser=port_int),
     username: str = typer.Option("craftbt", "--username", help="Bot name on the server (--body mineflayer)"),
     version: str | None = typer.Option(None, "--version", help="Minecraft version (--body mineflayer)"),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
@@ -241,6 +268,9 @@ def build_cmd(
         return
     if at is None:
         raise _err("--at is required to build", "X,Y,Z of the reference corner")
+    where, towards = parse_at(at), parse_facing(facing)  # before any state is touched
+    if body not in ("sim", "mineflayer"):
+        raise _err(f"--body {body!r} is not a body", "sim or mineflayer")
     if resume and not (state / DB_FILE).exists():
         raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND, f"--resume: no build state in {state}")
     placed = {"n": 0}
@@ -269,8 +299,8 @@ def build_cmd(
 
     result = run_build(
         template,
-        parse_at(at),
-        parse_facing(facing),
+        where,
+        towards,
         state=state,
         seed=seed,
         scenario=scenario,

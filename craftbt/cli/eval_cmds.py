@@ -11,6 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.inputs import is_file, read_text
 from craftbt.evaluation.episode import MAX_SEED, EpisodeResult, WorldKind
 from craftbt.evaluation.fleet import MAX_BOTS, BodyKind, FleetSpec, ItemResult, WorkItem, run_fleet
 from craftbt.evaluation.report import html_report, summarize
@@ -50,13 +51,8 @@ def parse_seeds(text: str) -> list[int]:
 def parse_goals(text: str) -> list[str]:
     """A file of goals (one per line, ``#`` comments) or a comma-separated list."""
     path = Path(text)
-    if path.is_file():
-        if path.stat().st_size > MAX_GOALS_FILE_BYTES:
-            raise _err(f"{path}: a goals file is at most {MAX_GOALS_FILE_BYTES} bytes")
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as err:
-            raise _err(f"{path}: cannot read the goals file ({err})") from None
+    if is_file(path):  # a regular file, size-limited, UTF-8: the input boundary says otherwise by name
+        lines = read_text(path, what="goals file", max_bytes=MAX_GOALS_FILE_BYTES).splitlines()
         goals = [line.split("#", 1)[0].strip() for line in lines]
     else:
         goals = [g.strip() for g in text.split(",")]

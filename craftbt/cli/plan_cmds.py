@@ -15,7 +15,10 @@ from rich.table import Table
 
 from craftbt.capabilities.default import default_registry
 from craftbt.cli.console import table_console
+from craftbt.cli.numbers import seed_int
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.inputs import is_dir
+from craftbt.core.outputs import check_output, write_output
 from craftbt.router.priors import PriorsStore
 
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "building", "fast_path")
@@ -31,9 +34,10 @@ def _body(scenario: Path | None, seed: int, world: str = "starter") -> Any:
 def plan_cmd(
     goal: str = typer.Option(..., "--goal", help='e.g. "obtain iron_pickaxe"'),
     planner: str = typer.Option("auto", "--planner", help=" | ".join(PLANNERS)),
-    out: Path | None = typer.Option(None, "--out", help="Write the tree (YAML, or JSON for .json)"),
+    out: Path | None = typer.Option(
+        None, "--out", help="Write the tree (YAML, or JSON for .json): a new or regular file, never a link or FIFO"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
-    seed: int = typer.Option(0, "--seed", help="World and router seed"),
+    seed: int = typer.Option(0, "--seed", help="World and router seed", parser=seed_int),
     world: str = typer.Option("starter", "--world", help="natural | starter | flat (without --scenario)"),
     biome: str | None = typer.Option(None, "--biome", help="Context for the priors (e.g. taiga)"),
     as_json: bool = typer.Option(False, "--json", help="Print the routing decision as JSON"),
@@ -46,6 +50,8 @@ def plan_cmd(
     if planner not in PLANNERS:
         raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--planner {planner!r}",
                                   expected="one of " + ", ".join(PLANNERS))
+    if out is not None:
+        check_output(out, option="--out")  # refuse before planning
     registry = default_registry()
     context: dict[str, Any] = {"biome": biome} if biome else {}
     if at is not None:
@@ -56,7 +62,7 @@ def plan_cmd(
                              priors=PriorsStore(), seed=seed, context=context or None)
     tree = decision.plan.tree
     if out is not None:
-        out.write_text(to_json(tree) if out.suffix == ".json" else to_yaml(tree), encoding="utf-8")
+        write_output(out, to_json(tree) if out.suffix == ".json" else to_yaml(tree), option="--out")
     if as_json:
         typer.echo(decision.model_dump_json(indent=2))
         return
@@ -89,6 +95,9 @@ def gate_cmd(
     from craftbt.router.gate import TESTS, run_gate
     from craftbt.router.router import default_planners
 
+    if tests is not None and not is_dir(tests):
+        raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND, f"--tests {str(tests)!r} is not a directory",
+                                  expected="the directory holding the acceptance tests")
     report = run_gate(default_registry(), default_planners(), tests=tests or TESTS)
     if as_json:
         typer.echo(json.dumps(report.model_dump(), indent=2))

@@ -3,15 +3,19 @@
 Exit codes: 0 success, 1 the input was checked and is wrong (or a run failed, or
 the environment failed: a corrupt or read-only store, a full disk, a server that
 cannot be reached or went away), 2 usage error, 3 an internal error (a bug),
-130/143 stopped by SIGINT/SIGTERM (the run is closed ``cancelled`` first). A
-:class:`CraftbtError` is printed as structured lines, never as a traceback.
+130/143 stopped by SIGINT/SIGTERM (the run is closed ``cancelled`` first). Exit 3 is
+never a user's or a plugin's fault. A :class:`CraftbtError` is printed as structured
+lines, never as a traceback; ``CRAFTBT_DEBUG=1`` adds the traceback and keeps the exit code.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import sqlite3
 import sys
+import traceback
 
 import typer
 
@@ -29,6 +33,8 @@ from craftbt.cli import (
 )
 from craftbt.core import signals
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.home import default_home
+from craftbt.core.inputs import os_reason
 from craftbt.core.sqlite import StorageError, classify
 from craftbt.world.body import BodyError, BodyErrorCode
 
@@ -63,31 +69,69 @@ for _group in COMMAND_GROUPS:
     _group.register(app)
 
 
+def _printable_streams() -> None:
+    """A terminal or pipe that cannot encode a character (``PYTHONIOENCODING=ascii`` and an em dash)
+    gets an escape instead of a crash."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            with contextlib.suppress(ValueError, OSError):  # a closed or unusual stream: leave it alone
+                stream.reconfigure(errors="backslashreplace")
+
+
+def _report(err: CraftbtError) -> None:
+    for problem in err.problems:
+        print(problem.render(), file=sys.stderr)
+
+
+def _debug_traceback() -> None:
+    if os.environ.get("CRAFTBT_DEBUG"):
+        traceback.print_exc(file=sys.stderr)
+
+
 def _environment(err: BaseException) -> str | None:
     """One line for a fault of the environment (file, disk, server), or None when it looks like our bug."""
     if isinstance(err, BodyError) and err.code in (BodyErrorCode.BODY_DISCONNECTED, BodyErrorCode.TIMEOUT):
         return f"<body>: {ErrorCode.BODY_DISCONNECTED.value}: {err.detail}; is the server running and reachable?"
     found = classify(err)
-    if found is None:
-        return None
-    code, cause = found
-    return StorageError(code, getattr(err, "filename", None) or "<storage>", cause).problems[0].render()
+    if found is not None:
+        code, cause = found
+        return StorageError(code, getattr(err, "filename", None) or "<storage>", cause).problems[0].render()
+    if isinstance(err, sqlite3.DatabaseError):  # a corrupt or foreign file where a database should be
+        return CraftbtError.single(
+            ErrorCode.ENVIRONMENT_ERROR, f"a database under {default_home()} (or --state) cannot be used: {err}",
+            expected="a craftbt database; move the broken file away and run again").problems[0].render()
+    if isinstance(err, OSError):  # a full disk, a read-only home, a path that cannot be made
+        where = f" {err.filename!r}" if err.filename else ""
+        return CraftbtError.single(ErrorCode.ENVIRONMENT_ERROR, f"cannot use{where}: {os_reason(err)}"
+                                   ).problems[0].render()
+    return None
 
 
-def main() -> None:
+def run(argv: list[str] | None = None) -> int:
+    """Run the command line on ``argv`` (``sys.argv[1:]`` when None) in this process; return the exit code."""
+    try:
+        main(argv)
+    except SystemExit as done:
+        code = done.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
     signals.install()
     try:
-        _main()
+        _main(argv)
     finally:
         signals.done()
 
 
-def _main() -> None:
+def _main(argv: list[str] | None) -> None:
+    _printable_streams()
     try:
-        app()
+        app(args=argv, prog_name="craftbt")
     except CraftbtError as err:
-        for problem in err.problems:
-            print(problem.render(), file=sys.stderr)
+        _debug_traceback()
+        _report(err)
         sys.exit(1)
     except SystemExit as done:
         cancel = signals.last()
@@ -104,6 +148,7 @@ def _main() -> None:
         line = _environment(err)
         if line is None:
             _bug(err)
+        _debug_traceback()
         print(line, file=sys.stderr)
         sys.exit(1)
     except Exception as err:  # a bug of ours: say so plainly, keep the traceback one variable away
@@ -118,11 +163,11 @@ def _interrupted(cancel: signals.Cancelled) -> None:
 
 
 def _bug(err: BaseException) -> None:
-    if os.environ.get("CRAFTBT_DEBUG"):
-        raise err
+    _debug_traceback()
     print(
         f"internal_error: {type(err).__name__}: {err}\n"
-        "This is a craftbt bug. Run again with CRAFTBT_DEBUG=1 for the traceback.",
+        "This is a craftbt bug."
+        + ("" if os.environ.get("CRAFTBT_DEBUG") else " Run again with CRAFTBT_DEBUG=1 for the traceback."),
         file=sys.stderr,
     )
     sys.exit(3)

@@ -11,6 +11,7 @@ versions and promotes canaries.
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,11 @@ from rich.tree import Tree as RichTree
 
 from craftbt.capabilities.default import default_registry
 from craftbt.cli.console import table_console
+from craftbt.cli.numbers import ascii_int, port_int, seed_int
 from craftbt.cli.trees_cmds import capabilities_app
 from craftbt.core.errors import CraftbtError, ErrorCode, Location
 from craftbt.core.home import default_home
+from craftbt.core.outputs import check_output, write_output
 from craftbt.executor.config import PROFILES, Bounds, ExecutorConfig, scenario_fence
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.journal import Journal
@@ -41,24 +44,45 @@ STATUS_STYLE = {
     Status.RUNNING: "[yellow]…[/]",
     Status.INVALID: "[dim]·[/]",
 }
-#: default geofence half-width around spawn when a scenario declares no bounds
+#: ``--planner`` values; ``fast_path`` answers safety goals only (the router says so otherwise)
+PLANNERS = ("auto", "solver", "htn", "goap", "llm", "building", "fast_path")
+#: the most game ticks one run may be given: about 58 days of game time
+MAX_TICKS = 100_000_000
 
 
-def _err(message: str, code: ErrorCode = ErrorCode.INVALID_ARGUMENT) -> CraftbtError:
-    return CraftbtError.single(code, message)
+def _err(message: str, code: ErrorCode = ErrorCode.INVALID_ARGUMENT, expected: str | None = None) -> CraftbtError:
+    return CraftbtError.single(code, message, expected=expected)
+
+
+_DURATION = re.compile(r"([0-9]{1,9})([smhd])", re.ASCII)
+_EPOCH = re.compile(r"[0-9]{1,12}(\.[0-9]{1,9})?", re.ASCII)
+#: ``show`` takes a run id or a prefix of one; ``sla --capability`` a name with an optional version pin.
+_RUN_REF = re.compile(r"[A-Za-z0-9.:_-]{1,128}", re.ASCII)
+_CAP_REF = re.compile(r"[a-z][a-z0-9_]{0,63}(@[0-9]{1,9}(\.[0-9]{1,9}){0,2})?", re.ASCII)
+
+
+def _first_line(text: str) -> str:
+    """A body's error detail without the JavaScript stack a bridge failure carries."""
+    return (text.splitlines() or [""])[0][:300]
 
 
 def _since(text: str | None) -> float | None:
-    """``90m``, ``2h``, ``7d``, ``30s`` ago, or an epoch timestamp."""
+    """``90m``, ``2h``, ``7d``, ``30s`` ago, or an epoch timestamp (ASCII digits; finite)."""
     if text is None:
         return None
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-    if text[-1:] in units and text[:-1].isdigit():
-        return time.time() - int(text[:-1]) * units[text[-1]]
-    try:
+    duration = _DURATION.fullmatch(text)
+    if duration:
+        return time.time() - int(duration[1]) * units[duration[2]]
+    if _EPOCH.fullmatch(text):
         return float(text)
-    except ValueError:
-        raise _err(f"--since {text!r} is not a duration like 30m, 2h, 7d or an epoch time") from None
+    raise _err(f"--since {text!r} is not a duration like 30m, 2h, 7d or an epoch time")
+
+
+def _profile(name: str) -> str:
+    if name not in PROFILES:
+        raise _err(f"--profile {name!r} is not a permission profile", expected="one of " + ", ".join(PROFILES))
+    return name
 
 
 def _rich_tree(node: py_trees.behaviour.Behaviour, into: RichTree | None = None) -> RichTree:
@@ -120,13 +144,13 @@ def _summary_table(out: RunOutcome) -> Table:
 def run_cmd(
     tree: Path | None = typer.Argument(None, help="Tree file (YAML or JSON); or use --goal"),
     goal: str | None = typer.Option(None, "--goal", help='Plan, route and run a goal, e.g. "obtain iron_pickaxe"'),
-    planner: str = typer.Option("auto", "--planner", help="With --goal: auto | solver | htn | goap | llm | building"),
+    planner: str = typer.Option("auto", "--planner", help="With --goal: " + " | ".join(PLANNERS)),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
-    seed: int = typer.Option(0, "--seed", help="World seed"),
+    seed: int = typer.Option(0, "--seed", help="World seed (a signed 64-bit integer)", parser=seed_int),
     world: str = typer.Option("starter", "--world", help="natural | starter | flat (sim body, without --scenario)"),
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
     host: str = typer.Option("127.0.0.1", "--host"),
-    port: int = typer.Option(25565, "--port"),
+    port: int = typer.Option(25565, "--port", help="1..65535", parser=port_int),
     username: str = typer.Option("craftbt", "--username", help="Bot name on the server (offline auth)"),
     mc_version: str = typer.Option("1.21.4", "--version", help="Minecraft protocol version of the server"),
     shadow: bool = typer.Option(False, "--shadow", help="Observe and record; dispatch nothing"),
@@ -135,7 +159,8 @@ def run_cmd(
         [], "--allow-command", help="A server command a tree may send (e.g. give); repeat for more; needs "
         "--profile operator"),
     geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)"),
-    max_ticks: int = typer.Option(24_000, "--max-ticks", help="Budget in game ticks"),
+    max_ticks: int = typer.Option(24_000, "--max-ticks", help=f"Budget in game ticks (1..{MAX_TICKS})",
+                                  parser=ascii_int(1, MAX_TICKS)),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON"),
     at: str | None = typer.Option(None, "--at", help="Build goals: the site's corner X,Y,Z (default: near the bot)"),
     tree_path: list[Path] = typer.Option(
@@ -148,6 +173,11 @@ def run_cmd(
     if (tree is None) == (goal is None):
         typer.echo("craftbt run: give a TREE file or --goal, not both and not neither", err=True)
         raise typer.Exit(2)
+    profile = _profile(profile)
+    if planner not in PLANNERS:
+        raise _err(f"--planner {planner!r} is not a planner", expected="one of " + ", ".join(PLANNERS))
+    if body not in ("sim", "mineflayer"):
+        raise _err(f"--body {body!r} is not a body", expected="sim or mineflayer")
     registry = default_registry()
     # every problem of the file, located, before a body exists (a refused subtree is never opened)
     definition = load_checked(tree, registry) if tree is not None else None
@@ -156,7 +186,7 @@ def run_cmd(
         try:
             fence = Bounds.parse(geofence)
         except ValueError as exc:
-            raise _err(str(exc)) from None
+            raise _err(f"--geofence: {exc}") from None
     try:
         config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks,
                                 allowed_commands=frozenset(c.strip().lower() for c in allow_command))
@@ -236,7 +266,7 @@ def _run_tree(definition: Any, tree: Path, executor: Executor, seed: int, scenar
 
 
 def runs_cmd(
-    limit: int = typer.Option(20, "--limit"),
+    limit: int = typer.Option(20, "--limit", help="1..100000", parser=ascii_int(1, 100_000)),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """List recent runs from the journal (read-only: works on a read-only copy)."""
@@ -259,6 +289,8 @@ def runs_cmd(
 def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)"),
              as_json: bool = typer.Option(False, "--json")) -> None:
     """Print one run: provenance, steps with verdicts, decisions (read-only)."""
+    if not _RUN_REF.fullmatch(run_id):
+        raise _err(f"RUN_ID {run_id[:80]!r} is not a run id", expected="a run id or a prefix of one, e.g. run-3f2a")
     journal = Journal(read_only=True)
     try:
         detail = journal.run_detail(run_id)
@@ -304,14 +336,20 @@ def sla_cmd(
     since: str | None = typer.Option(None, "--since", help="Only runs started in the last 30m / 2h / 7d"),
     capability: str | None = typer.Option(None, "--capability", help="NAME or NAME@VERSION"),
     fmt: str = typer.Option("table", "--format", help="table | json | html"),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Write to this file"),
-    last_failures: int = typer.Option(5, "--last-failures"),
+    output: Path | None = typer.Option(
+        None, "-o", "--output",
+        help="Write to this file (a new or regular file, replaced atomically; never a link, FIFO or device)"),
+    last_failures: int = typer.Option(5, "--last-failures", help="0..1000", parser=ascii_int(0, 1000)),
 ) -> None:
     """Per capability@version SLA: attempts, success rate, durations, TTFA, retries, timeouts, failures."""
     from craftbt.executor.sla import build_report, render_html, render_table
 
     if fmt not in ("table", "json", "html"):
         raise _err(f"--format {fmt!r} is not one of table, json, html")
+    if capability is not None and not _CAP_REF.fullmatch(capability):
+        raise _err(f"--capability {capability[:80]!r} is not NAME or NAME@VERSION", expected="e.g. chat or chat@1.0.0")
+    if output is not None:
+        check_output(output, option="--output")  # refuse before the report is built
     report = build_report(Journal(read_only=True), since=_since(since), capability=capability, last_n=last_failures)
     report["router"] = _router_metrics()
     if fmt == "table":
@@ -323,9 +361,7 @@ def sla_cmd(
         text = render_html(report)
     if text is not None:
         if output is not None:
-            from craftbt.executor.recorder import atomic_write_text
-
-            atomic_write_text(output, text)
+            write_output(output, text, option="--output")
             typer.echo(f"wrote {output}")
         else:
             typer.echo(text)
@@ -365,6 +401,8 @@ def lifecycle_set(ref: str = typer.Argument(..., help="NAME@VERSION"),
     """Set a version's stage (revoked versions never run)."""
     if stage not in {s.value for s in Stage}:
         raise _err(f"stage {stage!r} is not one of shadow, active, retired, revoked")
+    if not _CAP_REF.fullmatch(ref) or "@" not in ref:
+        raise _err(f"{ref[:80]!r} is not NAME@VERSION", expected="e.g. chat@1 or chat@1.0.0")
     spec = default_registry().get(ref)
     Lifecycle().set(spec.key, Stage(stage))
     typer.echo(f"{spec.key}: {stage}")

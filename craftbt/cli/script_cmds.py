@@ -18,6 +18,7 @@ import typer
 from craftbt.capabilities.default import default_registry
 from craftbt.cli.run_cmds import _make_body
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.inputs import read_text
 from craftbt.craftscript import ast as a
 from craftbt.craftscript.checker import Checker
 from craftbt.craftscript.errors import ScriptError
@@ -40,10 +41,7 @@ def _usage(message: str) -> CraftbtError:
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND, f"cannot read {path}: {exc}") from None
+    return read_text(path, what="script")  # regular files only, size-limited, UTF-8 with a location
 
 
 def _compile(text: str, source: str, functions: dict[str, dict[str, Any]]) -> tuple[a.Program | None,

@@ -21,7 +21,9 @@ from rich.table import Table
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.cli.console import table_console
-from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.inputs import read_text
+from craftbt.core.outputs import write_output
 from craftbt.trees import model as m
 from craftbt.trees.render import RenderFormat
 from craftbt.trees.validate import Checked, validate_definition, validate_path
@@ -57,11 +59,9 @@ def check_file(path: Path, registry: Registry) -> Checked:
     from craftbt.trees.btcpp_import import import_xml
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else "cannot be read"
-        return Checked(None, [Problem(ErrorCode.FILE_NOT_FOUND, f"cannot read {str(path)!r}: {reason}",
-                                      Location(str(path)))])
+        text = read_text(path, what="tree file")
+    except CraftbtError as err:
+        return Checked(None, err.problems)
     try:
         imported = import_xml(text, file=str(path), registry=registry)
     except CraftbtError as err:
@@ -90,14 +90,7 @@ def _write(out: Path | None, data: str | bytes) -> None:
         else:
             sys.stdout.write(data if data.endswith("\n") else data + "\n")
         return
-    try:
-        if isinstance(data, bytes):
-            out.write_bytes(data)
-        else:
-            out.write_text(data, encoding="utf-8")
-    except OSError as err:
-        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"cannot write {str(out)!r}: {err.strerror}",
-                                  expected="a writable output path") from None
+    write_output(out, data)
 
 
 def validate_cmd(

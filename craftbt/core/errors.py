@@ -40,6 +40,14 @@ class ErrorCode(StrEnum):
     STORAGE_BUSY = "storage_busy"
     SERVER_UNREACHABLE = "server_unreachable"
     BODY_DISCONNECTED = "body_disconnected"
+    #: a file that is not a readable regular UTF-8 file (craftbt.core.inputs)
+    INPUT_ERROR = "input_error"
+    #: an output path that cannot or must not be written (craftbt.core.outputs)
+    OUTPUT_ERROR = "output_error"
+    #: the environment is broken: a corrupt database or state file under CRAFTBT_HOME, a body that cannot connect
+    ENVIRONMENT_ERROR = "environment_error"
+    #: a size, volume or count beyond what craftbt will take on
+    LIMIT_EXCEEDED = "limit_exceeded"
 
 
 @dataclass

@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from craftbt.core.inputs import load_yaml
+
 
 def line_of(node: Any, path: tuple[Any, ...]) -> int | None:
     """1-based line of the YAML node at ``path`` (or of its nearest existing parent)."""
@@ -25,15 +27,10 @@ def line_of(node: Any, path: tuple[Any, ...]) -> int | None:
     return line
 
 
-def compose_and_load(text: str) -> tuple[Any, Any]:
+def compose_and_load(text: str, file: str | None = None) -> tuple[Any, Any]:
     """Parse once: the node tree (for :func:`line_of`) and the plain data built from it.
 
-    Raises ``yaml.YAMLError`` like ``yaml.safe_load``.
+    Goes through the input boundary (:func:`craftbt.core.inputs.load_yaml`): bounded depth, no
+    duplicate keys, finite numbers; raises :class:`~craftbt.core.errors.CraftbtError` (parse_error).
     """
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-    finally:
-        loader.dispose()
-    return node, data
+    return load_yaml(text, file)

@@ -29,7 +29,15 @@ from craftbt.capabilities.structures import LIBRARY as MODULES
 from craftbt.planners.htn.engine import Domain, Task
 from craftbt.planners.htn.knowledge import MINE_BATCH, SEARCH_RADIUS, Knowledge
 from craftbt.planners.ppa import Check, PlanStep
-from craftbt.planners.solver import CRAFT_TICKS, MINE_TRAVEL_TICKS, PLACE_TICKS, SMELT_TICKS
+from craftbt.planners.solver import (
+    CRAFT_TICKS,
+    MAX_CRAFT_QTY,
+    MAX_SMELT_QTY,
+    MINE_TRAVEL_TICKS,
+    PLACE_TICKS,
+    SMELT_TICKS,
+    chunks,
+)
 from craftbt.world.body import BlockPos
 from craftbt.world.daytime import is_night
 
@@ -195,7 +203,9 @@ def build_domain() -> Domain:
             subtasks: list[Task] = [("obtain", i, k * crafts) for i, k in ingredients]
             if recipe.needs_table:
                 subtasks.append(("station", "crafting_table"))
-            subtasks.append(("!craft", item, ingredients, crafts, recipe.count, recipe.needs_table))
+            # a step crafts at most MAX_CRAFT_QTY items (craft_recipe's bound): more is several steps
+            for batch in chunks(crafts, max(1, MAX_CRAFT_QTY // recipe.count)):
+                subtasks.append(("!craft", item, ingredients, batch, recipe.count, recipe.needs_table))
             # what is already held costs nothing: prefer the recipe the inventory can pay for
             short = sum(max(0, k * crafts - s.free(i)) * s.knowledge.cost(i) for i, k in ingredients)
             yield option.label.removeprefix("craft:"), subtasks, CRAFT_TICKS * crafts + short
@@ -289,15 +299,21 @@ def build_domain() -> Domain:
     def fuel_for(s: CraftState, input_item: str, n: int) -> Iterator[tuple[Any, ...]]:
         output = s.knowledge.md.smelting_result(input_item)
         ranked: list[tuple[float, str, int]] = []
+        ticks_of: dict[str, int] = {}
         for fuel, ticks in s.knowledge.fuels():
+            ticks_of[fuel] = ticks
             if fuel in (input_item, output.output if output else None):
                 continue
             k = s.knowledge.fuel_needed(ticks, n)
             cost = max(0, k - s.free(fuel)) * s.knowledge.cost(fuel)
             if cost < math.inf:
                 ranked.append((cost, fuel, k))
-        for cost, fuel, k in sorted(ranked)[:4]:
-            yield fuel, [("obtain", fuel, k), ("!smelt", input_item, n, fuel, k)], cost
+        for cost, fuel, _k in sorted(ranked)[:4]:
+            # a step smelts at most MAX_SMELT_QTY items (smelt's bound); each batch gets its own fuel
+            steps: list[Task] = [("!smelt", input_item, b, fuel, s.knowledge.fuel_needed(ticks_of[fuel], b))
+                                 for b in chunks(n, MAX_SMELT_QTY)]
+            need = sum(step[4] for step in steps)
+            yield fuel, [("obtain", fuel, need), *steps], cost
 
     # -- farming -------------------------------------------------------------------------------------
     @d.operator("!harvest", "harvest_crop")

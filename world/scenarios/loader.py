@@ -13,16 +13,17 @@ import math
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
+from craftbt.core.inputs import read_text
 from craftbt.core.yamlpos import compose_and_load, line_of
 from craftbt.world.body import BodyError, Position
 from craftbt.world.mcdata import McData, UnknownName, load
-from craftbt.world.scenarios.schema import Scenario
+from craftbt.world.scenarios.schema import BORDER, Scenario
 from craftbt.world.sim.body import SimBody
 from craftbt.world.sim.commands import parse_block
+from craftbt.world.sim.flags import MAX_Y, MIN_Y
 from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
 from craftbt.world.sim.generators import AnyGenerator
 from craftbt.world.sim.mobs import explode
@@ -31,6 +32,9 @@ from craftbt.world.sim.starter import find_spawn, make_starter
 from craftbt.world.sim.world import World
 
 SCENARIO_DIR = Path(__file__).parent
+#: Entity categories a scenario may spawn as mobs; bosses the simulation does not model are refused.
+MOB_CATEGORIES = ("hostile", "passive")
+UNSUPPORTED_MOBS = frozenset({"ender_dragon", "wither", "giant"})
 
 
 def _problem(file: str | None, message: str, path: str = "", *, line: int | None = None,
@@ -42,13 +46,11 @@ def _problem(file: str | None, message: str, path: str = "", *, line: int | None
 def parse_scenario(text: str, file: str | None = None, md: McData | None = None) -> Scenario:
     """Parse and validate scenario text (YAML or JSON); raises CraftbtError(invalid_scenario)."""
     try:
-        node, data = compose_and_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise CraftbtError(_problem(
-            file, f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
-            line=mark.line + 1 if mark is not None else None, expected="a YAML mapping",
-        )) from None
+        node, data = compose_and_load(text, file)  # depth, duplicate keys, finite numbers
+    except CraftbtError as bad:
+        for p in bad.problems:
+            p.code = ErrorCode.INVALID_SCENARIO  # the scenario's one code, located where YAML says
+        raise CraftbtError(bad.problems) from None
     if not isinstance(data, dict):
         raise CraftbtError(_problem(file, f"a scenario must be a mapping, got {type(data).__name__}",
                                     expected="a mapping with at least 'name'"))
@@ -70,7 +72,15 @@ def _expected(err: Any) -> str | None:
     ctx = err.get("ctx") or {}
     if "expected" in ctx:
         return str(ctx["expected"])
+    bounds = [f"{sign} {ctx[key]}" for key, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<"))
+              if key in ctx]
+    if bounds:
+        return " and ".join(bounds)
     kind = str(err.get("type", ""))
+    if kind in ("value_error", "assertion_error"):
+        return None  # the message says it all
+    if kind == "string_pattern_mismatch":
+        return "a plain name: lowercase letters, digits and _ (a layer takes no [block state])"
     if kind == "extra_forbidden":
         return "no such field"
     if kind == "missing":
@@ -89,7 +99,11 @@ def check_names(scenario: Scenario, file: str | None, node: Any, md: McData) -> 
             elif kind == "item":
                 md.item(name)
             else:
-                md.entity(name)
+                entity = md.entity(name)
+                if entity.category not in MOB_CATEGORIES or entity.name in UNSUPPORTED_MOBS:
+                    problems.append(_problem(file, f"{name!r} cannot be a scenario mob", ".".join(map(str, path)),
+                                             line=line_of(node, path),
+                                             expected="a hostile or passive mob, not a player, boss or object"))
         except UnknownName as exc:
             problems.append(_problem(file, f"unknown {kind} {name!r}", ".".join(map(str, path)),
                                      line=line_of(node, path), expected=f"a Minecraft {md_version()} {kind} name",
@@ -158,8 +172,20 @@ def build(scenario: Scenario, *, seed: int | None = None, file: str | None = Non
         return (feet.x + pos[0], feet.y + pos[1], feet.z + pos[2]) if relative else pos
 
     problems: list[Problem] = []
+
+    def outside(pos: tuple[float, float, float], path: str) -> bool:
+        """A position (after ``relative`` is applied) outside the world is a problem, not a crash."""
+        x, y, z = pos
+        if abs(x) <= BORDER and abs(z) <= BORDER and MIN_Y <= y <= MAX_Y + (0 if isinstance(y, int) else 64):
+            return False
+        problems.append(_problem(file, f"position {tuple(pos)} is outside the world", path,
+                                 expected=f"x and z within +-{BORDER}, y within {MIN_Y}..{MAX_Y}"))
+        return True
+
     for i, f in enumerate(scenario.fill):
         a, b = at(f.start, f.relative), at(f.end, f.relative)
+        if outside(a, f"fill.{i}.from") or outside(b, f"fill.{i}.to"):
+            continue
         state = _block_state(body, f.block, file, f"fill.{i}.block", problems)
         if state is None:
             continue
@@ -169,23 +195,29 @@ def build(scenario: Scenario, *, seed: int | None = None, file: str | None = Non
                     world.set_block((x, y, z), state)
     for i, edit in enumerate(scenario.blocks):
         state = _block_state(body, edit.block, file, f"blocks.{i}.block", problems)
-        if state is not None:
+        if state is not None and not outside(at(edit.pos, edit.relative), f"blocks.{i}.pos"):
             world.set_block(at(edit.pos, edit.relative), state)
-    for mob in scenario.mobs:
+    for i, mob in enumerate(scenario.mobs):
+        mx, my, mz = mob.pos
+        if mob.relative:
+            mx, my, mz = pl.position.x + mx, pl.position.y + my, pl.position.z + mz
+        if outside((mx, my, mz), f"mobs.{i}.pos"):
+            continue
         for _ in range(mob.count):
-            mx, my, mz = mob.pos
-            if mob.relative:
-                mx, my, mz = pl.position.x + mx, pl.position.y + my, pl.position.z + mz
             world.spawn_mob(mob.type, mx, my, mz, no_ai=mob.no_ai)
-    for it in scenario.items:
+    for i, it in enumerate(scenario.items):
         ix, iy, iz = it.pos
         if it.relative:
             ix, iy, iz = math.floor(pl.position.x) + ix + 0.5, pl.position.y + iy, math.floor(pl.position.z) + iz + 0.5
+        if outside((ix, iy, iz), f"items.{i}.pos"):
+            continue
         world.spawn_item(md.item(it.item).name, it.count, ix, iy, iz, delay=0, jitter=False)
-    for blast in scenario.explosions:
+    for i, blast in enumerate(scenario.explosions):
         bx, by, bz = blast.pos
         if blast.relative:
             bx, by, bz = pl.position.x + bx, pl.position.y + by, pl.position.z + bz
+        if outside((bx, by, bz), f"explosions.{i}.pos"):
+            continue
         explode(world, bx, by, bz, blast.power, source="scenario")
     for i, item in enumerate(scenario.player.inventory):
         if pl.inventory.add(md.item(item.item).name, item.count):
@@ -213,7 +245,10 @@ def _block_state(body: SimBody, text: str, file: str | None, path: str, problems
 def resolve_path(path: str | Path) -> Path:
     """A scenario path as given, or the name of a shipped scenario (``starter`` -> world/scenarios/starter.yaml)."""
     p = Path(path)
-    if p.exists():
+    try:
+        if p.exists() or p.is_symlink():
+            return p
+    except (OSError, ValueError):  # a name too long, a NUL byte: the reader reports it
         return p
     shipped = SCENARIO_DIR / (p.name if p.suffix else f"{p.name}.yaml")
     return shipped if shipped.exists() else p
@@ -222,11 +257,7 @@ def resolve_path(path: str | Path) -> Path:
 def load_scenario(path: str | Path, seed: int | None = None, *, realtime: bool = False) -> SimBody:
     """Read, validate and build a scenario file; ``seed`` overrides the file's seed."""
     p = resolve_path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CraftbtError(Problem(ErrorCode.FILE_NOT_FOUND, f"cannot read scenario: {exc.strerror}",
-                                   Location(file=str(path)))) from None
+    text = read_text(p, what="scenario")
     scenario = parse_scenario(text, str(p))
     return build(scenario, seed=seed, file=str(p), realtime=realtime)
 

@@ -26,6 +26,13 @@ TIME_NAMES = {"day": 1000, "noon": 6000, "sunset": 12000, "night": 13000, "midni
 MAX_FILL = 32768  # vanilla's /fill limit
 SUPPORTED_EFFECTS = ("hunger",)
 _BLOCK_RE = re.compile(r"^(?:minecraft:)?([a-z0-9_]+)(?:\[(.*)\])?$")
+#: Numbers as commands take them: ASCII digits only (``str.isdigit`` admits ``²``, ``int`` admits fullwidth digits).
+_INT_RE = re.compile(r"^[0-9]{1,9}$", re.ASCII)
+_COORD_RE = re.compile(r"^[+-]?(?:[0-9]{1,9}(?:\.[0-9]{0,9})?|\.[0-9]{1,9})$", re.ASCII)
+_STATE_RE = re.compile(r"^[a-z_]{1,32}$", re.ASCII)
+_VALUE_RE = re.compile(r"^[a-z0-9_]{1,32}$", re.ASCII)
+#: The world border: coordinates beyond it are refused, as vanilla does.
+BORDER = 29_999_984
 
 
 def _bad(detail: str) -> BodyError:
@@ -68,7 +75,7 @@ def tokenize(text: str) -> list[str]:
 def _value(raw: str) -> Any:
     if raw in ("true", "false"):
         return raw == "true"
-    if re.fullmatch(r"-?\d+", raw):
+    if re.fullmatch(r"-?[0-9]{1,9}", raw, re.ASCII):
         return int(raw)
     return raw
 
@@ -77,38 +84,49 @@ def parse_block(body: SimBody, text: str) -> BlockState:
     m = _BLOCK_RE.match(text)
     if not m:
         raise _bad(f"bad block {text!r}; expected name or name[key=value,...]")
-    name = body.md.block(m.group(1)).name
+    data = body.md.block(m.group(1))
+    name = data.name
     props: dict[str, Any] = {}
     if m.group(2):
+        if data.max_state == 0:
+            raise _bad(f"{name} has no block states; expected {name} without [...] in {text!r}")
         for part in m.group(2).split(","):
             key, sep, val = part.partition("=")
-            if not sep or not key.strip():
+            key, val = key.strip(), val.strip()
+            if not sep or not _STATE_RE.match(key) or not _VALUE_RE.match(val) or key in props:
                 raise _bad(f"bad block state {part!r} in {text!r}")
-            props[key.strip()] = _value(val.strip())
+            props[key] = _value(val)
     return make_state(name, props)
 
 
 def _coord(raw: str, base: float) -> float:
+    """A finite coordinate: ASCII decimal digits only (``nan``, ``inf``, ``1e400`` are refused)."""
     if raw.startswith("~"):
         rest = raw[1:]
-        try:
-            return base + (float(rest) if rest else 0.0)
-        except ValueError:
-            raise _bad(f"bad relative coordinate {raw!r}") from None
-    if raw.startswith("^"):
+        if rest and not _COORD_RE.match(rest):
+            raise _bad(f"bad relative coordinate {raw!r}")
+        value = base + (float(rest) if rest else 0.0)
+    elif raw.startswith("^"):
         raise _bad("local coordinates (^) are not supported")
-    try:
-        return float(raw)
-    except ValueError:
-        raise _bad(f"bad coordinate {raw!r}") from None
+    elif not _COORD_RE.match(raw):
+        raise _bad(f"bad coordinate {raw!r}")
+    else:
+        value = float(raw)
+    if abs(value) > BORDER:
+        raise _bad(f"coordinate {raw!r} is outside the world border (+-{BORDER})")
+    return value
 
 
 def coords(body: SimBody, args: list[str], *, block: bool) -> tuple[float, float, float]:
     if len(args) < 3:
         raise _bad(f"expected x y z, got {' '.join(args)!r}")
+    from craftbt.world.sim.flags import MAX_Y, MIN_Y
+
     p = body.world.player.position
     base = (math.floor(p.x), math.floor(p.y), math.floor(p.z)) if block else (p.x, p.y, p.z)
     x, y, z = (_coord(a, b) for a, b in zip(args[:3], base, strict=True))
+    if not block and not MIN_Y - 64 <= y <= MAX_Y + 64:  # blocks check their own, narrower range
+        raise _bad(f"y={y:g} is outside the world ({MIN_Y - 64}..{MAX_Y + 64})")
     if block:
         return float(math.floor(x)), float(math.floor(y)), float(math.floor(z))
     return x, y, z
@@ -144,8 +162,9 @@ def _give(body: SimBody, args: list[str]) -> Apply:
         raise _bad("usage: /give <player> <item> [count]")
     _target(body, args[0])
     item = body.md.item(args[1].split("{")[0]).name
-    count = int(args[2]) if len(args) == 3 and args[2].isdigit() else 1
-    if (len(args) == 3 and not args[2].isdigit()) or count < 1 or count > 6400:
+    ok = len(args) == 2 or bool(_INT_RE.match(args[2]))
+    count = int(args[2]) if len(args) == 3 and ok else 1
+    if not ok or count < 1 or count > 6400:
         raise _bad(f"bad count {args[-1]!r}; expected 1..6400")
 
     def run() -> str:
@@ -218,7 +237,7 @@ def _fill(body: SimBody, args: list[str]) -> Apply:
 
 _NBT_NOAI = re.compile(r"NoAI\s*:\s*1b?", re.IGNORECASE)
 _NBT_ITEM = re.compile(r"id\s*:\s*\"?(?:minecraft:)?([a-z0-9_]+)\"?", re.IGNORECASE)
-_NBT_COUNT = re.compile(r"[Cc]ount\s*:\s*(\d+)")
+_NBT_COUNT = re.compile(r"[Cc]ount\s*:\s*([0-9]+)", re.ASCII)
 
 
 def _summon(body: SimBody, args: list[str]) -> Apply:
@@ -238,9 +257,11 @@ def _summon(body: SimBody, args: list[str]) -> Apply:
             raise _bad("an item entity needs {Item:{id:\"...\",Count:n}}")
         item = body.md.item(m.group(1)).name
         c = _NBT_COUNT.search(nbt)
+        if c and not _INT_RE.match(c.group(1)):
+            raise _bad("item Count must be 1..6400")
         count = int(c.group(1)) if c else 1
-        if count < 1:
-            raise _bad("item Count must be >= 1")
+        if not 1 <= count <= 6400:
+            raise _bad("item Count must be 1..6400")
 
     def run() -> str:
         w = body.world
@@ -261,12 +282,9 @@ def _time(body: SimBody, args: list[str]) -> Apply:
         return lambda: f"The time is {body.world.clock.time_of_day}"
     value = TIME_NAMES.get(raw) if op == "set" else None
     if value is None:
-        try:
-            value = int(raw.rstrip("t"))
-        except ValueError:
-            raise _bad(f"bad time {raw!r}") from None
-    if value < 0:
-        raise _bad("time must be >= 0")
+        if not _INT_RE.match(raw.removesuffix("t")):
+            raise _bad(f"bad time {raw!r}; expected a name or 0..999999999 ticks")
+        value = int(raw.removesuffix("t"))
     amount = value
 
     def run() -> str:
@@ -314,11 +332,10 @@ def _effect(body: SimBody, args: list[str]) -> Apply:
     effect = args[2].removeprefix("minecraft:")
     if effect not in SUPPORTED_EFFECTS:
         raise BodyError(BodyErrorCode.UNSUPPORTED, f"effect {effect!r} is not simulated (supported: hunger)")
-    try:
-        seconds = int(args[3]) if len(args) > 3 else 30
-        amplifier = int(args[4]) if len(args) > 4 else 0
-    except ValueError:
-        raise _bad("seconds and amplifier must be integers") from None
+    if any(not _INT_RE.match(a) for a in args[3:5]):
+        raise _bad("seconds and amplifier must be integers")
+    seconds = int(args[3]) if len(args) > 3 else 30
+    amplifier = int(args[4]) if len(args) > 4 else 0
     if seconds < 1 or not 0 <= amplifier <= 255:
         raise _bad("seconds must be >= 1 and amplifier 0..255")
 
@@ -339,8 +356,8 @@ def _gamerule(body: SimBody, args: list[str]) -> Apply:
     attr = rules[args[0]]
     value: Any
     if attr == "random_tick_speed":
-        if not args[1].isdigit():
-            raise _bad("randomTickSpeed must be a non-negative integer")
+        if not _INT_RE.match(args[1]) or int(args[1]) > 4096:
+            raise _bad("randomTickSpeed must be an integer 0..4096")
         value = int(args[1])
     elif args[1] in ("true", "false"):
         value = args[1] == "true"
