@@ -27,7 +27,7 @@ from craftbt.autonomy.signals import FOODS
 from craftbt.executor.backoff import TRANSIENT_BLOCK_BACKOFF_MS, Task, TaskBoard
 from craftbt.world.daytime import NIGHT_END
 
-#: a candidate at or above this priority may preempt a running task ...
+#: a candidate whose need is at least this urgent may preempt a running task ...
 URGENT = 0.8
 #: ... when it beats the running task's priority by at least this much
 PREEMPT_MARGIN = 0.1
@@ -61,7 +61,8 @@ class GoalSpec(BaseModel):
 
     @property
     def urgent(self) -> bool:
-        return self.priority >= URGENT
+        """Urgency is the need's, before memory scoring: memory orders goals, it does not make one urgent."""
+        return self.urgency >= URGENT
 
 
 def goals_for(needs: list[Need], state: HomeostasisState) -> list[GoalSpec]:
@@ -158,9 +159,15 @@ class GoalManager:
         self.specs.pop(task_id, None)
         self.sticky.discard(task_id)
 
-    def keep(self, task_id: str) -> None:
-        """A preempted task stays on the board until it is done."""
-        self.sticky.add(task_id)
+    def keep(self, spec: GoalSpec) -> None:
+        """A preempted task stays on the board until it is done, even if its need has paused meanwhile."""
+        self.offer(spec, sticky=True)
+
+    def defer(self, task_id: str, until_ms: int) -> None:
+        """Not before ``until_ms`` (the night's end for work that waits for the day)."""
+        if task_id in self.board._tasks:
+            task = self.board.get(task_id)
+            task.next_eligible_at = max(task.next_eligible_at, until_ms)
 
 
 def is_food(item: str) -> bool:

@@ -35,7 +35,7 @@ from craftbt.autonomy.bootstrap import TaskBootstrapper
 from craftbt.autonomy.goals import GoalKind, GoalManager, GoalSource, GoalSpec, goals_for
 from craftbt.autonomy.homeostasis import TIER_NAMES, HomeostasisMonitor, HomeostasisState, tool_tier
 from craftbt.autonomy.memory import EpisodicMemory
-from craftbt.autonomy.needs import generate
+from craftbt.autonomy.needs import generate, resting
 from craftbt.autonomy.report import GoalDone, LiveReport
 from craftbt.autonomy.signals import FOODS, Percept, SignalMonitor, sense
 from craftbt.capabilities.default import default_registry
@@ -57,6 +57,8 @@ POLL_TICKS = 20
 #: a single task's tree gets at most this many ticks (a quarter day) before the executor stops it
 TASK_TICKS = 6_000
 SNAPSHOT_EVERY = 1_200
+#: what may run in the evening and at night
+NIGHT_GOALS = frozenset({"shelter", "eat"})
 #: ticks between two goals of the bootstrapper (a pause, not a hot loop of walks)
 EXPLORE_PAUSE = 600
 #: what the loop looks for while it lives, to remember where it was seen
@@ -212,14 +214,13 @@ class LiveLoop:
     def run(self) -> LiveReport:
         self.observe(force=True)
         self._scan_resources()
-        for spec in self.bootstrap.recover():
-            self.goals.offer(spec, sticky=True)
+        for recovered in self.bootstrap.recover():
+            self.goals.offer(recovered, sticky=True)
             if self._resume_first is None:
-                self._resume_first = spec.task_id
-                self.report.resumed_tasks.append(spec.goal)
+                self._resume_first = recovered.task_id
+                self.report.resumed_tasks.append(recovered.goal)
         while self.body.now_ticks() < self.report.end_tick:
-            state = self.observe()
-            spec = self._choose(state)
+            spec = self._choose(self.observe())
             if spec is None:
                 self._wait()
                 continue
@@ -240,12 +241,19 @@ class LiveLoop:
             first, self._resume_first = self._resume_first, None
             if first in self.goals.specs:
                 return self.goals.specs[first]
-        spec = self.goals.select(self.now_ms())
-        if spec is not None:
-            return spec
         p = state.percept
-        if p.night or (p.time_of_day >= 11_000 and p.time_of_day < NIGHT_END) or state.sheltered:
-            return None  # nights are for the shelter; no exploring in the dark
+        rest = resting(state)
+        while (spec := self.goals.select(self.now_ms())) is not None:
+            if not rest or spec.urgent or spec.goal in NIGHT_GOALS:
+                return spec
+            # work waits for the morning: the task board holds it until the night ends
+            self.goals.defer(spec.task_id, self.now_ms() + ((NIGHT_END - p.time_of_day) % TICKS_PER_DAY + 1)
+                             * MS_PER_TICK)
+        if rest or state.sheltered:
+            return None  # evenings and nights are for the shelter; no exploring in the dark
+        if p.tick - self._last_bootstrap < EXPLORE_PAUSE:
+            return None  # between walks the bot stays put and lets the world run
+        self._last_bootstrap = p.tick
         llm_state = {"inventory": p.inventory, "food": p.food, "health": p.health, "tool_tier": state.tool_tier}
         return self.goals.offer(self.bootstrap.next_goal(self.home_pos, llm_state), sticky=True)
 
@@ -280,7 +288,7 @@ class LiveLoop:
             self._after_success(spec)
         elif status == "preempted":
             self.report.preemptions += 1
-            self.goals.keep(spec.task_id)
+            self.goals.keep(spec)
             self.memory.set_task(spec.task_id, status="preempted")
         else:
             self.report.goals_failed += 1

@@ -37,6 +37,17 @@ class Need(BaseModel):
     reasons: list[str] = Field(default_factory=list)
 
 
+#: the evening begins here (a remembered danger moves it to EVENING_WARY): tool work stops, the shelter starts
+EVENING, EVENING_WARY = 11_000, 10_000
+
+
+def resting(state: HomeostasisState) -> bool:
+    """Evening or night: the hours for the shelter, not for work or exploring."""
+    tod = state.percept.time_of_day
+    start = EVENING_WARY if state.remembered_danger else EVENING
+    return state.percept.night or start <= tod < NIGHT_START
+
+
 def _clip(x: float) -> float:
     return max(0.0, min(1.0, x))
 
@@ -80,14 +91,13 @@ def generate(state: HomeostasisState) -> list[Need]:
         needs.append(Need(kind=NeedKind.SAFETY, urgency=_clip(u), reasons=why))
 
     # shelter: gated by the time of day; a remembered night danger opens the gate earlier
-    early = 10_000 if state.remembered_danger else 11_000
-    if not state.sheltered and (p.night or early <= p.time_of_day < NIGHT_START):
+    if not state.sheltered and resting(state):
         why = ["night" if p.night else f"dusk (time {p.time_of_day})"]
         if state.remembered_danger:
             why.append("memory: danger here or at this hour before")
         needs.append(Need(kind=NeedKind.SHELTER, urgency=0.95 if p.night else 0.85, reasons=why))
 
-    if state.tool_tier < MAX_TIER and not p.night:
+    if state.tool_tier < MAX_TIER and not resting(state):
         needs.append(Need(kind=NeedKind.TOOLS, urgency=0.5 - 0.1 * state.tool_tier,
                           reasons=[f"tool tier {state.tool_tier} of {MAX_TIER}"]))
 
