@@ -11,8 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 CLI = [sys.executable, "-m", "craftbt"]
 
 
