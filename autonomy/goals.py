@@ -152,6 +152,9 @@ class GoalManager:
         task = self.board.block(task_id, reason, now_ms)
         if task.next_eligible_at <= now_ms:  # a failure that is not a block code still must not hot-loop
             task.next_eligible_at = now_ms + TRANSIENT_BLOCK_BACKOFF_MS * min(8, 2 ** (task.blocks - 1))
+        spec = self.specs.get(task_id)
+        if spec is not None and spec.urgent:  # the night will not wait 5 minutes: retry from where the bot stands
+            task.next_eligible_at = min(task.next_eligible_at, now_ms + TRANSIENT_BLOCK_BACKOFF_MS)
         return task.next_eligible_at
 
     def done(self, task_id: str) -> None:

@@ -72,6 +72,8 @@ RESOURCE_SCAN_RADIUS = 16
 #: a resource within this many blocks needs no recall
 NEAR_ENOUGH = 12
 DAMAGE_NOTE = 2.0
+#: at night the report counts hostile mobs alive within this radius (they spawn 16-32 blocks out)
+NIGHT_WATCH_RADIUS = 32.0
 Hook = Callable[["LiveLoop", Percept], None]
 
 
@@ -154,6 +156,7 @@ class LiveLoop:
                     self.report.nights_survived += 1
                 self._night_start = None
         if name == "hostile_near" and on and p.night:
+            self.report.hostile_encounters += 1
             self.memory.record("danger", "hostile_near", p.tick, p.position, time_of_day=p.time_of_day)
 
     def _account(self, p: Percept) -> None:
@@ -162,6 +165,8 @@ class LiveLoop:
         r.lowest_health = min(r.lowest_health, p.health)
         if p.night:
             r.night_samples += 1
+            around = len(self.body.entities(NIGHT_WATCH_RADIUS, kind="hostile"))
+            r.most_hostiles_at_night = max(r.most_hostiles_at_night, around)
             if routines.sheltered(self.body) or p.light >= 8:
                 r.night_samples_safe += 1
         deaths = bodyinfo.deaths(self.body)
@@ -335,6 +340,7 @@ class LiveLoop:
         else:
             return "blocked", f"no routine for {spec.goal!r}"
         for stage in stages:
+            routines.settle(self.body)  # a stage is built from where the bot stands, not where it is falling
             tree = stage(self.body)
             if tree is None:
                 return "blocked", f"{spec.goal}: nothing to do here"

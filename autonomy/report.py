@@ -39,6 +39,10 @@ class LiveReport(BaseModel):
     night_samples: int = 0
     night_samples_safe: int = 0
     lowest_food: int = 20
+    #: hostile_near rising edges at night: how often a hostile came within 12 blocks in the dark
+    hostile_encounters: int = 0
+    #: the most hostile mobs alive within 32 blocks in any night sample: they were there, near or not
+    most_hostiles_at_night: int = 0
     lowest_health: float = 20.0
     meals: int = 0
     goals_completed: list[GoalDone] = Field(default_factory=list)
@@ -81,13 +85,19 @@ def render(report: LiveReport) -> Table:
     table.add_row("game time", f"{report.ticks_run} ticks ({report.ticks_run / TICKS_PER_DAY:.2f} days)"
                   + (f", resumed {report.resumed}x" if report.resumed else ""))
     table.add_row("deaths", ", ".join(f"day {d['day']}: {d['cause']}" for d in report.deaths) or "none")
-    table.add_row("nights survived", f"{report.nights_survived} of {report.nights_seen}")
+    table.add_row("nights survived", f"{report.nights_survived} of {report.nights_seen}"
+                  f" (hostiles within 12 blocks at night: {report.hostile_encounters} times; "
+                  f"up to {report.most_hostiles_at_night} alive within 32)")
     safe = report.safe_at_night
     table.add_row("sheltered or lit at night", "no night yet" if safe is None else f"{safe:.0%} of samples")
     table.add_row("lowest food", f"{report.lowest_food} (meals: {report.meals})")
     table.add_row("lowest health", f"{report.lowest_health:g}")
-    goals = "\n".join(f"day {g.day}: {g.goal} ({g.ticks} ticks, {g.source})" for g in report.goals_completed)
-    table.add_row("goals completed", goals or "none")
+    shown = [g for g in report.goals_completed if not g.goal.startswith("explore ")]
+    walks = len(report.goals_completed) - len(shown)
+    goals = "\n".join(f"day {g.day}: {g.goal} ({g.ticks} ticks, {g.source})" for g in shown)
+    if walks:
+        goals += f"\n{walks} exploration walk(s)"
+    table.add_row("goals completed", goals.strip() or "none")
     table.add_row("goals failed / preempted", f"{report.goals_failed} / {report.preemptions}")
     table.add_row("tools reached", ", ".join(f"{t['tool']} (day {t['day']})" for t in report.tools_reached) or "none")
     table.add_row("structures built", ", ".join(f"{s['kind']} at {s['at']}" for s in report.structures_built)

@@ -4,10 +4,12 @@ Each routine is a function from the body's current state to a validated-shape
 :class:`~craftbt.trees.model.TreeDefinition` of registered capabilities only, so it
 runs through the executor's gate, geofence and journal like any planned tree.
 
-The shelter is a pit: three blocks dug under the feet and one block placed over
-the head. Standing three blocks below the surface puts the bot out of reach of
-melee mobs on the surface and below a skeleton's line of fire; leaving it in the
-morning digs the roof and a two-step stair out, then walks up.
+The shelter is a pit: four blocks dug under the feet and a roof placed in the
+old ground level, one free cell over the head. Standing four blocks below any
+mob on the surface or on the roof puts the bot out of a zombie's and a spider's
+reach, below a skeleton's line of fire and beyond a creeper's 3-block trigger
+(measured on the embedded world's mob rules). Leaving it in the morning digs the
+roof and a three-step stair out, then walks up.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ BUILDING_BLOCKS = ("dirt", "cobblestone", "cobbled_deepslate", "stone", "sand", 
                    "birch_planks", "spruce_planks", "netherrack", "granite", "diorite", "andesite")
 #: blocks that do not keep mobs out or hold the bot (dug anyway, never counted as a roof)
 SOFT = frozenset({"air", "cave_air", "water", "lava", "short_grass", "tall_grass", "snow", "torch"})
-PIT_DEPTH = 3
+PIT_DEPTH = 4
+#: the roof sits in the old ground level: this many blocks over the pit floor's feet cell
+ROOF_ABOVE_FEET = PIT_DEPTH - 1
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
@@ -42,6 +46,17 @@ def building_block(body: Body) -> str | None:
     return max(have)[1] if have else None
 
 
+def settle(body: Body, max_ticks: int = 40) -> None:
+    """Let the world run until the bot stops falling (after digging under its own feet)."""
+    last = body.position()
+    for _ in range(max_ticks):
+        body.advance(1)
+        now = body.position()
+        if now == last:
+            return
+        last = now
+
+
 def sheltered(body: Body) -> bool:
     """A solid roof within two blocks over the head and solid walls at the feet and head on four sides."""
     feet = body.position().block()
@@ -55,7 +70,7 @@ def sheltered(body: Body) -> bool:
 
 
 def dig_pit(body: Body) -> m.TreeDefinition | None:
-    """Dig three blocks down under the feet; None when the ground there cannot be dug."""
+    """Dig PIT_DEPTH blocks down under the feet; None when the ground there cannot be dug."""
     feet = body.position().block()
     leaves: list[m.LeafNode] = []
     for i in range(1, PIT_DEPTH + 1):
@@ -66,13 +81,13 @@ def dig_pit(body: Body) -> m.TreeDefinition | None:
         if name not in SOFT:
             leaves.append(m.LeafNode(name=f"dig pit {i}", capability="dig_block_at",
                                      args={"position": _vec(cell)}, timeout_ms=20_000))
-    return _tree("dig_pit", "dig a three-deep pit for the night", leaves) if leaves else None
+    return _tree("dig_pit", f"dig a {PIT_DEPTH}-deep pit for the night", leaves) if leaves else None
 
 
 def roof_over(body: Body) -> m.TreeDefinition | None:
-    """Place a block right over the head (a second stage: the gate only counts what is carried now)."""
+    """Place the roof in the old ground level (a second stage: the gate only counts what is carried now)."""
     feet = body.position().block()
-    roof = feet.offset(dy=2)
+    roof = feet.offset(dy=ROOF_ABOVE_FEET)
     if body.block_at(roof).name not in SOFT:
         return None
     block = building_block(body)
@@ -89,10 +104,10 @@ SHELTER: tuple[Stage, ...] = (dig_pit, roof_over)
 
 
 def leave_shelter(body: Body) -> m.TreeDefinition:
-    """Dig the roof and a two-step stair in the first direction whose ground lets the bot walk out.
+    """Dig the roof and a stair (one step per block of depth) in a direction whose ground holds it, walk up.
 
-    From the pit's floor (feet at y) the stair steps are (1, y+1), (2, y+2) and the surface (3, y+3):
-    every cell the body passes through on the way (feet, head, and the jump's headroom) is dug.
+    From the pit's floor (feet at y) step k stands at (k, y+k); each step's feet, head and jump headroom
+    cells are dug, and the last step is the surface, PIT_DEPTH blocks out and up.
     """
     feet = body.position().block()
     dx, dz = _exit_direction(body, feet)
@@ -100,14 +115,16 @@ def leave_shelter(body: Body) -> m.TreeDefinition:
     def at(k: int, dy: int) -> BlockPos:
         return feet.offset(dx=k * dx, dy=dy, dz=k * dz)
 
-    cells = (at(0, 2), at(1, 1), at(1, 2), at(1, 3), at(2, 2), at(2, 3), at(2, 4), at(3, 3), at(3, 4))
+    cells = [at(0, dy) for dy in range(2, ROOF_ABOVE_FEET + 1)]
+    for k in range(1, PIT_DEPTH + 1):
+        cells += [at(k, k), at(k, k + 1)] + ([at(k, k + 2)] if k < PIT_DEPTH else [])
     leaves: list[m.LeafNode] = []
     for i, cell in enumerate(cells):
         if body.block_at(cell).name not in SOFT:
             leaves.append(m.LeafNode(name=f"dig exit {i}", capability="dig_block_at",
                                      args={"position": _vec(cell)}, timeout_ms=20_000))
     leaves.append(m.LeafNode(name="walk out", capability="move_to",
-                             args={"pos": _vec(at(3, 3)), "range": 1.0}, timeout_ms=30_000))
+                             args={"pos": _vec(at(PIT_DEPTH, PIT_DEPTH)), "range": 1.0}, timeout_ms=30_000))
     return _tree("leave_shelter", "dig out of the night shelter and walk up to the surface", leaves)
 
 
@@ -116,9 +133,9 @@ def _floor(name: str) -> bool:
 
 
 def _exit_direction(body: Body, feet: BlockPos) -> tuple[int, int]:
-    """The first side whose stair floors (one, two and three blocks out, each a block higher) are solid."""
+    """The first side whose stair floors (k blocks out and k - 1 up, for every step) are solid."""
     for dx, dz in STEPS:
-        floors = [feet.offset(dx=k * dx, dy=k - 1, dz=k * dz) for k in (1, 2, 3)]
+        floors = [feet.offset(dx=k * dx, dy=k - 1, dz=k * dz) for k in range(1, PIT_DEPTH + 1)]
         if all(_floor(body.block_at(p).name) for p in floors):
             return dx, dz
     return STEPS[0]
