@@ -9,9 +9,10 @@ blocked or failed task gets ``next_eligible_at`` (the backoff taxonomy) and is
 not selected again before then; a preempted task stays on the board and is
 selected again once the urgent task is done, which is how it resumes.
 
-Goals are ``routed`` (the router plans them: ``obtain X``, ``survive threat``) or
+Goals are ``routed`` (the router plans them: ``obtain X``) or
 ``routine`` (a built-in tree in :mod:`~craftbt.autonomy.routines`: shelter,
-leave_shelter, eat, go to a place).
+leave_shelter, eat, go to a place). A hostile near by day is answered with the shelter too: the
+executor's own fast path (retreat) covers a threat that arrives in the middle of a task.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from craftbt.autonomy.memory import EpisodicMemory
 from craftbt.autonomy.needs import MAX_TIER, Need, NeedKind
 from craftbt.autonomy.signals import FOODS
 from craftbt.executor.backoff import TRANSIENT_BLOCK_BACKOFF_MS, Task, TaskBoard
-from craftbt.world.daytime import NIGHT_END
 
 #: a candidate whose need is at least this urgent may preempt a running task ...
 URGENT = 0.8
@@ -33,8 +33,11 @@ URGENT = 0.8
 PREEMPT_MARGIN = 0.1
 #: foods the loop tries to obtain when it carries none, best first
 FOOD_GOALS = ("bread", "cooked_beef", "apple")
-#: the morning: from the end of the night until this time of day, a sheltered bot leaves its shelter
-SHELTER_LEAVE_UNTIL = 10_000
+#: the morning window in which a sheltered bot leaves its shelter (when no hostile is near): from time 1000,
+#: when the undead left from the night have burned in the sun for 50 s, until the evening work stop
+SHELTER_LEAVE_FROM, SHELTER_LEAVE_UNTIL = 1_000, 10_000
+#: a bot below this health with a hostile near hides urgently
+HIDE_BELOW_HEALTH = 14.0
 
 
 class GoalKind(StrEnum):
@@ -79,12 +82,12 @@ def goals_for(needs: list[Need], state: HomeostasisState) -> list[GoalSpec]:
                     out.append(GoalSpec(task_id=f"food:{food}", goal=f"obtain {food}", kind=GoalKind.ROUTED,
                                         need=need.kind, urgency=need.urgency * 0.9, why=need.reasons))
         elif need.kind is NeedKind.SAFETY:
-            if p.night or p.dusk:
-                out.append(GoalSpec(task_id="shelter", goal="shelter", kind=GoalKind.ROUTINE, need=need.kind,
-                                    urgency=need.urgency, why=need.reasons))
-            elif p.hostiles:
-                out.append(GoalSpec(task_id="threat", goal="survive threat", kind=GoalKind.ROUTED, need=need.kind,
-                                    urgency=need.urgency, why=need.reasons))
+            # hide: the pit keeps every mob of the embedded world out of reach, by day as by night; hurt with a
+            # hostile near, hiding becomes urgent (it may stop a routine task at its next safe point)
+            hurt = p.hostiles > 0 and p.health < HIDE_BELOW_HEALTH
+            out.append(GoalSpec(task_id="shelter", goal="shelter", kind=GoalKind.ROUTINE, need=need.kind,
+                                urgency=max(need.urgency, URGENT) if hurt else need.urgency,
+                                why=[*need.reasons, *(["hurt: hide"] if hurt else [])]))
         elif need.kind is NeedKind.SHELTER:
             out.append(GoalSpec(task_id="shelter", goal="shelter", kind=GoalKind.ROUTINE, need=need.kind,
                                 urgency=need.urgency, why=need.reasons))
@@ -92,9 +95,10 @@ def goals_for(needs: list[Need], state: HomeostasisState) -> list[GoalSpec]:
             nxt = TIER_NAMES[min(state.tool_tier + 1, MAX_TIER)]
             out.append(GoalSpec(task_id=f"tools:{nxt}", goal=f"obtain {nxt}", kind=GoalKind.ROUTED,
                                 need=need.kind, urgency=need.urgency, why=need.reasons))
-    if state.sheltered and not p.night and (p.time_of_day < SHELTER_LEAVE_UNTIL or p.time_of_day > NIGHT_END):
+    morning = SHELTER_LEAVE_FROM <= p.time_of_day < SHELTER_LEAVE_UNTIL
+    if state.sheltered and morning and not p.hostiles:
         out.append(GoalSpec(task_id="leave_shelter", goal="leave_shelter", kind=GoalKind.ROUTINE,
-                            urgency=0.7, why=["day: time to leave the night shelter"]))
+                            urgency=0.7, why=["day, and no hostile within 12 blocks: leave the shelter"]))
     return out
 
 

@@ -32,7 +32,7 @@ import py_trees
 
 from craftbt.autonomy import bodyinfo, routines
 from craftbt.autonomy.bootstrap import TaskBootstrapper
-from craftbt.autonomy.goals import GoalKind, GoalManager, GoalSource, GoalSpec, goals_for
+from craftbt.autonomy.goals import SHELTER_LEAVE_FROM, GoalKind, GoalManager, GoalSource, GoalSpec, goals_for
 from craftbt.autonomy.homeostasis import TIER_NAMES, HomeostasisMonitor, HomeostasisState, tool_tier
 from craftbt.autonomy.memory import EpisodicMemory
 from craftbt.autonomy.needs import generate, resting
@@ -51,14 +51,13 @@ from craftbt.router.router import Router, survey
 from craftbt.router.thoughts import ThoughtProcessor
 from craftbt.trees import model as m
 from craftbt.world.body import TICKS_PER_DAY, BlockPos, Body
-from craftbt.world.daytime import NIGHT_END
 
 POLL_TICKS = 20
 #: a single task's tree gets at most this many ticks (a quarter day) before the executor stops it
 TASK_TICKS = 6_000
 SNAPSHOT_EVERY = 1_200
 #: what may run in the evening and at night
-NIGHT_GOALS = frozenset({"shelter", "eat"})
+NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter"})
 #: ticks between two goals of the bootstrapper (a pause, not a hot loop of walks)
 EXPLORE_PAUSE = 600
 #: what the loop looks for while it lives, to remember where it was seen
@@ -248,12 +247,13 @@ class LiveLoop:
                 return self.goals.specs[first]
         p = state.percept
         rest = resting(state)
+        hold = rest or state.sheltered  # in the shelter only the shelter's own goals and urgent ones run
         while (spec := self.goals.select(self.now_ms())) is not None:
-            if not rest or spec.urgent or spec.goal in NIGHT_GOALS:
+            if not hold or spec.urgent or spec.goal in NIGHT_GOALS:
                 return spec
-            # work waits for the morning: the task board holds it until the night ends
-            self.goals.defer(spec.task_id, self.now_ms() + ((NIGHT_END - p.time_of_day) % TICKS_PER_DAY + 1)
-                             * MS_PER_TICK)
+            # work waits on the task board: for the next morning, or a while when sheltered by day
+            wait = (SHELTER_LEAVE_FROM - p.time_of_day) % TICKS_PER_DAY if rest else EXPLORE_PAUSE
+            self.goals.defer(spec.task_id, self.now_ms() + (wait + 1) * MS_PER_TICK)
         if rest or state.sheltered:
             return None  # evenings and nights are for the shelter; no exploring in the dark
         if p.tick - self._last_bootstrap < EXPLORE_PAUSE:
