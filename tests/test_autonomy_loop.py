@@ -43,3 +43,14 @@ def test_dusk_preempts_a_tool_task_at_a_safe_point_and_the_task_resumes_in_the_m
     run = loop.executor.journal.list_runs(200)
     assert any(r["status"] == "preempted" for r in run)
     assert loop.memory.tasks("done") and {t["task_id"] for t in loop.memory.tasks("done")} >= {routine, "shelter"}
+
+
+def test_a_hungry_bot_carrying_food_eats_first(tmp_path: Path) -> None:
+    loop = _loop(tmp_path, 3, 0.02)
+    player = loop.body.world.player  # type: ignore[attr-defined]
+    player.food, player.saturation = 8, 0.0
+    player.inventory.add("bread", 3)
+    report = loop.run()
+    first = next(e for e in loop.events if e.get("status") == "started")
+    assert first["goal"] == "eat"
+    assert report.meals >= 1 and loop.body.food() > 8
