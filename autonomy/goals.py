@@ -24,7 +24,6 @@ from pydantic import BaseModel
 from craftbt.autonomy.homeostasis import TIER_NAMES, HomeostasisState
 from craftbt.autonomy.memory import EpisodicMemory
 from craftbt.autonomy.needs import MAX_TIER, Need, NeedKind
-from craftbt.autonomy.signals import FOODS
 from craftbt.executor.backoff import TRANSIENT_BLOCK_BACKOFF_MS, Task, TaskBoard
 
 #: a candidate whose need is at least this urgent may preempt a running task ...
@@ -175,7 +174,3 @@ class GoalManager:
         if task_id in self.board._tasks:
             task = self.board.get(task_id)
             task.next_eligible_at = max(task.next_eligible_at, until_ms)
-
-
-def is_food(item: str) -> bool:
-    return item in FOODS

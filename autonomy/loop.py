@@ -233,6 +233,7 @@ class LiveLoop:
         return self.close()
 
     def close(self) -> LiveReport:
+        self._account(sense(self.body))  # what the last task changed (a tool made in its last tick) counts too
         r = self.report
         r.ticks_run = self.body.now_ticks() - r.start_tick
         r.memory = self.memory.metrics()

@@ -163,8 +163,3 @@ def go_to(target: BlockPos, range_: float = 2.0) -> m.TreeDefinition:
     return _tree("go_to", f"walk to {target.x},{target.y},{target.z}", [
         m.LeafNode(name="walk", capability="move_to", args={"pos": _vec(target), "range": range_},
                    timeout_ms=60_000)])
-
-
-def light_up() -> m.TreeDefinition:
-    return _tree("light_up", "place a torch where the bot stands", [
-        m.LeafNode(name="torch", capability="place_torch", args={}, timeout_ms=5_000)])
