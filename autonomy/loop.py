@@ -56,6 +56,8 @@ POLL_TICKS = 20
 #: a single task's tree gets at most this many ticks (a quarter day) before the executor stops it
 TASK_TICKS = 6_000
 SNAPSHOT_EVERY = 1_200
+#: the reason a shelter task gives when the bot already stood sheltered (nothing was built)
+ALREADY = "already sheltered"
 #: what may run in the evening and at night
 NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter"})
 #: ticks between two goals of the bootstrapper (a pause, not a hot loop of walks)
@@ -291,7 +293,7 @@ class LiveLoop:
             self.memory.record("goal_done", spec.goal, end, self.body.position(), ticks=end - start)
             self.report.goals_completed.append(GoalDone(goal=spec.goal, source=spec.source.value, started_tick=start,
                                                         ended_tick=end, day=self.report.day_of(end)))
-            self._after_success(spec)
+            self._after_success(spec, built=reason != ALREADY)
         elif status == "preempted":
             self.report.preemptions += 1
             self.goals.keep(spec)
@@ -307,8 +309,8 @@ class LiveLoop:
         self._scan_resources()
         self.save()
 
-    def _after_success(self, spec: GoalSpec) -> None:
-        if spec.goal == "shelter":
+    def _after_success(self, spec: GoalSpec, *, built: bool) -> None:
+        if spec.goal == "shelter" and built:
             feet = self.body.position().block()
             self.report.structures_built.append({"kind": "night shelter (roofed pit)", "at": list(feet),
                                                  "day": self.report.day_of(self.body.now_ticks())})
@@ -320,7 +322,7 @@ class LiveLoop:
         stages: tuple[routines.Stage, ...]
         if spec.goal == "shelter":
             if routines.sheltered(self.body):
-                return "success", ""
+                return "success", ALREADY
             stages = routines.SHELTER
         elif spec.goal == "leave_shelter":
             outcome = self._execute(routines.leave_shelter(self.body), spec)
