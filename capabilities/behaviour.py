@@ -26,6 +26,7 @@ on the blackboard under ``/results/<node name>`` and ``/last_result``.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Iterator
@@ -91,6 +92,29 @@ def read_blackboard(keys: set[str]) -> dict[str, Any]:
     return out
 
 
+RESULTS_NAMESPACE = "/results/"
+LAST_RESULT_KEY = "/last_result"
+
+
+def publish_result(client: py_trees.blackboard.Client, name: str, result: ActionResult) -> None:
+    """Write ``/results/<name>`` and ``/last_result`` through the Blackboard client API.
+
+    Registered keys and client writes are what py_trees' own tools read: ``unicode_blackboard``,
+    the activity stream and ``dot_tree(with_blackboard_variables=True)`` all show them. The key is
+    registered on every write because ``Blackboard.clear()`` (between runs, in tests) forgets
+    clients and key metadata. py_trees reads a ``.`` in a key as attribute access, so a leaf
+    whose name has one is written to the storage directly (visible to displays, not attributed).
+    """
+    board = py_trees.blackboard.Blackboard
+    board.clients.setdefault(client.unique_identifier, client.name)
+    for key in (RESULTS_NAMESPACE + name, LAST_RESULT_KEY):
+        if "." in key:
+            board.storage[key] = result
+            continue
+        client.register_key(key=key, access=py_trees.common.Access.WRITE)
+        client.set(key, result, overwrite=True)
+
+
 class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
     """Runs one capability with fixed (possibly templated) raw args."""
 
@@ -111,6 +135,8 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self.spec = spec
         self.raw_args = raw_args
         self.ctx = ctx
+        #: the tree's own ``timeout_ms`` for this node, if it set one (it wins over the capability's)
+        self.node_timeout_ms = timeout_ms
         self.timeout_ms = timeout_ms or spec.timeout_ms
         self.idempotency_key = idempotency_key
         self._references = find_references(raw_args)
@@ -159,6 +185,41 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self.run_status = self.update()
         return self.run_status
 
+    def settle(self) -> bool:
+        """The parent halts this leaf: judge it now if its action already landed; True when it has a result.
+
+        A reactive parent (a selector with ``memory: false`` whose first child checks the step's
+        effect) halts the leaf on the tick the effect appears, before the probe ticks run. The
+        action is done, so its acceptance still runs once, here: a halt is not a failure. A runner
+        whose last body action has finished is resumed to its return; should it start another action
+        instead, that action is cancelled and the leaf is interrupted (no result)."""
+        if self.result is not None:
+            return True
+        if self._pending is None and self._gen is not None:
+            handle = self._handle
+            if handle is not None and handle.status() is ActionStatus.RUNNING:
+                return False  # stopped mid-action: that is an interruption
+            self._advance(handle)
+            if self.result is not None:
+                return True
+            if self._pending is None:
+                return False  # the runner went on to more work
+        if self._pending is None or self._pre is None or self.args is None:
+            return False
+        result = self._pending
+        self._pending = None
+        post = self._probe_receipt(self.ctx.body.observe(), result)
+        verification = self.spec.acceptance(self._pre, post, self.args, result)
+        verification = VerificationResult(
+            verdict=verification.verdict, evidence={**verification.evidence, "judged_on_halt": True},
+        )
+        result.verification = verification
+        if verification.verdict is Verdict.CONTRADICTED:
+            result.ok = False
+            result.error = _contradiction(verification)
+        self._finish(result, self._start_tick)
+        return True
+
     def interrupt(self) -> None:
         """Stop a running capability without a result: cancel its body action and close the runner."""
         if self._gen is not None and self.result is None:
@@ -166,6 +227,14 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self.run_status = py_trees.common.Status.INVALID
 
     # -- lifecycle ------------------------------------------------------------
+    def blackboard_client(self) -> py_trees.blackboard.Client:
+        """This leaf's py_trees blackboard client (made on first use, named after the leaf)."""
+        client: py_trees.blackboard.Client | None = getattr(self, "_board_client", None)
+        if client is None:
+            client = self.attach_blackboard_client(name=self.name)
+            self._board_client = client
+        return client
+
     def initialise(self) -> None:
         self.result = None
         self._pending = None
@@ -173,12 +242,14 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self._handle = None
         self._first_action_seen = False
         start_tick = self.ctx.body.now_ticks()
-        self._deadline_tick = start_tick + max(1, self.timeout_ms * TICKS_PER_SECOND // 1000)
         try:
             self.args = self._resolve_args()
         except _Refusal as refusal:
             self._finish(refusal.result, start_tick)
             return
+        if self.node_timeout_ms is None:
+            self.timeout_ms = self.spec.timeout_for(self.args)  # smelt 16 items takes longer than smelt 1
+        self._deadline_tick = start_tick + max(1, self.timeout_ms * TICKS_PER_SECOND // 1000)
         # admit runs the capability guard at its place in the dispatch pipeline (seed 000 order).
         admitted = self.ctx.hooks.admit(self.ctx, self.spec, self.args, self.name)
         if not admitted.ok:
@@ -303,20 +374,49 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         return py_trees.common.Status.SUCCESS if result.ok else py_trees.common.Status.FAILURE
 
     def _probe_receipt(self, post: Observation, result: ActionResult) -> Observation:
-        """Read the blocks a receipt names, so acceptance can check them (receipt-anchored)."""
+        """Read what a receipt names, so acceptance can check it against the world (receipt-anchored).
+
+        Blocks and their states at the receipt's positions; with ``extra.probe_light`` the light level
+        there, with ``extra.probe_entities`` (a radius) the entities around the bot, with
+        ``extra.probe_chat_since`` (a chat-log index) the chat heard since. A position the body cannot
+        read (an unloaded chunk on a server) stays unprobed: acceptance calls that inconclusive.
+        """
         receipt = result.receipt
         if receipt is None:
             return post
         positions = list(receipt.positions)
         if receipt.position is not None:
             positions.append(receipt.position)
-        if not positions:
-            return post
-        infos = {block_key(p): self.ctx.body.block_at(p) for p in positions}
-        blocks = {key: info.name for key, info in infos.items()}
-        # States too, so state-changing leaves (levers, doors, crops) verify against a fresh probe.
-        states = {key: dict(info.state) for key, info in infos.items()}
-        return post.model_copy(update={"blocks": blocks, "block_states": states})
+        update: dict[str, Any] = {}
+        body = self.ctx.body
+        if positions:
+            infos = {}
+            for p in positions:
+                try:
+                    infos[block_key(p)] = body.block_at(p)
+                except BodyError:
+                    continue  # not loaded / out of reach: unprobed, so inconclusive, never a crash
+            update["blocks"] = {key: info.name for key, info in infos.items()}
+            # States too, so state-changing leaves (levers, doors, crops) verify against a fresh probe.
+            update["block_states"] = {key: dict(info.state) for key, info in infos.items()}
+            if receipt.extra.get("probe_light"):
+                light = {}
+                for p in positions:
+                    try:
+                        light[block_key(p)] = body.light_level(p)
+                    except BodyError:
+                        continue
+                update["light_levels"] = light
+        radius = receipt.extra.get("probe_entities")
+        if isinstance(radius, int | float):
+            with contextlib.suppress(BodyError):
+                update["entities"] = body.entities(float(radius))
+        since = receipt.extra.get("probe_chat_since")
+        heard = getattr(body, "chat_messages", None)
+        if isinstance(since, int) and callable(heard):
+            with contextlib.suppress(BodyError):
+                update["chat"] = list(heard(since)[1])
+        return post.model_copy(update=update) if update else post
 
     def _finish(self, result: ActionResult, start_tick: int) -> None:
         result.started_tick = start_tick
@@ -324,9 +424,7 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         result.ended_at = time.time()
         self.result = result
         self._pre = None  # judged: a finished leaf holds no observation (a long run keeps thousands of leaves)
-        storage = py_trees.blackboard.Blackboard.storage
-        storage["/results/" + self.name] = result
-        storage["/last_result"] = result
+        publish_result(self.blackboard_client(), self.name, result)
         self.ctx.hooks.finished(self.spec, self.args, self.name, result)
 
     def _cancel(self, reason: str) -> None:

@@ -30,22 +30,25 @@ from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
-from craftbt.executor.backoff import next_eligible_at
+from craftbt.executor.backoff import BlockClass, classify, next_eligible_at
 from craftbt.executor.canary import ShadowCanary
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.detectors import Detectors
 from craftbt.executor.digests import digest, plan_digests
+from craftbt.executor.fence import PathWatch
 from craftbt.executor.gate import GateDecision, assess
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage
 from craftbt.executor.monitor import MonitoredBody
+from craftbt.executor.normalize import find_sentinels
 from craftbt.executor.pipeline import Pipeline
 from craftbt.executor.preemption import SafetyMonitor, Signal, interruptible
 from craftbt.executor.recorder import GoldenRunRecorder
 from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
 from craftbt.executor.supervisor import LeafMeta, Supervisor
 from craftbt.trees import model as m
-from craftbt.trees.build import DEFINITION_ATTR, build
+from craftbt.trees.build import DEFINITION_ATTR, build, release_blackboard_clients
+from craftbt.trees.dump import to_data
 from craftbt.trees.validate import validate_definition
 from craftbt.world.body import Body
 
@@ -60,6 +63,9 @@ BUILD_REASONS: dict[ErrorCode, str] = {
     ErrorCode.UNKNOWN_CHECK: "unknown_verb",
     ErrorCode.UNKNOWN_BLACKBOARD_KEY: "unknown_blackboard_key",
 }
+
+#: decisions that are bookkeeping, not failures: left out of ``RunOutcome.failures``
+NOT_FAILURES = frozenset({"local_retry", "stream_busy", "retry_folded"})
 
 TickCallback = Callable[["Executor", RunState, py_trees.behaviour.Behaviour], None]
 
@@ -123,11 +129,15 @@ class Executor:
         self.inner_body = body
         self.body = MonitoredBody(body, self._on_action)
         self.body.shadow = self.config.shadow
+        self.body.command_gate = lambda line: self.config.command_refusal(line)
         self.recorder = recorder or GoldenRunRecorder(self.home / "golden", clock=self._clock_ms)
         self.body_kind = body_kind
         self.on_escalation = on_escalation
         self.on_tick = on_tick
         self.run_state: RunState | None = None
+        self._executed: tuple[m.TreeDefinition, Path | None] | None = None
+        #: the tree being run and its context, whose blackboard clients are released when the run closes
+        self._live: tuple[py_trees.behaviour.Behaviour | None, CapabilityContext] | None = None
         self._deferred_noted: Signal | None = None
         self._stop_reason: str | None = None
         self._epoch_ms = time.time() * 1000
@@ -176,7 +186,10 @@ class Executor:
         seed: int | None = None,
         scenario: str | None = None,
         run_id: str | None = None,
+        intent_resolution_digest: str | None = None,
     ) -> RunOutcome:
+        """Run ``definition``; ``intent_resolution_digest`` is the router's digest of the steps it resolved
+        from the intent (seed 002), recorded with the run when the tree came from a goal."""
         wall_start = time.perf_counter()
         if base_dir is None and definition.source and not definition.source.startswith("planner:"):
             base_dir = Path(definition.source).parent
@@ -188,7 +201,11 @@ class Executor:
         if norm.definition is not definition:
             checked = validate_definition(norm.definition, self.registry, base_dir=base_dir,
                                           subtrees=checked.subtrees)
+        # kept with the run's summary, so `craftbt render --run` can draw what ran with its statuses
+        self._executed = (norm.definition, base_dir)
         digests = plan_digests(definition)
+        if intent_resolution_digest is not None:
+            digests.intent_resolution_digest = intent_resolution_digest
         run_id = self.journal.begin_run(
             run_id=run_id, task_id=task_id, intent=intent, plan_id=digests.executor_plan_digest[7:23],
             tree_name=definition.tree, tree_source=definition.source,
@@ -217,8 +234,10 @@ class Executor:
             run.config = config
         pipeline = Pipeline(run, canary=ShadowCanary(run))
         ctx = CapabilityContext(body=self.body, registry=self.registry, hooks=pipeline)
+        self._live = (None, ctx)
         try:
             built = build(norm.definition, ctx, base_dir=base_dir, checked=checked)
+            self._live = (built.root, ctx)
         except CraftbtError as err:
             first = err.problems[0]
             reason = BUILD_REASONS.get(first.code, "planning_incomplete")
@@ -229,8 +248,18 @@ class Executor:
         root = built.root
         supervisors = self._supervise(root, run, pipeline)
         executor_plan = [{"leaf": s.spec.key, "args": s.leaf.raw_args} for s in supervisors]
+        built_digest = digest(executor_plan)
+        base.digests["built_plan_digest"] = built_digest  # subtrees inlined: every leaf that can run
         run.recorder.record_decision(run_id, "plan_built", {"leaf": None, "steps": len(executor_plan),
-                                                            "built_plan_digest": digest(executor_plan)})
+                                                            "built_plan_digest": built_digest})
+        incomplete = self._built_problems(supervisors)
+        if incomplete:
+            # a subtree's leaves are normalized too, before any leaf runs (the gate saw only the top tree)
+            reason = "planning_incomplete"
+            run.decide(reason, detail={"stage": "normalizer", "detail": incomplete[0], "problems": incomplete[:10]})
+            base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
+            root.stop(Status.INVALID)
+            return self._close(run, base, "blocked", wall_start)
         status = self._loop(run, root, ctx, pipeline)
         return self._close(run, base, status, wall_start)
 
@@ -238,9 +267,59 @@ class Executor:
         """Attach a supervisor to every capability leaf (the tree keeps its shape)."""
         supervisors: list[Supervisor] = []
         for leaf in capability_leaves(root):
+            self._remap_deprecated(leaf, run)
             self._rebind_shadow(leaf, run)
-            supervisors.append(Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation))
+            sup = Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation)
+            sup.retries = self._retry_budget(leaf, run)
+            supervisors.append(sup)
         return supervisors
+
+    def _built_problems(self, supervisors: list[Supervisor]) -> list[str]:
+        """Option A over the built tree, subtrees included: sentinel or (unless allowed) derived args."""
+        problems: list[str] = []
+        for sup in supervisors:
+            for path in find_sentinels(sup.leaf.raw_args):
+                problems.append(f"{sup.name}: sentinel_args at {path}")
+            if sup.meta.args_source == "derived" and not self.config.allow_materialize:
+                problems.append(f"{sup.name}: derived_args")
+        return problems
+
+    def _retry_budget(self, leaf: CapabilityBehaviour, run: RunState) -> int:
+        """One retry budget per step: the local retries the supervisor may spend before it escalates.
+
+        The capability's declared ``retries``, or the tree's ``retry: N`` on the leaf (a Retry decorator
+        whose child is the leaf), capped by ``config.local_retries`` (the seed's 2). The decorator is folded
+        into the supervisor (it keeps one attempt): a Retry around a supervised leaf would otherwise multiply
+        the supervisor's own retries, (N + 1) x 3 dispatches of one persistent fault before the router
+        hears of it."""
+        declared = leaf.spec.retries
+        parent = leaf.parent
+        if isinstance(parent, py_trees.decorators.Retry) and parent.num_failures > 1:
+            declared = parent.num_failures - 1
+            run.decide("retry_folded", node=leaf.name, capability=leaf.spec.key,
+                       detail={"tree_retries": declared, "budget": min(declared, run.config.local_retries)})
+            parent.num_failures = 1
+        return min(declared, run.config.local_retries)
+
+    def _remap_deprecated(self, leaf: CapabilityBehaviour, run: RunState) -> None:
+        """A deprecated leaf with a remap runs as its replacement (seed 000: dig_block -> acquire_material),
+        recorded with ``original_leaf`` on the decision, every step and the golden-run report."""
+        from craftbt.capabilities.contracts import remap_deprecated
+
+        if leaf._references:
+            return  # args known only at dispatch: the leaf runs as written
+        execution = remap_deprecated(leaf.spec.name, leaf.raw_args)
+        if execution is None or not self.registry.has(execution.leaf):
+            return
+        original = leaf.spec.key
+        leaf.spec = self.registry.get(execution.leaf)
+        leaf.raw_args = execution.args
+        leaf._static_args = leaf.spec.args_model.model_validate(execution.args)
+        node = getattr(leaf, DEFINITION_ATTR, None)
+        leaf.timeout_ms = (node.timeout_ms if isinstance(node, m.LeafNode) else None) or leaf.spec.timeout_ms
+        leaf.original_leaf = original  # type: ignore[attr-defined]
+        run.decide("leaf_remapped", node=leaf.name, capability=leaf.spec.key,
+                   detail={"original_leaf": original, "args": execution.args})
 
     def _rebind_shadow(self, leaf: CapabilityBehaviour, run: RunState) -> None:
         """A tree bound to a shadow version runs the active version; the shadow runs beside it as a canary."""
@@ -258,6 +337,7 @@ class Executor:
     def _loop(self, run: RunState, root: py_trees.behaviour.Behaviour, ctx: CapabilityContext,
               pipeline: Pipeline) -> str:
         detectors = Detectors(run)
+        path_watch = PathWatch(run)
         sample_every = self.config.detectors.sample_every_ticks
         safety = SafetyMonitor(self.registry) if self.config.preemption else None
         fast: Supervisor | None = None
@@ -269,6 +349,8 @@ class Executor:
             if self._stop_reason is not None and fast is None and self._stop_point(run):
                 root.stop(Status.INVALID)
                 return "preempted"
+            if elapsed % SAFETY_POLL_TICKS == 0:
+                path_watch.check(self.body)
             if safety is not None and fast is None and elapsed % SAFETY_POLL_TICKS == 0:
                 rising = safety.poll(self.body)
                 if rising and (pending is None or rising[0] != pending):
@@ -335,6 +417,9 @@ class Executor:
         return fast
 
     def _close(self, run: RunState, outcome: RunOutcome, status: str, wall_start: float) -> RunOutcome:
+        if self._live is not None:
+            release_blackboard_clients(self._live[0], self._live[1].blackboard)
+            self._live = None
         ticks = run.tick() - run.start_tick
         outcome.status = status
         outcome.ticks = ticks
@@ -343,11 +428,20 @@ class Executor:
         outcome.leaves_run = run.metrics.leaves_run
         outcome.dispatches = run.metrics.dispatches
         outcome.metrics = run.metrics.as_dict()
-        outcome.failures = [d for d in run.recent_decisions if d["reason"] not in ("local_retry", "stream_busy")][-20:]
+        outcome.failures = [d for d in run.recent_decisions if d["reason"] not in NOT_FAILURES][-20:]
         if run.escalations:
             outcome.escalation = run.escalations[-1].as_dict()
+            code = outcome.escalation.get("code")
+            if outcome.next_eligible_at is None and code and classify(code) is not BlockClass.NONE:
+                # a block at dispatch (invalid args, permission, guard, geofence...) backs the task off
+                # like one at the gate: 5 min deterministic, 30 s transient (seed 002)
+                outcome.next_eligible_at = next_eligible_at(code, int(time.time() * 1000))
         summary = outcome.model_dump(mode="json", exclude={"gate"})
         summary["gate"] = outcome.gate.model_dump(mode="json") if outcome.gate else None
+        if self._executed is not None:
+            definition, base_dir = self._executed
+            summary["definition"] = to_data(definition)
+            summary["base_dir"] = str(base_dir) if base_dir is not None else None
         run.journal.end_run(run.run_id, status=status, sim_ticks=ticks, wall_ms=outcome.wall_ms, summary=summary)
         self.recorder.finish_run(run.run_id, {"status": status, "ticks": ticks, "metrics": outcome.metrics,
                                               "escalation": outcome.escalation,

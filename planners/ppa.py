@@ -2,13 +2,16 @@
 
 Each step becomes::
 
-    selector "<effect> already?"
+    selector "<effect> already?"        # memory: true
       condition <effect>                 # skip the step if its effect holds
       sequence "<step name>"
         condition <precondition> ...     # fail fast, with a clear reason, if not ready
         leaf <capability> <args>
 
-so a re-run after a crash or a partial success skips what is already done.
+so a re-run after a crash or a partial success skips what is already done. The
+selectors keep memory: the effect is checked when the step is entered, and a
+running step finishes and is verified rather than being halted the tick its
+effect appears (which would skip its acceptance check).
 Steps are grouped under named sequences to keep a planner's hierarchy visible.
 """
 
@@ -69,7 +72,9 @@ class PlanStep:
             body = SequenceNode(name=f"do {self.name}", memory=True, children=children)
         if self.effect is None:
             return body
-        return SelectorNode(name=f"{self.name}?", memory=False, children=[self.effect.node(), body])
+        # memory: the effect is checked once, on entry; a running step then finishes and is verified
+        # (a reactive selector would halt the leaf the tick its effect appears, before acceptance ran)
+        return SelectorNode(name=f"{self.name}?", memory=True, children=[self.effect.node(), body])
 
 
 def steps_to_tree(
@@ -94,7 +99,7 @@ def steps_to_tree(
         children.append(_group_node(current_group, grouped))
     plan: Node = SequenceNode(name=root_name, memory=True, children=children)
     root: Node = plan if goal is None else SelectorNode(
-        name=f"goal: {goal.label()}", memory=False, children=[goal.node(), plan]
+        name=f"goal: {goal.label()}", memory=True, children=[goal.node(), plan]
     )
     return TreeDefinition(tree=tree_name, description=description, root=root)
 
@@ -111,20 +116,31 @@ def unique_names(steps: list[PlanStep]) -> list[PlanStep]:
 
 
 def dedupe_leaf_names(root: Node) -> None:
-    """Rename repeated leaf names in place (``#2``, ``#3``): each leaf writes ``/results/<name>``."""
-    seen: dict[str, int] = {}
+    """Rename repeated leaf names in place (``#2``, ``#3``): each leaf writes ``/results/<name>``.
+
+    A new name never collides with one already in the tree (two spliced plans may both hold ``x #2``)."""
+    leaves: list[LeafNode] = []
     stack: list[Node] = [root]
     while stack:
         node = stack.pop(0)
         if isinstance(node, LeafNode) and node.name is not None:
-            n = seen.get(node.name, 0) + 1
-            seen[node.name] = n
-            if n > 1:
-                node.name = f"{node.name} #{n}"
+            leaves.append(node)
         stack[0:0] = list(getattr(node, "children", []))
         child = getattr(node, "child", None)
         if child is not None:
             stack.insert(0, child)
+    taken = {leaf.name for leaf in leaves}
+    used: set[str] = set()
+    for leaf in leaves:
+        assert leaf.name is not None
+        name = leaf.name
+        if name in used:
+            n = 2
+            while f"{name} #{n}" in taken or f"{name} #{n}" in used:
+                n += 1
+            leaf.name = f"{name} #{n}"
+            taken.add(leaf.name)
+        used.add(leaf.name)
 
 
 def _group_node(group: str | None, nodes: list[Node]) -> Node:

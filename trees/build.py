@@ -44,6 +44,8 @@ from craftbt.world.body import TICKS_PER_SECOND
 DEFINITION_ATTR = "craftbt_definition"
 #: set on a Retry that came from a leaf's ``retry:`` shorthand, so dump folds it back
 SHORTHAND_ATTR = "craftbt_shorthand"
+#: ``attempts``/``count`` that never run out
+FOREVER = -1
 
 
 class TickTimeout(py_trees.decorators.Timeout):  # type: ignore[misc]
@@ -84,6 +86,20 @@ class BuiltTree:
         """Write the initial values again (e.g. before re-running the tree)."""
         for key, value in self.initial.items():
             py_trees.blackboard.Blackboard.set(blackboard_key(key), value)
+
+
+def release_blackboard_clients(root: py_trees.behaviour.Behaviour | None,
+                               *extra: py_trees.blackboard.Client) -> None:
+    """Unregister the blackboard clients of a tree that is done, keeping the values they wrote.
+
+    py_trees keeps every client in a class-level registry until it is unregistered, so a
+    long-lived process (a service, the autonomy loop, an evaluation worker) that builds tree
+    after tree would otherwise keep every leaf's client of every run.
+    """
+    clients = [c for node in (root.iterate() if root is not None else ()) for c in node.blackboards]
+    for client in [*clients, *extra]:
+        if client.unique_identifier in py_trees.blackboard.Blackboard.clients:
+            client.unregister(clear=False)
 
 
 def rename_references(value: Any, rename: dict[str, str]) -> Any:
@@ -170,6 +186,9 @@ class _Builder:
             return dec.Inverter(name=node.name or "Inverter", child=child)
         if kind is D.RETRY:
             attempts = int(params["attempts"])
+            if attempts == FOREVER:  # py_trees counts failures against a number; infinity never runs out
+                forever: Any = math.inf  # typed int in py_trees; a float compares the same way
+                return dec.Retry(name=node.name or "Retry forever", child=child, num_failures=forever)
             return dec.Retry(name=node.name or f"Retry x{attempts}", child=child, num_failures=attempts)
         if kind is D.TIMEOUT:
             duration = int(params["duration_ms"])

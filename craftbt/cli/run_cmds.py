@@ -112,7 +112,7 @@ def _summary_table(out: RunOutcome) -> Table:
 def run_cmd(
     tree: Path | None = typer.Argument(None, help="Tree file (YAML or JSON); or use --goal"),
     goal: str | None = typer.Option(None, "--goal", help='Plan, route and run a goal, e.g. "obtain iron_pickaxe"'),
-    planner: str = typer.Option("auto", "--planner", help="With --goal: auto | solver | htn | goap | llm"),
+    planner: str = typer.Option("auto", "--planner", help="With --goal: auto | solver | htn | goap | llm | building"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
     seed: int = typer.Option(0, "--seed", help="World seed"),
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
@@ -122,17 +122,26 @@ def run_cmd(
     mc_version: str = typer.Option("1.21.4", "--version", help="Minecraft protocol version of the server"),
     shadow: bool = typer.Option(False, "--shadow", help="Observe and record; dispatch nothing"),
     profile: str = typer.Option("survival", "--profile", help=f"Permission profile: {', '.join(PROFILES)}"),
+    allow_command: list[str] = typer.Option(
+        [], "--allow-command", help="A server command a tree may send (e.g. give); repeat for more; needs "
+        "--profile operator"),
     geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)"),
     max_ticks: int = typer.Option(24_000, "--max-ticks", help="Budget in game ticks"),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON"),
+    at: str | None = typer.Option(None, "--at", help="Build goals: the site's corner X,Y,Z (default: near the bot)"),
+    tree_path: list[Path] = typer.Option(
+        [], "--tree-path", help="A folder subtrees may be read from (repeatable; also CRAFTBT_TREE_PATH)"),
 ) -> None:
     """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows."""
-    from craftbt.trees.loader import load_file
+    from craftbt.cli.trees_cmds import load_checked, use_tree_path
 
+    use_tree_path(tree_path)
     if (tree is None) == (goal is None):
         typer.echo("craftbt run: give a TREE file or --goal, not both and not neither", err=True)
         raise typer.Exit(2)
-    definition = load_file(tree) if tree is not None else None
+    registry = default_registry()
+    # every problem of the file, located, before a body exists (a refused subtree is never opened)
+    definition = load_checked(tree, registry) if tree is not None else None
     the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version)
     if geofence is not None:
         try:
@@ -140,7 +149,8 @@ def run_cmd(
         except ValueError as exc:
             raise _err(str(exc)) from None
     try:
-        config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks)
+        config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks,
+                                allowed_commands=frozenset(c.strip().lower() for c in allow_command))
     except ValueError as exc:
         raise _err(str(exc).splitlines()[-1]) from None
     console = Console(stderr=True)
@@ -156,17 +166,16 @@ def run_cmd(
             view.label = f"{view.label}   [dim]t={elapsed} ticks, {run.metrics.dispatches} dispatches[/]"
             live.update(view)
 
-    executor = Executor(default_registry(), the_body, config=config, body_kind=body, on_tick=on_tick)
+    executor = Executor(registry, the_body, config=config, body_kind=body, on_tick=on_tick)
     if not as_json and console.is_terminal:
         live = Live(console=console, refresh_per_second=10, transient=True)
         live.start()
     try:
         if definition is not None and tree is not None:
-            out = executor.run(definition, base_dir=tree.parent, seed=seed,
-                               scenario=str(scenario) if scenario else None)
+            out = _run_tree(definition, tree, executor, seed, scenario, quiet=as_json)
         else:
             assert goal is not None
-            out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json)
+            out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json, at=at)
     finally:
         if live is not None:
             live.stop()
@@ -183,11 +192,14 @@ def run_cmd(
 
 
 def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: Path | None,
-              *, quiet: bool) -> RunOutcome:
+              *, quiet: bool, at: str | None = None) -> RunOutcome:
     """Route the goal to a planner, run its tree, replan on escalation; print why each plan was chosen."""
+    from craftbt.cli.build_cmds import parse_at
     from craftbt.router.router import run_goal
 
-    goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None)
+    context = {"at": list(parse_at(at))} if at is not None else None
+    goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None,
+                        context=context)
     if not quiet:
         console = table_console()
         for decision, attempt in zip(goal_run.decisions, goal_run.attempts, strict=False):
@@ -196,6 +208,22 @@ def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: 
     if not goal_run.outcomes:
         raise _err(f"no plan was run for {goal!r}")
     return goal_run.outcomes[-1]
+
+
+def _run_tree(definition: Any, tree: Path, executor: Executor, seed: int, scenario: Path | None,
+              *, quiet: bool) -> RunOutcome:
+    """Run a tree file; a missing precondition (item, station, fuel, tool) runs as a planned subgoal first."""
+    from craftbt.router.router import run_tree
+
+    tree_run = run_tree(definition, executor, base_dir=tree.parent, seed=seed,
+                        scenario=str(scenario) if scenario else None)
+    if not quiet:
+        console = table_console()
+        for repair, attempt in zip(tree_run.repairs, tree_run.attempts[1:], strict=False):
+            console.print(f"[bold]subgoal[/] {repair} first -> {attempt['status']} [dim]{attempt['run_id']}[/]")
+        if tree_run.stopped:
+            console.print(f"[yellow]{tree_run.stopped}[/]")
+    return tree_run.outcomes[-1]
 
 
 def runs_cmd(
@@ -260,6 +288,7 @@ def sla_cmd(
     if fmt not in ("table", "json", "html"):
         raise _err(f"--format {fmt!r} is not one of table, json, html")
     report = build_report(Journal(), since=_since(since), capability=capability, last_n=last_failures)
+    report["router"] = _router_metrics()
     if fmt == "table":
         text = None
         table_console().print(render_table(report))
@@ -275,6 +304,17 @@ def sla_cmd(
             typer.echo(f"wrote {output}")
         else:
             typer.echo(text)
+
+
+def _router_metrics() -> dict[str, Any]:
+    """Seed 003's router metric beside the executor's: how often routing overrode the historical best."""
+    path = default_home() / "priors.sqlite"
+    if not path.is_file():
+        return {"disagreement_rate": None, "routed": 0}
+    from craftbt.router.priors import PriorsStore
+
+    priors = PriorsStore(path)
+    return {"disagreement_rate": priors.disagreement_rate(), "routed": priors.routed_count()}
 
 
 lifecycle_app = typer.Typer(help="Capability lifecycle: shadow, active, retired, revoked; canary promotion.",

@@ -41,6 +41,8 @@ class PlayerSpec(Strict):
     health: float = Field(default=20.0, gt=0.0, le=20.0)
     food: int = Field(default=20, ge=0, le=20)
     saturation: float = Field(default=5.0, ge=0.0, le=20.0)
+    #: the bot is a server operator (runs /commands from chat); off unless a scenario says so
+    operator: bool = False
 
 
 Vec3i = tuple[int, int, int]
@@ -96,6 +98,8 @@ class Scenario(Strict):
     generator: GeneratorSpec = Field(default_factory=GeneratorSpec)
     time: TimeValue = 1000
     weather: Literal["clear", "rain", "thunder"] = "clear"
+    #: the world's biome (one for the whole embedded world): what observations report
+    biome: str = Field(default="plains", pattern=r"^[a-z_]+$")
     rules: Rules = Field(default_factory=Rules)
     player: PlayerSpec = Field(default_factory=PlayerSpec)
     fill: list[FillEdit] = Field(default_factory=list)
