@@ -83,7 +83,7 @@ TickCallback = Callable[["Executor", RunState, py_trees.behaviour.Behaviour], No
 
 class RunOutcome(BaseModel):
     run_id: str
-    status: str  # success | failure | blocked | escalated | hung | budget_exhausted
+    status: str  # success | failure | blocked | escalated | hung | budget_exhausted | preempted
     tree: str
     ticks: int = 0
     sim_ms: int = 0
@@ -150,8 +150,29 @@ class Executor:
         #: the tree being run and its context, whose blackboard clients are released when the run closes
         self._live: tuple[py_trees.behaviour.Behaviour | None, CapabilityContext] | None = None
         self._deferred_noted: Signal | None = None
+        self._stop_reason: str | None = None
         self._epoch_ms = time.time() * 1000
         self._epoch_tick = body.now_ticks()
+
+    def request_stop(self, reason: str) -> None:
+        """Ask the running tree to stop at the next safe point (an urgent need preempting a routine task).
+
+        Called from ``on_tick``. Like safety preemption, an atomic action in flight is never abandoned: no new
+        leaf is dispatched and the run ends ``preempted`` as soon as only interruptible dispatches remain.
+        """
+        self._stop_reason = reason
+
+    def _stop_point(self, run: RunState) -> bool:
+        """True when a requested stop may happen now; else hold new dispatches until it may."""
+        busy = [s for s in run.active if s.is_dispatching()]
+        if any(not interruptible(s.spec) for s in busy):
+            run.hold_dispatch = True
+            return False
+        for sup in busy:
+            sup.suspend("preempted_by_urgent_need")
+        run.hold_dispatch = False
+        run.decide("preempted", detail={"why": self._stop_reason, "suspended": [s.name for s in busy]})
+        return True
 
     def _clock_ms(self) -> float:
         """Epoch-anchored game time: throttle and staleness windows follow the body's clock."""
@@ -392,7 +413,11 @@ class Executor:
         pending: Signal | None = None
         start = run.tick()
         world = self.inner_body  # advancing the clock is not an actuator command: no need for the monitor
+        self._stop_reason = None
         while (elapsed := world.now_ticks() - start) < self.config.max_ticks:
+            if self._stop_reason is not None and fast is None and self._stop_point(run):
+                root.stop(Status.INVALID)
+                return "preempted"
             if elapsed % SAFETY_POLL_TICKS == 0:
                 path_watch.check(self.body)
             if safety is not None and fast is None and elapsed % SAFETY_POLL_TICKS == 0:
@@ -432,6 +457,10 @@ class Executor:
                      pipeline: Pipeline) -> Supervisor | None:
         found = safety.fast_path(signal)
         if found is None:
+            if signal not in run.unavailable_fast_paths:  # said once per run, never skipped in silence
+                run.unavailable_fast_paths.add(signal)
+                run.decide("fast_path_unavailable", detail={"signal": signal.value,
+                                                            "why": "no registered capability for this signal"})
             return None
         spec, entry = found
         busy = [s for s in run.active if s.is_dispatching()]

@@ -3,7 +3,9 @@
 Signals are edge-triggered (emitted when they become true, not on every tick):
 health dropping by ``health_drop`` or more, a hostile within ``hostile_range``,
 lava at or under the bot's feet, food at or below ``hunger_food``. The fast path
-is a table; an entry whose capability is not registered is skipped. Preemption
+is a table of registered capabilities only (``tests`` check every entry against the
+default registry); a signal with no registered entry is recorded as
+``fast_path_unavailable``, never skipped in silence. Preemption
 happens only at a safe point: no dispatch in flight, or only interruptible ones
 (movement and sensing); an atomic action (dig, place, craft, ...) is never
 abandoned — the signal waits until it completes. The goal tree resumes after.
@@ -38,11 +40,9 @@ class FastPath:
 #: Signal -> fast-path capability, in priority order (first registered entry wins).
 FAST_PATHS: tuple[FastPath, ...] = (
     FastPath(Signal.LAVA, "retreat_from_threat"),
-    FastPath(Signal.LAVA, "pillar_up"),
     FastPath(Signal.HOSTILE_NEAR, "retreat_from_threat"),
     FastPath(Signal.HEALTH_DROP, "retreat_from_threat"),
     FastPath(Signal.HUNGER, "consume_food"),
-    FastPath(Signal.HUNGER, "eat"),
 )
 
 SIGNAL_PRIORITY = (Signal.LAVA, Signal.HOSTILE_NEAR, Signal.HEALTH_DROP, Signal.HUNGER)

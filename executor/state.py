@@ -115,6 +115,8 @@ class RunState:
         self.step_index = 0
         #: a safety signal waits for a safe point: no new leaf starts until the fast path ran
         self.hold_dispatch = False
+        #: safety signals whose fast path had no registered capability (recorded once each)
+        self.unavailable_fast_paths: set[str] = set()
         self.fast_path: Supervisor | None = None
         self.started_wall = time.time()
         self.start_tick = body.now_ticks()

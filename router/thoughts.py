@@ -3,11 +3,15 @@
 Every suggestion gets a recorded :class:`ThoughtDecision`: ``accepted`` with an
 intent, or ``refused`` with a stable reason — ``rate_limited``, ``griefing``,
 ``attack_player``, ``attack_passive_mob``, ``destroy_others_build``,
-``leave_geofence``, ``server_command``, ``not_understood``. A suggestion that
-is a server command (``/op me``) is refused outright: commands reach a server
-only from a tree run under a profile that grants them, never from a suggestion. The filter is a table of patterns, run
-before parsing, so a harmful request never reaches a planner. Attacking a
-passive mob is allowed only with a stated cause (food, when hungry).
+``leave_geofence``, ``geofence_unconfigured``, ``server_command``, ``not_understood``.
+A suggestion that is a server command (``/op me``) is refused outright: commands
+reach a server only from a tree run under a profile that grants them, never from a
+suggestion. The filter is a table of patterns, run before parsing, so a harmful
+request never reaches a planner. Attacking a passive mob is allowed only with a
+stated cause (food, when hungry). The geofence rule is not a word list: a suggestion
+naming a place (``go to 120 64 -30``) is checked against the configured bounds,
+refused when the place is outside them, and refused when no bounds are configured
+(fail closed, like the executor); inside them it becomes an ``explore x,y,z`` intent.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from craftbt.core.errors import CraftbtError
-from craftbt.planners.intent import Intent, IntentSource, Safety, parse_goal
+from craftbt.executor.config import Bounds
+from craftbt.planners.intent import Goal, GoalVerb, Intent, IntentSource, Safety, parse_goal
 from craftbt.router.priors import PriorsStore
 
 PASSIVE_MOBS = ("cow", "sheep", "pig", "chicken", "villager", "horse", "cat", "wolf", "dog", "rabbit", "llama",
@@ -35,9 +40,10 @@ REFUSALS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(destroy|break|tear down|demolish|dismantle|raze|steal from|loot)\b.*\b(their|his|her|someone|"
         r"other|others'?|neighbou?r'?s?|player'?s?|base|house|home|village|build)\b")),
     ("griefing", re.compile(r"\b(grief|griefing|tnt|blow up|burn|set fire|lava cast|flood|vandali[sz]e)\b")),
-    ("leave_geofence", re.compile(r"\b(leave|escape|wander|run away|go far|travel far)\b.*\b(area|fence|"
-                                  r"zone|border|bounds|base|spawn|away)\b|\bgo to\s+-?\d{4,}")),
 )
+#: a place named in a suggestion: three integers (x y z), with optional commas
+_PLACE = re.compile(r"(?<![\w.])(-?\d+)\s*,?\s+(-?\d+)\s*,?\s+(-?\d+)(?![\w.])")
+_GO = re.compile(r"^\s*(go|move|walk|travel|head)\s+(to\s+)?")
 _PASSIVE = re.compile(rf"\b{_ATTACK}\b.*\b({'|'.join(PASSIVE_MOBS)})s?\b")
 _FOOD_CAUSE = re.compile(r"\b(for food|to eat|hungry|for meat|starving)\b")
 HUNGRY_BELOW = 14
@@ -58,6 +64,8 @@ class ThoughtProcessor:
     max_per_window: int = 5
     window_s: float = 60.0
     clock: Callable[[], float] = time.monotonic
+    #: the configured geofence; ``None`` means none is configured, so any named place is refused
+    bounds: Bounds | None = None
 
     def __post_init__(self) -> None:
         self._times: deque[float] = deque()
@@ -76,6 +84,20 @@ class ThoughtProcessor:
         for reason, pattern in REFUSALS:
             if pattern.search(lowered):
                 return self._decide(text, source, False, reason)
+        place = _PLACE.search(lowered)
+        if place is not None:
+            x, y, z = (int(v) for v in place.groups())
+            if self.bounds is None:
+                return self._decide(text, source, False, "geofence_unconfigured")
+            from craftbt.world.body import BlockPos
+
+            if not self.bounds.contains(BlockPos(x, y, z)):
+                return self._decide(text, source, False, "leave_geofence")
+            if _GO.match(lowered):
+                intent = Intent(goal=Goal(verb=GoalVerb.EXPLORE, target=f"{x},{y},{z}"), provenance_ref=text,
+                                source=IntentSource.USER if source == "user" else IntentSource.SYSTEM,
+                                safety=Safety(allowed=True), context={"suggested": True})
+                return self._decide(text, source, True, "accepted", intent)
         if _PASSIVE.search(lowered) and not (_FOOD_CAUSE.search(lowered) and (food is None or food < HUNGRY_BELOW)):
             return self._decide(text, source, False, "attack_passive_mob")
         try:

@@ -181,3 +181,18 @@ def test_lava_signal_on_stepping_in_and_when_it_flows_under_a_standing_bot() -> 
             seen_after = waited
             break
     assert seen_after is not None and seen_after <= LAVA_RECHECK_TICKS
+
+
+def test_a_signal_without_a_registered_fast_path_is_recorded_not_skipped(tmp_path: Path, monkeypatch: Any) -> None:
+    from craftbt.executor.preemption import FastPath
+
+    # a table naming only an unregistered capability (as pillar_up was): the signal is said once, not dropped
+    monkeypatch.setattr(SafetyMonitor.__init__, "__defaults__", (None, (FastPath(Signal.HOSTILE_NEAR, "pillar_up"),)))
+    body = FakeBody()
+    body.goto_ticks = 30
+    body.mobs.append(EntityInfo(id=7, name="zombie", kind="hostile", position=Position(2.0, 64.0, 2.0)))
+    ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path)
+    out = ex.run(tree(leaf("move", {"pos": {"x": 6, "y": 64, "z": 0}}), leaf("tap", {"n": 1})))
+    assert out.status == "success"
+    got = reasons(ex, out.run_id)
+    assert got.count("fast_path_unavailable") == 1 and "safety_preempt" not in got

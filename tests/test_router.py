@@ -125,7 +125,6 @@ def test_context_key() -> None:
     ("burn it all", "griefing"),
     ("break their house", "destroy_others_build"),
     ("kill the cow", "attack_passive_mob"),
-    ("wander away from the base", "leave_geofence"),
     ("/give @s diamond 64", "server_command"),
     ("  /op me", "server_command"),
 ])
@@ -175,3 +174,30 @@ def test_a_forced_planner_plans_the_repair_too() -> None:
         assert first.chosen == forced and repaired.chosen == forced
     automatic = r.replan(intent, r.route(intent, STATE), failure, STATE)
     assert automatic.chosen in {"solver", "htn", "goap"}
+
+
+def test_geofence_rule_checks_the_configured_bounds_not_the_words() -> None:
+    from craftbt.executor.config import Bounds
+
+    fence = Bounds.parse("-50,-64,-50:50,320,50")
+    thoughts = ThoughtProcessor(bounds=fence)
+    far = thoughts.process("go to 5000 64 5000")
+    assert not far.accepted and far.reason == "leave_geofence"
+    # a far place written without the words the old pattern looked for is still refused
+    assert thoughts.process("please visit 60, 70, 0").reason == "leave_geofence"
+    near = thoughts.process("go to 10 64 -20")
+    assert near.accepted and near.intent is not None and str(near.intent.goal) == "explore 10,64,-20"
+    # no configured bounds: any named place is refused (fail closed)
+    assert ThoughtProcessor().process("go to 10 64 -20").reason == "geofence_unconfigured"
+    # words alone are not a geofence test: they are judged like any other suggestion
+    assert ThoughtProcessor(bounds=fence).process("wander away from the base").reason.startswith("not_understood")
+
+
+def test_every_fast_path_names_a_registered_capability() -> None:
+    from craftbt.executor.preemption import FAST_PATHS as SAFETY_FAST_PATHS
+    from craftbt.router.router import FAST_PATHS as ROUTER_FAST_PATHS
+
+    registry = default_registry()
+    missing = [e.capability for e in SAFETY_FAST_PATHS if not registry.has(e.capability)]
+    missing += [cap for cap, _ in ROUTER_FAST_PATHS.values() if not registry.has(cap)]
+    assert missing == []

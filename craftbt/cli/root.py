@@ -24,6 +24,7 @@ from craftbt.cli import (
     build_cmds,
     doctor_cmds,
     eval_cmds,
+    live_cmds,
     plan_cmds,
     prove_cmds,
     run_cmds,
@@ -47,7 +48,7 @@ app = typer.Typer(
 )
 
 COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds, script_cmds, eval_cmds, prove_cmds,
-                  doctor_cmds)
+                  doctor_cmds, live_cmds)
 
 
 

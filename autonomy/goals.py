@@ -1,0 +1,176 @@
+"""The goal manager (seed 003): needs -> candidate goals -> priority scores -> the task board.
+
+Each need maps to a goal the bot can act on now (food carried -> eat; none ->
+obtain food; dusk -> shelter; tools -> the next pickaxe; ...). A goal's priority
+is its need's urgency times a memory factor, ``0.5 + 0.5 x`` the Beta mean of
+that goal's past success in episodic memory, so a goal that keeps failing sinks
+below ones that work. Candidates live on the executor's :class:`TaskBoard`: a
+blocked or failed task gets ``next_eligible_at`` (the backoff taxonomy) and is
+not selected again before then; a preempted task stays on the board and is
+selected again once the urgent task is done, which is how it resumes.
+
+Goals are ``routed`` (the router plans them: ``obtain X``) or
+``routine`` (a built-in tree in :mod:`~craftbt.autonomy.routines`: shelter,
+leave_shelter, eat, go to a place). A hostile near by day is answered with the shelter too: the
+executor's own fast path (retreat) covers a threat that arrives in the middle of a task.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from craftbt.autonomy.homeostasis import TIER_NAMES, HomeostasisState
+from craftbt.autonomy.memory import EpisodicMemory
+from craftbt.autonomy.needs import MAX_TIER, Need, NeedKind
+from craftbt.executor.backoff import TRANSIENT_BLOCK_BACKOFF_MS, Task, TaskBoard
+
+#: a candidate whose need is at least this urgent may preempt a running task ...
+URGENT = 0.8
+#: ... when it beats the running task's priority by at least this much
+PREEMPT_MARGIN = 0.1
+#: foods the loop tries to obtain when it carries none, best first
+FOOD_GOALS = ("bread", "cooked_beef", "apple")
+#: the morning window in which a sheltered bot leaves its shelter (when no hostile is near): from time 1000,
+#: when the undead left from the night have burned in the sun for 50 s, until the evening work stop
+SHELTER_LEAVE_FROM, SHELTER_LEAVE_UNTIL = 1_000, 10_000
+#: a bot below this health with a hostile near hides urgently
+HIDE_BELOW_HEALTH = 14.0
+
+
+class GoalKind(StrEnum):
+    ROUTED = "routed"
+    ROUTINE = "routine"
+
+
+class GoalSource(StrEnum):
+    NEED = "need"
+    USER = "user"
+    BOOTSTRAP = "bootstrap"
+    MEMORY = "memory"
+
+
+class GoalSpec(BaseModel):
+    task_id: str
+    goal: str
+    kind: GoalKind
+    source: GoalSource = GoalSource.NEED
+    need: NeedKind | None = None
+    urgency: float = 0.5
+    priority: float = 0.5
+    why: list[str] = []
+
+    @property
+    def urgent(self) -> bool:
+        """Urgency is the need's, before memory scoring: memory orders goals, it does not make one urgent."""
+        return self.urgency >= URGENT
+
+
+def goals_for(needs: list[Need], state: HomeostasisState) -> list[GoalSpec]:
+    """What the bot can do about each need, now."""
+    p = state.percept
+    out: list[GoalSpec] = []
+    for need in needs:
+        if need.kind in (NeedKind.FOOD, NeedKind.HEALTH):
+            if p.food_carried and p.food <= 17:
+                out.append(GoalSpec(task_id="eat", goal="eat", kind=GoalKind.ROUTINE, need=need.kind,
+                                    urgency=need.urgency, why=need.reasons))
+            elif need.kind is NeedKind.FOOD and not p.food_carried and p.food <= 14:
+                for food in FOOD_GOALS:
+                    out.append(GoalSpec(task_id=f"food:{food}", goal=f"obtain {food}", kind=GoalKind.ROUTED,
+                                        need=need.kind, urgency=need.urgency * 0.9, why=need.reasons))
+        elif need.kind is NeedKind.SAFETY:
+            # hide: the pit keeps every mob of the embedded world out of reach, by day as by night; hurt with a
+            # hostile near, hiding becomes urgent (it may stop a routine task at its next safe point)
+            hurt = p.hostiles > 0 and p.health < HIDE_BELOW_HEALTH
+            out.append(GoalSpec(task_id="shelter", goal="shelter", kind=GoalKind.ROUTINE, need=need.kind,
+                                urgency=max(need.urgency, URGENT) if hurt else need.urgency,
+                                why=[*need.reasons, *(["hurt: hide"] if hurt else [])]))
+        elif need.kind is NeedKind.SHELTER:
+            out.append(GoalSpec(task_id="shelter", goal="shelter", kind=GoalKind.ROUTINE, need=need.kind,
+                                urgency=need.urgency, why=need.reasons))
+        elif need.kind is NeedKind.TOOLS:
+            nxt = TIER_NAMES[min(state.tool_tier + 1, MAX_TIER)]
+            out.append(GoalSpec(task_id=f"tools:{nxt}", goal=f"obtain {nxt}", kind=GoalKind.ROUTED,
+                                need=need.kind, urgency=need.urgency, why=need.reasons))
+    morning = SHELTER_LEAVE_FROM <= p.time_of_day < SHELTER_LEAVE_UNTIL
+    if state.sheltered and morning and not p.hostiles:
+        out.append(GoalSpec(task_id="leave_shelter", goal="leave_shelter", kind=GoalKind.ROUTINE,
+                            urgency=0.7, why=["day, and no hostile within 12 blocks: leave the shelter"]))
+    return out
+
+
+class GoalManager:
+    """Scores candidate goals with memory and keeps them on a TaskBoard (eligibility, backoff)."""
+
+    def __init__(self, memory: EpisodicMemory) -> None:
+        self.memory = memory
+        self.board = TaskBoard()
+        self.specs: dict[str, GoalSpec] = {}
+        #: tasks that stay until done (suggestions, bootstrap goals, preempted tasks), not only while a need lasts
+        self.sticky: set[str] = set()
+
+    def score(self, spec: GoalSpec) -> float:
+        return round(spec.urgency * (0.5 + 0.5 * self.memory.success_rate(spec.goal)), 4)
+
+    def offer(self, spec: GoalSpec, *, sticky: bool = False) -> GoalSpec:
+        spec = spec.model_copy(update={"priority": self.score(spec)})
+        self.specs[spec.task_id] = spec
+        if spec.task_id in self.board._tasks:
+            self.board.get(spec.task_id).priority = spec.priority
+        else:
+            self.board.add(Task(task_id=spec.task_id, priority=spec.priority, payload={"goal": spec.goal}))
+        if sticky:
+            self.sticky.add(spec.task_id)
+        return spec
+
+    def refresh(self, candidates: list[GoalSpec]) -> None:
+        """Offer this cycle's need goals; need goals no longer proposed leave the board (the need passed)."""
+        fresh = {c.task_id for c in candidates}
+        for task_id in list(self.specs):
+            if task_id not in fresh and task_id not in self.sticky:
+                self.board.remove(task_id)
+                del self.specs[task_id]
+        for c in candidates:
+            self.offer(c)
+
+    def select(self, now_ms: int) -> GoalSpec | None:
+        task = self.board.select(now_ms)
+        return self.specs[task.task_id] if task is not None else None
+
+    def preempting(self, running: GoalSpec, now_ms: int) -> GoalSpec | None:
+        """An urgent eligible goal that should stop ``running`` at its next safe point, if any."""
+        best = self.select(now_ms)
+        if best is None or best.task_id == running.task_id:
+            return None
+        if best.urgent and best.priority >= running.priority + PREEMPT_MARGIN:
+            return best
+        return None
+
+    def block(self, task_id: str, reason: str, now_ms: int) -> int:
+        """Back off a failed task: the taxonomy's wait for a block code, else a doubling transient wait."""
+        if task_id not in self.board._tasks:
+            return 0
+        task = self.board.block(task_id, reason, now_ms)
+        if task.next_eligible_at <= now_ms:  # a failure that is not a block code still must not hot-loop
+            task.next_eligible_at = now_ms + TRANSIENT_BLOCK_BACKOFF_MS * min(8, 2 ** (task.blocks - 1))
+        spec = self.specs.get(task_id)
+        if spec is not None and spec.urgent:  # the night will not wait 5 minutes: retry from where the bot stands
+            task.next_eligible_at = min(task.next_eligible_at, now_ms + TRANSIENT_BLOCK_BACKOFF_MS)
+        return task.next_eligible_at
+
+    def done(self, task_id: str) -> None:
+        self.board.remove(task_id)
+        self.specs.pop(task_id, None)
+        self.sticky.discard(task_id)
+
+    def keep(self, spec: GoalSpec) -> None:
+        """A preempted task stays on the board until it is done, even if its need has paused meanwhile."""
+        self.offer(spec, sticky=True)
+
+    def defer(self, task_id: str, until_ms: int) -> None:
+        """Not before ``until_ms`` (the night's end for work that waits for the day)."""
+        if task_id in self.board._tasks:
+            task = self.board.get(task_id)
+            task.next_eligible_at = max(task.next_eligible_at, until_ms)

@@ -1,0 +1,430 @@
+"""The live loop: sense -> signals -> homeostasis -> needs -> goals -> route -> execute -> remember, for N days.
+
+One cycle (every ``poll_ticks`` game ticks, also *during* a running task, from
+the executor's ``on_tick``):
+
+1. :func:`~craftbt.autonomy.signals.sense` the body; the signal monitor emits edges;
+2. the homeostasis monitor updates trends; the need generator scores needs;
+3. the goal manager turns needs into goals on the task board; suggestions from
+   stdin pass the intrusive-thought filter first;
+4. while a task runs, an urgent goal that outranks it asks the executor to stop at
+   its next safe point (:meth:`Executor.request_stop`): the task is marked
+   ``preempted``, stays on the board, and resumes when it is the best again;
+5. between tasks the best eligible goal runs: routed goals through the router
+   (memory first: a resource remembered out of survey range is walked to), routines
+   as their built-in trees; outcomes go to episodic memory, the router's priors and
+   the task board's backoff.
+
+Persistence: before each task the task journal row is marked ``running`` and the
+embedded world is snapshotted (atomically), so SIGKILL loses at most the task in
+flight, which the bootstrapper recovers on the next start; Ctrl-C does the same.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import py_trees
+
+from craftbt.autonomy import bodyinfo, routines
+from craftbt.autonomy.bootstrap import TaskBootstrapper
+from craftbt.autonomy.goals import SHELTER_LEAVE_FROM, GoalKind, GoalManager, GoalSource, GoalSpec, goals_for
+from craftbt.autonomy.homeostasis import TIER_NAMES, HomeostasisMonitor, HomeostasisState, tool_tier
+from craftbt.autonomy.memory import EpisodicMemory
+from craftbt.autonomy.needs import generate, resting
+from craftbt.autonomy.report import GoalDone, LiveReport
+from craftbt.autonomy.signals import FOODS, Percept, SignalMonitor, sense
+from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.registry import Registry
+from craftbt.core.errors import CraftbtError
+from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.state import MS_PER_TICK, RunState
+from craftbt.planners.intent import Intent, IntentSource
+from craftbt.planners.llm.client import LlmConfig
+from craftbt.router.priors import PriorsStore
+from craftbt.router.router import Router, survey
+from craftbt.router.thoughts import ThoughtProcessor
+from craftbt.trees import model as m
+from craftbt.world.body import TICKS_PER_DAY, BlockPos, Body
+
+POLL_TICKS = 20
+#: a single task's tree gets at most this many ticks (a quarter day) before the executor stops it
+TASK_TICKS = 6_000
+SNAPSHOT_EVERY = 1_200
+#: the reason a shelter task gives when the bot already stood sheltered (nothing was built)
+ALREADY = "already sheltered"
+#: what may run in the evening and at night
+NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter"})
+#: ticks between two goals of the bootstrapper (a pause, not a hot loop of walks)
+EXPLORE_PAUSE = 600
+#: what the loop looks for while it lives, to remember where it was seen
+RESOURCES = ("oak_log", "birch_log", "spruce_log", "coal_ore", "iron_ore", "copper_ore", "stone")
+#: an obtain goal whose plan fails for want of these may walk to where memory saw them first
+NEEDS_RESOURCE: dict[str, tuple[str, ...]] = {
+    "iron_pickaxe": ("iron_ore",), "iron_ingot": ("iron_ore",), "stone_pickaxe": ("stone",),
+    "torch": ("coal_ore",), "wooden_pickaxe": ("oak_log", "birch_log", "spruce_log"),
+}
+RESOURCE_SCAN_RADIUS = 16
+#: a resource within this many blocks needs no recall
+NEAR_ENOUGH = 12
+DAMAGE_NOTE = 2.0
+#: at night the report counts hostile mobs alive within this radius (they spawn 16-32 blocks out)
+NIGHT_WATCH_RADIUS = 32.0
+Hook = Callable[["LiveLoop", Percept], None]
+
+
+class LiveLoop:
+    def __init__(self, body: Body, home: Path, *, seed: int = 0, days: float = 3.0, world: str = "starter",
+                 body_kind: str = "sim", registry: Registry | None = None, config: ExecutorConfig | None = None,
+                 llm: LlmConfig | None = None, thoughts: queue.Queue[str] | None = None,
+                 snapshot: Path | None = None, report: LiveReport | None = None,
+                 hooks: list[Hook] | None = None, poll_ticks: int = POLL_TICKS) -> None:
+        self.body = body
+        self.home = home
+        self.registry = registry or default_registry()
+        self.config = (config or ExecutorConfig()).model_copy(update={"max_ticks": TASK_TICKS})
+        self.memory = EpisodicMemory(home / "memory.sqlite")
+        self.executor = Executor(self.registry, body, config=self.config, body_kind=body_kind, home=home)
+        self.priors = PriorsStore(home / "priors.sqlite")
+        self.router = Router(self.registry, self.priors, seed=seed)
+        self.goals = GoalManager(self.memory)
+        self.signals = SignalMonitor()
+        self.homeostasis = HomeostasisMonitor()
+        self.bootstrap = TaskBootstrapper(self.memory, llm=llm, seed=seed, bounds=self.config.geofence)
+        self.thought_filter = ThoughtProcessor(bounds=self.config.geofence)
+        self.thoughts = thoughts
+        self.snapshot = snapshot
+        self.hooks = list(hooks or [])
+        self.poll_ticks = poll_ticks
+        start = body.now_ticks()
+        self.report = report or LiveReport(seed=seed, world=world, body=body_kind, days=days, start_tick=start,
+                                           end_tick=start + int(days * TICKS_PER_DAY))
+        self.state: HomeostasisState | None = None
+        self.current: GoalSpec | None = None
+        self.events: list[dict[str, Any]] = []  # what happened, in order: the tests read it
+        self._last_poll = -POLL_TICKS
+        self._last_snapshot = start
+        self._deaths = bodyinfo.deaths(body)
+        self._prev_health: float | None = None
+        self._last_damage_note = -10_000
+        self._night_start: int | None = None
+        self._night_deaths = 0
+        self._stop_for: GoalSpec | None = None
+        self._resume_first: str | None = None
+        self._seen: set[tuple[str, BlockPos]] = set()
+        self._last_bootstrap = -EXPLORE_PAUSE
+        self.home_pos = body.position()
+
+    # -- sensing ---------------------------------------------------------------------------------------
+    def now_ms(self) -> int:
+        """Game time in ms: backoff and eligibility follow the world's clock, not the wall's."""
+        return self.body.now_ticks() * MS_PER_TICK
+
+    def observe(self, *, force: bool = False) -> HomeostasisState:
+        tick = self.body.now_ticks()
+        if self.state is not None and not force and tick - self._last_poll < self.poll_ticks:
+            return self.state
+        self._last_poll = tick
+        p = sense(self.body)
+        for event in self.signals.poll(p):
+            self._on_signal(event.name, event.on, p)
+        self._account(p)
+        dangers = self.memory.dangers_near(p.position, p.time_of_day) if not p.night else []
+        if dangers and p.time_of_day >= 10_000:
+            self.memory.note_recalled(dangers)
+        self.state = self.homeostasis.update(p, sheltered=routines.sheltered(self.body),
+                                             remembered_danger=bool(dangers) and p.time_of_day >= 10_000)
+        self._take_suggestions(p)
+        self.goals.refresh(goals_for(generate(self.state), self.state))
+        for hook in self.hooks:
+            hook(self, p)
+        return self.state
+
+    def _on_signal(self, name: str, on: bool, p: Percept) -> None:
+        self.events.append({"tick": p.tick, "signal": name, "on": on})
+        if name == "night":
+            if on:
+                self._night_start = p.tick
+                self._night_deaths = len(self.report.deaths)
+            elif self._night_start is not None:
+                self.report.nights_seen += 1
+                if len(self.report.deaths) == self._night_deaths:
+                    self.report.nights_survived += 1
+                self._night_start = None
+        if name == "hostile_near" and on and p.night:
+            self.report.hostile_encounters += 1
+            self.memory.record("danger", "hostile_near", p.tick, p.position, time_of_day=p.time_of_day)
+
+    def _account(self, p: Percept) -> None:
+        r = self.report
+        r.lowest_food = min(r.lowest_food, p.food)
+        r.lowest_health = min(r.lowest_health, p.health)
+        if p.night:
+            r.night_samples += 1
+            around = len(self.body.entities(NIGHT_WATCH_RADIUS, kind="hostile"))
+            r.most_hostiles_at_night = max(r.most_hostiles_at_night, around)
+            if routines.sheltered(self.body) or p.light >= 8:
+                r.night_samples_safe += 1
+        deaths = bodyinfo.deaths(self.body)
+        if deaths is not None and self._deaths is not None and deaths > self._deaths:
+            causes = bodyinfo.death_causes(self.body, since_tick=self._last_poll - self.poll_ticks * 2)
+            for i in range(deaths - self._deaths):
+                cause = causes[i]["cause"] if i < len(causes) else "unknown"
+                r.deaths.append({"tick": p.tick, "day": r.day_of(p.tick), "cause": cause})
+                self.memory.record("death", cause, p.tick, p.position, time_of_day=p.time_of_day)
+            self.events.append({"tick": p.tick, "death": deaths})
+        self._deaths = deaths
+        if self._prev_health is not None and self._prev_health - p.health >= DAMAGE_NOTE \
+                and p.tick - self._last_damage_note > 200:
+            self._last_damage_note = p.tick
+            self.memory.record("damage", f"{self._prev_health - p.health:g}", p.tick, p.position,
+                               time_of_day=p.time_of_day)
+        self._prev_health = p.health
+        tier = tool_tier(p.inventory)
+        if tier > r.tool_tier:
+            for t in range(r.tool_tier + 1, tier + 1):
+                r.tools_reached.append({"tool": TIER_NAMES[t], "tick": p.tick, "day": r.day_of(p.tick)})
+            r.tool_tier = tier
+        r.signals_emitted, r.signals_held = self.signals.emitted, self.signals.held
+
+    def _take_suggestions(self, p: Percept) -> None:
+        while self.thoughts is not None:
+            try:
+                text = self.thoughts.get_nowait()
+            except queue.Empty:
+                return
+            decision = self.thought_filter.process(text, food=p.food)
+            self.report.suggestions.append({"text": text, "accepted": decision.accepted, "reason": decision.reason,
+                                            "tick": p.tick})
+            if decision.accepted and decision.intent is not None:
+                goal = str(decision.intent.goal)
+                kind = GoalKind.ROUTINE if goal.startswith("explore ") and "," in goal else GoalKind.ROUTED
+                self.goals.offer(GoalSpec(task_id=f"user:{decision.intent.id}", goal=goal, kind=kind,
+                                          source=GoalSource.USER, urgency=0.6, why=[f"suggested: {text!r}"]),
+                                 sticky=True)
+
+    def _scan_resources(self) -> None:
+        """Remember where resources are: the nearest of each kind, once per place."""
+        found = self.body.nearest_blocks(list(RESOURCES), RESOURCE_SCAN_RADIUS)
+        for name, pos in found.items():
+            if (name, pos) not in self._seen:
+                self._seen.add((name, pos))
+                self.memory.record("resource_seen", name, self.body.now_ticks(), _centre(pos))
+
+    # -- the loop -----------------------------------------------------------------------------------------
+    def run(self) -> LiveReport:
+        self.observe(force=True)
+        self._scan_resources()
+        for recovered in self.bootstrap.recover():
+            self.goals.offer(recovered, sticky=True)
+            if self._resume_first is None:
+                self._resume_first = recovered.task_id
+                self.report.resumed_tasks.append(recovered.goal)
+        while self.body.now_ticks() < self.report.end_tick:
+            spec = self._choose(self.observe())
+            if spec is None:
+                self._wait()
+                continue
+            self._run_task(spec)
+        self.report.finished = True
+        return self.close()
+
+    def close(self) -> LiveReport:
+        self._account(sense(self.body))  # what the last task changed (a tool made in its last tick) counts too
+        r = self.report
+        r.ticks_run = self.body.now_ticks() - r.start_tick
+        r.memory = self.memory.metrics()
+        r.bootstrap = self.bootstrap.diagnostics[-20:]
+        self.save()
+        return r
+
+    def _choose(self, state: HomeostasisState) -> GoalSpec | None:
+        if self._resume_first is not None:
+            first, self._resume_first = self._resume_first, None
+            if first in self.goals.specs:
+                return self.goals.specs[first]
+        p = state.percept
+        rest = resting(state)
+        hold = rest or state.sheltered  # in the shelter only the shelter's own goals and urgent ones run
+        while (spec := self.goals.select(self.now_ms())) is not None:
+            if not hold or spec.urgent or spec.goal in NIGHT_GOALS:
+                return spec
+            # work waits on the task board: for the next morning, or a while when sheltered by day
+            wait = (SHELTER_LEAVE_FROM - p.time_of_day) % TICKS_PER_DAY if rest else EXPLORE_PAUSE
+            self.goals.defer(spec.task_id, self.now_ms() + (wait + 1) * MS_PER_TICK)
+        if rest or state.sheltered:
+            return None  # evenings and nights are for the shelter; no exploring in the dark
+        if p.tick - self._last_bootstrap < EXPLORE_PAUSE:
+            return None  # between walks the bot stays put and lets the world run
+        self._last_bootstrap = p.tick
+        llm_state = {"inventory": p.inventory, "food": p.food, "health": p.health, "tool_tier": state.tool_tier}
+        return self.goals.offer(self.bootstrap.next_goal(self.home_pos, llm_state), sticky=True)
+
+    def _wait(self) -> None:
+        self.body.advance(self.poll_ticks)
+        if self.body.now_ticks() - self._last_snapshot >= SNAPSHOT_EVERY:
+            self.save()
+
+    # -- one task ---------------------------------------------------------------------------------------
+    def _run_task(self, spec: GoalSpec) -> None:
+        start = self.body.now_ticks()
+        self.current = spec
+        self.memory.upsert_task(spec.task_id, spec.goal, spec.kind.value, spec.source.value, spec.priority,
+                                "running", tick=start)
+        self.memory.set_task(spec.task_id, started_tick=start)
+        self.save()  # the snapshot a restart resumes this task from
+        self.events.append({"tick": start, "task": spec.task_id, "goal": spec.goal, "status": "started",
+                            "priority": spec.priority})
+        try:
+            status, reason = (self._routine(spec) if spec.kind is GoalKind.ROUTINE else self._routed(spec))
+        except CraftbtError as err:
+            status, reason = "blocked", err.problems[0].render()
+        end = self.body.now_ticks()
+        self.current = None
+        self.events.append({"tick": end, "task": spec.task_id, "goal": spec.goal, "status": status})
+        if status == "success":
+            self.goals.done(spec.task_id)
+            self.memory.set_task(spec.task_id, status="done", ended_tick=end)
+            self.memory.record("goal_done", spec.goal, end, self.body.position(), ticks=end - start)
+            self.report.goals_completed.append(GoalDone(goal=spec.goal, source=spec.source.value, started_tick=start,
+                                                        ended_tick=end, day=self.report.day_of(end)))
+            self._after_success(spec, built=reason != ALREADY)
+        elif status == "preempted":
+            self.report.preemptions += 1
+            self.goals.keep(spec)
+            self.memory.set_task(spec.task_id, status="preempted")
+        else:
+            self.report.goals_failed += 1
+            self.memory.record("goal_failed", spec.goal, end, self.body.position(), reason=reason)
+            self.memory.set_task(spec.task_id, status="failed", ended_tick=end, blocked_reason=reason)
+            if spec.source is GoalSource.NEED:
+                self.goals.block(spec.task_id, reason, self.now_ms())
+            else:
+                self.goals.done(spec.task_id)  # a failed suggestion or exploration is not retried as is
+        self._scan_resources()
+        self.save()
+
+    def _after_success(self, spec: GoalSpec, *, built: bool) -> None:
+        if spec.goal == "shelter" and built:
+            feet = self.body.position().block()
+            self.report.structures_built.append({"kind": "night shelter (roofed pit)", "at": list(feet),
+                                                 "day": self.report.day_of(self.body.now_ticks())})
+            self.memory.record("structure_built", "shelter", self.body.now_ticks(), self.body.position())
+        if spec.goal == "eat":
+            self.report.meals += 1
+
+    def _routine(self, spec: GoalSpec) -> tuple[str, str]:
+        stages: tuple[routines.Stage, ...]
+        if spec.goal == "shelter":
+            if routines.sheltered(self.body):
+                return "success", ALREADY
+            stages = routines.SHELTER
+        elif spec.goal == "leave_shelter":
+            outcome = self._execute(routines.leave_shelter(self.body), spec)
+            if outcome.ok or outcome.status == "preempted":
+                return outcome.status, _why(outcome)
+            # the stair did not get the bot out: walk to the surface at home, which the pathfinder may reach
+            stages = (lambda b: routines.go_to(routines.surface(b, *self._home_column()) or self.home_pos.block(),
+                                               2.0),)
+        elif spec.goal == "eat":
+            food = next((f for f in FOODS if self.body.observe().inventory.get(f)), None)
+            stages = (lambda _b: routines.eat(food),)
+        elif spec.goal.startswith("explore "):
+            x, y, z = (int(v) for v in spec.goal.split(" ", 1)[1].split(","))
+            spot = routines.surface(self.body, x, z, y)
+            if spot is None:
+                return "blocked", f"no standing room at {x},{z}"
+            stages = (lambda _b: routines.go_to(spot, 3.0),)
+        else:
+            return "blocked", f"no routine for {spec.goal!r}"
+        for stage in stages:
+            routines.settle(self.body)  # a stage is built from where the bot stands, not where it is falling
+            tree = stage(self.body)
+            if tree is None:
+                return "blocked", f"{spec.goal}: nothing to do here"
+            outcome = self._execute(tree, spec)
+            if not outcome.ok:
+                return outcome.status, _why(outcome)
+        return "success", ""
+
+    def _home_column(self) -> tuple[int, int, int]:
+        home = self.home_pos.block()
+        return home.x, home.z, home.y
+
+    def _routed(self, spec: GoalSpec) -> tuple[str, str]:
+        urgency = 0.9 if spec.goal.startswith("survive") else min(spec.urgency, 0.7)
+        intent = Intent.from_text(spec.goal, urgency=urgency, context={"threat": "threat"} if urgency >= 0.9 else {},
+                                  source=IntentSource.USER if spec.source is GoalSource.USER else IntentSource.SYSTEM)
+        if self._walk_to_remembered(spec):
+            self.events.append({"tick": self.body.now_ticks(), "recall": spec.goal})
+        decision = self.router.route(intent, survey(self.body), self.body.observe())
+        payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
+        outcome = self._execute(decision.plan.tree, spec, intent=payload)
+        if outcome.status != "preempted":
+            self.router.record_outcome(decision, outcome.ok)
+        return outcome.status, _why(outcome)
+
+    def _walk_to_remembered(self, spec: GoalSpec) -> bool:
+        """Memory recall for planning: when the resource a goal needs is not near, go where memory saw it."""
+        wanted = NEEDS_RESOURCE.get(spec.goal.split()[-1], ())
+        if not wanted or self.body.nearest_blocks(list(wanted), NEAR_ENOUGH):
+            return False
+        spot = self.memory.recall_resource(wanted, self.body.position())
+        if spot is None:
+            return False
+        outcome = self._execute(routines.go_to(spot.block(), 4.0), spec)
+        return outcome.ok
+
+    def _execute(self, tree: m.TreeDefinition, spec: GoalSpec, intent: dict[str, Any] | None = None) -> RunOutcome:
+        self.executor.on_tick = self._watch(spec)
+        try:
+            return self.executor.run(tree, task_id=spec.task_id, intent=intent or {"goal": spec.goal},
+                                     seed=self.report.seed, scenario=self.report.world)
+        finally:
+            self.executor.on_tick = None
+
+    def _watch(self, spec: GoalSpec) -> Callable[[Executor, RunState, py_trees.behaviour.Behaviour], None]:
+        """The executor's on_tick: keep sensing while the task runs; an urgent goal stops it at a safe point."""
+        asked = [False]
+
+        def on_tick(ex: Executor, run: RunState, root: py_trees.behaviour.Behaviour) -> None:
+            self.observe()
+            if asked[0] or spec.urgent:
+                return
+            better = self.goals.preempting(spec, self.now_ms())
+            if better is not None:
+                asked[0] = True
+                self.events.append({"tick": self.body.now_ticks(), "preempt": spec.task_id, "by": better.task_id})
+                ex.request_stop(f"{better.goal} (priority {better.priority:.2f} > {spec.priority:.2f})")
+
+        return on_tick
+
+    # -- persistence ----------------------------------------------------------------------------------------
+    def save(self) -> None:
+        self._last_snapshot = self.body.now_ticks()
+        if self.snapshot is not None and bodyinfo.can_snapshot(self.body):
+            bodyinfo.save_snapshot(self.body, self.snapshot)
+        self.report.ticks_run = self.body.now_ticks() - self.report.start_tick
+        self.memory.set_state("report", self.report.model_dump(mode="json"))
+        self.memory.set_state("saved_at", {"tick": self.body.now_ticks(), "wall": time.time()})
+
+
+def _why(outcome: RunOutcome) -> str:
+    if outcome.escalation:
+        e = outcome.escalation
+        return f"{e.get('reason')}: {e.get('code') or ''} {e.get('detail') or ''}".strip()
+    if outcome.failures:
+        f = outcome.failures[-1]
+        return f"{f.get('reason')}: {f.get('detail') or ''}".strip()
+    return outcome.status
+
+
+def _centre(pos: BlockPos) -> Any:
+    from craftbt.world.body import Position
+
+    return Position(pos.x + 0.5, float(pos.y), pos.z + 0.5)

@@ -1,0 +1,165 @@
+"""Built-in routines: small trees the router has no planner for (a night shelter, leaving it, eating, going somewhere).
+
+Each routine is a function from the body's current state to a validated-shape
+:class:`~craftbt.trees.model.TreeDefinition` of registered capabilities only, so it
+runs through the executor's gate, geofence and journal like any planned tree.
+
+The shelter is a pit: four blocks dug under the feet and a roof placed in the
+old ground level, one free cell over the head. Standing four blocks below any
+mob on the surface or on the roof puts the bot out of a zombie's and a spider's
+reach, below a skeleton's line of fire and beyond a creeper's 3-block trigger
+(measured on the embedded world's mob rules). Leaving it in the morning digs the
+roof and a three-step stair out, then walks up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from craftbt.trees import model as m
+from craftbt.world.body import BlockPos, Body
+
+#: blocks the routines place (roof, stair fill), most plentiful first at run time
+BUILDING_BLOCKS = ("dirt", "cobblestone", "cobbled_deepslate", "stone", "sand", "gravel", "oak_planks",
+                   "birch_planks", "spruce_planks", "netherrack", "granite", "diorite", "andesite")
+#: blocks that do not keep mobs out or hold the bot (dug anyway, never counted as a roof)
+SOFT = frozenset({"air", "cave_air", "water", "lava", "short_grass", "tall_grass", "snow", "torch"})
+PIT_DEPTH = 4
+#: the roof sits in the old ground level: this many blocks over the pit floor's feet cell
+ROOF_ABOVE_FEET = PIT_DEPTH - 1
+STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+def _vec(p: BlockPos) -> dict[str, int]:
+    return {"x": p.x, "y": p.y, "z": p.z}
+
+
+def _tree(name: str, description: str, leaves: list[m.LeafNode]) -> m.TreeDefinition:
+    return m.TreeDefinition(tree=name, description=description, source=f"autonomy:{name}",
+                            root=m.SequenceNode(name=name, children=list(leaves)))
+
+
+def building_block(body: Body) -> str | None:
+    inv = body.observe().inventory
+    have = [(inv.get(b, 0), b) for b in BUILDING_BLOCKS if inv.get(b, 0) > 0]
+    return max(have)[1] if have else None
+
+
+def settle(body: Body, max_ticks: int = 40) -> None:
+    """Let the world run until the bot stops falling (after digging under its own feet)."""
+    last = body.position()
+    for _ in range(max_ticks):
+        body.advance(1)
+        now = body.position()
+        if now == last:
+            return
+        last = now
+
+
+def sheltered(body: Body) -> bool:
+    """A solid roof within two blocks over the head and solid walls at the feet and head on four sides."""
+    feet = body.position().block()
+
+    def solid(p: BlockPos) -> bool:
+        return body.block_at(p).name not in SOFT
+
+    roof = solid(feet.offset(dy=2)) or solid(feet.offset(dy=3))
+    walls = all(solid(feet.offset(dx=dx, dz=dz)) and solid(feet.offset(dx=dx, dy=1, dz=dz)) for dx, dz in STEPS)
+    return roof and walls
+
+
+def dig_pit(body: Body) -> m.TreeDefinition | None:
+    """Dig PIT_DEPTH blocks down under the feet; None when the ground there cannot be dug."""
+    feet = body.position().block()
+    leaves: list[m.LeafNode] = []
+    for i in range(1, PIT_DEPTH + 1):
+        cell = feet.offset(dy=-i)
+        name = body.block_at(cell).name
+        if name in ("bedrock", "water", "lava"):
+            return None
+        if name not in SOFT:
+            leaves.append(m.LeafNode(name=f"dig pit {i}", capability="dig_block_at",
+                                     args={"position": _vec(cell)}, timeout_ms=20_000))
+    return _tree("dig_pit", f"dig a {PIT_DEPTH}-deep pit for the night", leaves) if leaves else None
+
+
+def roof_over(body: Body) -> m.TreeDefinition | None:
+    """Place the roof in the old ground level (a second stage: the gate only counts what is carried now)."""
+    feet = body.position().block()
+    roof = feet.offset(dy=ROOF_ABOVE_FEET)
+    if body.block_at(roof).name not in SOFT:
+        return None
+    block = building_block(body)
+    if block is None:
+        return None
+    return _tree("roof_over", "roof the pit over", [
+        m.LeafNode(name="roof over", capability="place_block_at", args={"position": _vec(roof), "block": block},
+                   timeout_ms=20_000)])
+
+
+#: a routine is stages, each built from the body as it is when the stage starts
+Stage = Callable[[Body], m.TreeDefinition | None]
+SHELTER: tuple[Stage, ...] = (dig_pit, roof_over)
+
+
+def leave_shelter(body: Body) -> m.TreeDefinition:
+    """Dig the roof and a stair (one step per block of depth) in a direction whose ground holds it, walk up.
+
+    From the pit's floor (feet at y) step k stands at (k, y+k); each step's feet, head and jump headroom
+    cells are dug, and the last step is the surface, PIT_DEPTH blocks out and up.
+    """
+    feet = body.position().block()
+    dx, dz = _exit_direction(body, feet)
+
+    def at(k: int, dy: int) -> BlockPos:
+        return feet.offset(dx=k * dx, dy=dy, dz=k * dz)
+
+    cells = [at(0, dy) for dy in range(2, ROOF_ABOVE_FEET + 1)]
+    for k in range(1, PIT_DEPTH + 1):
+        cells += [at(k, k), at(k, k + 1)] + ([at(k, k + 2)] if k < PIT_DEPTH else [])
+    leaves: list[m.LeafNode] = []
+    for i, cell in enumerate(cells):
+        if body.block_at(cell).name not in SOFT:
+            leaves.append(m.LeafNode(name=f"dig exit {i}", capability="dig_block_at",
+                                     args={"position": _vec(cell)}, timeout_ms=20_000))
+    leaves.append(m.LeafNode(name="walk out", capability="move_to",
+                             args={"pos": _vec(at(PIT_DEPTH, PIT_DEPTH)), "range": 1.0}, timeout_ms=30_000))
+    return _tree("leave_shelter", "dig out of the night shelter and walk up to the surface", leaves)
+
+
+def _floor(name: str) -> bool:
+    return name not in SOFT and not name.endswith(("_leaves", "_log"))
+
+
+def _exit_direction(body: Body, feet: BlockPos) -> tuple[int, int]:
+    """The first side whose stair floors (k blocks out and k - 1 up, for every step) are solid."""
+    for dx, dz in STEPS:
+        floors = [feet.offset(dx=k * dx, dy=k - 1, dz=k * dz) for k in range(1, PIT_DEPTH + 1)]
+        if all(_floor(body.block_at(p).name) for p in floors):
+            return dx, dz
+    return STEPS[0]
+
+
+def eat(food: str | None = None) -> m.TreeDefinition:
+    args: dict[str, Any] = {"until_saturation": False}
+    if food:
+        args["food_type"] = food
+    return _tree("eat", "eat the best food carried", [
+        m.LeafNode(name="eat", capability="consume_food", args=args, timeout_ms=10_000)])
+
+
+def surface(body: Body, x: int, z: int, around_y: int, span: int = 12) -> BlockPos | None:
+    """The standing cell (air over a solid block) at column x, z nearest ``around_y``; None if there is none."""
+    for dy in sorted(range(-span, span + 1), key=abs):
+        y = around_y + dy
+        floor, feet, head = (body.block_at(BlockPos(x, y + k, z)).name for k in (-1, 0, 1))
+        if _floor(floor) and feet in SOFT - {"water", "lava"} and head in SOFT - {"water", "lava"}:
+            return BlockPos(x, y, z)
+    return None
+
+
+def go_to(target: BlockPos, range_: float = 2.0) -> m.TreeDefinition:
+    return _tree("go_to", f"walk to {target.x},{target.y},{target.z}", [
+        m.LeafNode(name="walk", capability="move_to", args={"pos": _vec(target), "range": range_},
+                   timeout_ms=60_000)])

@@ -1,0 +1,96 @@
+"""The autonomy loop over many seeds: does the bot live through N game days on its own?
+
+Run: ``.venv/bin/python bench/bench_live.py [--seeds 10] [--days 3] [--jobs 2]``.
+
+Each seed starts a fresh starter world (natural terrain, trees, stone, coal and
+iron near spawn, an *empty inventory*), with mob spawning on (hostiles spawn in
+the dark and chase), and runs :class:`craftbt.autonomy.loop.LiveLoop` for the given
+days in its own temporary ``CRAFTBT_HOME``. Per seed it prints: survived and
+deaths (with causes), nights survived, the share of night samples in which the
+bot was sheltered or stood in light >= 8, hostile encounters at night (times a
+hostile came within 12 blocks / the most alive within 32 blocks), lowest
+food and meals eaten, the tool tier reached and on which day, structures built,
+goals completed / failed / preempted, and wall time. Then totals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def one(seed: int, days: float) -> dict[str, Any]:
+    from craftbt.autonomy.loop import LiveLoop
+    from craftbt.executor.config import ExecutorConfig, scenario_fence
+    from craftbt.world.scenarios.loader import starter_world
+
+    t0 = time.perf_counter()
+    body = starter_world(seed)
+    assert body.world.rules.do_mob_spawning  # hostile mobs at night
+    with tempfile.TemporaryDirectory(prefix=f"bench_live_{seed}_") as home:
+        loop = LiveLoop(body, Path(home), seed=seed, days=days,
+                        config=ExecutorConfig(geofence=scenario_fence(body)))
+        report = loop.run()
+        loop.memory.close()
+    out = report.as_json()
+    out["wall_s"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def row(r: dict[str, Any]) -> str:
+    tools = r["tools_reached"]
+    top = f"{tools[-1]['tool']} d{tools[-1]['day']}" if tools else "none"
+    deaths = ", ".join(d["cause"] for d in r["deaths"]) or "-"
+    safe = "n/a" if r["safe_at_night"] is None else f"{r['safe_at_night']:.0%}"
+    done = sum(1 for g in r["goals_completed"] if not g["goal"].startswith("explore"))
+    explored = len(r["goals_completed"]) - done
+    hostiles = f"{r['hostile_encounters']}/{r['most_hostiles_at_night']}"
+    return (f"{r['seed']:>4}  {'yes' if r['survived'] else 'NO':>8}  {deaths:<16}  "
+            f"{r['nights_survived']}/{r['nights_seen']:<5}  {safe:>10}  {hostiles:>11}  "
+            f"{r['lowest_food']:>6}  {r['meals']:>5}  {top:<18}  {len(r['structures_built']):>6}  "
+            f"{done:>3}+{explored:<3} {r['goals_failed']:>4} {r['preemptions']:>4}  {r['wall_s']:>6}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--first-seed", type=int, default=1)
+    ap.add_argument("--days", type=float, default=3.0)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json", type=Path, default=None, help="also write every report here")
+    args = ap.parse_args()
+    seeds = list(range(args.first_seed, args.first_seed + args.seeds))
+    print(f"craftbt live: {len(seeds)} seeds x {args.days:g} game days, starter world, empty inventory, "
+          f"hostile mobs spawning in the dark")
+    print("seed  survived  deaths            nights  safe@night  hostl n/max  lowest  meals  tool tier (day)     "
+          "shelters  goals+expl fail  pre  wall s")
+    results: list[dict[str, Any]] = []
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        for r in pool.map(one, seeds, [args.days] * len(seeds)):
+            results.append(r)
+            print(row(r), flush=True)
+    n = len(results)
+    survived = sum(r["survived"] for r in results)
+    nights = sum(r["nights_seen"] for r in results)
+    nights_ok = sum(r["nights_survived"] for r in results)
+    safe = [r["safe_at_night"] for r in results if r["safe_at_night"] is not None]
+    iron = sum(r["tool_tier"] >= 3 for r in results)
+    print(f"\nsurvived {survived}/{n} seeds; nights survived {nights_ok}/{nights}; sheltered or lit at night "
+          f"{sum(safe) / len(safe):.1%} of samples (mean over seeds); iron pickaxe reached {iron}/{n}; "
+          f"lowest food over all seeds {min(r['lowest_food'] for r in results)}; "
+          f"meals {sum(r['meals'] for r in results)}; deaths {sum(len(r['deaths']) for r in results)}")
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
