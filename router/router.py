@@ -424,9 +424,15 @@ class Router:
 
     def subgoal_group_tree(self, groups: list[list[Subgoal]], state: PlanningState, *,
                            planner: str | None = None) -> tuple[list[Subgoal], m.Node]:
-        """The first group of subgoals a planner can plan, each after the other (a craft's other recipe
-        variants come after the one its refusal named); the first planning error when none can."""
+        """The first group of subgoals a planner can plan from what is in view, each after the other (a
+        craft's other recipe variants come after the one its refusal named); else the first group it can
+        plan at all (by exploring); the first planning error when none can.
+
+        Planners now plan an exploration for what is not in view rather than refuse it, so "can plan"
+        alone would pick a variant whose wood grows nowhere near (cherry) over the oak beside the bot.
+        """
         first: CraftbtError | None = None
+        fallback: tuple[list[Subgoal], m.Node] | None = None
         for group in groups:
             try:
                 roots = [self.subgoal_tree(wanted, state, planner=planner)[0] for wanted in group]
@@ -435,7 +441,11 @@ class Router:
                 continue
             root = roots[0] if len(roots) == 1 else m.SequenceNode(
                 name="subgoals: " + ", ".join(w.goal() for w in group), children=roots)
-            return group, root
+            if not any(leaf.capability.split("@")[0] == "explore" for leaf in _leaves(root)):
+                return group, root
+            fallback = fallback or (group, root)
+        if fallback is not None:
+            return fallback
         assert first is not None
         raise first
 

@@ -24,7 +24,7 @@ def home(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("args", "code", "fragments"), [
-    (["run", "{tmp}/tree.yaml", "--profile", "bogus"], 1, ["--profile 'bogus'", "one of full, survival"]),
+    (["run", "{tmp}/tree.yaml", "--profile", "bogus"], 1, ["--profile 'bogus'", "one of operator, full, survival"]),
     (["run", "{tmp}/tree.yaml", "--max-ticks", "0"], 2, ["--max-ticks", "0 is outside 1.."]),
     (["run", "{tmp}/tree.yaml", "--seed", "9223372036854775808"], 2, ["--seed", "is outside"]),
     (["run", "{tmp}/tree.yaml", "--port", "70000", "--body", "mineflayer"], 2, ["--port", "outside 1..65535"]),
@@ -74,7 +74,8 @@ def test_a_damaged_environment_is_an_environment_error(tmp_path: Path, home: dic
     Path(home["CRAFTBT_HOME"]).mkdir()
     (Path(home["CRAFTBT_HOME"]) / "journal.sqlite").write_bytes(os.urandom(4096))
     done = cli(["runs"], env=home)
-    assert done.code == 1 and "environment_error" in done.err and "cannot be used" in done.err, done.text
+    # the storage layer names the file and the cause (craftbt.core.sqlite)
+    assert done.code == 1 and "journal.sqlite: storage_corrupt: not an SQLite database" in done.err, done.text
     (Path(home["CRAFTBT_HOME"]) / "journal.sqlite").unlink()
     (Path(home["CRAFTBT_HOME"]) / "lifecycle.json").write_text('{"stages": {"chat@1.0.0": "bogus"}}')
     done = cli(["lifecycle", "list"], env=home)
