@@ -66,7 +66,7 @@ TickCallback = Callable[["Executor", RunState, py_trees.behaviour.Behaviour], No
 
 class RunOutcome(BaseModel):
     run_id: str
-    status: str  # success | failure | blocked | escalated | hung | budget_exhausted
+    status: str  # success | failure | blocked | escalated | hung | budget_exhausted | cancelled
     tree: str
     ticks: int = 0
     sim_ms: int = 0
@@ -129,8 +129,15 @@ class Executor:
         self.on_tick = on_tick
         self.run_state: RunState | None = None
         self._deferred_noted: Signal | None = None
+        #: set from another thread by :meth:`cancel`; the loop reads it once per tick (a plain attribute
+        #: write is atomic under the GIL, so no lock is needed)
+        self._cancel_reason: str | None = None
         self._epoch_ms = time.time() * 1000
         self._epoch_tick = body.now_ticks()
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Ask the running tree to stop at the end of the current tick; the run closes as ``cancelled``."""
+        self._cancel_reason = reason
 
     def _clock_ms(self) -> float:
         """Epoch-anchored game time: throttle and staleness windows follow the body's clock."""
@@ -266,6 +273,10 @@ class Executor:
             run.journal.group_commit()
             if self.on_tick is not None:
                 self.on_tick(self, run, root)
+            if self._cancel_reason is not None:
+                root.stop(Status.INVALID)  # terminates in-flight leaves, which cancel their body actions
+                run.decide("cancelled", detail={"reason": self._cancel_reason})
+                return "cancelled"
             if fast is None and root.status in (Status.SUCCESS, Status.FAILURE):
                 return "success" if root.status == Status.SUCCESS else (
                     "escalated" if run.escalations else "failure")
@@ -326,4 +337,5 @@ class Executor:
         if self.recorder.out_dir is not None:
             outcome.report_path = str(self.recorder.out_dir / f"{run.run_id}.json")
         self.run_state = None
+        self._cancel_reason = None
         return outcome
