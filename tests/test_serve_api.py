@@ -150,7 +150,7 @@ def test_the_websocket_streams_tree_ticks_and_completion(client: TestClient) -> 
     types = [e["type"] for e in seen]
     assert types[0] == "executionStarted" and "tree" in types and "tick" in types
     tree = next(e for e in seen if e["type"] == "tree")["data"]
-    assert tree["run_id"] == run_id and [n["name"] for n in tree["nodes"]][0] == "Say hello"
+    assert tree["run_id"] == run_id and tree["nodes"][0]["name"] == "Say hello"
     root_statuses = [e["data"]["changes"][tree["root"]] for e in seen
                      if e["type"] == "tick" and tree["root"] in e["data"]["changes"]]
     assert root_statuses[0] == "RUNNING" and root_statuses[-1] == "SUCCESS"
