@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import AsyncIterator
 from importlib import resources
@@ -20,7 +21,7 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, 
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
@@ -111,11 +112,30 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
                 "capabilities": len(bot.registry.latest()), "events_seq": bot.hub.last_seq,
                 "uptime_s": round(time.time() - bot.started_at, 3), "version": __version__}
 
-    @app.post("/api/cognitive/execute", status_code=202, tags=["runs"], dependencies=auth)
-    async def execute(request: ExecuteRequest) -> dict[str, Any]:
-        """Start a tree (YAML/JSON text), a goal or a CraftScript text in the background; returns the run id."""
+    execute_body = {"requestBody": {"required": True, "content": {
+        "application/json": {"schema": ExecuteRequest.model_json_schema()},
+        "application/yaml": {"schema": {"type": "string", "description": "A tree file's text, as-is"}}}}}
+
+    @app.post("/api/cognitive/execute", status_code=202, tags=["runs"], dependencies=auth,
+              openapi_extra=execute_body)
+    async def execute(request: Request) -> dict[str, Any]:
+        """Start a tree, a goal or a CraftScript text in the background; returns the run id.
+
+        JSON takes ``{"tree": TEXT}``, ``{"goal": "obtain iron_pickaxe"}`` or ``{"script": TEXT}``; a
+        YAML (or text/plain) body is a tree file as-is: ``curl --data-binary @tree.yaml``.
+        """
+        raw = await request.body()
+        kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
         try:
-            job = await asyncio.to_thread(bot.submit, request)
+            if kind in ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "text/plain"):
+                body = ExecuteRequest(tree=raw.decode("utf-8"))
+            else:
+                body = ExecuteRequest.model_validate_json(raw)
+        except (ValidationError, UnicodeDecodeError) as err:
+            detail = json.loads(err.json(include_url=False)) if isinstance(err, ValidationError) else str(err)
+            raise HTTPException(422, detail={"error": "bad_request", "detail": detail}) from None
+        try:
+            job = await asyncio.to_thread(bot.submit, body)
         except CompileError as err:
             raise HTTPException(422, detail={"error": "invalid", "problems": err.problems}) from None
         except BusyError as err:

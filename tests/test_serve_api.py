@@ -106,7 +106,15 @@ def test_bad_trees_are_refused_with_located_problems(client: TestClient) -> None
     assert client.post("/api/trees/validate", json={"tree": PICKAXE}).json() == {
         "ok": True, "tree": "obtain_wooden_pickaxe", "problems": []}
     neither = client.post("/api/cognitive/execute", json={}, headers=AUTH)
-    assert neither.status_code == 422
+    assert neither.status_code == 422 and "exactly one of tree, goal, script" in neither.text
+    assert client.post("/api/cognitive/execute", content=b"{not json", headers=AUTH).status_code == 422
+
+
+def test_a_yaml_body_is_a_tree_file_as_is(client: TestClient) -> None:
+    started = client.post("/api/cognitive/execute", content=HELLO_TREE.encode(),
+                          headers={**AUTH, "content-type": "application/yaml"})
+    assert started.status_code == 202
+    assert wait_done(client, started.json()["run_id"])["outcome"]["status"] == "success"
 
 
 def test_registry_and_schema(client: TestClient) -> None:
