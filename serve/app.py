@@ -260,13 +260,20 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
         await websocket.accept()
         sub, backlog = bot.hub.subscribe(since)
         last = since or 0
+
+        async def until_closed() -> None:
+            # the client sends nothing; a disconnect (theirs, or uvicorn's at shutdown) ends the stream
+            while (await websocket.receive())["type"] != "websocket.disconnect":
+                pass
+
+        closed = asyncio.create_task(until_closed())
         try:
             await websocket.send_json({"seq": bot.hub.last_seq, "type": "hello", "ts": time.time(),
                                        "data": {"status": bot.status(), "view": bot.view_state()}})
             for event in backlog:
                 await websocket.send_json(event)
                 last = event["seq"]
-            while not state["stopping"]:
+            while not closed.done() and not state["stopping"]:
                 try:
                     event = await asyncio.wait_for(sub.queue.get(), WS_POLL_S)
                 except TimeoutError:
@@ -282,10 +289,10 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
                     continue
                 await websocket.send_json(event)
                 last = event["seq"]
-            await websocket.close(code=1001, reason="server stopping")
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
+            closed.cancel()
             bot.hub.unsubscribe(sub)
 
     # -- the viewer -----------------------------------------------------------------------------
