@@ -91,6 +91,29 @@ def read_blackboard(keys: set[str]) -> dict[str, Any]:
     return out
 
 
+RESULTS_NAMESPACE = "/results/"
+LAST_RESULT_KEY = "/last_result"
+
+
+def publish_result(client: py_trees.blackboard.Client, name: str, result: ActionResult) -> None:
+    """Write ``/results/<name>`` and ``/last_result`` through the Blackboard client API.
+
+    Registered keys and client writes are what py_trees' own tools read: ``unicode_blackboard``,
+    the activity stream and ``dot_tree(with_blackboard_variables=True)`` all show them. The key is
+    registered on every write because ``Blackboard.clear()`` (between runs, in tests) forgets
+    clients and key metadata. py_trees reads a ``.`` in a key as attribute access, so a leaf
+    whose name has one is written to the storage directly (visible to displays, not attributed).
+    """
+    board = py_trees.blackboard.Blackboard
+    board.clients.setdefault(client.unique_identifier, client.name)
+    for key in (RESULTS_NAMESPACE + name, LAST_RESULT_KEY):
+        if "." in key:
+            board.storage[key] = result
+            continue
+        client.register_key(key=key, access=py_trees.common.Access.WRITE)
+        client.set(key, result, overwrite=True)
+
+
 class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
     """Runs one capability with fixed (possibly templated) raw args."""
 
@@ -166,6 +189,14 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self.run_status = py_trees.common.Status.INVALID
 
     # -- lifecycle ------------------------------------------------------------
+    def blackboard_client(self) -> py_trees.blackboard.Client:
+        """This leaf's py_trees blackboard client (made on first use, named after the leaf)."""
+        client: py_trees.blackboard.Client | None = getattr(self, "_board_client", None)
+        if client is None:
+            client = self.attach_blackboard_client(name=self.name)
+            self._board_client = client
+        return client
+
     def initialise(self) -> None:
         self.result = None
         self._pending = None
@@ -324,9 +355,7 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         result.ended_at = time.time()
         self.result = result
         self._pre = None  # judged: a finished leaf holds no observation (a long run keeps thousands of leaves)
-        storage = py_trees.blackboard.Blackboard.storage
-        storage["/results/" + self.name] = result
-        storage["/last_result"] = result
+        publish_result(self.blackboard_client(), self.name, result)
         self.ctx.hooks.finished(self.spec, self.args, self.name, result)
 
     def _cancel(self, reason: str) -> None:

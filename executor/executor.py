@@ -46,6 +46,7 @@ from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
 from craftbt.executor.supervisor import LeafMeta, Supervisor
 from craftbt.trees import model as m
 from craftbt.trees.build import DEFINITION_ATTR, build
+from craftbt.trees.dump import to_data
 from craftbt.trees.validate import validate_definition
 from craftbt.world.body import Body
 
@@ -128,6 +129,7 @@ class Executor:
         self.on_escalation = on_escalation
         self.on_tick = on_tick
         self.run_state: RunState | None = None
+        self._executed: tuple[m.TreeDefinition, Path | None] | None = None
         self._deferred_noted: Signal | None = None
         #: set from another thread by :meth:`cancel`; the loop reads it once per tick (a plain attribute
         #: write is atomic under the GIL, so no lock is needed)
@@ -174,6 +176,8 @@ class Executor:
         if norm.definition is not definition:
             checked = validate_definition(norm.definition, self.registry, base_dir=base_dir,
                                           subtrees=checked.subtrees)
+        # kept with the run's summary, so `craftbt render --run` can draw what ran with its statuses
+        self._executed = (norm.definition, base_dir)
         digests = plan_digests(definition)
         run_id = self.journal.begin_run(
             run_id=run_id, task_id=task_id, intent=intent, plan_id=digests.executor_plan_digest[7:23],
@@ -330,6 +334,10 @@ class Executor:
             outcome.escalation = run.escalations[-1].as_dict()
         summary = outcome.model_dump(mode="json", exclude={"gate"})
         summary["gate"] = outcome.gate.model_dump(mode="json") if outcome.gate else None
+        if self._executed is not None:
+            definition, base_dir = self._executed
+            summary["definition"] = to_data(definition)
+            summary["base_dir"] = str(base_dir) if base_dir is not None else None
         run.journal.end_run(run.run_id, status=status, sim_ticks=ticks, wall_ms=outcome.wall_ms, summary=summary)
         self.recorder.finish_run(run.run_id, {"status": status, "ticks": ticks, "metrics": outcome.metrics,
                                               "escalation": outcome.escalation,

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from craftbt.core.errors import CraftbtError, Problem
-from craftbt.trees.btcpp import from_xml
+from craftbt.trees.btcpp_import import from_xml
 from craftbt.trees.validate import validate_text
 from tests.leafkit import shared_registry
 

@@ -14,7 +14,9 @@ from py_trees.common import Status
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.trees import model as m
-from craftbt.trees.btcpp import decode_value, encode_value, from_xml, to_xml, xml_text_ok
+from craftbt.trees.btcpp import decode_value, encode_value, xml_text_ok
+from craftbt.trees.btcpp_export import to_xml
+from craftbt.trees.btcpp_import import from_xml
 from craftbt.trees.build import build
 from craftbt.trees.dump import from_py_trees, to_data, to_json, to_yaml
 from craftbt.trees.loader import from_dict, load_file, load_text
@@ -51,11 +53,16 @@ def test_export_is_groot_shaped() -> None:
     defn = load_file(REPO / "trees/library/obtain_wooden_pickaxe.yaml")
     xml = to_xml(defn, registry=shared_registry())
     assert '<root BTCPP_format="4" main_tree_to_execute="obtain_wooden_pickaxe">' in xml
-    assert '<Action ID="craft_recipe" recipe="{tool}" qty="1" version="1" />' in xml
-    assert '<Action ID="acquire_material" item="oak_log" count="3" radius="24" retry="2" timeout_ms="30000" />' in xml
-    assert '<SubTree ID="common/eat_if_hungry.yaml" />' in xml
-    assert '<BehaviorTree ID="common/eat_if_hungry.yaml"' in xml  # included so Groot2 can open it
-    assert '<Condition ID="has_item" item="oak_log" count="3" />' in xml
+    # the compact form, file paths as valid model names, subtrees share the caller's blackboard
+    assert '<craft_recipe recipe="{tool}" qty="1" version="1" />' in xml
+    assert '<acquire_material item="oak_log" count="3" radius="24" retry="2" timeout_ms="30000" />' in xml
+    assert '<SubTree ID="common-2Feat_if_hungry-2Eyaml" _autoremap="true" />' in xml
+    assert '<BehaviorTree ID="common-2Feat_if_hungry-2Eyaml">' in xml  # included so Groot2 can open it
+    assert '<has_item item="oak_log" count="3" />' in xml
+    # initial values through BT.CPP's own SetBlackboard, a null key declared as json:null
+    assert '<SetBlackboard output_key="tool" value="wooden_pickaxe" />' in xml
+    assert '<SetBlackboard output_key="food" value="json:null" />' in xml
+    assert "_description" not in xml and "<Blackboard" not in xml
     assert '<input_port name="recipe" />' in xml
 
 

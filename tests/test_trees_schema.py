@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
+from craftbt.capabilities.default import default_registry
 from craftbt.trees.schema import resolvable_refs, tree_schema
 from tests.leafkit import shared_registry
 
@@ -53,3 +55,26 @@ def test_leaf_args_are_bound_to_their_capability(validator: jsonschema.Draft2020
 def test_resolvable_refs_cover_pins() -> None:
     refs = resolvable_refs(shared_registry())
     assert refs["wait@1.0.0"] == ["wait@1.0.0", "wait@1", "wait"]
+
+
+def test_an_independent_validator_reports_the_unknown_leaf_first(tmp_path: Path) -> None:
+    """check-jsonschema, which knows nothing of craftbt, leads with the real problem, deep in the tree."""
+    import json
+    import shutil
+    import subprocess
+
+    tool = shutil.which("check-jsonschema") or str(Path(sys.executable).parent / "check-jsonschema")
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(tree_schema(default_registry())), encoding="utf-8")
+    tree = tmp_path / "bad.yaml"
+    tree.write_text(
+        "tree: bad\nversion: 1\nroot:\n  sequence:\n    children:\n"
+        "      - leaf: craft_recipe\n        args: {recipe: stick, qty: 1}\n"
+        "      - selector:\n          children:\n            - leaf: craft_itme\n              args: {recipe: stick}\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run([tool, "--schemafile", str(schema), str(tree)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    errors = [line for line in done.stdout.splitlines() if "::$" in line]
+    assert errors, done.stdout
+    assert ".selector.children[0].leaf: 'craft_itme' is not one of" in errors[0]

@@ -44,6 +44,8 @@ from craftbt.world.body import TICKS_PER_SECOND
 DEFINITION_ATTR = "craftbt_definition"
 #: set on a Retry that came from a leaf's ``retry:`` shorthand, so dump folds it back
 SHORTHAND_ATTR = "craftbt_shorthand"
+#: ``attempts``/``count`` that never run out
+FOREVER = -1
 
 
 class TickTimeout(py_trees.decorators.Timeout):  # type: ignore[misc]
@@ -170,6 +172,9 @@ class _Builder:
             return dec.Inverter(name=node.name or "Inverter", child=child)
         if kind is D.RETRY:
             attempts = int(params["attempts"])
+            if attempts == FOREVER:  # py_trees counts failures against a number; infinity never runs out
+                forever: Any = math.inf  # typed int in py_trees; a float compares the same way
+                return dec.Retry(name=node.name or "Retry forever", child=child, num_failures=forever)
             return dec.Retry(name=node.name or f"Retry x{attempts}", child=child, num_failures=attempts)
         if kind is D.TIMEOUT:
             duration = int(params["duration_ms"])

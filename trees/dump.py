@@ -16,6 +16,7 @@ leaving out fields at their defaults, so ``to_data`` then
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import py_trees
@@ -61,7 +62,7 @@ def node_from_py_trees(node: py_trees.behaviour.Behaviour) -> m.Node:
     if isinstance(node, TickTimeout):
         kind, params = D.TIMEOUT, {"duration_ms": node.duration_ms}
     elif isinstance(node, dec.Retry):
-        kind, params = D.RETRY, {"attempts": node.num_failures}
+        kind, params = D.RETRY, {"attempts": -1 if node.num_failures == math.inf else node.num_failures}
     elif isinstance(node, dec.Repeat):
         kind, params = D.REPEAT, {"count": node.num_success}
     elif isinstance(node, dec.EternalGuard):

@@ -20,7 +20,7 @@ kind, whose value is a mapping of fields::
     {selector: {name, memory (default false), children}}
     {parallel: {name, policy: success_on_all | success_on_one, children}}
     {inverter | success_is_failure | failure_is_success | oneshot: {name, child: NODE}}
-    {retry: {name, attempts: N >= 1, child}}        # N attempts in total
+    {retry: {name, attempts: N >= 1 or -1, child}}  # N attempts in total; -1 retries forever
     {timeout: {name, duration_ms: N > 0, child}}    # game time, measured on the body's clock
     {repeat: {name, count: N >= 1 or -1 forever, child}}
     {eternal_guard: {name, condition: {check, args}, child}}
@@ -368,7 +368,7 @@ class _Decoder:
 
     def _decorator_ranges(self, kind: m.DecoratorKind, params: dict[str, Any], path: DocPath) -> None:
         rules: dict[str, tuple[Callable[[int], bool], str]] = {
-            "attempts": (lambda v: v >= 1, "an integer >= 1"),
+            "attempts": (lambda v: v >= 1 or v == -1, "an integer >= 1, or -1 to retry forever"),
             "duration_ms": (lambda v: v > 0, "an integer > 0 (milliseconds)"),
             "count": (lambda v: v >= 1 or v == -1, "an integer >= 1, or -1 to repeat forever"),
         }

@@ -5,11 +5,16 @@ body that refuses to be used), then every node is relabelled for people:
 leaves as ``capability@version`` plus their key arguments (and their name
 when one was given), conditions as ``check?`` plus arguments. SVG and PNG come
 from Graphviz ``dot`` through pydot.
+
+Given ``statuses`` (a finished run's step outcomes by node name, read from the
+journal), each leaf takes its status and each composite the status its kind
+derives from its children, so py_trees' displays colour the run as it ended.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Collection, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, cast
@@ -83,16 +88,95 @@ def display_root(definition: m.TreeDefinition, registry: Registry, *, base_dir: 
     return relabel(built.root)
 
 
+def _derived(node: py_trees.behaviour.Behaviour, statuses: Mapping[str, py_trees.common.Status]) -> None:
+    """Give every node the status the run left it in; nodes the run never reached stay INVALID."""
+    Status = py_trees.common.Status
+    for child in node.children:
+        _derived(child, statuses)
+    if not node.children:
+        node.status = statuses.get(str(node.name), Status.INVALID)
+        return
+    seen = [c.status for c in node.children if c.status is not Status.INVALID]
+    if not seen:
+        node.status = Status.INVALID
+    elif isinstance(node, py_trees.composites.Selector):
+        node.status = Status.SUCCESS if Status.SUCCESS in seen else (
+            Status.FAILURE if len(seen) == len(node.children) and Status.RUNNING not in seen else seen[-1])
+    elif isinstance(node, py_trees.composites.Sequence | py_trees.composites.Parallel):
+        node.status = Status.FAILURE if Status.FAILURE in seen else (
+            Status.SUCCESS if len(seen) == len(node.children) and set(seen) == {Status.SUCCESS} else Status.RUNNING)
+    else:  # a decorator: its child's outcome, through the decorator's own rule where it inverts
+        node.status = seen[-1]
+        if isinstance(node, py_trees.decorators.Inverter) and seen[-1] in (Status.SUCCESS, Status.FAILURE):
+            node.status = Status.FAILURE if seen[-1] is Status.SUCCESS else Status.SUCCESS
+
+
+def step_statuses(steps: list[dict[str, Any]], not_an_outcome: Collection[str] = ()) -> dict[str, Any]:
+    """A journal's steps -> the last outcome of each node.
+
+    A step that never ended is RUNNING (unknown, never a failure); one stopped by the tree or by
+    preemption (an error code in ``not_an_outcome``) is INVALID: it did not finish either way.
+    """
+    Status = py_trees.common.Status
+    out: dict[str, Any] = {}
+    for step in steps:
+        ok = step.get("ok")
+        if ok is None:
+            out[str(step["node"])] = Status.RUNNING
+        elif not ok and step.get("error_code") in not_an_outcome:
+            out[str(step["node"])] = Status.INVALID
+        else:
+            out[str(step["node"])] = Status.SUCCESS if ok else Status.FAILURE
+    return out
+
+
+#: py_trees' own status colours (its console and viewer conventions)
+STATUS_FILL = {"SUCCESS": "#5cb85c", "FAILURE": "#d9534f", "RUNNING": "#5bc0de", "INVALID": "#dddddd"}
+
+
+def _colour_statuses(graph: Any, root: py_trees.behaviour.Behaviour) -> None:
+    """Fill each dot node with its behaviour's status colour (dot_tree colours by kind, not status)."""
+    names: dict[str, str] = {}
+    used: set[str] = set()
+
+    def walk(node: py_trees.behaviour.Behaviour) -> None:  # dot_tree's own pre-order naming, '*' on repeats
+        name = str(node.name)
+        while name in used:
+            name += "*"
+        used.add(name)
+        names[name] = node.status.name
+        for child in node.children:
+            walk(child)
+
+    walk(root)
+    for dot_node in graph.get_node_list():
+        status = names.get(dot_node.get_name().strip('"'))
+        if status is not None:
+            dot_node.set("fillcolor", STATUS_FILL[status])
+            dot_node.set("fontcolor", "black")
+            dot_node.set("tooltip", status.lower())
+
+
 def render(
-    definition: m.TreeDefinition, fmt: RenderFormat | str, registry: Registry, *, base_dir: Path | None = None
+    definition: m.TreeDefinition, fmt: RenderFormat | str, registry: Registry, *, base_dir: Path | None = None,
+    statuses: Mapping[str, py_trees.common.Status] | None = None, root_status: py_trees.common.Status | None = None,
 ) -> str | bytes:
-    """Text for ascii/unicode/dot/svg/html, bytes for png. Raises CraftbtError."""
+    """Text for ascii/unicode/dot/svg/html, bytes for png. Raises CraftbtError.
+
+    ``root_status`` is how the whole run ended; it overrides what the root would derive.
+    """
     fmt = RenderFormat(fmt)
-    root = display_root(definition, registry, base_dir=base_dir)
+    ctx = CapabilityContext(body=cast(Body, _DetachedBody()), registry=registry)
+    root = build(definition, ctx, base_dir=base_dir).root
+    if statuses is not None:
+        _derived(root, statuses)
+        if root_status is not None:
+            root.status = root_status
+    relabel(root)
     if fmt is RenderFormat.ASCII:
-        return str(py_trees.display.ascii_tree(root))
+        return str(py_trees.display.ascii_tree(root, show_status=statuses is not None))
     if fmt is RenderFormat.UNICODE:
-        return str(py_trees.display.unicode_tree(root))
+        return str(py_trees.display.unicode_tree(root, show_status=statuses is not None))
     if fmt is RenderFormat.HTML:
         title = html.escape(definition.tree)
         body = py_trees.display.xhtml_tree(root)
@@ -103,6 +187,8 @@ def render(
         )
     graph = py_trees.display.dot_tree(root)
     graph.set_name(definition.tree)
+    if statuses is not None:
+        _colour_statuses(graph, root)
     if fmt is RenderFormat.DOT:
         return str(graph.to_string())
     try:

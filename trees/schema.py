@@ -29,7 +29,8 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "urn:craftbt:tree-format:1"
 
 _PARAM_SCHEMAS: dict[str, dict[str, Any]] = {
-    "attempts": {"type": "integer", "minimum": 1, "description": "attempts in total"},
+    "attempts": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": -1}],
+                 "description": "attempts in total; -1 retries forever"},
     "duration_ms": {"type": "integer", "exclusiveMinimum": 0, "description": "game-time milliseconds"},
     "count": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": -1}], "description": "-1 repeats forever"},
     "condition": {"$ref": "#/$defs/condition_body"},
@@ -100,6 +101,23 @@ def _decorator(kind: m.DecoratorKind) -> dict[str, Any]:
     }
     return {"type": "object", "additionalProperties": False, "required": [kind.value],
             "properties": {kind.value: body}}
+
+
+def _discriminated(kinds: list[str]) -> dict[str, Any]:
+    """A node is discriminated by its kind key: the first kind key it holds selects its schema.
+
+    With a plain ``oneOf`` a generic validator reports that every alternative failed and leads with
+    whichever it tried first ("'sequence' was unexpected"); selecting by key makes it report the
+    real problem inside the one schema that applies (an unknown leaf, a bad argument). Leaves,
+    conditions and subtrees come first because a leaf may carry ``retry:`` and ``timeout_ms:``
+    shorthands, which are also decorator kinds.
+    """
+    flat = ("leaf", "condition", "subtree")
+    ordered = [k for k in flat if k in kinds] + [k for k in kinds if k not in flat]
+    selected: dict[str, Any] = {"anyOf": [{"required": [kind]} for kind in ordered]}  # no kind key at all
+    for kind in reversed(ordered):
+        selected = {"if": {"required": [kind]}, "then": {"$ref": f"#/$defs/{kind}_node"}, "else": selected}
+    return {"type": "object", **selected}
 
 
 def tree_schema(registry: Registry) -> dict[str, Any]:
@@ -183,7 +201,7 @@ def tree_schema(registry: Registry) -> dict[str, Any]:
             "root": _node_ref(),
         },
         "$defs": {
-            "node": {"oneOf": [{"$ref": f"#/$defs/{name}"} for name in node_defs]},
+            "node": _discriminated(list(kinds)),
             **node_defs,
             "condition_body": condition_body,
             **arg_defs,

@@ -13,7 +13,16 @@ import sys
 import typer
 
 from craftbt._version import __version__
-from craftbt.cli import build_cmds, plan_cmds, run_cmds, script_cmds, serve_cmds, server_cmds, trees_cmds
+from craftbt.cli import (
+    build_cmds,
+    eval_cmds,
+    plan_cmds,
+    run_cmds,
+    script_cmds,
+    serve_cmds,
+    server_cmds,
+    trees_cmds,
+)
 from craftbt.core.errors import CraftbtError
 
 app = typer.Typer(
@@ -24,7 +33,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds, script_cmds, serve_cmds)
+COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds, script_cmds, eval_cmds, serve_cmds)
 
 
 

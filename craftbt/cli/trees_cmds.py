@@ -37,10 +37,10 @@ class ConvertTarget(StrEnum):
 
 
 def check_file(path: Path, registry: Registry) -> Checked:
-    """Any supported tree file -> Checked (XML is imported first; its problems have no line numbers)."""
+    """Any supported tree file -> Checked (XML is imported first; every problem is located at its element)."""
     if path.suffix.lower() != ".xml":
         return validate_path(path, registry)
-    from craftbt.trees.btcpp import from_xml
+    from craftbt.trees.btcpp_import import import_xml
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -49,12 +49,10 @@ def check_file(path: Path, registry: Registry) -> Checked:
         return Checked(None, [Problem(ErrorCode.FILE_NOT_FOUND, f"cannot read {str(path)!r}: {reason}",
                                       Location(str(path)))])
     try:
-        definition = from_xml(text, file=str(path), registry=registry)
+        imported = import_xml(text, file=str(path), registry=registry)
     except CraftbtError as err:
-        for p in err.problems:
-            p.location.file = p.location.file or str(path)
         return Checked(None, err.problems)
-    return validate_definition(definition, registry, base_dir=path.resolve().parent)
+    return validate_definition(imported.definition, registry, base_dir=path.resolve().parent, smap=imported.smap)
 
 
 def load_checked(path: Path, registry: Registry) -> m.TreeDefinition:
@@ -111,23 +109,68 @@ def validate_cmd(
 
 
 def render_cmd(
-    file: Annotated[Path, typer.Argument(help="Tree file", show_default=False)],
+    file: Annotated[Path | None, typer.Argument(help="Tree file", show_default=False)] = None,
     fmt: Annotated[RenderFormat, typer.Option("--format", "-f", help="Output format")] = RenderFormat.UNICODE,
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
+    run: Annotated[str | None, typer.Option("--run", help="Draw a finished run from the journal, with the "
+                                                       "status each node ended in", show_default=False)] = None,
 ) -> None:
-    """Draw a tree (png needs -o or a redirected stdout)."""
+    """Draw a tree, or with --run a finished run (png needs -o or a redirected stdout)."""
     from craftbt.trees.render import render
 
     registry = get_registry()
     try:
-        definition = load_checked(file, registry)
-        data = render(definition, fmt.value, registry, base_dir=file.resolve().parent)
+        if (file is None) == (run is None):
+            raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, "give either a tree FILE or --run RUN_ID",
+                                      expected="craftbt render FILE | craftbt render --run RUN_ID")
+        if run is not None:
+            definition, base_dir, statuses, ended = _run_to_draw(run)
+            data = render(definition, fmt.value, registry, base_dir=base_dir, statuses=statuses, root_status=ended)
+        else:
+            assert file is not None
+            definition = load_checked(file, registry)
+            data = render(definition, fmt.value, registry, base_dir=file.resolve().parent)
         if isinstance(data, bytes) and out is None and sys.stdout.isatty():
             raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, "refusing to write PNG to a terminal",
                                       expected="-o FILE.png")
         _write(out, data)
     except CraftbtError as err:
         raise _fail(err) from None
+
+
+def _run_to_draw(run_ref: str) -> tuple[m.TreeDefinition, Path | None, dict[str, Any], Any]:
+    """The definition a journalled run executed, where its subtrees live, each node's last status, the end."""
+    import py_trees
+
+    from craftbt.executor.journal import NOT_AN_OUTCOME, Journal
+    from craftbt.trees.loader import from_dict
+    from craftbt.trees.render import step_statuses
+
+    journal = Journal()
+    try:
+        found = journal.find_run(run_ref)
+        if found is None:
+            raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"no run {run_ref!r} in {journal.path}",
+                                      expected="a run id or prefix from `craftbt runs`")
+        detail = journal.run_detail(found["run_id"])
+    finally:
+        journal.close()
+    summary = detail.get("summary") or {}
+    if "definition" not in summary:
+        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT,
+                                  f"run {detail['run_id']} has no recorded tree (still running, or from an older "
+                                  "craftbt)", expected="a finished run")
+    base = summary.get("base_dir")
+    definition = from_dict(summary["definition"], source=f"run:{detail['run_id']}")
+    Status = py_trees.common.Status
+    statuses = step_statuses(detail["steps"], NOT_AN_OUTCOME)
+    # a leaf refused before dispatch (guard, permission, geofence) has no step, only the run's failure record
+    for failure in [*summary.get("failures", []), summary.get("escalation") or {}]:
+        node = failure.get("node")
+        if node and statuses.get(node) in (None, Status.INVALID, Status.RUNNING):
+            statuses[node] = Status.FAILURE
+    ended = Status.SUCCESS if detail["status"] == "success" else Status.FAILURE
+    return definition, Path(base) if base else None, statuses, ended
 
 
 #: ``craftbt capabilities`` lists the manifest; its subcommands (``promote``) are added by the lifecycle commands
@@ -181,7 +224,7 @@ def convert_cmd(
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
 ) -> None:
     """Convert a validated tree between YAML, JSON and BehaviorTree.CPP v4 XML."""
-    from craftbt.trees import btcpp, dump
+    from craftbt.trees import btcpp_export, dump
 
     registry = get_registry()
     try:
@@ -191,7 +234,7 @@ def convert_cmd(
         elif to is ConvertTarget.JSON:
             text = dump.to_json(definition)
         else:
-            text = btcpp.to_xml(definition, registry=registry, base_dir=file.resolve().parent)
+            text = btcpp_export.to_xml(definition, registry=registry, base_dir=file.resolve().parent)
         _write(out, text)
     except CraftbtError as err:
         raise _fail(err) from None

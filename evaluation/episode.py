@@ -1,0 +1,144 @@
+"""One evaluation episode: a goal, planned and run on a freshly generated world for one seed.
+
+An episode is a pure function of its spec: the world is generated from the seed, the router
+starts from empty priors (so no episode learns from another, and the order episodes run in,
+or the number of workers running them, cannot change a result), and the LLM planner takes
+part only when one is configured. What differs between two runs of the same spec is only
+the provenance that must differ: the run id and the wall time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import traceback
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from craftbt.capabilities.default import default_registry
+from craftbt.core.errors import CraftbtError
+from craftbt.executor.config import ExecutorConfig, scenario_fence
+from craftbt.executor.executor import Executor
+from craftbt.router.priors import PriorsStore
+from craftbt.router.router import run_goal
+from craftbt.world.scenarios.loader import build
+from craftbt.world.scenarios.schema import GeneratorSpec, Scenario
+from craftbt.world.sim.body import SimBody
+
+MAX_SEED = 2**63 - 1
+
+
+class WorldKind(StrEnum):
+    """The generated worlds an episode can run on (the scenario generator types)."""
+
+    STARTER = "starter"
+    NATURAL = "natural"
+    FLAT = "flat"
+
+
+class EpisodeStatus(StrEnum):
+    SUCCESS = "success"
+    FAILURE = "failure"
+    NO_PLAN = "no_plan"
+    #: the episode raised something that is not a structured error: a craftbt bug, kept as a result
+    ERROR = "error"
+
+
+class EpisodeSpec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    goal: str = Field(min_length=1, max_length=200)
+    seed: int = Field(ge=0, le=MAX_SEED)
+    planner: str = "auto"
+    world: WorldKind = WorldKind.STARTER
+    max_ticks: int = Field(default=24_000, ge=1, le=10_000_000)
+
+    @property
+    def key(self) -> str:
+        """A content id: the same spec always has the same key, so a resumed evaluation skips it."""
+        text = f"{self.goal}\x1f{self.seed}\x1f{self.planner}\x1f{self.world.value}\x1f{self.max_ticks}"
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+class EpisodeResult(BaseModel):
+    """What one episode did, with its provenance (run id, plan digests, why it failed)."""
+
+    key: str
+    goal: str
+    seed: int
+    planner: str
+    world: str
+    status: EpisodeStatus
+    chosen_planner: str | None = None
+    attempts: int = 0
+    run_id: str | None = None
+    executor_plan_digest: str | None = None
+    expansion_digest: str | None = None
+    reason: str | None = None
+    sim_ticks: int = 0
+    leaves_run: int = 0
+    dispatches: int = 0
+    wall_ms: float = 0.0
+    worker: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status is EpisodeStatus.SUCCESS
+
+    def outcome(self) -> dict[str, object]:
+        """The fields that must not depend on who ran the episode or when (run ids and wall time excluded)."""
+        return self.model_dump(mode="json", include={
+            "key", "goal", "seed", "planner", "world", "status", "chosen_planner", "attempts",
+            "executor_plan_digest", "expansion_digest", "reason", "sim_ticks", "leaves_run", "dispatches",
+        })
+
+
+def world_for(spec: EpisodeSpec) -> SimBody:
+    scenario = Scenario(name=f"eval-{spec.world.value}", seed=spec.seed,
+                        generator=GeneratorSpec(type=spec.world.value))
+    return build(scenario, seed=spec.seed)
+
+
+def run_episode(spec: EpisodeSpec, home: Path, *, worker: str = "local") -> EpisodeResult:
+    """Generate the world, route and run the goal (with replanning), and report; never raises."""
+    started = time.perf_counter()
+    base: dict[str, Any] = {"key": spec.key, "goal": spec.goal, "seed": spec.seed, "planner": spec.planner,
+            "world": spec.world.value, "worker": worker}
+    try:
+        body = world_for(spec)
+        config = ExecutorConfig(geofence=scenario_fence(body), max_ticks=spec.max_ticks)
+        executor = Executor(default_registry(), body, config=config, home=home)
+        try:
+            goal_run = run_goal(spec.goal, executor, planner=spec.planner, priors=PriorsStore(":memory:"),
+                                seed=spec.seed, scenario=f"eval:{spec.world.value}")
+        finally:
+            executor.journal.close()
+    except CraftbtError as err:
+        return EpisodeResult(**base, status=EpisodeStatus.NO_PLAN, reason=err.problems[0].message[:500],
+                             wall_ms=(time.perf_counter() - started) * 1000)
+    except Exception as err:
+        detail = "".join(traceback.format_exception_only(type(err), err)).strip()
+        return EpisodeResult(**base, status=EpisodeStatus.ERROR, reason=detail[:500],
+                             wall_ms=(time.perf_counter() - started) * 1000)
+    last = goal_run.outcomes[-1] if goal_run.outcomes else None
+    reason = None
+    if last is not None and not last.ok:
+        failure = last.escalation or (last.failures[-1] if last.failures else {})
+        reason = str(failure.get("code") or failure.get("reason") or last.status)
+    return EpisodeResult(
+        **base,
+        status=EpisodeStatus.SUCCESS if goal_run.ok else EpisodeStatus.FAILURE,
+        chosen_planner=goal_run.decisions[-1].chosen if goal_run.decisions else None,
+        attempts=len(goal_run.attempts),
+        run_id=last.run_id if last else None,
+        executor_plan_digest=(last.digests.get("executor_plan_digest") if last else None),
+        expansion_digest=(last.digests.get("expansion_digest") if last else None),
+        reason=reason,
+        sim_ticks=sum(o.ticks for o in goal_run.outcomes),
+        leaves_run=sum(o.leaves_run for o in goal_run.outcomes),
+        dispatches=sum(o.dispatches for o in goal_run.outcomes),
+        wall_ms=(time.perf_counter() - started) * 1000,
+    )
