@@ -216,3 +216,16 @@ def test_the_viewer_page_is_served_with_a_content_security_policy(client: TestCl
     assert page.status_code == 200 and "textContent" in page.text
     assert "object-src 'none'" in page.headers["content-security-policy"]
     assert client.get("/docs").status_code == 200
+
+
+def test_a_safety_preemption_is_a_safety_emergency_event(tmp_path: Path) -> None:
+    with TestClient(app_for(bot(tmp_path, scenario="hostile_swarm"))) as c, c.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        tree = "tree: w\nroot: {leaf: wait, args: {ms: 3000}}\n"
+        run_id = c.post("/api/cognitive/execute", json={"tree": tree}, headers=AUTH).json()["run_id"]
+        events: list[dict[str, Any]] = []
+        while not events or events[-1]["type"] != "executionComplete":
+            events.append(ws.receive_json())
+    emergencies = [e["data"] for e in events if e["type"] == "safety_emergency"]
+    assert emergencies and emergencies[0]["reason"] == "safety_preempt" and emergencies[0]["run_id"] == run_id
+    assert emergencies[0]["signal"] and emergencies[0]["capability"]
