@@ -377,7 +377,10 @@ class Bot:
             self.hub.publish(EventType.TREE, tree)
         tick = run.tick() - run.start_tick
         data: dict[str, Any] = {"run_id": run.run_id, "tick": tick, "changes": tracker.changes()}
-        current = run.current.leaf if run.current is not None else None
+        # the running leaf is the tree's tip; between two leaves, the supervisor's last one
+        tip = root.tip()
+        current = tip if isinstance(tip, CapabilityBehaviour) else (
+            run.current.leaf if run.current is not None else None)
         if isinstance(current, CapabilityBehaviour):
             data["current"] = tracker.leaf_detail(current)
         board = tracker.blackboard_if_changed()
