@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from craftbt.capabilities.behaviour import CapabilityBehaviour
 from craftbt.capabilities.registry import Registry
-from craftbt.core.errors import ErrorCode, Problem
+from craftbt.core.errors import CraftbtError
 from craftbt.craftscript.runner import ScriptExecutor, outcome_json
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor
@@ -350,7 +350,12 @@ class Bot:
             return {**run.model_dump(mode="json"), "ok": run.ok, "script": outcome_json(outcome, run)}
         if job.kind is JobKind.GOAL:
             goal, planner = job.payload
-            decision = plan_for_goal(goal, self.body, planner=planner, registry=self.registry, seed=self.seed)
+            try:
+                decision = plan_for_goal(goal, self.body, planner=planner, registry=self.registry, seed=self.seed)
+            except CraftbtError as err:  # no planner reaches the goal from here
+                self.hub.publish(EventType.PLAN_GENERATED, {"run_id": job.id, "goal": goal, "ok": False,
+                                                             "reason": err.problems[0].message})
+                return {"run_id": job.id, "status": "no_plan", "ok": False, "reason": err.problems[0].message}
             self.hub.publish(EventType.PLAN_GENERATED, {
                 "run_id": job.id, "goal": goal, "planner": decision.chosen, "method": decision.method,
                 "reason": decision.reason, "candidates": jsonable([c.model_dump(mode="json")
@@ -511,7 +516,3 @@ class Bot:
             self.suggestions.append(decision)
         self.hub.publish(EventType.SIGNAL, decision.model_dump(mode="json"))
         return decision
-
-
-def problem(message: str) -> dict[str, Any]:
-    return Problem(ErrorCode.INVALID_ARGUMENT, message).to_dict()

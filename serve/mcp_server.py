@@ -30,6 +30,7 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
 from craftbt._version import __version__
+from craftbt.core.errors import CraftbtError
 from craftbt.craftscript.functions import FunctionStore, FunctionStoreError
 from craftbt.craftscript.introspect import Introspection
 from craftbt.router.router import plan_for_goal
@@ -325,6 +326,9 @@ class McpTools:
             value = await entry.handler(args)
         except ToolError as err:
             return _result(err.payload, error=True)
+        except CraftbtError as err:  # a goal no planner can reach, an unknown capability, ...
+            return _result({"error": err.problems[0].code.value, "problems": [p.to_dict() for p in err.problems]},
+                           error=True)
         except (TypeError, ValueError, KeyError) as err:
             return _result({"error": "bad_arguments", "detail": f"{type(err).__name__}: {err}"}, error=True)
         error = isinstance(value, dict) and (value.get("ok") is False or (

@@ -83,3 +83,40 @@ def test_mcp_over_http_needs_the_token_and_runs_tools(tmp_path: Path) -> None:
             async with http, Client(streamable_http_client(f"{live.url}/mcp", http_client=http)) as client:
                 return await exercise(client)
         check(anyio.run(main))
+
+
+def test_craftscript_functions_nav_and_plans_in_process(tmp_path: Path) -> None:
+    from craftbt.serve.mcp_server import McpTools, build_server
+
+    b = bot(tmp_path, scenario="flat_empty")
+    b.start()
+    try:
+        server = build_server(McpTools(b))
+
+        async def main() -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            async with Client(server) as client:
+                out["created"] = payload(await client.call_tool("create_craftscript_function", {
+                    "name": "greet", "body": 'log("hello from a function");', "description": "says hello"}))
+                out["listed"] = payload(await client.call_tool("list_craftscript_functions", {}))
+                out["dup"] = await client.call_tool("create_craftscript_function", {"name": "greet", "body": "x"})
+                out["run"] = payload(await client.call_tool("craftscript_run", {"script": "greet();"}))
+                out["logs"] = payload(await client.call_tool("craftscript_logs", {"job_id": out["run"]["run_id"]}))
+                out["nav"] = payload(await client.call_tool("nav", {"action": "start",
+                                                                    "target": {"x": 3, "y": 64, "z": 0}}))
+                out["nav_done"] = payload(await client.call_tool("get_run", {"run_id": out["nav"]["nav_id"]}))
+                out["plan"] = await client.call_tool("plan_goal", {"goal": "obtain stick"})  # nothing to make it of
+                out["unknown"] = await client.call_tool("no_such_tool", {})
+            return out
+        out = anyio.run(main)
+    finally:
+        b.stop()
+    assert out["created"]["ok"] and out["created"]["version"] == 1
+    assert [f["name"] for f in out["listed"]["functions"]] == ["greet"]
+    assert out["dup"].is_error
+    assert out["run"]["outcome"]["status"] == "success"
+    assert [e["text"] for e in out["logs"]["logs"] if e["kind"] == "log"] == ["hello from a function"]
+    assert out["nav"]["state"] == "planning"
+    assert out["nav_done"]["job"]["kind"] == "capability" and out["nav_done"]["job"]["label"].startswith("move_to")
+    assert out["plan"].is_error and "no planner could plan" in payload(out["plan"])["problems"][0]["message"]
+    assert out["unknown"].is_error
