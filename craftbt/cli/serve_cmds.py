@@ -74,7 +74,7 @@ def mcp_cmd(
     max_ticks: int = _MAX_TICKS,
     home: Path | None = _HOME,
 ) -> None:
-    """Serve one bot as an MCP server over stdio (for Claude Desktop, IDEs and other MCP clients)."""
+    """Serve one bot as an MCP server over stdio (for MCP clients that start their servers)."""
     from craftbt.serve.launch import BotOptions, mcp_stdio
 
     opts = BotOptions(body=body, scenario=scenario, seed=seed, mc_host=mc_host, mc_port=mc_port, username=username,
