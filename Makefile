@@ -13,6 +13,8 @@ test: setup
 lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/mypy
+	.venv/bin/lint-imports --no-cache
+	.venv/bin/lint-imports --no-cache importlinter-cycles.ini
 
 bench: setup
 	for b in bench/bench_*.py; do .venv/bin/python $$b || exit 1; done

@@ -26,6 +26,7 @@ on the blackboard under ``/results/<node name>`` and ``/last_result``.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Iterator
@@ -334,20 +335,49 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         return py_trees.common.Status.SUCCESS if result.ok else py_trees.common.Status.FAILURE
 
     def _probe_receipt(self, post: Observation, result: ActionResult) -> Observation:
-        """Read the blocks a receipt names, so acceptance can check them (receipt-anchored)."""
+        """Read what a receipt names, so acceptance can check it against the world (receipt-anchored).
+
+        Blocks and their states at the receipt's positions; with ``extra.probe_light`` the light level
+        there, with ``extra.probe_entities`` (a radius) the entities around the bot, with
+        ``extra.probe_chat_since`` (a chat-log index) the chat heard since. A position the body cannot
+        read (an unloaded chunk on a server) stays unprobed: acceptance calls that inconclusive.
+        """
         receipt = result.receipt
         if receipt is None:
             return post
         positions = list(receipt.positions)
         if receipt.position is not None:
             positions.append(receipt.position)
-        if not positions:
-            return post
-        infos = {block_key(p): self.ctx.body.block_at(p) for p in positions}
-        blocks = {key: info.name for key, info in infos.items()}
-        # States too, so state-changing leaves (levers, doors, crops) verify against a fresh probe.
-        states = {key: dict(info.state) for key, info in infos.items()}
-        return post.model_copy(update={"blocks": blocks, "block_states": states})
+        update: dict[str, Any] = {}
+        body = self.ctx.body
+        if positions:
+            infos = {}
+            for p in positions:
+                try:
+                    infos[block_key(p)] = body.block_at(p)
+                except BodyError:
+                    continue  # not loaded / out of reach: unprobed, so inconclusive, never a crash
+            update["blocks"] = {key: info.name for key, info in infos.items()}
+            # States too, so state-changing leaves (levers, doors, crops) verify against a fresh probe.
+            update["block_states"] = {key: dict(info.state) for key, info in infos.items()}
+            if receipt.extra.get("probe_light"):
+                light = {}
+                for p in positions:
+                    try:
+                        light[block_key(p)] = body.light_level(p)
+                    except BodyError:
+                        continue
+                update["light_levels"] = light
+        radius = receipt.extra.get("probe_entities")
+        if isinstance(radius, int | float):
+            with contextlib.suppress(BodyError):
+                update["entities"] = body.entities(float(radius))
+        since = receipt.extra.get("probe_chat_since")
+        heard = getattr(body, "chat_messages", None)
+        if isinstance(since, int) and callable(heard):
+            with contextlib.suppress(BodyError):
+                update["chat"] = list(heard(since)[1])
+        return post.model_copy(update=update) if update else post
 
     def _finish(self, result: ActionResult, start_tick: int) -> None:
         result.started_tick = start_tick

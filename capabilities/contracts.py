@@ -505,6 +505,9 @@ class Requirement(BaseModel):
     item: str | None = Field(default=None, min_length=1)
     quantity: int = Field(default=1, ge=1)
     module_id: str | None = Field(default=None, alias="moduleId", min_length=1)
+    #: a build step places the module here (``build_module`` cannot run without it)
+    origin: dict[str, int] | None = None
+    facing: Literal["N", "E", "S", "W"] = "N"
 
 
 class PlanStep(BaseModel):
@@ -517,16 +520,18 @@ class PlanStep(BaseModel):
 @dataclass(frozen=True)
 class FallbackRule:
     leaf: str
-    #: the requirement field the step cannot do without
-    needs: Literal["item", "module_id"]
+    #: the requirement fields the step cannot do without
+    needs: tuple[Literal["item", "module_id", "origin"], ...]
     build: Callable[[Requirement], dict[str, Any]]
 
 
 FALLBACK_PLANS: dict[str, FallbackRule] = {
-    "collect": FallbackRule("acquire_material", "item", lambda r: {"item": r.item, "count": 1}),
-    "mine": FallbackRule("acquire_material", "item", lambda r: {"item": r.item, "count": 1}),
-    "craft": FallbackRule("craft_recipe", "item", lambda r: {"recipe": r.item, "qty": r.quantity}),
-    "build": FallbackRule("build_module", "module_id", lambda r: {"moduleId": r.module_id}),
+    "collect": FallbackRule("acquire_material", ("item",), lambda r: {"item": r.item, "count": 1}),
+    "mine": FallbackRule("acquire_material", ("item",), lambda r: {"item": r.item, "count": 1}),
+    "craft": FallbackRule("craft_recipe", ("item",), lambda r: {"recipe": r.item, "qty": r.quantity}),
+    # build_module's own argument names: the seed's {moduleId} alone is rejected by the leaf (no origin)
+    "build": FallbackRule("build_module", ("module_id", "origin"),
+                          lambda r: {"module_id": r.module_id, "origin": r.origin, "facing": r.facing}),
 }
 
 
@@ -534,10 +539,11 @@ def requirement_to_fallback_plan(requirement: Requirement | Mapping[str, Any]) -
     """One-step plan for a requirement; a requirement missing what its step needs is rejected."""
     req = requirement if isinstance(requirement, Requirement) else _parse_requirement(requirement)
     rule = FALLBACK_PLANS[req.kind]
-    if getattr(req, rule.needs) is None:
+    missing = [name for name in rule.needs if getattr(req, name) is None]
+    if missing:
         raise ContractError(
             RejectionCode.INVALID_REQUIREMENT,
-            f"a {req.kind!r} requirement needs {rule.needs}",
+            f"a {req.kind!r} requirement needs {', '.join(missing)}",
             action_type=req.kind,
         )
     return [PlanStep(leaf=rule.leaf, args=rule.build(req))]
@@ -657,3 +663,36 @@ def step_to_leaf_execution(meta: Mapping[str, Any]) -> LeafExecution | None:
         args_source=ArgsSource.DERIVED,
         original_leaf=leaf if derivation.dispatched_as != leaf else None,
     )
+
+
+# -- deprecated leaves remapped at dispatch (seed 000 stepToLeafExecution) --------------------------
+def _dig_block_remap(args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``dig_block {blockType|expect[, tool]}`` -> ``acquire_material {item[, tool]}``.
+
+    A ``dig_block`` that names only a position stays itself: ``acquire_material`` digs the nearest block
+    of a kind, not one given block, so remapping it would dig something else."""
+    item = args.get("blockType") or args.get("expect")
+    if not isinstance(item, str) or not item or args.get("pos") is not None:
+        return None
+    out: dict[str, Any] = {"item": item}
+    if args.get("tool") is not None:
+        out["tool"] = args["tool"]
+    return out
+
+
+#: deprecated leaf -> (the leaf it runs as, explicit args -> its args or None when it cannot be remapped)
+DEPRECATED_REMAPS: dict[str, tuple[str, Callable[[Mapping[str, Any]], dict[str, Any] | None]]] = {
+    "dig_block": ("acquire_material", _dig_block_remap),
+}
+
+
+def remap_deprecated(leaf: str, args: Mapping[str, Any]) -> LeafExecution | None:
+    """The leaf a deprecated leaf runs as, with ``original_leaf`` set; None when it runs as itself."""
+    entry = DEPRECATED_REMAPS.get(leaf)
+    if entry is None:
+        return None
+    target, remap = entry
+    mapped = remap(args)
+    if mapped is None:
+        return None
+    return LeafExecution(leaf=target, args=mapped, args_source=ArgsSource.EXPLICIT, original_leaf=leaf)

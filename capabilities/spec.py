@@ -51,6 +51,9 @@ class Permission(StrEnum):
     INTERACT = "interact"
     REDSTONE = "redstone"
     SLEEP = "sleep"
+    #: a server command (a chat line starting with ``/``): only an explicit profile grants it, and each
+    #: command name must also be on the configuration's allowlist (an operator bot runs every command)
+    COMMAND = "command"
 
 
 #: Permissions whose use changes the world; the geofence applies to these.
@@ -215,6 +218,9 @@ class CapabilitySpec:
     #: effects that depend on the args' content, not just their values (``chat "/give @s torch 4"``
     #: gives ``has:torch``); the feasibility gate adds them to the declared ``effects``.
     effects_of: Callable[[dict[str, Any]], tuple[str, ...]] | None = None
+    #: the server command line these args send (``/give @s torch 4``), or None when they send none;
+    #: the pipeline then asks for Permission.COMMAND and the command's name on the allowlist.
+    command_of: Callable[[dict[str, Any]], str | None] | None = None
     #: the runner legitimately waits on the world without actuator commands (a timer, a furnace,
     #: a sensor); the executor's stuckness detector (seed 003, A4) exempts it.
     awaits_world: bool = False
@@ -244,6 +250,10 @@ class CapabilitySpec:
     def version_tuple(self) -> tuple[int, int, int]:
         a, b, c = self.version.split(".")
         return int(a), int(b), int(c)
+
+    def command(self, args: dict[str, Any]) -> str | None:
+        """The server command these args would run, if any (see ``command_of``)."""
+        return self.command_of(args) if self.command_of is not None else None
 
     def instantiated_effects(self, args: dict[str, Any]) -> list[str]:
         """Declared effects with ``{arg}`` filled in, plus content-derived ones (``effects_of``)."""
@@ -277,6 +287,15 @@ class CapabilitySpec:
             "world_changing": self.world_changing,
             "body_support": list(self.body_support),
         }
+
+
+def command_name(line: str) -> str | None:
+    """``"/give @s torch"`` -> ``"give"``; None for a line that is not a server command."""
+    text = line.strip()
+    if not text.startswith("/"):
+        return None
+    word = text[1:].split(maxsplit=1)[0] if text[1:].strip() else ""
+    return word.lower().removeprefix("minecraft:")
 
 
 @dataclass(frozen=True)

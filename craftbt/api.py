@@ -30,7 +30,8 @@ from craftbt.router.router import GoalRun, RoutingDecision, plan_for_goal
 from craftbt.router.router import run_goal as _route_and_run
 from craftbt.trees.build import build
 from craftbt.trees.model import TreeDefinition
-from craftbt.trees.validate import LIBRARY_DIR, Checked, validate_path, validate_text
+from craftbt.trees.paths import LIBRARY_DIR
+from craftbt.trees.validate import Checked, validate_path, validate_text
 from craftbt.world.body import Body
 from craftbt.world.sim.body import SimBody
 

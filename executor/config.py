@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from craftbt.capabilities.spec import Permission
+from craftbt.capabilities.spec import Permission, command_name
 from craftbt.world.body import BlockPos, Position
 
 #: half the side of the box around the bot that fences an embedded world without declared bounds
@@ -60,10 +60,13 @@ class Bounds(BaseModel):
         )
 
 
-ALL_PERMISSIONS = frozenset(Permission)
+#: Everything but server commands: on a server where the bot is an operator a command is every power
+#: (``/op``, ``/kill @a``, ``/stop``), so only the explicit ``operator`` profile grants them.
+ALL_PERMISSIONS = frozenset(Permission) - {Permission.COMMAND}
 
 #: Permission profiles: a profile grants a set; a leaf needing anything else is refused.
 PROFILES: dict[str, frozenset[Permission]] = {
+    "operator": frozenset(Permission),
     "full": ALL_PERMISSIONS,
     "survival": ALL_PERMISSIONS - {Permission.REDSTONE},
     "builder": frozenset(
@@ -114,6 +117,9 @@ class ExecutorConfig(BaseModel):
     streams: int = Field(default=1, ge=1, le=3)
     preemption: bool = True
     allow_materialize: bool = False
+    #: server command names (``give``, ``time``; no slash) a tree may send, and only under a profile
+    #: that grants Permission.COMMAND; empty: none
+    allowed_commands: frozenset[str] = frozenset()
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -122,10 +128,28 @@ class ExecutorConfig(BaseModel):
             raise ValueError(f"unknown permission profile {self.profile!r}; known: {', '.join(sorted(PROFILES))}")
         return self
 
+    @model_validator(mode="after")
+    def _command_names(self) -> ExecutorConfig:
+        bad = sorted(c for c in self.allowed_commands if not c or c.startswith("/") or not c.isidentifier())
+        if bad:
+            raise ValueError(f"allowed command {bad[0]!r} is not a command name like 'give' (no slash)")
+        return self
+
     @property
     def granted(self) -> frozenset[Permission]:
         return PROFILES[self.profile]
 
+    def command_refusal(self, line: str) -> str | None:
+        """Why the server command ``line`` may not run (None: it may); names the command."""
+        name = command_name(line)
+        if name is None:
+            return None
+        if Permission.COMMAND not in self.granted:
+            return f"/{name}: profile {self.profile!r} does not grant the command permission (use --profile operator)"
+        if name not in self.allowed_commands:
+            allowed = ", ".join(sorted(self.allowed_commands)) or "none"
+            return f"/{name} is not on the command allowlist (allowed: {allowed}; add it with --allow-command {name})"
+        return None
 
 def scenario_fence(body: Any) -> Bounds:
     """The embedded world's geofence: the scenario's declared bounds, else a box around the bot.

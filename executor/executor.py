@@ -35,6 +35,7 @@ from craftbt.executor.canary import ShadowCanary
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.detectors import Detectors
 from craftbt.executor.digests import digest, plan_digests
+from craftbt.executor.fence import PathWatch
 from craftbt.executor.gate import GateDecision, assess
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage
@@ -124,6 +125,7 @@ class Executor:
         self.inner_body = body
         self.body = MonitoredBody(body, self._on_action)
         self.body.shadow = self.config.shadow
+        self.body.command_gate = lambda line: self.config.command_refusal(line)
         self.recorder = recorder or GoldenRunRecorder(self.home / "golden", clock=self._clock_ms)
         self.body_kind = body_kind
         self.on_escalation = on_escalation
@@ -164,7 +166,10 @@ class Executor:
         seed: int | None = None,
         scenario: str | None = None,
         run_id: str | None = None,
+        intent_resolution_digest: str | None = None,
     ) -> RunOutcome:
+        """Run ``definition``; ``intent_resolution_digest`` is the router's digest of the steps it resolved
+        from the intent (seed 002), recorded with the run when the tree came from a goal."""
         wall_start = time.perf_counter()
         if base_dir is None and definition.source and not definition.source.startswith("planner:"):
             base_dir = Path(definition.source).parent
@@ -179,6 +184,8 @@ class Executor:
         # kept with the run's summary, so `craftbt render --run` can draw what ran with its statuses
         self._executed = (norm.definition, base_dir)
         digests = plan_digests(definition)
+        if intent_resolution_digest is not None:
+            digests.intent_resolution_digest = intent_resolution_digest
         run_id = self.journal.begin_run(
             run_id=run_id, task_id=task_id, intent=intent, plan_id=digests.executor_plan_digest[7:23],
             tree_name=definition.tree, tree_source=definition.source,
@@ -228,9 +235,30 @@ class Executor:
         """Attach a supervisor to every capability leaf (the tree keeps its shape)."""
         supervisors: list[Supervisor] = []
         for leaf in capability_leaves(root):
+            self._remap_deprecated(leaf, run)
             self._rebind_shadow(leaf, run)
             supervisors.append(Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation))
         return supervisors
+
+    def _remap_deprecated(self, leaf: CapabilityBehaviour, run: RunState) -> None:
+        """A deprecated leaf with a remap runs as its replacement (seed 000: dig_block -> acquire_material),
+        recorded with ``original_leaf`` on the decision, every step and the golden-run report."""
+        from craftbt.capabilities.contracts import remap_deprecated
+
+        if leaf._references:
+            return  # args known only at dispatch: the leaf runs as written
+        execution = remap_deprecated(leaf.spec.name, leaf.raw_args)
+        if execution is None or not self.registry.has(execution.leaf):
+            return
+        original = leaf.spec.key
+        leaf.spec = self.registry.get(execution.leaf)
+        leaf.raw_args = execution.args
+        leaf._static_args = leaf.spec.args_model.model_validate(execution.args)
+        node = getattr(leaf, DEFINITION_ATTR, None)
+        leaf.timeout_ms = (node.timeout_ms if isinstance(node, m.LeafNode) else None) or leaf.spec.timeout_ms
+        leaf.original_leaf = original  # type: ignore[attr-defined]
+        run.decide("leaf_remapped", node=leaf.name, capability=leaf.spec.key,
+                   detail={"original_leaf": original, "args": execution.args})
 
     def _rebind_shadow(self, leaf: CapabilityBehaviour, run: RunState) -> None:
         """A tree bound to a shadow version runs the active version; the shadow runs beside it as a canary."""
@@ -248,6 +276,7 @@ class Executor:
     def _loop(self, run: RunState, root: py_trees.behaviour.Behaviour, ctx: CapabilityContext,
               pipeline: Pipeline) -> str:
         detectors = Detectors(run)
+        path_watch = PathWatch(run)
         sample_every = self.config.detectors.sample_every_ticks
         safety = SafetyMonitor(self.registry) if self.config.preemption else None
         fast: Supervisor | None = None
@@ -255,6 +284,8 @@ class Executor:
         start = run.tick()
         world = self.inner_body  # advancing the clock is not an actuator command: no need for the monitor
         while (elapsed := world.now_ticks() - start) < self.config.max_ticks:
+            if elapsed % SAFETY_POLL_TICKS == 0:
+                path_watch.check(self.body)
             if safety is not None and fast is None and elapsed % SAFETY_POLL_TICKS == 0:
                 rising = safety.poll(self.body)
                 if rising and (pending is None or rising[0] != pending):

@@ -4,7 +4,10 @@ Leaves talk to the Body protocol; the executor hands them this proxy so every
 action call (goto, dig, place, craft, ...) is seen with the tick it was issued
 on, and the handles it returned can be checked for in-flight work. In shadow
 mode it refuses every action as a last line of defence (the pipeline already
-keeps shadow leaves from dispatching).
+keeps shadow leaves from dispatching); likewise it refuses a server command
+(a chat line starting with ``/``) that ``command_gate`` does not allow, so a
+plugin leaf that calls ``body.chat("/op ...")`` itself gets no further than one
+that declares its command.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ class MonitoredBody:
         self.inner = inner
         self.listener = listener
         self.shadow = False
+        #: why a server command may not run (None: it may); unset: no command runs at all
+        self.command_gate: Callable[[str], str | None] = lambda line: "no command policy configured"
         self.last_command_tick: int | None = None
         self.last_busy_tick: int | None = None
         self.commands = 0
@@ -176,6 +181,10 @@ class MonitoredBody:
         return self._act("sleep", {"bed": list(bed)}, lambda: self.inner.sleep(bed))
 
     def chat(self, message: str) -> ActionHandle:
+        if isinstance(message, str) and message.lstrip().startswith("/"):
+            refusal = self.command_gate(message)
+            if refusal is not None:
+                raise BodyError(BodyErrorCode.PERMISSION_DENIED, refusal)
         return self._act("chat", {"message": message}, lambda: self.inner.chat(message))
 
     def toss(self, item: str, count: int) -> ActionHandle:

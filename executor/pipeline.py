@@ -3,12 +3,15 @@
 Every leaf activation passes these stages in order; the first refusal wins and
 is recorded as a structured decision with its backoff class:
 
- 1. registry       ``unknown_verb``; lifecycle ``capability_revoked`` / ``capability_retired``
- 2. args schema    ``invalid_args``
- 3. explicit args  ``derived_args_not_allowed_live``, ``sentinel_args`` (Option A)
- 4. guard          ``guard_failed:<reason>``
- 5. geofence       ``geofence_unconfigured`` (fail closed), ``geofence_violation:<what>``
- 6. permissions    ``permission_denied:<permission>``
+ 1. geofence       ``geofence_unconfigured`` (fail closed), ``geofence_violation:<what>``: every leaf that
+                   moves the bot or changes the world; its targets must lie inside the bounds (and the bot,
+                   for a world-changing leaf). The path is watched while it runs (:mod:`executor.fence`).
+ 2. registry       ``unknown_verb``; lifecycle ``capability_revoked`` / ``capability_retired``
+ 3. args schema    ``invalid_args``
+ 4. explicit args  ``derived_args_not_allowed_live``, ``sentinel_args`` (Option A)
+ 5. permissions    ``permission_denied:<permission>``; a server command (``spec.command_of``) also needs
+                   Permission.COMMAND and its name on ``allowed_commands``: ``permission_denied:command``
+ 6. guard          ``guard_failed:<reason>``
  7. shadow mode    admitted without dispatch, recorded as a shadow step
  8. rate limiter   ``rate_limited``
  9. feasibility    ``unsupported_body``, ``rig_g_blocked:<fact>``
@@ -29,7 +32,14 @@ from pydantic import BaseModel, ValidationError
 
 from craftbt.capabilities.context import CapabilityContext, run_guard
 from craftbt.capabilities.facts import evaluate, instantiate
-from craftbt.capabilities.spec import ActionError, ActionResult, CapabilitySpec, GuardResult
+from craftbt.capabilities.spec import (
+    ActionError,
+    ActionResult,
+    CapabilitySpec,
+    GuardResult,
+    Permission,
+    command_name,
+)
 from craftbt.core.errors import CraftbtError
 from craftbt.executor.journal import NOT_AN_OUTCOME
 from craftbt.executor.lifecycle import Stage
@@ -121,16 +131,24 @@ def stage_guard(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args:
     return None if guard.ok else guard
 
 
+def fenced(spec: CapabilitySpec) -> bool:
+    """Whether the geofence applies: the leaf changes the world or moves the bot."""
+    return spec.world_changing or Permission.MOVEMENT in spec.permissions
+
+
 def stage_geofence(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
                    sup: Supervisor) -> GuardResult | None:
-    if not spec.world_changing:
+    if not fenced(spec):
         return None
     fence = p.run.config.geofence
     if fence is None:
-        return GuardResult.deny("geofence_unconfigured", "no geofence bounds: world-changing leaves do not run")
-    position = ctx.body.position()
-    if not fence.contains(position):
-        return GuardResult.deny("geofence_violation:bot", f"bot at {tuple(position)} is outside the geofence")
+        return GuardResult.deny("geofence_unconfigured",
+                                "no geofence bounds: leaves that move or change the world do not run")
+    if spec.world_changing:
+        # a bot outside the fence may still walk back in; it may not change the world out there
+        position = ctx.body.position()
+        if not fence.contains(position):
+            return GuardResult.deny("geofence_violation:bot", f"bot at {tuple(position)} is outside the geofence")
     for path, pos in sup.args_positions:
         if not fence.contains(pos):
             return GuardResult.deny("geofence_violation:target", f"{path}={tuple(pos)} is outside the geofence")
@@ -139,13 +157,17 @@ def stage_geofence(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
 
 def stage_permissions(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
                       sup: Supervisor) -> GuardResult | None:
-    granted = p.run.config.granted
-    if spec.permissions <= granted:
-        return None
+    config = p.run.config
+    granted = config.granted
     missing = sorted(perm.value for perm in spec.permissions - granted)
     if missing:
         return GuardResult.deny(f"permission_denied:{missing[0]}",
-                                f"profile {p.run.config.profile!r} does not grant {', '.join(missing)}")
+                                f"profile {config.profile!r} does not grant {', '.join(missing)}")
+    line = spec.command(sup.args_json)
+    if line is not None:
+        refusal = config.command_refusal(line)
+        if refusal is not None:
+            return GuardResult.deny("permission_denied:command", refusal)
     return None
 
 
@@ -216,13 +238,16 @@ def stage_double_dispatch(p: Pipeline, ctx: CapabilityContext, spec: CapabilityS
     return None
 
 
+#: Seed 000's guard pipeline order: geofence first (fail closed), then the allowlist (registry, args,
+#: permissions), shadow, rate limiter, feasibility (Rig G), commit. The leaf's own guard runs after the
+#: allowlist: it may observe the world, which a refused leaf has no business doing.
 STAGES: tuple[tuple[str, StageFn], ...] = (
+    ("geofence", stage_geofence),
     ("registry", stage_registry),
     ("args_schema", stage_schema),
     ("explicit_args", stage_explicit),
-    ("guard", stage_guard),
-    ("geofence", stage_geofence),
     ("permissions", stage_permissions),
+    ("guard", stage_guard),
     ("shadow", stage_shadow),
     ("rate_limit", stage_rate),
     ("feasibility", stage_feasibility),
@@ -256,9 +281,12 @@ class Pipeline:
                 continue
             if not verdict.ok:
                 self.run.metrics.refusals += 1
-                self.run.decide(verdict.reason or "refused", node=sup.name, capability=spec.key,
-                                detail={"stage": stage_name, "detail": verdict.detail or "",
-                                        "original_leaf": sup.meta.original_leaf})
+                detail: dict[str, Any] = {"stage": stage_name, "detail": verdict.detail or "",
+                                          "original_leaf": sup.meta.original_leaf}
+                line = spec.command(sup.args_json)
+                if line is not None:
+                    detail["command"] = command_name(line)  # the refusal names the command it kept from the server
+                self.run.decide(verdict.reason or "refused", node=sup.name, capability=spec.key, detail=detail)
             return verdict
         self._commit(spec, args, sup)
         return GuardResult.allow()

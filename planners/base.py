@@ -36,6 +36,9 @@ class PlanResult(BaseModel):
     method: str = "default"
     #: every method the plan relies on (HTN: one per decomposed task), for the priors store
     methods: list[str] = Field(default_factory=list)
+    #: items the plan consumes that the inventory lacks (a build's materials): the router resolves each
+    #: as an ``obtain`` subgoal spliced in front of the plan
+    needs: dict[str, int] = Field(default_factory=dict)
 
 
 class PlanningFailure(Exception):

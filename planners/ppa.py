@@ -111,20 +111,31 @@ def unique_names(steps: list[PlanStep]) -> list[PlanStep]:
 
 
 def dedupe_leaf_names(root: Node) -> None:
-    """Rename repeated leaf names in place (``#2``, ``#3``): each leaf writes ``/results/<name>``."""
-    seen: dict[str, int] = {}
+    """Rename repeated leaf names in place (``#2``, ``#3``): each leaf writes ``/results/<name>``.
+
+    A new name never collides with one already in the tree (two spliced plans may both hold ``x #2``)."""
+    leaves: list[LeafNode] = []
     stack: list[Node] = [root]
     while stack:
         node = stack.pop(0)
         if isinstance(node, LeafNode) and node.name is not None:
-            n = seen.get(node.name, 0) + 1
-            seen[node.name] = n
-            if n > 1:
-                node.name = f"{node.name} #{n}"
+            leaves.append(node)
         stack[0:0] = list(getattr(node, "children", []))
         child = getattr(node, "child", None)
         if child is not None:
             stack.insert(0, child)
+    taken = {leaf.name for leaf in leaves}
+    used: set[str] = set()
+    for leaf in leaves:
+        assert leaf.name is not None
+        name = leaf.name
+        if name in used:
+            n = 2
+            while f"{name} #{n}" in taken or f"{name} #{n}" in used:
+                n += 1
+            leaf.name = f"{name} #{n}"
+            taken.add(leaf.name)
+        used.add(leaf.name)
 
 
 def _group_node(group: str | None, nodes: list[Node]) -> Node:

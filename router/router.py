@@ -43,6 +43,7 @@ from craftbt.executor.digests import digest, plan_steps
 from craftbt.executor.executor import RunOutcome
 from craftbt.executor.gate import assess
 from craftbt.planners.base import Planner, PlanningFailure, PlanningState, PlanResult
+from craftbt.planners.building.planner import BuildingPlanner
 from craftbt.planners.goap.costs import UNIT_ARG, ActionCosts
 from craftbt.planners.goap.planner import GoapPlanner
 from craftbt.planners.htn.planner import HtnPlanner
@@ -65,6 +66,7 @@ class Trait(StrEnum):
     MULTI_STEP = "multi_step"
     AMBIGUOUS = "ambiguous"
     SAFETY = "safety"
+    CONSTRUCTION = "construction"
 
 
 #: seed 003's matrix, in this project's planners: trait -> eligible planners, best first
@@ -73,6 +75,8 @@ ROUTING_MATRIX: dict[Trait, tuple[str, ...]] = {
     Trait.MULTI_STEP: ("htn", "solver", "goap", "llm"),
     Trait.AMBIGUOUS: ("llm",),
     Trait.SAFETY: ("fast_path", "htn"),
+    #: building goals: the building planner (templates, modules, witnesses) first
+    Trait.CONSTRUCTION: ("building", "llm"),
 }
 
 #: emergency -> (capability, args): the fast path runs these without planning
@@ -92,8 +96,10 @@ def traits_of(intent: Intent) -> set[Trait]:
     goal = intent.goal
     if goal.verb is GoalVerb.EXPLORE:
         traits.add(Trait.NAVIGATION)
-    if goal.verb in (GoalVerb.OBTAIN, GoalVerb.BUILD):
+    if goal.verb is GoalVerb.OBTAIN:
         traits.add(Trait.MULTI_STEP)
+    if goal.verb is GoalVerb.BUILD:
+        traits.add(Trait.CONSTRUCTION)
     if goal.verb is GoalVerb.SURVIVE or intent.context.get("threat"):
         traits.add(Trait.SAFETY)
     if intent.context.get("ambiguous") or intent.context.get("social"):
@@ -163,6 +169,8 @@ class Router:
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
+        #: spliced tree id -> (the plan as first expanded, the resolution spliced in front): the digests
+        self._resolutions: dict[int, tuple[m.TreeDefinition, m.TreeDefinition]] = {}
         if not self.planners:
             self.planners = default_planners(self.priors)
         if self.costs is None:
@@ -211,7 +219,8 @@ class Router:
             intent_id=intent.id, goal=str(intent.goal), traits=sorted(traits), context=context, chosen=chosen,
             method=result.method, historical_best=best, disagreement=chosen != best, candidates=candidates,
             reason=self._why(chosen, best, candidates, traits), plan=result,
-            digests=_digests(result.tree, None, None),
+            # a fresh plan is resolved from the intent as a whole; a spliced one by its materials
+            digests=_digests(result.tree, *self._resolutions.get(id(result.tree), (None, result.tree))),
         )
         decision.routing_ms = (time.perf_counter() - started) * 1000
         self._record(decision)
@@ -241,6 +250,12 @@ class Router:
         except CraftbtError as err:
             return Candidate(planner=name, ok=False, reason=err.problems[0].render(),
                              planning_ms=(time.perf_counter() - t0) * 1000), None
+        if result.needs:
+            try:
+                result = self._resolve_needs(intent, result, state)
+            except CraftbtError as err:
+                return Candidate(planner=name, ok=False, reason="needs: " + err.problems[0].message,
+                                 planning_ms=(time.perf_counter() - t0) * 1000), None
         ms = (time.perf_counter() - t0) * 1000
         checked = validate_definition(result.tree, self.registry)
         if not checked.ok:
@@ -255,6 +270,30 @@ class Router:
         cost = max(1.0, tree_cost(result.tree, self.costs))
         return Candidate(planner=name, ok=True, method=result.method, cost=cost, confidence=result.confidence,
                          planning_ms=ms), result
+
+    def _resolve_needs(self, intent: Intent, result: PlanResult, state: PlanningState) -> PlanResult:
+        """Route an ``obtain N item`` subgoal for every item the plan needs and splice them in front."""
+        subs: list[m.Node] = []
+        for item, count in sorted(result.needs.items()):
+            sub_intent = Intent.from_text(f"obtain {count} {item}", context=dict(intent.context),
+                                          source=intent.source)
+            sub = self.route(sub_intent, state, None)
+            subs.append(sub.plan.tree.root.model_copy(deep=True))  # renamed below: never share nodes
+        resolution = m.TreeDefinition(tree=result.tree.tree, root=m.SequenceNode(
+            name=f"materials for {intent.goal}", children=subs), source="router:needs")
+        spliced = m.TreeDefinition(
+            tree=result.tree.tree, description=f"{result.tree.description}; materials first",
+            root=m.SequenceNode(name=f"obtain materials, then {intent.goal}",
+                                children=[*subs, result.tree.root]),
+            blackboard=dict(result.tree.blackboard), source="router:needs",
+        )
+        from craftbt.planners.ppa import dedupe_leaf_names
+
+        dedupe_leaf_names(spliced.root)
+        self._resolutions[id(spliced)] = (result.tree, resolution)
+        needs = ", ".join(f"{n} {i}" for i, n in sorted(result.needs.items()))
+        return result.model_copy(update={"tree": spliced, "explanation": f"materials first ({needs}); "
+                                         + result.explanation})
 
     def _score(self, candidates: list[Candidate], plans: dict[str, PlanResult], context: str) -> tuple[str, str]:
         ok = [c for c in candidates if c.ok and c.planner in plans]
@@ -378,6 +417,7 @@ def default_planners(priors: PriorsStore | None = None, journal: Any | None = No
         "htn": HtnPlanner(priors),
         "goap": GoapPlanner(journal=journal),
         "llm": LlmPlanner.from_env(),
+        "building": BuildingPlanner(),
     }
 
 
@@ -394,6 +434,23 @@ def survey(body: Body) -> PlanningState:
     return PlanningState.survey(body, list(SURVEY_BLOCKS), radius=SURVEY_RADIUS)
 
 
+def with_site(intent: Intent, body: Body) -> Intent:
+    """A build goal without ``at`` gets the nearest site where its template fits on the ground."""
+    if intent.goal.verb is not GoalVerb.BUILD or intent.context.get("at") is not None:
+        return intent
+    from craftbt.router.build.site import find_site
+    from craftbt.trees.structure_template import load_template
+
+    try:
+        template = load_template(intent.goal.target)
+    except CraftbtError:
+        return intent  # the building planner reports the unknown template
+    site = find_site(body, template, intent.context.get("facing", "N"))
+    if site is None:
+        return intent  # the planner falls back to a spot beside the bot
+    return intent.model_copy(update={"context": {**intent.context, "at": list(site), "site": "near_bot"}})
+
+
 def plan_for_goal(
     goal: str,
     body: Body,
@@ -407,7 +464,7 @@ def plan_for_goal(
     """Parse ``goal``, survey ``body`` and route: what ``craftbt plan`` and ``craftbt run --goal`` call."""
     registry = registry or default_registry()
     priors = priors or PriorsStore()
-    intent = Intent.from_text(goal, context=dict(context or {}))
+    intent = with_site(Intent.from_text(goal, context=dict(context or {})), body)
     router = Router(registry, priors, seed=seed)
     return router.route(intent, survey(body), body.observe(), planner=planner)
 
@@ -441,13 +498,14 @@ def run_goal(
     priors = priors or PriorsStore(executor.home / "priors.sqlite")
     router = Router(registry, priors, seed=seed)
     body = executor.inner_body
-    intent = Intent.from_text(goal, context=dict(context or {}))
+    intent = with_site(Intent.from_text(goal, context=dict(context or {})), body)
     run = GoalRun(ok=False)
     decision = router.route(intent, survey(body), body.observe(), planner=planner)
     for attempt in range(max_replans + 1):
         run.decisions.append(decision)
         payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
-        outcome = executor.run(decision.plan.tree, task_id=intent.id, intent=payload, seed=seed, scenario=scenario)
+        outcome = executor.run(decision.plan.tree, task_id=intent.id, intent=payload, seed=seed, scenario=scenario,
+                               intent_resolution_digest=decision.digests.get("intent_resolution_digest"))
         router.record_outcome(decision, outcome.ok)
         run.outcomes.append(outcome)
         run.attempts.append({"planner": decision.chosen, "status": outcome.status, "run_id": outcome.run_id,

@@ -3,7 +3,9 @@
 Every suggestion gets a recorded :class:`ThoughtDecision`: ``accepted`` with an
 intent, or ``refused`` with a stable reason — ``rate_limited``, ``griefing``,
 ``attack_player``, ``attack_passive_mob``, ``destroy_others_build``,
-``leave_geofence``, ``not_understood``. The filter is a table of patterns, run
+``leave_geofence``, ``server_command``, ``not_understood``. A suggestion that
+is a server command (``/op me``) is refused outright: commands reach a server
+only from a tree run under a profile that grants them, never from a suggestion. The filter is a table of patterns, run
 before parsing, so a harmful request never reaches a planner. Attacking a
 passive mob is allowed only with a stated cause (food, when hungry).
 """
@@ -69,6 +71,8 @@ class ThoughtProcessor:
         if len(self._times) >= self.max_per_window:
             return self._decide(text, source, False, "rate_limited")
         self._times.append(now)
+        if lowered.startswith("/"):
+            return self._decide(text, source, False, "server_command")
         for reason, pattern in REFUSALS:
             if pattern.search(lowered):
                 return self._decide(text, source, False, reason)

@@ -179,6 +179,11 @@ class FakeBody:
         self.said.append(message)
         return FakeHandle(self, "chat", self.chat_ticks)
 
+    def chat_messages(self, since: int = 0) -> tuple[int, list[str]]:
+        """The server's echo of what was said (chat acceptance reads it)."""
+        lines = [f"<fake> {m}" for m in self.said]
+        return len(lines), lines[since:]
+
     def start(self, kind: str, ticks: int, *, error: BodyError | None = None) -> FakeHandle:
         """A generic action for test capabilities: finishes (or fails) after ``ticks``."""
         return FakeHandle(self, kind, ticks, error=error)

@@ -295,17 +295,20 @@ def test_routed_args_validate_against_the_leaf_schema() -> None:
         ({"kind": "collect", "item": "oak_log", "quantity": 5}, "acquire_material", {"item": "oak_log", "count": 1}),
         ({"kind": "mine", "item": "stone"}, "acquire_material", {"item": "stone", "count": 1}),
         ({"kind": "craft", "item": "stick", "quantity": 4}, "craft_recipe", {"recipe": "stick", "qty": 4}),
-        ({"kind": "build", "moduleId": "wall_1"}, "build_module", {"moduleId": "wall_1"}),
+        ({"kind": "build", "moduleId": "wall_1", "origin": {"x": 1, "y": 64, "z": 2}}, "build_module",
+         {"module_id": "wall_1", "origin": {"x": 1, "y": 64, "z": 2}, "facing": "N"}),
     ],
 )
 def test_requirement_to_fallback_plan(requirement: dict[str, Any], leaf: str, args: dict[str, Any]) -> None:
     [step] = requirement_to_fallback_plan(requirement)
     assert (step.leaf, step.args) == (leaf, args)
+    shared_registry().get(step.leaf).args_model.model_validate(step.args)  # the leaf accepts what it is given
 
 
 @pytest.mark.parametrize(
     "requirement",
-    [{"kind": "craft"}, {"kind": "build", "item": "x"}, {"kind": "teleport", "item": "x"}, {"kind": "mine", "qty": 1}],
+    [{"kind": "craft"}, {"kind": "build", "item": "x"}, {"kind": "build", "moduleId": "wall_1"},
+     {"kind": "teleport", "item": "x"}, {"kind": "mine", "qty": 1}],
 )
 def test_invalid_requirement_rejected(requirement: dict[str, Any]) -> None:
     with pytest.raises(ContractError) as info:

@@ -64,7 +64,7 @@ def test_five_cobblestones_regression_on_sim(tmp_path: Path) -> None:
     if not registry.has("place_block"):
         pytest.skip("place_block is not registered yet")
     body = sim_loader.starter_world(0)
-    body.chat("/give @s cobblestone 5")
+    body.run_command("/give @s cobblestone 5")
     body.advance(1)
     if body.observe().count("cobblestone") < 5:
         pytest.skip("cannot give cobblestone in this build of the simulator")

@@ -94,7 +94,7 @@ def test_equip_weapon_on_sim() -> None:
     """Seed: give iron_sword 1, give diamond_sword 1."""
     body, _ = sim_body()
     for cmd in ("/give @s iron_sword 1", "/give @s diamond_sword 1"):
-        run_leaf(body, "chat", {"message": cmd})
+        body.run_command(cmd)
     run = run_leaf(body, "equip_weapon", {})
     assert run.ok and run.verdict is Verdict.VERIFIED and body.observe().held_item == "diamond_sword"
 
@@ -103,7 +103,7 @@ def test_equip_tool_on_sim() -> None:
     """Seed: give iron_pickaxe, stone_axe, diamond_shovel; equip for stone."""
     body, _ = sim_body()
     for cmd in ("/give @s iron_pickaxe 1", "/give @s stone_axe 1", "/give @s diamond_shovel 1"):
-        run_leaf(body, "chat", {"message": cmd})
+        body.run_command(cmd)
     run = run_leaf(body, "equip_tool", {"block": "stone"})
     assert run.ok and run.verdict is Verdict.VERIFIED and body.observe().held_item == "iron_pickaxe"
 
@@ -112,7 +112,7 @@ def test_attack_and_retreat_on_sim() -> None:
     """Seed: summon zombie ~ ~ ~3 {NoAI:1b}, give iron_sword 1."""
     body, origin = sim_body()
     for cmd in (f"/summon zombie {origin.x} {origin.y} {origin.z + 3} {{NoAI:1b}}", "/give @s iron_sword 1"):
-        run_leaf(body, "chat", {"message": cmd})
+        body.run_command(cmd)
     retreat = run_leaf(body, "retreat_from_threat", {"retreatDistance": 8, "safeRadius": 6})
     assert retreat.ok and retreat.verdict is Verdict.VERIFIED, retreat.result
     run_leaf(body, "equip_weapon", {})
@@ -122,6 +122,6 @@ def test_attack_and_retreat_on_sim() -> None:
 
 def test_use_item_on_sim() -> None:
     body, _ = sim_body()
-    run_leaf(body, "chat", {"message": "/give @s snowball 3"})
+    body.run_command("/give @s snowball 3")
     run = run_leaf(body, "use_item", {"item": "snowball", "quantity": 2})
     assert run.ok and run.verdict is Verdict.VERIFIED and body.observe().count("snowball") == 1

@@ -90,7 +90,7 @@ def test_chest_round_trip_on_sim() -> None:
     body, origin = sim_body()
     chest = origin.offset(dx=2)
     for cmd in (f"/setblock {chest.x} {chest.y} {chest.z} chest", "/give @s apple 10"):
-        run_leaf(body, "chat", {"message": cmd})
+        body.run_command(cmd)
     opened = run_leaf(body, "open_container", {"containerType": "chest"})
     assert opened.ok and opened.verdict is Verdict.VERIFIED, opened.result
     deposit = run_leaf(body, "transfer_items", {"item": "apple", "count": 6, "mode": "deposit"})
@@ -106,7 +106,7 @@ def test_chest_round_trip_on_sim() -> None:
 def test_manage_inventory_drop_unwanted_on_sim() -> None:
     body, _ = sim_body()
     for cmd in ("/give @s rotten_flesh 5", "/give @s bread 3", "/give @s cobblestone 32"):
-        run_leaf(body, "chat", {"message": cmd})
+        body.run_command(cmd)
     run = run_leaf(body, "manage_inventory", {"action": "drop_unwanted"})
     assert run.ok and run.verdict is Verdict.VERIFIED, run.result
     after = body.observe()

@@ -123,13 +123,13 @@ def test_craft_chain_on_sim() -> None:
     """Seed: give oak_planks 8, stick 4, setblock ~2 ~ ~ crafting_table; then the wooden pickaxe chain."""
     body, origin = sim_body()
     for cmd in ("/give @s oak_log 1", "/give @s oak_planks 8", "/give @s stick 4"):
-        run_leaf(body, "chat", {"message": cmd})
+        body.run_command(cmd)
     planks = run_leaf(body, "craft_recipe", {"recipe": "oak_planks", "qty": 4})
     assert planks.ok and planks.verdict is Verdict.VERIFIED, planks.result
     refused = run_leaf(body, "craft_recipe", {"recipe": "wooden_pickaxe"})
     assert refused.code == "guard_failed:precond_missing:table"
     table = origin.offset(dx=2)
-    run_leaf(body, "chat", {"message": f"/setblock {table.x} {table.y} {table.z} crafting_table"})
+    body.run_command(f"/setblock {table.x} {table.y} {table.z} crafting_table")
     pick = run_leaf(body, "craft_recipe", {"recipe": "wooden_pickaxe"})
     assert pick.ok and pick.verdict is Verdict.VERIFIED, pick.result
     assert body.observe().count("wooden_pickaxe") == 1
@@ -137,7 +137,7 @@ def test_craft_chain_on_sim() -> None:
 
 def test_place_workstation_places_then_reuses_on_sim() -> None:
     body, _ = sim_body()
-    run_leaf(body, "chat", {"message": "/give @s crafting_table 2"})
+    body.run_command("/give @s crafting_table 2")
     first = run_leaf(body, "place_workstation", {"workstation": "crafting_table"})
     assert first.ok and first.verdict is Verdict.VERIFIED and first.observables["reused"] is False, first.result
     second = run_leaf(body, "place_workstation", {"workstation": "crafting_table"})
@@ -151,7 +151,7 @@ def test_smelt_on_sim() -> None:
     body, origin = sim_body()
     furnace = origin.offset(dx=2)
     for cmd in (f"/setblock {furnace.x} {furnace.y} {furnace.z} furnace", "/give @s raw_iron 3", "/give @s coal 8"):
-        run_leaf(body, "chat", {"message": cmd})
+        body.run_command(cmd)
     run = run_leaf(body, "smelt", {"input": "raw_iron", "qty": 2}, max_ticks=2_000)
     assert run.ok and run.verdict is Verdict.VERIFIED, run.result
     after = body.observe()

@@ -80,7 +80,7 @@ def test_acquire_refusals() -> None:
 
 def test_acquire_walks_to_a_drop_that_was_not_picked_up() -> None:
     body = load_scenario(SCENARIOS + "acquire_material.yaml")
-    body.chat("/summon item ~2 ~1 ~-2 {Item:{id:\"minecraft:cobblestone\",Count:1}}")
+    body.run_command("/summon item ~2 ~1 ~-2 {Item:{id:\"minecraft:cobblestone\",Count:1}}")
     body.advance(1)
     ctx = make_context(body)
     from craftbt.capabilities.leaves.interaction import collect_drops
@@ -177,9 +177,9 @@ def test_place_torch_if_needed_skips_in_daylight_and_refuses_without_torches() -
 
 def test_place_torch_on_a_wall_gives_a_wall_torch() -> None:
     body = load_scenario(SCENARIOS + "place_block.yaml")
-    body.chat("/give Sterling torch 2")
+    body.run_command("/give Sterling torch 2")
     body.advance(1)
-    body.chat("/setblock ~2 ~-1 ~ minecraft:air")
+    body.run_command("/setblock ~2 ~-1 ~ minecraft:air")
     body.advance(1)
     run = run_leaf(body, "place_torch", {"position": at(1, 0, 0)})
     assert run.ok and run.verdict is Verdict.VERIFIED
@@ -240,7 +240,7 @@ def test_sleep_places_the_bed_and_skips_the_night() -> None:
 
 def test_sleep_refusals() -> None:
     day = load_scenario(SCENARIOS + "sleep.yaml")
-    day.chat("/time set day")
+    day.run_command("/time set day")
     day.advance(1)
     assert run_leaf(day, "sleep", {}).code == "guard_failed:daytime"
     night = load_scenario(SCENARIOS + "place_torch.yaml")

@@ -126,6 +126,8 @@ def test_context_key() -> None:
     ("break their house", "destroy_others_build"),
     ("kill the cow", "attack_passive_mob"),
     ("wander away from the base", "leave_geofence"),
+    ("/give @s diamond 64", "server_command"),
+    ("  /op me", "server_command"),
 ])
 def test_harmful_suggestions_are_refused(text: str, reason: str) -> None:
     decision = ThoughtProcessor().process(text)

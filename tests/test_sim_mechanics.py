@@ -264,6 +264,10 @@ def test_toss_and_chat_commands() -> None:
     b = load_scenario("mixed_inventory")
     ok(b, b.toss("apple", 2))
     assert b.observe().count("apple") == 3
+    with pytest.raises(BodyError) as err:  # not an operator: a server refuses the command
+        b.chat("/give Sterling diamond 2")
+    assert err.value.code is BodyErrorCode.PERMISSION_DENIED and b.observe().count("diamond") == 0
+    b.run_command("/op Sterling")  # the console makes the bot an operator
     result = ok(b, b.chat("/give Sterling diamond 2"))
     assert b.observe().count("diamond") == 2 and "Gave" in str(result["output"])
     with pytest.raises(BodyError) as err:

@@ -9,6 +9,12 @@ from Graphviz ``dot`` through pydot.
 Given ``statuses`` (a finished run's step outcomes by node name, read from the
 journal), each leaf takes its status and each composite the status its kind
 derives from its children, so py_trees' displays colour the run as it ended.
+
+Names and arguments come from tree files, which come from people and LLMs: the
+HTML page escapes every label it inserts (py_trees' ``xhtml_tree`` does not),
+and the Graphviz formats get labels with the characters DOT would read as
+syntax (``"``, ``\\``, ``<``/``>`` HTML-like labels) replaced by look-alikes,
+because pydot leaves such node ids unquoted.
 """
 
 from __future__ import annotations
@@ -80,6 +86,15 @@ def relabel(root: py_trees.behaviour.Behaviour) -> py_trees.behaviour.Behaviour:
     for node in root.iterate():
         node.name = label(node)
     return root
+
+
+#: DOT syntax characters in a label -> a look-alike that draws the same and means nothing to Graphviz
+DOT_SAFE = str.maketrans({'"': "\u2033", "\\": "\u2216", "<": "\u2039", ">": "\u203a"})
+
+
+def rename_all(root: py_trees.behaviour.Behaviour, how: Any) -> None:
+    for node in root.iterate():
+        node.name = how(node.name)
 
 
 def display_root(definition: m.TreeDefinition, registry: Registry, *, base_dir: Path | None = None) -> Any:
@@ -179,14 +194,16 @@ def render(
         return str(py_trees.display.unicode_tree(root, show_status=statuses is not None))
     if fmt is RenderFormat.HTML:
         title = html.escape(definition.tree)
+        rename_all(root, html.escape)
         body = py_trees.display.xhtml_tree(root)
         desc = f"<p>{html.escape(definition.description)}</p>\n" if definition.description else ""
         return (
             f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title></head>\n"
             f"<body><h1>{title}</h1>\n{desc}{body}\n</body></html>\n"
         )
+    rename_all(root, lambda name: name.translate(DOT_SAFE))
     graph = py_trees.display.dot_tree(root)
-    graph.set_name(definition.tree)
+    graph.set_name(definition.tree.translate(DOT_SAFE))
     if statuses is not None:
         _colour_statuses(graph, root)
     if fmt is RenderFormat.DOT:

@@ -8,8 +8,10 @@ prints them; the executor refuses to run a tree that has any). Checks:
 * each leaf's ``args`` against its capability's own JSON Schema (Draft 2020-12),
   then against its pydantic model for what a schema cannot say; conditions and
   ``eternal_guard`` conditions likewise against their check's schema;
-* subtrees resolve (relative to the including file, then ``trees/library/``),
-  load cleanly and contain no cycle;
+* subtrees resolve (relative to the including file, then ``trees/library/``,
+  then the ``--tree-path`` / ``CRAFTBT_TREE_PATH`` roots), never outside those
+  roots (absolute paths, ``..`` escapes and symlinks out are refused before
+  the file is opened), load cleanly and contain no cycle;
 * every ``{key}`` reference names a key the tree declares under
   ``blackboard:`` or that the including tree passes in through ``remap``;
   every remap target exists in the including tree;
@@ -27,7 +29,6 @@ key will start with when that is known, and skipped when it is null.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,9 +42,9 @@ from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode, Problem
 from craftbt.trees import model as m
 from craftbt.trees.loader import Loaded, close_match, load_path, load_text
+from craftbt.trees.paths import resolve as resolve_subtree
+from craftbt.trees.paths import tree_roots
 from craftbt.trees.source import DocPath, SourceMap
-
-LIBRARY_DIR = Path(__file__).resolve().parent / "library"
 
 _validators: dict[type[BaseModel], jsonschema.protocols.Validator] = {}
 
@@ -58,15 +59,8 @@ def args_validator(model: type[BaseModel]) -> jsonschema.protocols.Validator:
 
 
 def resolve_subtree_path(target: str, base_dir: Path | None) -> Path | None:
-    """The file a ``subtree:`` value names: relative to the including file, then the library."""
-    candidates = [Path(target)] if Path(target).is_absolute() else []
-    if base_dir is not None:
-        candidates.append(base_dir / target)
-    candidates.append(LIBRARY_DIR / target)
-    for candidate in candidates:
-        if candidate.is_file():
-            return Path(os.path.normpath(candidate))  # as the user would write it; .resolve() to compare
-    return None
+    """The file a ``subtree:`` value names inside the allowed roots (see :mod:`trees.paths`), or None."""
+    return resolve_subtree(target, base_dir).path
 
 
 def node_kind_key(node: m.Node) -> str:
@@ -249,12 +243,19 @@ class _Validator:
                     f"remap target {outer!r} is not a blackboard key of this tree",
                     expected="a key declared under blackboard:", suggestion=close_match(outer, list(inst.known)),
                 )
-        resolved = resolve_subtree_path(node.path, inst.base_dir)
+        found = resolve_subtree(node.path, inst.base_dir)
+        if found.refusal is not None:
+            self.problem(
+                inst, ErrorCode.SUBTREE_OUTSIDE_ROOTS, (*path, "subtree"), found.refusal,
+                expected="a tree file under " + ", ".join(str(r) for r in tree_roots(inst.base_dir)),
+            )
+            return
+        resolved = found.path
         if resolved is None:
-            where = f"{inst.base_dir} or {LIBRARY_DIR}" if inst.base_dir else str(LIBRARY_DIR)
+            where = ", ".join(str(r) for r in tree_roots(inst.base_dir))
             self.problem(
                 inst, ErrorCode.SUBTREE_NOT_FOUND, (*path, "subtree"), f"subtree {node.path!r} not found",
-                expected=f"a tree file relative to {where}",
+                expected=f"a tree file relative to one of {where}",
             )
             return
         real = resolved.resolve()

@@ -108,6 +108,8 @@ class BodyErrorCode(StrEnum):
     BODY_DISCONNECTED = "body_disconnected"
     UNSUPPORTED = "unsupported"
     DIED = "died"
+    #: the server (or craftbt's command policy) refused a server command
+    PERMISSION_DENIED = "permission_denied"
 
 
 class BodyError(Exception):
@@ -185,6 +187,12 @@ class Observation(BaseModel):
     blocks: dict[str, str] = Field(default_factory=dict)
     #: block states (age, powered, open, ...) of the same probed positions, keyed like ``blocks``.
     block_states: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    #: light levels probed for a receipt (``extra.probe_light``), keyed like ``blocks``; filled by the verifier.
+    light_levels: dict[str, int] = Field(default_factory=dict)
+    #: entities probed for a receipt (``extra.probe_entities`` = radius); None when not probed.
+    entities: list[EntityInfo] | None = None
+    #: chat lines heard since a receipt's ``extra.probe_chat_since``; None when the body keeps no chat log.
+    chat: list[str] | None = None
 
     def count(self, item: str) -> int:
         return self.inventory.get(item, 0)

@@ -136,9 +136,10 @@ def _close(ctx: CapabilityContext) -> Step:
 
 
 # == transfer_items =================================================================================
-Mode = Literal["deposit", "withdraw", "put", "take", "all"]
+Mode = Literal["deposit", "withdraw", "put", "take", "all", "swap"]
 Side = Literal["inventory", "container"]
-#: The seed's modes, by direction; ``all`` moves everything from source to destination.
+#: The seed's modes, by direction; ``all`` moves everything from source to destination; ``swap`` puts
+#: ``item`` in and takes ``swap_for`` out in one leaf (the seed's ``window.transferItem`` swap).
 DEPOSIT_MODES = frozenset({"deposit", "put"})
 WITHDRAW_MODES = frozenset({"withdraw", "take"})
 
@@ -146,13 +147,26 @@ WITHDRAW_MODES = frozenset({"withdraw", "take"})
 class TransferItemsArgs(StrictArgs):
     item: str | None = Field(default=None, min_length=1, description="Item to move; default: every item")
     count: int | None = Field(default=None, ge=1, le=2304, description="How many; default: all of it")
-    mode: Mode | None = Field(default=None, description="deposit|put into the container, withdraw|take out, all")
+    mode: Mode | None = Field(
+        default=None,
+        description="deposit|put into the container, withdraw|take out, all, swap (item in, swap_for out)",
+    )
+    swap_for: str | None = Field(default=None, min_length=1, description="swap: the item taken out for item")
+    swap_count: int | None = Field(default=None, ge=1, le=2304, description="swap: how many swap_for; default all")
     source: Side | None = Field(default=None, description="Where items come from (with destination)")
     destination: Side | None = Field(default=None, description="Where items go (with source)")
     slot: Literal["any", "input", "fuel", "output"] = Field(default="any", description="Furnace slot")
 
     @model_validator(mode="after")
     def _consistent(self) -> TransferItemsArgs:
+        if self.mode == "swap":
+            if self.item is None or self.swap_for is None:
+                raise ValueError("swap needs item (put in) and swap_for (taken out)")
+            if self.source is not None or self.destination is not None:
+                raise ValueError("swap moves both ways: no source or destination")
+            return self
+        if self.swap_for is not None or self.swap_count is not None:
+            raise ValueError("swap_for and swap_count belong to mode swap")
         if self.source is not None and self.source == self.destination:
             raise ValueError("source and destination must differ")
         side = self.source or ({"inventory": "container", "container": "inventory"}.get(self.destination or ""))
@@ -164,7 +178,7 @@ class TransferItemsArgs(StrictArgs):
 
     @property
     def depositing(self) -> bool:
-        if self.mode in DEPOSIT_MODES:
+        if self.mode in DEPOSIT_MODES or self.mode == "swap":  # a swap deposits first
             return True
         if self.mode in WITHDRAW_MODES:
             return False
@@ -192,9 +206,21 @@ def transfer_plan(ctx: CapabilityContext, args: TransferItemsArgs) -> dict[str, 
     return {n: (min(args.count, have.get(n, 0)) if args.count else have.get(n, 0)) for n in names}
 
 
+def swap_plan(ctx: CapabilityContext, args: TransferItemsArgs) -> dict[str, int]:
+    """What a swap takes out of the container: ``swap_count`` (default all) of ``swap_for``."""
+    assert args.swap_for is not None
+    have = _window_totals(ctx, args.slot).get(args.swap_for, 0)
+    return {args.swap_for: min(args.swap_count, have) if args.swap_count else have}
+
+
 def guard_transfer(ctx: CapabilityContext, args: TransferItemsArgs) -> GuardResult:
     if ctx.body.open_window() is None:
         return GuardResult.deny("precond_missing:window", "no container window is open (run open_container)")
+    if args.mode == "swap":
+        assert args.swap_for is not None
+        have = swap_plan(ctx, args)[args.swap_for]
+        if have == 0 or (args.swap_count is not None and have < args.swap_count):
+            return GuardResult.deny(f"precond_missing:container_item:{args.swap_for}", f"the container has {have}")
     plan = transfer_plan(ctx, args)
     if args.item is not None:
         have = plan.get(args.item, 0)
@@ -222,6 +248,19 @@ def run_transfer(ctx: CapabilityContext, args: TransferItemsArgs) -> RunnerGen:
             failure.observables["moved"] = moved
             return failure
         moved[name] = count
+    if args.mode == "swap":
+        taken: dict[str, int] = {}
+        for name, count in swap_plan(ctx, args).items():
+            try:
+                handle = ctx.body.container_take(name, count, args.slot)
+            except BodyError as err:
+                return failure_from_error(err, moved=moved, taken=taken)
+            failure = yield from act(handle)
+            if failure is not None:
+                failure.observables.update(moved=moved, taken=taken)
+                return failure
+            taken[name] = count
+        return ActionResult.success(moved=moved, taken=taken, direction="swap")
     return ActionResult.success(moved=moved, direction="deposit" if args.depositing else "withdraw")
 
 
@@ -229,6 +268,17 @@ def accept_transfer(
     pre: Observation, post: Observation, args: TransferItemsArgs, result: ActionResult
 ) -> VerificationResult:
     moved: dict[str, int] = result.observables.get("moved", {})
+    if args.mode == "swap":
+        taken: dict[str, int] = result.observables.get("taken", {})
+        delta = {n: post.count(n) - pre.count(n) for n in {**moved, **taken}}
+        evidence = {"moved": moved, "taken": taken, "inventory_delta": delta}
+        if not moved or not taken:
+            return VerificationResult.contradicted(**evidence)
+        # each side by its own count; an item both put and taken nets out
+        want = {n: taken.get(n, 0) - moved.get(n, 0) for n in delta}
+        if all(delta[n] == want[n] for n in delta):
+            return VerificationResult.verified(**evidence)
+        return VerificationResult.contradicted(**evidence)
     sign = -1 if args.depositing else 1
     observed = {n: sign * (post.count(n) - pre.count(n)) for n in moved}
     evidence = {"moved": moved, "inventory_delta": observed}

@@ -19,10 +19,11 @@ from craftbt.capabilities.spec import (
     Family,
     GuardResult,
     Permission,
+    Receipt,
     RunnerGen,
     VerificationResult,
 )
-from craftbt.world.body import TICKS_PER_SECOND, BlockPos, Observation, Position
+from craftbt.world.body import TICKS_PER_SECOND, BlockPos, BodyError, Observation, Position, block_key
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
@@ -41,10 +42,12 @@ class Vec3Args(BaseModel):
 
 
 # -- wait ---------------------------------------------------------------------
+MAX_WAIT_MS = 300_000
 class WaitArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    ms: int = Field(default=1000, ge=0, le=60_000, description="How long to wait, in milliseconds")
+    #: seed 000: "max 5 min"
+    ms: int = Field(default=1000, ge=0, le=MAX_WAIT_MS, description="How long to wait, in milliseconds (at most 5 min)")
 
 
 def run_wait(ctx: CapabilityContext, args: WaitArgs) -> RunnerGen:
@@ -68,13 +71,26 @@ class ChatArgs(BaseModel):
     message: str = Field(min_length=1, max_length=256)
 
 
+def _chat_index(ctx: CapabilityContext) -> int | None:
+    """Where the body's chat log ends now (None: this body keeps none)."""
+    heard = getattr(ctx.body, "chat_messages", None)
+    if not callable(heard):
+        return None
+    try:
+        return int(heard(0)[0])
+    except BodyError:
+        return None
+
+
 def run_chat(ctx: CapabilityContext, args: ChatArgs) -> RunnerGen:
+    since = _chat_index(ctx)
     handle = yield ctx.body.chat(args.message)
     assert handle is not None
     error = handle.error()
     if error is not None:
         return ActionResult.failure(error.code.value, error.detail, retryable=error.retryable)
-    return ActionResult.success(message=args.message)
+    extra: dict[str, Any] = {} if since is None else {"probe_chat_since": since}
+    return ActionResult.success(receipt=Receipt(extra=extra), message=args.message)
 
 
 def chat_effects(args: dict[str, Any]) -> tuple[str, ...]:
@@ -86,10 +102,24 @@ def chat_effects(args: dict[str, Any]) -> tuple[str, ...]:
     return ()
 
 
+def chat_command(args: dict[str, Any]) -> str | None:
+    """A message that starts with ``/`` is a server command, not chat."""
+    message = str(args.get("message", ""))
+    return message if message.lstrip().startswith("/") else None
+
+
 def accept_chat(pre: Observation, post: Observation, args: ChatArgs, result: ActionResult) -> VerificationResult:
-    if result.observables.get("message") == args.message:
-        return VerificationResult.verified(message=args.message)
-    return VerificationResult.inconclusive(reason="no echo of the message")
+    """Verified when the chat log shows the message (a server echoes it back); a command, when the log
+    shows any answer. Not heard yet: inconclusive (probed again); a body with no chat log: inconclusive."""
+    if post.chat is None:
+        return VerificationResult.inconclusive(reason="the body keeps no chat log", message=args.message)
+    if chat_command(args.model_dump()) is not None:
+        if post.chat:
+            return VerificationResult.verified(command=args.message, answer=post.chat[-1])
+        return VerificationResult.inconclusive(reason="no answer to the command yet", command=args.message)
+    if any(args.message in line for line in post.chat):
+        return VerificationResult.verified(message=args.message, heard=True)
+    return VerificationResult.inconclusive(reason="the message was not heard in the chat yet", message=args.message)
 
 
 # -- get_block_at -------------------------------------------------------------
@@ -101,12 +131,22 @@ class GetBlockAtArgs(BaseModel):
 
 def run_get_block_at(ctx: CapabilityContext, args: GetBlockAtArgs) -> RunnerGen:
     info = ctx.body.block_at(args.position.as_block_pos())
-    return ActionResult.success(block=info.name, state=info.state, position=list(info.pos))
+    return ActionResult.success(receipt=Receipt(position=info.pos, block=info.name), block=info.name,
+                                state=info.state, position=list(info.pos))
     yield  # pragma: no cover - makes this a generator
 
 
-def accept_read_only(pre: Observation, post: Observation, args: object, result: ActionResult) -> VerificationResult:
-    return VerificationResult.verified(read_only=True)
+def accept_get_block_at(pre: Observation, post: Observation, args: GetBlockAtArgs,
+                        result: ActionResult) -> VerificationResult:
+    """The verifier reads the block again: the same name is verified, another contradicts the reading."""
+    pos = args.position.as_block_pos()
+    seen = post.block(pos)
+    evidence = {"position": list(pos), "reported": result.observables.get("block"), "probed": seen}
+    if seen is None:
+        return VerificationResult.inconclusive(reason="the block could not be read again", **evidence)
+    if seen == result.observables.get("block"):
+        return VerificationResult.verified(**evidence)
+    return VerificationResult.contradicted(**evidence)
 
 # -- shared: publishing to the blackboard ------------------------------------------
 #: A blackboard key a leaf may write; the same shape ``{key}`` references accept.
@@ -161,8 +201,33 @@ def run_sense_hostiles(ctx: CapabilityContext, args: SenseHostilesArgs) -> Runne
     }
     if args.includePassive:
         observables["passive"] = passive
-    return ActionResult.success(**observables)
+    return ActionResult.success(receipt=Receipt(extra={"probe_entities": args.radius}), **observables)
     yield  # pragma: no cover - makes this a generator
+
+
+#: a mob moves at most about this far in the tick between the reading and the verifier's own look
+HOSTILE_SLACK = 1.5
+
+
+def accept_sense_hostiles(pre: Observation, post: Observation, args: SenseHostilesArgs,
+                          result: ActionResult) -> VerificationResult:
+    """The verifier looks again: every hostile well inside the radius must have been reported (a miss
+    contradicts the reading); a reported one that is gone (killed, despawned) is inconclusive."""
+    if post.entities is None:
+        return VerificationResult.inconclusive(reason="the entities could not be listed again")
+    reported = {h["id"] for h in result.observables.get("hostiles", [])}
+    if result.observables.get("count") != len(reported):
+        return VerificationResult.contradicted(reason="count does not match the list", count=len(reported))
+    me = post.position
+    near = {e.id: e for e in post.entities if e.kind == "hostile"}
+    missed = [e.name for i, e in near.items()
+              if i not in reported and _distance(me, e.position) <= args.radius - HOSTILE_SLACK]
+    evidence = {"reported": len(reported), "probed": len(near), "missed": missed}
+    if missed:
+        return VerificationResult.contradicted(**evidence)
+    if not reported <= set(near):
+        return VerificationResult.inconclusive(reason="a reported hostile is gone", **evidence)
+    return VerificationResult.verified(**evidence)
 
 
 # -- get_light_level -------------------------------------------------------------
@@ -177,8 +242,30 @@ class GetLightLevelArgs(StrictArgs):
 def run_get_light_level(ctx: CapabilityContext, args: GetLightLevelArgs) -> RunnerGen:
     pos = args.position.as_block_pos() if args.position is not None else ctx.body.position().block()
     level = ctx.body.light_level(pos)
-    return ActionResult.success(lightLevel=level, isSafe=level >= SAFE_LIGHT, position=list(pos))
+    return ActionResult.success(receipt=Receipt(position=pos, extra={"probe_light": True}), lightLevel=level,
+                                isSafe=level >= SAFE_LIGHT, position=list(pos))
     yield  # pragma: no cover - makes this a generator
+
+
+def accept_get_light_level(pre: Observation, post: Observation, args: GetLightLevelArgs,
+                           result: ActionResult) -> VerificationResult:
+    """The verifier reads the light again: equal is verified; one level apart (dusk, a torch placed
+    meanwhile) is inconclusive; further apart contradicts the reading, and so does a wrong isSafe."""
+    receipt = result.receipt
+    level = result.observables.get("lightLevel")
+    if receipt is None or receipt.position is None or not isinstance(level, int):
+        return VerificationResult.contradicted(reason="no reading to check")
+    probed = post.light_levels.get(block_key(receipt.position))
+    evidence = {"position": list(receipt.position), "reported": level, "probed": probed}
+    if result.observables.get("isSafe") != (level >= SAFE_LIGHT) or not 0 <= level <= 15:
+        return VerificationResult.contradicted(reason="isSafe or the level is malformed", **evidence)
+    if probed is None:
+        return VerificationResult.inconclusive(reason="the light could not be read again", **evidence)
+    if probed == level:
+        return VerificationResult.verified(**evidence)
+    if abs(probed - level) == 1:
+        return VerificationResult.inconclusive(**evidence)
+    return VerificationResult.contradicted(**evidence)
 
 
 # -- find_resource ---------------------------------------------------------------
@@ -235,9 +322,32 @@ def run_find_resource(ctx: CapabilityContext, args: FindResourceArgs) -> RunnerG
     nearest = {"x": found[0].x, "y": found[0].y, "z": found[0].z}
     publish(args.store_as, nearest)
     return ActionResult.success(
+        receipt=Receipt(positions=found),
         positions=positions, count=len(positions), nearest=nearest, nearestDistance=positions[0]["distance"]
     )
     yield  # pragma: no cover - makes this a generator
+
+
+def accept_find_resource(pre: Observation, post: Observation, args: FindResourceArgs,
+                         result: ActionResult) -> VerificationResult:
+    """The verifier reads every reported position again: each must hold a block of the kind asked for."""
+    wanted = args.blockType.removeprefix("minecraft:")
+    checked: list[dict[str, Any]] = []
+    unread = 0
+    for entry in result.observables.get("positions", []):
+        seen = post.block(BlockPos(entry["x"], entry["y"], entry["z"]))
+        if seen is None:
+            unread += 1
+            continue
+        match = wanted in seen if args.partialMatch else seen == wanted
+        checked.append({"position": [entry["x"], entry["y"], entry["z"]], "probed": seen, "match": match})
+    wrong = [c for c in checked if not c["match"]]
+    evidence = {"probed": len(checked), "unread": unread, "wrong": wrong[:5]}
+    if wrong:
+        return VerificationResult.contradicted(**evidence)
+    if not checked:
+        return VerificationResult.inconclusive(reason="no reported position could be read again", **evidence)
+    return VerificationResult.verified(**evidence)
 
 
 def register(registry: Registry) -> None:
@@ -250,7 +360,7 @@ def register(registry: Registry) -> None:
             args_model=WaitArgs,
             runner=run_wait,
             acceptance=accept_wait,
-            timeout_ms=65_000,
+            timeout_ms=MAX_WAIT_MS + 5_000,  # the longest wait plus the verifier's probes
             idempotent=True,
             description="Let the world run for a number of milliseconds of game time.",
         )
@@ -266,7 +376,11 @@ def register(registry: Registry) -> None:
             permissions=frozenset({Permission.CHAT}),
             timeout_ms=5_000,
             effects_of=chat_effects,
-            description="Send a chat message; an operator command (/give, /setblock, ...) runs as on a server.",
+            command_of=chat_command,
+            description=(
+                "Send a chat message. A message starting with / is a server command (/give, /setblock, ...): it "
+                "needs the command permission (--profile operator) and the command on the allowlist."
+            ),
         )
     )
     registry.register(
@@ -276,7 +390,7 @@ def register(registry: Registry) -> None:
             family=Family.SENSING,
             args_model=GetBlockAtArgs,
             runner=run_get_block_at,
-            acceptance=accept_read_only,
+            acceptance=accept_get_block_at,
             permissions=frozenset({Permission.SENSE}),
             timeout_ms=5_000,
             idempotent=True,
@@ -290,7 +404,7 @@ def register(registry: Registry) -> None:
             family=Family.SENSING,
             args_model=SenseHostilesArgs,
             runner=run_sense_hostiles,
-            acceptance=accept_read_only,
+            acceptance=accept_sense_hostiles,
             permissions=frozenset({Permission.SENSE}),
             timeout_ms=2_000,
             idempotent=True,
@@ -308,7 +422,7 @@ def register(registry: Registry) -> None:
             family=Family.SENSING,
             args_model=GetLightLevelArgs,
             runner=run_get_light_level,
-            acceptance=accept_read_only,
+            acceptance=accept_get_light_level,
             permissions=frozenset({Permission.SENSE}),
             timeout_ms=1_000,
             idempotent=True,
@@ -322,7 +436,7 @@ def register(registry: Registry) -> None:
             family=Family.SENSING,
             args_model=FindResourceArgs,
             runner=run_find_resource,
-            acceptance=accept_read_only,
+            acceptance=accept_find_resource,
             guard=guard_find_resource,
             permissions=frozenset({Permission.SENSE}),
             timeout_ms=5_000,

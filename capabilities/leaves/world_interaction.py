@@ -460,7 +460,8 @@ def _operator(ctx: CapabilityContext) -> bool | None:
     """The body's answer to "may I run operator commands?", or None when it cannot tell."""
     probe = getattr(ctx.body, "is_operator", None)
     if callable(probe):
-        return bool(probe())
+        answer = probe()
+        return None if answer is None else bool(answer)
     return None
 
 
@@ -591,6 +592,7 @@ def register(registry: Registry) -> None:
             retries=2,
             idempotent=True,
             preconditions=("operator",),
+            command_of=lambda args: ControlEnvironmentArgs.model_validate(args).command(),
             description=(
                 "Set the time of day or the weather with operator commands (/time set, /weather); needs operator "
                 "rights or cheats (guard: precond_missing:operator when the body says it has none). Verified by "

@@ -3,10 +3,11 @@
 ``craftbt build TEMPLATE --at X,Y,Z --facing N|E|S|W`` builds a structure
 template (a name from ``trees/structures`` or a path) module by module
 with progress by module and block. State lives in ``--state DIR`` (default
-``.craftbt/build``): the build database and, on the embedded world, the world
-snapshot. Re-running the same command (or adding ``--resume``) resumes: a
-killed build continues from its last checkpoint after reconciling in-flight
-blocks. On a fresh embedded world the template's materials are given unless
+``$CRAFTBT_HOME/build``, i.e. ``.craftbt/build`` when CRAFTBT_HOME is
+unset): the build database and, on the embedded world, the world snapshot.
+Re-running the same command (or adding ``--resume``) resumes: a killed build
+continues from its last checkpoint after reconciling in-flight blocks. On a
+fresh embedded world the template's materials are given unless
 ``--no-give`` (then deficits spawn resource sub-tasks).
 
 ``craftbt build status [--state DIR]`` shows the cursor, checkpoints,
@@ -29,7 +30,8 @@ from craftbt.cli.console import table_console
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.world.body import BlockPos, Body
 
-DEFAULT_STATE = Path(".craftbt/build")
+#: the state directory's name under ``$CRAFTBT_HOME`` (the default ``--state``)
+STATE_DIR = "build"
 WORLD_FILE = "world.snap"
 DB_FILE = "build.sqlite"
 
@@ -214,7 +216,8 @@ def build_cmd(
     resume: bool = typer.Option(False, "--resume", help="Resume the build in --state (the default when it exists)"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for a fresh embedded world"),
     seed: int = typer.Option(0, "--seed", help="World seed for a fresh embedded world"),
-    state: Path = typer.Option(DEFAULT_STATE, "--state", help="State directory (build DB, world snapshot)"),
+    state: Path | None = typer.Option(
+        None, "--state", help="State directory (build DB, world snapshot); default $CRAFTBT_HOME/build"),
     give: bool = typer.Option(True, "--give/--no-give", help="Give the template's materials on a fresh sim world"),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port"),
@@ -223,6 +226,9 @@ def build_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
 ) -> None:
     """Build a structure template with checkpoints; ``build status`` shows the build state."""
+    from craftbt.core.home import default_home
+
+    state = state if state is not None else default_home() / STATE_DIR
     console = table_console()
     if template == "status":
         status_view(state, console, as_json)

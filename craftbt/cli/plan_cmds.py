@@ -18,7 +18,7 @@ from craftbt.cli.console import table_console
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.router.priors import PriorsStore
 
-PLANNERS = ("auto", "solver", "htn", "goap", "llm", "fast_path")
+PLANNERS = ("auto", "solver", "htn", "goap", "llm", "building", "fast_path")
 
 
 def _body(scenario: Path | None, seed: int) -> Any:
@@ -35,6 +35,7 @@ def plan_cmd(
     seed: int = typer.Option(0, "--seed", help="World and router seed"),
     biome: str | None = typer.Option(None, "--biome", help="Context for the priors (e.g. taiga)"),
     as_json: bool = typer.Option(False, "--json", help="Print the routing decision as JSON"),
+    at: str | None = typer.Option(None, "--at", help="Build goals: the site's corner X,Y,Z (default: near the bot)"),
 ) -> None:
     """Plan a goal on the embedded world: print the chosen tree and why it was chosen."""
     from craftbt.router.router import plan_for_goal
@@ -44,8 +45,13 @@ def plan_cmd(
         raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--planner {planner!r}",
                                   expected="one of " + ", ".join(PLANNERS))
     registry = default_registry()
+    context: dict[str, Any] = {"biome": biome} if biome else {}
+    if at is not None:
+        from craftbt.cli.build_cmds import parse_at
+
+        context["at"] = list(parse_at(at))
     decision = plan_for_goal(goal, _body(scenario, seed), planner=planner, registry=registry,
-                             priors=PriorsStore(), seed=seed, context={"biome": biome} if biome else None)
+                             priors=PriorsStore(), seed=seed, context=context or None)
     tree = decision.plan.tree
     if out is not None:
         out.write_text(to_json(tree) if out.suffix == ".json" else to_yaml(tree), encoding="utf-8")

@@ -112,7 +112,7 @@ def _summary_table(out: RunOutcome) -> Table:
 def run_cmd(
     tree: Path | None = typer.Argument(None, help="Tree file (YAML or JSON); or use --goal"),
     goal: str | None = typer.Option(None, "--goal", help='Plan, route and run a goal, e.g. "obtain iron_pickaxe"'),
-    planner: str = typer.Option("auto", "--planner", help="With --goal: auto | solver | htn | goap | llm"),
+    planner: str = typer.Option("auto", "--planner", help="With --goal: auto | solver | htn | goap | llm | building"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
     seed: int = typer.Option(0, "--seed", help="World seed"),
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
@@ -122,17 +122,26 @@ def run_cmd(
     mc_version: str = typer.Option("1.21.4", "--version", help="Minecraft protocol version of the server"),
     shadow: bool = typer.Option(False, "--shadow", help="Observe and record; dispatch nothing"),
     profile: str = typer.Option("survival", "--profile", help=f"Permission profile: {', '.join(PROFILES)}"),
+    allow_command: list[str] = typer.Option(
+        [], "--allow-command", help="A server command a tree may send (e.g. give); repeat for more; needs "
+        "--profile operator"),
     geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)"),
     max_ticks: int = typer.Option(24_000, "--max-ticks", help="Budget in game ticks"),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON"),
+    at: str | None = typer.Option(None, "--at", help="Build goals: the site's corner X,Y,Z (default: near the bot)"),
+    tree_path: list[Path] = typer.Option(
+        [], "--tree-path", help="A folder subtrees may be read from (repeatable; also CRAFTBT_TREE_PATH)"),
 ) -> None:
     """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows."""
-    from craftbt.trees.loader import load_file
+    from craftbt.cli.trees_cmds import load_checked, use_tree_path
 
+    use_tree_path(tree_path)
     if (tree is None) == (goal is None):
         typer.echo("craftbt run: give a TREE file or --goal, not both and not neither", err=True)
         raise typer.Exit(2)
-    definition = load_file(tree) if tree is not None else None
+    registry = default_registry()
+    # every problem of the file, located, before a body exists (a refused subtree is never opened)
+    definition = load_checked(tree, registry) if tree is not None else None
     the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version)
     if geofence is not None:
         try:
@@ -140,7 +149,8 @@ def run_cmd(
         except ValueError as exc:
             raise _err(str(exc)) from None
     try:
-        config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks)
+        config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks,
+                                allowed_commands=frozenset(c.strip().lower() for c in allow_command))
     except ValueError as exc:
         raise _err(str(exc).splitlines()[-1]) from None
     console = Console(stderr=True)
@@ -156,7 +166,7 @@ def run_cmd(
             view.label = f"{view.label}   [dim]t={elapsed} ticks, {run.metrics.dispatches} dispatches[/]"
             live.update(view)
 
-    executor = Executor(default_registry(), the_body, config=config, body_kind=body, on_tick=on_tick)
+    executor = Executor(registry, the_body, config=config, body_kind=body, on_tick=on_tick)
     if not as_json and console.is_terminal:
         live = Live(console=console, refresh_per_second=10, transient=True)
         live.start()
@@ -166,7 +176,7 @@ def run_cmd(
                                scenario=str(scenario) if scenario else None)
         else:
             assert goal is not None
-            out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json)
+            out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json, at=at)
     finally:
         if live is not None:
             live.stop()
@@ -183,11 +193,14 @@ def run_cmd(
 
 
 def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: Path | None,
-              *, quiet: bool) -> RunOutcome:
+              *, quiet: bool, at: str | None = None) -> RunOutcome:
     """Route the goal to a planner, run its tree, replan on escalation; print why each plan was chosen."""
+    from craftbt.cli.build_cmds import parse_at
     from craftbt.router.router import run_goal
 
-    goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None)
+    context = {"at": list(parse_at(at))} if at is not None else None
+    goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None,
+                        context=context)
     if not quiet:
         console = table_console()
         for decision, attempt in zip(goal_run.decisions, goal_run.attempts, strict=False):

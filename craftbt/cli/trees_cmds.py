@@ -26,6 +26,20 @@ from craftbt.trees import model as m
 from craftbt.trees.render import RenderFormat
 from craftbt.trees.validate import Checked, validate_definition, validate_path
 
+#: ``--tree-path DIR`` (repeatable): more folders ``subtree:`` paths may come from (also CRAFTBT_TREE_PATH)
+TreePathOption = Annotated[
+    list[Path],
+    typer.Option("--tree-path", help="A folder subtrees may be read from (repeatable; also CRAFTBT_TREE_PATH)",
+                 show_default=False),
+]
+
+
+def use_tree_path(roots: list[Path]) -> None:
+    from craftbt.trees.paths import set_tree_path
+
+    set_tree_path(roots)
+
+
 #: Indirection so tests (and embedders) can run the commands against another registry.
 get_registry: Callable[[], Registry] = default_registry
 
@@ -89,8 +103,10 @@ def _write(out: Path | None, data: str | bytes) -> None:
 def validate_cmd(
     files: Annotated[list[Path], typer.Argument(help="Tree files (.yaml, .json, .xml)", show_default=False)],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
+    tree_path: TreePathOption = [],  # noqa: B006 - typer reads the default, never mutates it
 ) -> None:
     """Check tree files against the registry; print every problem."""
+    use_tree_path(tree_path)
     registry = get_registry()
     report: list[dict[str, Any]] = []
     bad = False
@@ -114,10 +130,12 @@ def render_cmd(
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
     run: Annotated[str | None, typer.Option("--run", help="Draw a finished run from the journal, with the "
                                                        "status each node ended in", show_default=False)] = None,
+    tree_path: TreePathOption = [],  # noqa: B006 - typer reads the default, never mutates it
 ) -> None:
     """Draw a tree, or with --run a finished run (png needs -o or a redirected stdout)."""
     from craftbt.trees.render import render
 
+    use_tree_path(tree_path)
     registry = get_registry()
     try:
         if (file is None) == (run is None):

@@ -23,6 +23,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_NODE_KIND = "unknown_node_kind"
     SUBTREE_NOT_FOUND = "subtree_not_found"
     SUBTREE_CYCLE = "subtree_cycle"
+    SUBTREE_OUTSIDE_ROOTS = "subtree_outside_roots"
     UNKNOWN_BLACKBOARD_KEY = "unknown_blackboard_key"
     CONFLICTING_WRITERS = "conflicting_writers"
     BAD_DECORATOR = "bad_decorator"

@@ -7,9 +7,10 @@ module, the material deficit against an inventory, and the tree (every module's
 tree validates, renders and runs like any other plan. ``work_package`` is the
 micro planner the build runner calls on every module start and every resume.
 
-As a :class:`~planners.base.Planner` it handles ``build <template>`` intents;
-the site comes from ``intent.context`` (``at: [x, y, z]``, ``facing``) or the
-surveyed position.
+As a :class:`~planners.base.Planner` (the router's ``building`` planner) it
+handles ``build <template>`` intents; the site comes from ``intent.context``
+(``at: [x, y, z]``, ``facing``), else :func:`site_near` the surveyed position:
+the nearest origin whose footprint leaves the bot's own column free.
 """
 
 from __future__ import annotations
@@ -53,6 +54,21 @@ def witnesses_for(tpl: StructureTemplate, origin: BlockPos, facing: Facing) -> d
 
 def deficits(need: dict[str, int], inventory: dict[str, int]) -> dict[str, int]:
     return {b: n - inventory.get(b, 0) for b, n in sorted(need.items()) if inventory.get(b, 0) < n}
+
+
+#: how far from the bot :func:`site_near` looks for a footprint that leaves the bot standing free
+SITE_SEARCH = 24
+
+
+def site_near(tpl: StructureTemplate, position: BlockPos, facing: Facing | str) -> BlockPos:
+    """The origin nearest ``position`` (same height) whose footprint, one block around, misses the bot."""
+    for d in range(2, SITE_SEARCH + 1):
+        for dx, dz in ((d, 0), (0, d), (-d, 0), (0, -d)):
+            origin = position.offset(dx=dx, dz=dz)
+            lo, hi = tpl.footprint(anchor_for(origin, facing))
+            if not (lo.x - 1 <= position.x <= hi.x + 1 and lo.z - 1 <= position.z <= hi.z + 1):
+                return origin
+    raise PlanningFailure("no_site", f"no site within {SITE_SEARCH} blocks leaves the bot outside the footprint")
 
 
 def tree_name(tpl: StructureTemplate, suffix: str = "") -> str:
@@ -103,22 +119,25 @@ class BuildingPlanner:
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         tpl = load_template(intent.goal.target)
         at = intent.context.get("at")
+        facing = intent.context.get("facing", "N")
         if at is not None:
             origin = BlockPos(int(at[0]), int(at[1]), int(at[2]))
         elif state.position is not None:
-            origin = state.position.offset(dx=2)
+            origin = site_near(tpl, state.position, facing)
         else:
             raise PlanningFailure("no_site", "no build site: give context.at or survey a position")
-        plan = self.plan_build(tpl, origin, intent.context.get("facing", "N"), state.inventory)
+        plan = self.plan_build(tpl, origin, facing, state.inventory)
         return PlanResult(
             planner=self.name,
             tree=plan.tree,
             estimated_cost=float(tpl.block_count() * 20),
             confidence=0.9 if not plan.deficits else 0.6,
-            explanation=f"{len(plan.order)} modules in order {', '.join(plan.order)}; "
+            explanation=f"{tpl.template} at {tuple(origin)} facing {Facing(facing).value}: "
+            f"{len(plan.order)} modules in order {', '.join(plan.order)}; "
             f"{tpl.block_count()} blocks" + (f"; short of {plan.deficits}" if plan.deficits else ""),
             steps=tpl.block_count() + len(plan.order),
             method="per_block_modules",
+            needs=dict(plan.deficits),
         )
 
 

@@ -40,8 +40,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.structures import Facing, ModuleWitness, is_air, is_replaceable
 from craftbt.executor.build_state.invariants import check_all
 from craftbt.executor.build_state.journal_body import JournalingBody

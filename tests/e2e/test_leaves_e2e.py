@@ -172,3 +172,16 @@ def test_dig_block_at_refuses_drift_and_bedrock(arena: Arena) -> None:
     unbreakable = run_leaf(body, "dig_block_at", {"position": vec(hard)}, MAX_TICKS)
     assert unbreakable.code == "guard_failed:not_diggable:bedrock"
     assert body.block_at(drifted).name == "dirt" and body.block_at(hard).name == "bedrock"
+
+
+def test_control_environment_reads_weather_and_operator_rights(body: MineflayerBody) -> None:
+    """The mineflayer body answers control_environment's two questions: the weather and operator rights."""
+    assert body.weather() in ("clear", "rain", "thunder")
+    assert body.is_operator() in (True, False, None)  # None: this server never announced a permission level
+    run = run_leaf(body, "control_environment", {"action": "set_weather", "weather": "rain"}, MAX_TICKS)
+    if body.is_operator() is False:
+        assert run.code == "guard_failed:precond_missing:operator"
+        return
+    # the verdict comes from the body's own weather report, never "the body does not report weather"
+    assert run.result.verification is not None
+    assert run.result.verification.evidence.get("reason") != "the body does not report weather"

@@ -116,7 +116,8 @@ function createBot (optionsJson) {
     chatBase: 0,
     window: null,
     windowPos: null,
-    windowKind: null
+    windowKind: null,
+    opLevels: new Map()
   }
   bots.set(id, st)
   bot.once('spawn', () => {
@@ -134,6 +135,11 @@ function createBot (optionsJson) {
     // fails fast with noPath instead of searching an endless plane until the timeout.
     bot.pathfinder.searchRadius = 64
     settleLogin(st, settleMs)
+  })
+  // Operator rights: the server announces the permission level with an entity status (24..28 = level
+  // 0..4) for the player's own entity, right after login; mineflayer keeps no copy of it.
+  bot._client.on('entity_status', (p) => {
+    if (p.entityStatus >= 24 && p.entityStatus <= 28) st.opLevels.set(p.entityId, p.entityStatus - 24)
   })
   bot.on('forcedMove', () => { st.forcedMoves += 1 })
   bot.on('messagestr', (message, position) => {
@@ -375,7 +381,9 @@ function snapshot (st) {
     heldItem: bot.heldItem ? bot.heldItem.name : null,
     window: windowInfo(st),
     dimension: String(bot.game.dimension || 'overworld').replace(/^minecraft:/, ''),
-    gameMode: bot.game.gameMode
+    gameMode: bot.game.gameMode,
+    weather: bot.thunderState > 0 ? 'thunder' : (bot.isRaining ? 'rain' : 'clear'),
+    opLevel: st.opLevels.has(e.id) ? st.opLevels.get(e.id) : null
   }
 }
 

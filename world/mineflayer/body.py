@@ -447,6 +447,16 @@ class MineflayerBody:
     def open_window(self) -> WindowInfo | None:
         return _window(self._call("snapshot")["window"])
 
+    # -- optional observations (control_environment asks for them when a body has them) ------------
+    def weather(self) -> str:
+        """``clear``, ``rain`` or ``thunder``, as the server last said."""
+        return str(self._call("snapshot")["weather"])
+
+    def is_operator(self) -> bool | None:
+        """Whether the server gave the bot operator rights (level 2+: /time, /weather); None: not announced."""
+        level = self._call("snapshot").get("opLevel")
+        return None if level is None else int(level) >= 2
+
     def chat_messages(self, since: int = 0) -> tuple[int, list[str]]:
         """Chat and system lines received since index ``since``; returns (next index, lines)."""
         raw = self._call("chatLog", {"since": since})

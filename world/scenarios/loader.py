@@ -138,6 +138,7 @@ def build(scenario: Scenario, *, seed: int | None = None, file: str | None = Non
         pl.position = Position(*scenario.player.position)
         world.spawn = pl.position
     pl.health, pl.food, pl.saturation = scenario.player.health, scenario.player.food, scenario.player.saturation
+    pl.operator = scenario.player.operator
     world.weather = scenario.weather
     r = scenario.rules
     if r.random_tick_speed is not None:

@@ -41,6 +41,8 @@ class PlayerSpec(Strict):
     health: float = Field(default=20.0, gt=0.0, le=20.0)
     food: int = Field(default=20, ge=0, le=20)
     saturation: float = Field(default=5.0, ge=0.0, le=20.0)
+    #: the bot is a server operator (runs /commands from chat); off unless a scenario says so
+    operator: bool = False
 
 
 Vec3i = tuple[int, int, int]

@@ -1118,6 +1118,10 @@ class SimBody:
             raise _err(BodyErrorCode.INVALID_ARGUMENT, "message must be a non-empty string")
         if len(message) > MAX_CHAT:
             raise _err(BodyErrorCode.INVALID_ARGUMENT, f"message is {len(message)} characters (max {MAX_CHAT})")
+        if message.startswith("/") and not self.world.player.operator:
+            # as on a server: a player who is not an operator gets no command (the console still does)
+            raise _err(BodyErrorCode.PERMISSION_DENIED,
+                       f"{self.name} is not a server operator: {message.split()[0]} refused")
         run = commands.parse(self, message) if message.startswith("/") else None
 
         def apply() -> dict[str, Any]:
@@ -1130,8 +1134,13 @@ class SimBody:
 
         return self._start(TimedHandle("chat", self.now_ticks(), 1, apply))
 
+    def chat_messages(self, since: int = 0) -> tuple[int, list[str]]:
+        """Chat and command lines since index ``since``; returns (next index, lines) like the real body."""
+        return len(self.chat_log), self.chat_log[since:]
+
     def run_command(self, command: str) -> str:
-        """Run an operator command right away (scenarios and tests); raises BodyError if it is bad."""
+        """Run a command as the server console right away (scenarios and tests; no operator rights needed);
+        raises BodyError if it is bad."""
         return commands.parse(self, command if command.startswith("/") else "/" + command)()
 
     def toss(self, item: str, count: int) -> ActionHandle:
@@ -1158,7 +1167,7 @@ class SimBody:
         return self.world.weather
 
     def is_operator(self) -> bool:
-        return True  # the embedded world runs every operator command (like a singleplayer world with cheats)
+        return self.world.player.operator  # only when the scenario says so (player.operator, /op)
 
     # -- operator helpers (not part of the protocol) ---------------------------------------------
     def give(self, item: str, count: int = 1) -> int:

@@ -399,7 +399,25 @@ def _clear(body: SimBody, args: list[str]) -> Apply:
 def _op(body: SimBody, args: list[str]) -> Apply:
     if len(args) != 1:
         raise _bad("usage: /op <player>")
-    return lambda: f"Made {args[0]} a server operator"
+    _target(body, args[0])
+
+    def run() -> str:
+        body.world.player.operator = True
+        return f"Made {body.name} a server operator"
+
+    return run
+
+
+def _deop(body: SimBody, args: list[str]) -> Apply:
+    if len(args) != 1:
+        raise _bad("usage: /deop <player>")
+    _target(body, args[0])
+
+    def run() -> str:
+        body.world.player.operator = False
+        return f"Made {body.name} no longer a server operator"
+
+    return run
 
 
 def _say(body: SimBody, args: list[str]) -> Apply:
@@ -410,5 +428,5 @@ def _say(body: SimBody, args: list[str]) -> Apply:
 COMMANDS: dict[str, Callable[[SimBody, list[str]], Apply]] = {
     "give": _give, "setblock": _setblock, "fill": _fill, "summon": _summon, "time": _time,
     "tp": _tp, "teleport": _tp, "weather": _weather, "effect": _effect, "gamerule": _gamerule,
-    "kill": _kill, "clear": _clear, "op": _op, "say": _say,
+    "kill": _kill, "clear": _clear, "op": _op, "deop": _deop, "say": _say,
 }

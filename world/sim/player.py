@@ -127,6 +127,8 @@ class Player:
     hunger_effect_level: int = 0
     regen_timer: int = 0
     deaths: int = 0
+    #: a server operator runs commands from chat; only a scenario (``player.operator`` or ``/op``) makes one
+    operator: bool = False
 
     def __post_init__(self) -> None:
         self.inventory = Inventory(self.stack_size)
@@ -184,6 +186,7 @@ class Player:
             "hunger_effect_level": self.hunger_effect_level,
             "regen_timer": self.regen_timer,
             "deaths": self.deaths,
+            "operator": self.operator,
         }
 
     def load_json(self, d: dict[str, Any]) -> None:
@@ -205,3 +208,4 @@ class Player:
         self.hunger_effect_level = d["hunger_effect_level"]
         self.regen_timer = d["regen_timer"]
         self.deaths = d["deaths"]
+        self.operator = bool(d.get("operator", False))
