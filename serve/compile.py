@@ -21,7 +21,8 @@ from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.parser import parse
 from craftbt.trees import model as m
 from craftbt.trees.loader import load_text
-from craftbt.trees.validate import LIBRARY_DIR, Checked, validate_definition, walk
+from craftbt.trees.paths import LIBRARY_DIR
+from craftbt.trees.validate import Checked, validate_definition, walk
 
 SOURCE = "<posted>"
 

@@ -36,8 +36,8 @@ from craftbt.craftscript.introspect import Introspection
 from craftbt.router.router import plan_for_goal
 from craftbt.serve.bot import Bot, BusyError, CompileError, ExecuteRequest, Job, JobState
 from craftbt.serve.compile import compile_tree
+from craftbt.trees.paths import LIBRARY_DIR
 from craftbt.trees.schema import tree_schema
-from craftbt.trees.validate import LIBRARY_DIR
 
 #: how long a tool call waits for its run to end before answering with the run id (s)
 RUN_WAIT_S = 300.0

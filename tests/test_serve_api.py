@@ -13,7 +13,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from craftbt.serve.bot import Bot
 from craftbt.serve.security import SecurityError, resolve_token
-from craftbt.trees.validate import LIBRARY_DIR
+from craftbt.trees.paths import LIBRARY_DIR
 from tests.servekit import AUTH, HELLO_TREE, TOKEN, app_for, bot
 
 PICKAXE = (LIBRARY_DIR / "obtain_wooden_pickaxe.yaml").read_text()
