@@ -46,7 +46,7 @@ from craftbt.executor.recorder import GoldenRunRecorder
 from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
 from craftbt.executor.supervisor import LeafMeta, Supervisor
 from craftbt.trees import model as m
-from craftbt.trees.build import DEFINITION_ATTR, build
+from craftbt.trees.build import DEFINITION_ATTR, build, release_blackboard_clients
 from craftbt.trees.dump import to_data
 from craftbt.trees.validate import validate_definition
 from craftbt.world.body import Body
@@ -132,6 +132,8 @@ class Executor:
         self.on_tick = on_tick
         self.run_state: RunState | None = None
         self._executed: tuple[m.TreeDefinition, Path | None] | None = None
+        #: the tree being run and its context, whose blackboard clients are released when the run closes
+        self._live: tuple[py_trees.behaviour.Behaviour | None, CapabilityContext] | None = None
         self._deferred_noted: Signal | None = None
         #: set from another thread by :meth:`cancel`; the loop reads it once per tick (a plain attribute
         #: write is atomic under the GIL, so no lock is needed)
@@ -214,8 +216,10 @@ class Executor:
             run.config = config
         pipeline = Pipeline(run, canary=ShadowCanary(run))
         ctx = CapabilityContext(body=self.body, registry=self.registry, hooks=pipeline)
+        self._live = (None, ctx)
         try:
             built = build(norm.definition, ctx, base_dir=base_dir, checked=checked)
+            self._live = (built.root, ctx)
         except CraftbtError as err:
             first = err.problems[0]
             reason = BUILD_REASONS.get(first.code, "planning_incomplete")
@@ -352,6 +356,9 @@ class Executor:
         return fast
 
     def _close(self, run: RunState, outcome: RunOutcome, status: str, wall_start: float) -> RunOutcome:
+        if self._live is not None:
+            release_blackboard_clients(self._live[0], self._live[1].blackboard)
+            self._live = None
         ticks = run.tick() - run.start_tick
         outcome.status = status
         outcome.ticks = ticks

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import py_trees
 import pytest
@@ -61,3 +62,15 @@ def test_writes_are_in_the_activity_stream(ran: py_trees.behaviour.Behaviour) ->
 def test_dot_tree_draws_the_leaf_writing_its_result(ran: py_trees.behaviour.Behaviour) -> None:
     dot = py_trees.display.dot_tree(ran, with_blackboard_variables=True).to_string()
     assert 'say -> "/results/say"' in dot
+
+
+def test_runs_do_not_leave_blackboard_clients_behind(tmp_path: Path) -> None:
+    """py_trees registers every client class-wide: a long-lived process must not keep one per leaf per run."""
+    import craftbt
+
+    before = len(py_trees.blackboard.Blackboard.clients)
+    for _ in range(3):
+        outcome = craftbt.run_tree(craftbt.library_tree("greet"), craftbt.starter_world(seed=0), home=tmp_path)
+        assert outcome.ok
+    assert len(py_trees.blackboard.Blackboard.clients) == before
+    assert "/results/say_hello" in py_trees.blackboard.Blackboard.storage  # the values stay

@@ -156,3 +156,34 @@ def test_eval_uses_both_nodes_of_a_cluster(two_node_cluster: tuple[str, dict[str
     assert len(results) == 6 and all(r.ok for r in results)
     nodes = {r.worker.split(":")[0] for r in results}
     assert len(nodes) == 2, nodes
+
+
+@pytest.mark.slow
+def test_ctrl_c_then_the_same_command_finishes_without_repeating(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    craftbt = shutil.which("craftbt") or str(Path(sys.executable).parent / "craftbt")
+    cmd = [craftbt, "eval", "--goals", "obtain stick,obtain wooden_pickaxe", "--seeds", "0-3", "--planner", "solver",
+           "--out", str(tmp_path), "--json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    store = tmp_path / "results.sqlite"
+    deadline = time.monotonic() + 300
+    finished = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        if store.exists():
+            finished = sqlite3.connect(store).execute("SELECT count(*) FROM episodes").fetchone()[0]
+            if finished >= 2:
+                break
+        time.sleep(0.2)
+    assert proc.poll() is None, "the evaluation ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    kept = sqlite3.connect(store).execute("SELECT count(*) FROM episodes").fetchone()[0]
+    assert 2 <= kept < 8
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout[done.stdout.index("{"):])
+    assert summary["skipped"] == kept and summary["ran"] == 8 - kept
+    assert sqlite3.connect(store).execute("SELECT count(*) FROM episodes").fetchone()[0] == 8

@@ -88,6 +88,20 @@ class BuiltTree:
             py_trees.blackboard.Blackboard.set(blackboard_key(key), value)
 
 
+def release_blackboard_clients(root: py_trees.behaviour.Behaviour | None,
+                               *extra: py_trees.blackboard.Client) -> None:
+    """Unregister the blackboard clients of a tree that is done, keeping the values they wrote.
+
+    py_trees keeps every client in a class-level registry until it is unregistered, so a
+    long-lived process (a service, the autonomy loop, an evaluation worker) that builds tree
+    after tree would otherwise keep every leaf's client of every run.
+    """
+    clients = [c for node in (root.iterate() if root is not None else ()) for c in node.blackboards]
+    for client in [*clients, *extra]:
+        if client.unique_identifier in py_trees.blackboard.Blackboard.clients:
+            client.unregister(clear=False)
+
+
 def rename_references(value: Any, rename: dict[str, str]) -> Any:
     """Rewrite ``{inner}`` references to ``{outer}`` for a remapped subtree."""
     if not rename:
