@@ -257,10 +257,8 @@ class Bot:
             job = self._active
             if job is None or job.id != job_id:
                 return False
+            # the worker passes it to the executor between two ticks (see _on_tick): no cross-thread call
             job.cancel_reason = reason
-        executor = self._executor
-        if executor is not None and job.state is JobState.RUNNING:
-            executor.cancel(reason)
         return True
 
     @property
@@ -401,6 +399,9 @@ class Bot:
         if tick % OBSERVE_EVERY == 0:
             self._safe_refresh()
         self._between_ticks()
+        active = self._active
+        if active is not None and active.cancel_reason is not None:
+            executor.cancel(active.cancel_reason)  # the loop stops right after this callback
 
     def _publish_decisions(self, run: RunState) -> None:
         decisions = run.recent_decisions

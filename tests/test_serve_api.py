@@ -81,6 +81,8 @@ def test_one_run_at_a_time_and_cancel(client: TestClient) -> None:
     assert second.status_code == 409
     assert second.json()["active"]["id"] == first
     assert client.post("/api/runs/run-nope/cancel", headers=AUTH).status_code == 409
+    while client.get(f"/api/runs/{first}").json()["journal"] is None:  # wait until the executor has it
+        time.sleep(0.02)
     assert client.post(f"/api/runs/{first}/cancel", headers=AUTH).status_code == 202
     done = wait_done(client, first)
     assert done["outcome"]["status"] == "cancelled"
