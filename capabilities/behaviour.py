@@ -135,6 +135,8 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self.spec = spec
         self.raw_args = raw_args
         self.ctx = ctx
+        #: the tree's own ``timeout_ms`` for this node, if it set one (it wins over the capability's)
+        self.node_timeout_ms = timeout_ms
         self.timeout_ms = timeout_ms or spec.timeout_ms
         self.idempotency_key = idempotency_key
         self._references = find_references(raw_args)
@@ -183,6 +185,41 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self.run_status = self.update()
         return self.run_status
 
+    def settle(self) -> bool:
+        """The parent halts this leaf: judge it now if its action already landed; True when it has a result.
+
+        A reactive parent (a selector with ``memory: false`` whose first child checks the step's
+        effect) halts the leaf on the tick the effect appears, before the probe ticks run. The
+        action is done, so its acceptance still runs once, here: a halt is not a failure. A runner
+        whose last body action has finished is resumed to its return; should it start another action
+        instead, that action is cancelled and the leaf is interrupted (no result)."""
+        if self.result is not None:
+            return True
+        if self._pending is None and self._gen is not None:
+            handle = self._handle
+            if handle is not None and handle.status() is ActionStatus.RUNNING:
+                return False  # stopped mid-action: that is an interruption
+            self._advance(handle)
+            if self.result is not None:
+                return True
+            if self._pending is None:
+                return False  # the runner went on to more work
+        if self._pending is None or self._pre is None or self.args is None:
+            return False
+        result = self._pending
+        self._pending = None
+        post = self._probe_receipt(self.ctx.body.observe(), result)
+        verification = self.spec.acceptance(self._pre, post, self.args, result)
+        verification = VerificationResult(
+            verdict=verification.verdict, evidence={**verification.evidence, "judged_on_halt": True},
+        )
+        result.verification = verification
+        if verification.verdict is Verdict.CONTRADICTED:
+            result.ok = False
+            result.error = _contradiction(verification)
+        self._finish(result, self._start_tick)
+        return True
+
     def interrupt(self) -> None:
         """Stop a running capability without a result: cancel its body action and close the runner."""
         if self._gen is not None and self.result is None:
@@ -205,12 +242,14 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self._handle = None
         self._first_action_seen = False
         start_tick = self.ctx.body.now_ticks()
-        self._deadline_tick = start_tick + max(1, self.timeout_ms * TICKS_PER_SECOND // 1000)
         try:
             self.args = self._resolve_args()
         except _Refusal as refusal:
             self._finish(refusal.result, start_tick)
             return
+        if self.node_timeout_ms is None:
+            self.timeout_ms = self.spec.timeout_for(self.args)  # smelt 16 items takes longer than smelt 1
+        self._deadline_tick = start_tick + max(1, self.timeout_ms * TICKS_PER_SECOND // 1000)
         # admit runs the capability guard at its place in the dispatch pipeline (seed 000 order).
         admitted = self.ctx.hooks.admit(self.ctx, self.spec, self.args, self.name)
         if not admitted.ok:

@@ -224,6 +224,9 @@ class CapabilitySpec:
     #: the runner legitimately waits on the world without actuator commands (a timer, a furnace,
     #: a sensor); the executor's stuckness detector (seed 003, A4) exempts it.
     awaits_world: bool = False
+    #: a timeout that grows with the work the args ask for (``smelt``: 12 s per item + 10 s, at least
+    #: 30 s, seed 000); the declared ``timeout_ms`` is the default when this is None
+    timeout_of: Callable[[Any], int] | None = None
     description: str = ""
     body_support: tuple[str, ...] = ("sim", "mineflayer")
     meta: dict[str, Any] = field(default_factory=dict)
@@ -261,6 +264,12 @@ class CapabilitySpec:
         if self.effects_of is not None:
             out.extend(self.effects_of(args))
         return out
+
+    def timeout_for(self, args: Any) -> int:
+        """The timeout for one dispatch with ``args`` (a validated args model): scaled when the spec says so."""
+        if self.timeout_of is None:
+            return self.timeout_ms
+        return max(1, int(self.timeout_of(args)))
 
     @property
     def world_changing(self) -> bool:

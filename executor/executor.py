@@ -30,7 +30,7 @@ from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
-from craftbt.executor.backoff import next_eligible_at
+from craftbt.executor.backoff import BlockClass, classify, next_eligible_at
 from craftbt.executor.canary import ShadowCanary
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.detectors import Detectors
@@ -40,6 +40,7 @@ from craftbt.executor.gate import GateDecision, assess
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage
 from craftbt.executor.monitor import MonitoredBody
+from craftbt.executor.normalize import find_sentinels
 from craftbt.executor.pipeline import Pipeline
 from craftbt.executor.preemption import SafetyMonitor, Signal, interruptible
 from craftbt.executor.recorder import GoldenRunRecorder
@@ -62,6 +63,9 @@ BUILD_REASONS: dict[ErrorCode, str] = {
     ErrorCode.UNKNOWN_CHECK: "unknown_verb",
     ErrorCode.UNKNOWN_BLACKBOARD_KEY: "unknown_blackboard_key",
 }
+
+#: decisions that are bookkeeping, not failures: left out of ``RunOutcome.failures``
+NOT_FAILURES = frozenset({"local_retry", "stream_busy", "retry_folded"})
 
 TickCallback = Callable[["Executor", RunState, py_trees.behaviour.Behaviour], None]
 
@@ -230,8 +234,18 @@ class Executor:
         root = built.root
         supervisors = self._supervise(root, run, pipeline)
         executor_plan = [{"leaf": s.spec.key, "args": s.leaf.raw_args} for s in supervisors]
+        built_digest = digest(executor_plan)
+        base.digests["built_plan_digest"] = built_digest  # subtrees inlined: every leaf that can run
         run.recorder.record_decision(run_id, "plan_built", {"leaf": None, "steps": len(executor_plan),
-                                                            "built_plan_digest": digest(executor_plan)})
+                                                            "built_plan_digest": built_digest})
+        incomplete = self._built_problems(supervisors)
+        if incomplete:
+            # a subtree's leaves are normalized too, before any leaf runs (the gate saw only the top tree)
+            reason = "planning_incomplete"
+            run.decide(reason, detail={"stage": "normalizer", "detail": incomplete[0], "problems": incomplete[:10]})
+            base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
+            root.stop(Status.INVALID)
+            return self._close(run, base, "blocked", wall_start)
         status = self._loop(run, root, ctx, pipeline)
         return self._close(run, base, status, wall_start)
 
@@ -241,8 +255,37 @@ class Executor:
         for leaf in capability_leaves(root):
             self._remap_deprecated(leaf, run)
             self._rebind_shadow(leaf, run)
-            supervisors.append(Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation))
+            sup = Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation)
+            sup.retries = self._retry_budget(leaf, run)
+            supervisors.append(sup)
         return supervisors
+
+    def _built_problems(self, supervisors: list[Supervisor]) -> list[str]:
+        """Option A over the built tree, subtrees included: sentinel or (unless allowed) derived args."""
+        problems: list[str] = []
+        for sup in supervisors:
+            for path in find_sentinels(sup.leaf.raw_args):
+                problems.append(f"{sup.name}: sentinel_args at {path}")
+            if sup.meta.args_source == "derived" and not self.config.allow_materialize:
+                problems.append(f"{sup.name}: derived_args")
+        return problems
+
+    def _retry_budget(self, leaf: CapabilityBehaviour, run: RunState) -> int:
+        """One retry budget per step: the local retries the supervisor may spend before it escalates.
+
+        The capability's declared ``retries``, or the tree's ``retry: N`` on the leaf (a Retry decorator
+        whose child is the leaf), capped by ``config.local_retries`` (the seed's 2). The decorator is folded
+        into the supervisor (it keeps one attempt): a Retry around a supervised leaf would otherwise multiply
+        the supervisor's own retries, (N + 1) x 3 dispatches of one persistent fault before the router
+        hears of it."""
+        declared = leaf.spec.retries
+        parent = leaf.parent
+        if isinstance(parent, py_trees.decorators.Retry) and parent.num_failures > 1:
+            declared = parent.num_failures - 1
+            run.decide("retry_folded", node=leaf.name, capability=leaf.spec.key,
+                       detail={"tree_retries": declared, "budget": min(declared, run.config.local_retries)})
+            parent.num_failures = 1
+        return min(declared, run.config.local_retries)
 
     def _remap_deprecated(self, leaf: CapabilityBehaviour, run: RunState) -> None:
         """A deprecated leaf with a remap runs as its replacement (seed 000: dig_block -> acquire_material),
@@ -367,9 +410,14 @@ class Executor:
         outcome.leaves_run = run.metrics.leaves_run
         outcome.dispatches = run.metrics.dispatches
         outcome.metrics = run.metrics.as_dict()
-        outcome.failures = [d for d in run.recent_decisions if d["reason"] not in ("local_retry", "stream_busy")][-20:]
+        outcome.failures = [d for d in run.recent_decisions if d["reason"] not in NOT_FAILURES][-20:]
         if run.escalations:
             outcome.escalation = run.escalations[-1].as_dict()
+            code = outcome.escalation.get("code")
+            if outcome.next_eligible_at is None and code and classify(code) is not BlockClass.NONE:
+                # a block at dispatch (invalid args, permission, guard, geofence...) backs the task off
+                # like one at the gate: 5 min deterministic, 30 s transient (seed 002)
+                outcome.next_eligible_at = next_eligible_at(code, int(time.time() * 1000))
         summary = outcome.model_dump(mode="json", exclude={"gate"})
         summary["gate"] = outcome.gate.model_dump(mode="json") if outcome.gate else None
         if self._executed is not None:

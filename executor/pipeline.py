@@ -20,7 +20,8 @@ is recorded as a structured decision with its backoff class:
 
 After dispatch (:meth:`Pipeline.finished`): body ``preempted`` becomes
 ``safety_preempted`` (transient backoff), ``nav_busy`` becomes
-``navigating_in_progress`` (no retry); the verdict and effects are journaled.
+``navigating_in_progress`` (no retry: the supervisor waits for the walk to end
+and dispatches again); the verdict and effects are journaled.
 """
 
 from __future__ import annotations
@@ -281,8 +282,10 @@ class Pipeline:
                 continue
             if not verdict.ok:
                 self.run.metrics.refusals += 1
-                detail: dict[str, Any] = {"stage": stage_name, "detail": verdict.detail or "",
-                                          "original_leaf": sup.meta.original_leaf}
+                # the blocked payload names the leaf, the leaf the plan wrote and where its args came from
+                detail: dict[str, Any] = {"stage": stage_name, "detail": verdict.detail or "", "leaf": spec.name,
+                                          "original_leaf": sup.meta.original_leaf,
+                                          "args_source": sup.meta.args_source}
                 line = spec.command(sup.args_json)
                 if line is not None:
                     detail["command"] = command_name(line)  # the refusal names the command it kept from the server
@@ -320,6 +323,14 @@ class Pipeline:
     def _commit(self, spec: CapabilitySpec, args: BaseModel, sup: Supervisor) -> None:
         run = self.run
         tick = run.tick()
+        # I1, checked where it matters: no more dispatches in flight than streams (the supervisor's stream
+        # acquisition should make this impossible; the counter is how a regression shows)
+        in_flight = [s.name for s in run.in_flight if s is not sup]
+        run.in_flight.add(sup)
+        if len(in_flight) >= run.config.streams:
+            run.metrics.i1_violations += 1
+            run.decide("i1_violation", node=sup.name, capability=spec.key,
+                       detail={"in_flight": sorted(in_flight), "streams": run.config.streams})
         payload = sup.step_payload(args)
         run.step_index += 1
         payload["index"] = run.step_index
@@ -335,6 +346,7 @@ class Pipeline:
         sup.first_action_tick = None
         sup.ttfa_ms = None
         sup.ttfa_flagged = False
+        sup.timeout_ms = sup.leaf.timeout_ms  # this dispatch's own: it may scale with the args
         sup.deadline_tick = tick + max(1, sup.timeout_ms // MS_PER_TICK)  # I2
         if sup.meta.idempotency_key:
             run.inflight_keys[sup.meta.idempotency_key] = tick
@@ -395,3 +407,4 @@ class Pipeline:
                 run.done_keys[key] = tick
         sup.step_id = None
         sup.last_result = result
+        run.in_flight.discard(sup)

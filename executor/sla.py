@@ -115,6 +115,10 @@ def capability_sla(journal: Journal, name: str, version: str, *, lifecycle: str 
     return _row((name, version, lifecycle), steps, last_n) if steps else None
 
 
+#: the tree source of a run the router repaired (``router.router.splice``)
+REPAIRED_SOURCE = "router:replan"
+
+
 def executor_metrics(journal: Journal, since: float | None) -> dict[str, Any]:
     runs = journal.run_rows(since=since)
     finished = [r for r in runs if r["summary"]]
@@ -129,6 +133,12 @@ def executor_metrics(journal: Journal, since: float | None) -> dict[str, Any]:
     by_status: dict[str, int] = defaultdict(int)
     for r in runs:
         by_status[r["status"]] += 1
+    # a task is every run of one goal or tree file (its replans share the task id); repaired: one ran a
+    # router repair (seed 003 plan-repair rate: tasks that needed a replan, not local retries)
+    tasks: dict[str, bool] = {}
+    for r in finished:
+        key = r["task_id"] or r["run_id"]
+        tasks[key] = tasks.get(key, False) or r["tree_source"] == REPAIRED_SOURCE
     per_goal: dict[str, list[int]] = defaultdict(list)
     for r in finished:
         if r["status"] == "success":
@@ -140,7 +150,8 @@ def executor_metrics(journal: Journal, since: float | None) -> dict[str, Any]:
         "actions": actions,
         "sim_hours": sim_hours,
         "actions_per_s": actions / (ticks / 20) if ticks else 0.0,
-        "plan_repair_rate": retries / len(finished) if finished else 0.0,
+        "plan_repair_rate": sum(tasks.values()) / len(tasks) if tasks else 0.0,
+        "local_retries_per_run": retries / len(finished) if finished else 0.0,
         "local_retry_success_rate": retry_ok / retries if retries else None,
         "steps_to_success": {goal: sum(v) / len(v) for goal, v in sorted(per_goal.items())},
         "timeouts_per_hour": timeouts / sim_hours if sim_hours else 0.0,
@@ -178,6 +189,11 @@ def render_table(report: dict[str, Any]) -> Table:
                       _fmt(d["mean"], " ms"), _fmt(d["p50"], " ms"), _fmt(d["p95"], " ms"),
                       f"{_fmt(t['p50'])}/{_fmt(t['p95'])} ms", str(row["retries"]), str(row["timeouts"]),
                       f"{last['code']}" if last else "")
+    executor = report.get("executor", {})
+    router = report.get("router") or {}
+    rate = router.get("disagreement_rate")
+    table.caption = (f"plan repair rate {executor.get('plan_repair_rate', 0.0):.0%} of tasks · router disagreement "
+                     + ("n/a" if rate is None else f"{rate:.0%} of {router.get('routed', 0)} routed"))
     return table
 
 

@@ -101,9 +101,13 @@ class RunState:
         self.metrics = Metrics()
         self.current: Supervisor | None = None
         self.active: set[Supervisor] = set()
+        #: supervisors with a dispatch whose journal step is open (I1 counts them, independently of streams)
+        self.in_flight: set[Supervisor] = set()
         #: supervisors waiting out a transient backoff (a waiting tree is not a hung one)
         self.backing_off: set[Supervisor] = set()
         self.escalations: deque[Escalation] = deque(maxlen=64)
+        #: "<node>|<code>" -> how often that leaf's guard refused with that code (FM-02's detector)
+        self.guard_failures: dict[str, int] = {}
         self.recent_decisions: deque[dict[str, Any]] = deque(maxlen=200)
         self.dispatch_ticks: deque[int] = deque(maxlen=max(1, config.rate_limit.max_dispatches))
         self.inflight_keys: dict[str, int] = {}

@@ -11,10 +11,13 @@ objects the garbage collector walked during a run.
   ``config.streams`` streams (1 unless the feasibility gate allows more).
 * I2 — the dispatch sets a deadline (the leaf's timeout); a leaf still running
   past it plus the probe budget is aborted.
-* I3 / A3 — a retryable failure is re-dispatched locally at most
-  ``config.local_retries`` (2) times; then the supervisor fails and escalates.
+* I3 / A3 — a retryable failure is re-dispatched locally at most ``retries``
+  times (the capability's declared retries or the tree's ``retry: N``, capped by
+  ``config.local_retries``, 2); then the supervisor fails and escalates. The
+  budget is per step: re-entering a leaf after it failed gives no fresh one.
 * Transient blocks (rate limited, feasibility gate, safety preempted) wait
-  their 30 s backoff on the body's clock, a bounded number of times;
+  their 30 s backoff on the body's clock, a bounded number of times; a body
+  busy navigating (``nav_busy``) is polled every second until it is free (30 s);
   deterministic blocks fail at once and escalate (5 min task backoff).
 * Detectors and preemption ask a supervisor to ``abort`` or ``suspend``; the
   journal row of an interrupted dispatch is always closed (A2: no silent drop).
@@ -33,11 +36,17 @@ from pydantic import BaseModel
 from craftbt.capabilities.behaviour import PROBE_TICKS, CapabilityBehaviour
 from craftbt.capabilities.spec import ActionResult, CapabilitySpec
 from craftbt.executor.backoff import BACKOFF_MS, BlockClass, classify
+from craftbt.executor.journal import NOT_AN_OUTCOME
 from craftbt.executor.pipeline import Pipeline
 from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
 from craftbt.world.body import BlockPos
 
 EscalationSink = Callable[[Escalation], None]
+
+#: ``nav_busy`` (recorded ``navigating_in_progress``): poll every second, for at most 30 s
+NAV_BUSY_CODE = "navigating_in_progress"
+NAV_BUSY_POLL_TICKS = 20
+NAV_BUSY_MAX_WAITS = 30
 
 
 @dataclass(slots=True)
@@ -70,6 +79,7 @@ class Supervisor:
         "meta",
         "on_escalation",
         "pipeline",
+        "retries",
         "run",
         "step_id",
         "step_index",
@@ -88,6 +98,8 @@ class Supervisor:
         self.meta = meta
         self.on_escalation = on_escalation
         self.timeout_ms = leaf.timeout_ms
+        #: local retries this step may spend before it escalates (the executor sets it: declared, capped)
+        self.retries = run.config.local_retries
         self.attempt = 0
         self.waits = 0
         self.wait_until: int | None = None
@@ -124,7 +136,11 @@ class Supervisor:
 
     # -- the leaf's tick --------------------------------------------------------------
     def initialise(self) -> None:
-        self.attempt = 0
+        # The retry budget is per step, not per activation: a parent that re-enters a leaf after it
+        # failed (a retry around its branch) gets no fresh budget; a success resets it.
+        last = self.last_result
+        if last is None or last.ok or (last.error is not None and last.error.code in NOT_AN_OUTCOME):
+            self.attempt = 0
         self.waits = 0
         if self.wait_until is not None:
             self._set_wait(None)
@@ -163,10 +179,23 @@ class Supervisor:
         if self.wait_until is not None:
             self._set_wait(None)
         if new_status == Status.INVALID:
+            if self.step_id is not None and self._settle():
+                return
             self.leaf.interrupt()
             if self.step_id is not None:
                 self.pipeline.end_step(self, ActionResult.failure("interrupted", "the tree moved on",
                                                                   retryable=True))
+
+    def _settle(self) -> bool:
+        """Judge a halted leaf whose action already landed: its step ends with its verdict, not ``interrupted``."""
+        run = self.run
+        previous, run.current = run.current, self
+        try:
+            settled = self.leaf.settle()
+        finally:
+            run.current = previous
+        self.leaf.run_status = Status.INVALID
+        return settled
 
     # -- requests from detectors and preemption ------------------------------------------
     def abort(self, code: str, detail: str, *, retryable: bool = True) -> None:
@@ -238,6 +267,15 @@ class Supervisor:
     def _on_failure(self, result: ActionResult) -> Status:
         run = self.run
         code = result.error.code if result.error else "failed"
+        if code == NAV_BUSY_CODE:
+            # the body is still walking for someone else: wait for it to end, then dispatch again (no
+            # local retry spent: the leaf never started)
+            if self.waits < NAV_BUSY_MAX_WAITS:
+                self.waits += 1
+                run.metrics.transient_waits += 1
+                self._set_wait(run.tick() + NAV_BUSY_POLL_TICKS)
+                return Status.RUNNING
+            return self._escalate("navigation_never_ended", result)
         klass = classify(code)
         if klass is BlockClass.TRANSIENT:
             if self.waits < run.config.max_transient_waits:
@@ -249,7 +287,7 @@ class Supervisor:
         if klass is BlockClass.DETERMINISTIC:
             return self._escalate("deterministic_block", result)
         retryable = bool(result.error and result.error.retryable)
-        if retryable and self.attempt < run.config.local_retries:
+        if retryable and self.attempt < self.retries:
             self.attempt += 1
             run.metrics.local_retries += 1
             run.decide("local_retry", node=self.name, capability=self.spec.key,
@@ -260,11 +298,19 @@ class Supervisor:
     def _escalate(self, reason: str, result: ActionResult) -> Status:
         run = self.run
         code = result.error.code if result.error else None
-        context: dict[str, Any] = {"observables": result.observables}
-        if code and code.startswith("guard_failed"):
+        # the step's args: a subgoal's size depends on them (fuel for qty items)
+        context: dict[str, Any] = {"observables": result.observables, "args": self.args_json}
+        if code and (code.startswith("guard_failed") or "precond_missing" in code):
             # FM-02: a guard that keeps saying no needs a subgoal, not another retry.
             context["effects_unmet"] = "precond_missing"
-            context["precondition"] = code.split(":", 1)[1] if ":" in code else None
+            context["precondition"] = code.split(":", 1)[1] if code.startswith("guard_failed:") else code
+            key = f"{self.name}|{code}"
+            seen = run.guard_failures.get(key, 0) + 1
+            run.guard_failures[key] = seen
+            context["guard_failures"] = seen
+            if seen > 2:
+                run.decide("repeated_guard_failure", node=self.name, capability=self.spec.key,
+                           detail={"code": code, "times": seen})
         escalation = Escalation(
             run_id=run.run_id, node=self.name, capability=self.spec.key, reason=reason, code=code,
             detail=result.error.detail if result.error else "", attempts=self.attempt + 1, tick=run.tick(),

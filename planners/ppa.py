@@ -2,13 +2,16 @@
 
 Each step becomes::
 
-    selector "<effect> already?"
+    selector "<effect> already?"        # memory: true
       condition <effect>                 # skip the step if its effect holds
       sequence "<step name>"
         condition <precondition> ...     # fail fast, with a clear reason, if not ready
         leaf <capability> <args>
 
-so a re-run after a crash or a partial success skips what is already done.
+so a re-run after a crash or a partial success skips what is already done. The
+selectors keep memory: the effect is checked when the step is entered, and a
+running step finishes and is verified rather than being halted the tick its
+effect appears (which would skip its acceptance check).
 Steps are grouped under named sequences to keep a planner's hierarchy visible.
 """
 
@@ -69,7 +72,9 @@ class PlanStep:
             body = SequenceNode(name=f"do {self.name}", memory=True, children=children)
         if self.effect is None:
             return body
-        return SelectorNode(name=f"{self.name}?", memory=False, children=[self.effect.node(), body])
+        # memory: the effect is checked once, on entry; a running step then finishes and is verified
+        # (a reactive selector would halt the leaf the tick its effect appears, before acceptance ran)
+        return SelectorNode(name=f"{self.name}?", memory=True, children=[self.effect.node(), body])
 
 
 def steps_to_tree(
@@ -94,7 +99,7 @@ def steps_to_tree(
         children.append(_group_node(current_group, grouped))
     plan: Node = SequenceNode(name=root_name, memory=True, children=children)
     root: Node = plan if goal is None else SelectorNode(
-        name=f"goal: {goal.label()}", memory=False, children=[goal.node(), plan]
+        name=f"goal: {goal.label()}", memory=True, children=[goal.node(), plan]
     )
     return TreeDefinition(tree=tree_name, description=description, root=root)
 

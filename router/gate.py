@@ -10,11 +10,12 @@ Differences, each a row of the report:
 * ``missing_acceptance_check``: a registered capability whose acceptance is
   absent, or is the read-only acceptance on a world-changing capability
   (which verifies nothing about the change).
-* ``missing_acceptance_test``: a registered capability whose name appears as
-  a quoted string literal in no acceptance-test file (``tests/test_leaves_*.py``
-  and ``tests/e2e/test_leaves*.py``). Naming the capability in a test that runs
-  it (``run("craft_recipe", ...)``, a tree leaf ``"craft_recipe"``) is what
-  counts; a mention in a comment or docstring without quotes does not.
+* ``missing_acceptance_test``: a registered capability that no acceptance test
+  runs (``tests/test_leaves_*.py`` and ``tests/e2e/test_leaves*.py``): its name
+  must be an argument of a running call inside a ``test_*`` function
+  (``run_leaf(body, "craft_recipe", ...)``, ``leaf("craft_recipe")``,
+  ``capability="craft_recipe"``); a mention in a comment, a docstring, an
+  assertion message or a helper does not count.
 
 :func:`run_gate` returns the report; ``craftbt gate`` prints it as a table and
 exits 1 when it has rows. To wire it into CI, run ``craftbt gate`` (or
@@ -24,8 +25,8 @@ code fails the job.
 
 from __future__ import annotations
 
+import ast
 import importlib
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -112,9 +113,36 @@ def _leaf_refs(node: m.Node) -> list[str]:
     return refs
 
 
+#: calls that run a capability in a test: ``run_leaf(body, "smelt", ...)``, ``leaf("smelt")``, a tree leaf
+RUNNING_CALLS = frozenset({"run_leaf", "run", "leaf", "LeafNode", "CapabilityBehaviour"})
+
+
+def _run_names(tree: ast.AST) -> set[str]:
+    """Capability names a test function runs: string arguments of a running call, or ``capability=``."""
+    found: set[str] = set()
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and fn.name.startswith("test_")):
+            continue
+        for call in ast.walk(fn):
+            if not isinstance(call, ast.Call):
+                continue
+            func = call.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            values: list[ast.expr] = [k.value for k in call.keywords if k.arg == "capability"]
+            if name in RUNNING_CALLS:
+                values += call.args[:2]
+            found.update(v.value for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return found
+
+
 def tested_capabilities(names: list[str], tests: Path = TESTS) -> set[str]:
-    text = "\n".join(p.read_text(encoding="utf-8") for g in TEST_GLOBS for p in sorted(tests.glob(g)))
-    return {n for n in names if re.search(rf"""["']{re.escape(n)}(@[0-9.]+)?["']""", text)}
+    """The capabilities some acceptance test runs: named as an argument of a running call inside a
+    ``test_*`` function (a quoted mention in a docstring, a message or a helper does not count)."""
+    ran: set[str] = set()
+    for pattern in TEST_GLOBS:
+        for path in sorted(tests.glob(pattern)):
+            ran |= {ref.split("@", 1)[0] for ref in _run_names(ast.parse(path.read_text(encoding="utf-8")))}
+    return {n for n in names if n in ran}
 
 
 def run_gate(

@@ -162,6 +162,10 @@ class PriorsStore:
             out.append(item)
         return out
 
+    def routed_count(self) -> int:
+        """How many routing decisions the store holds (the disagreement rate's denominator)."""
+        return int(self.db.execute("SELECT COUNT(*) FROM decisions WHERE kind = 'route'").fetchone()[0])
+
     def disagreement_rate(self) -> float:
         """Router disagreement (seed 003 metric): how often routing overrode the historical best."""
         total, over = self.db.execute(

@@ -16,9 +16,12 @@
    a *disagreement*, recorded with the decision.
 5. After a failure the router replans with the failure as context
    (:meth:`Router.replan`): the failed methods are penalized, and a missing
-   precondition (``precond_missing:item:X``) becomes an ``obtain X`` subgoal
-   spliced in front of the replanned goal; the three digests (seed 002) record
-   the expansion, the resolved subgoal and the final plan.
+   precondition (an item, a station, fuel or a tool: :mod:`planners.subgoals`)
+   becomes a subgoal spliced in front of the replanned goal; the three digests
+   (seed 002) record the expansion, the resolved subgoal and the final plan.
+   A tree-file run is repaired the same way (:func:`run_tree`): the subgoal's
+   plan runs in front of the tree. The same precondition failing more than
+   twice is not repaired again (FM-02).
 
 Costs are compared in one unit for every planner: the SLA-derived expected
 duration of the tree's leaves (:class:`planners.goap.costs.ActionCosts`).
@@ -29,6 +32,7 @@ from __future__ import annotations
 import random
 import re
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -50,6 +54,14 @@ from craftbt.planners.htn.planner import HtnPlanner
 from craftbt.planners.intent import GoalVerb, Intent, context_key
 from craftbt.planners.llm.planner import LlmPlanner
 from craftbt.planners.solver import CraftingSolver
+from craftbt.planners.subgoals import (
+    Subgoal,
+    SubgoalKind,
+    craft_alternatives,
+    crafting_order,
+    listed_missing,
+    subgoal_for,
+)
 from craftbt.router.priors import PriorsStore
 from craftbt.trees import model as m
 from craftbt.trees.validate import validate_definition
@@ -370,27 +382,18 @@ class Router:
         recent = [*intent.context.get("recent_failures", []), decision.method, *decision.plan.methods]
         retry = intent.model_copy(update={"context": {**intent.context, "recent_failures": recent,
                                                       "failed": failure}})
-        text = f"{failure.get('code') or ''} {failure.get('reason') or ''} {failure.get('detail') or ''}"
-        match = _MISSING_ITEM.search(text)
         main = self.route(retry, state, None, planner=planner)
-        if match is None:
+        wanted = failure_subgoal(failure)
+        if wanted is None:
             return main
-        item = match.group(1) or match.group(2)
-        sub_intent = Intent.from_text(f"obtain {item}", context=retry.context, source=intent.source)
-        sub = self.route(sub_intent, state, None, planner=planner)
-        spliced = m.TreeDefinition(
-            tree=main.plan.tree.tree, description=f"{main.plan.tree.description}; subgoal obtain {item} first",
-            root=m.SequenceNode(name=f"repair: obtain {item}, then {intent.goal}",
-                                children=[sub.plan.tree.root, main.plan.tree.root]),
-            source="router:replan",
-        )
-        from craftbt.planners.ppa import dedupe_leaf_names
-
-        dedupe_leaf_names(spliced.root)
-        main.plan = main.plan.model_copy(update={"tree": spliced,
-                                                 "explanation": f"subgoal obtain {item}; " + main.plan.explanation})
-        main.digests = _digests(spliced, decision.plan.tree, sub.plan.tree)
-        main.reason = f"replanned after {failure.get('code') or failure.get('reason')}: subgoal obtain {item}; " \
+        sub_root, sub_tree = self.subgoal_tree(wanted, state, context=retry.context, source=intent.source,
+                                               planner=planner)
+        spliced = splice(main.plan.tree, sub_root, wanted.goal(state.inventory.get(wanted.item, 0)),
+                         str(intent.goal))
+        main.plan = main.plan.model_copy(update={
+            "tree": spliced, "explanation": f"subgoal {wanted.goal()}; " + main.plan.explanation})
+        main.digests = _digests(spliced, decision.plan.tree, sub_tree)
+        main.reason = f"replanned after {failure.get('code') or failure.get('reason')}: subgoal {wanted.goal()}; " \
             + main.reason
         if observation is not None:
             gate, _ = assess(spliced, self.registry, observation)
@@ -398,6 +401,104 @@ class Router:
                 raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT,
                                           f"repaired plan blocked: {gate.block_reason}: {gate.block_detail}")
         return main
+
+    def subgoal_tree(self, wanted: Subgoal, state: PlanningState, *, context: dict[str, Any] | None = None,
+                     source: Any = None, planner: str | None = None) -> tuple[m.Node, m.TreeDefinition]:
+        """The routed plan for a missing precondition (a station is placed after it is obtained)."""
+        fields: dict[str, Any] = {"context": dict(context or {})}
+        if source is not None:
+            fields["source"] = source
+        held = state.inventory.get(wanted.item, 0)
+        sub = self.route(Intent.from_text(wanted.goal(held), **fields), state, None, planner=planner)
+        return self._subgoal_root(wanted, sub)
+
+    def subgoal_group_tree(self, groups: list[list[Subgoal]], state: PlanningState, *,
+                           planner: str | None = None) -> tuple[list[Subgoal], m.Node]:
+        """The first group of subgoals a planner can plan, each after the other (a craft's other recipe
+        variants come after the one its refusal named); the first planning error when none can."""
+        first: CraftbtError | None = None
+        for group in groups:
+            try:
+                roots = [self.subgoal_tree(wanted, state, planner=planner)[0] for wanted in group]
+            except CraftbtError as err:
+                first = first or err
+                continue
+            root = roots[0] if len(roots) == 1 else m.SequenceNode(
+                name="subgoals: " + ", ".join(w.goal() for w in group), children=roots)
+            return group, root
+        assert first is not None
+        raise first
+
+    @staticmethod
+    def _subgoal_root(wanted: Subgoal, sub: RoutingDecision) -> tuple[m.Node, m.TreeDefinition]:
+        root: m.Node = sub.plan.tree.root
+        if wanted.place:
+            root = m.SequenceNode(name=f"{wanted.item} in reach", children=[root, m.LeafNode(
+                name=f"place {wanted.item} (subgoal)", capability="place_workstation",
+                args={"workstation": wanted.item})])
+        return root, sub.plan.tree
+
+
+def failure_subgoal(failure: dict[str, Any]) -> Subgoal | None:
+    """The subgoal an escalation (or a recorded failure) asks for: its code first, then its text."""
+    context = failure.get("context") or {}
+    args = context.get("args") if isinstance(context, dict) else None
+    detail = str(failure.get("detail") or "")
+    codes = (failure.get("code"), context.get("precondition") if isinstance(context, dict) else None,
+             failure.get("reason"))
+    for code in codes:
+        wanted = subgoal_for(str(code) if code else None, detail, args)
+        if wanted is not None:
+            return wanted
+    text = f"{failure.get('code') or ''} {failure.get('reason') or ''} {detail}"
+    match = _MISSING_ITEM.search(text)
+    if match is None:
+        return None
+    item = match.group(1) or match.group(2)
+    return Subgoal(kind=SubgoalKind.ITEM, item=item, precondition=f"precond_missing:item:{item}")
+
+
+def subgoal_alternatives(failure: dict[str, Any], inventory: dict[str, int]) -> list[list[Subgoal]]:
+    """Other subgoals that satisfy the same refusal: a craft's other recipe variants."""
+    context = failure.get("context") or {}
+    args = context.get("args") if isinstance(context, dict) else None
+    if not str(failure.get("capability") or "").startswith("craft_recipe@") or not isinstance(args, dict):
+        return []
+    return craft_alternatives(str(args.get("recipe") or ""), int(args.get("qty") or 1), inventory)
+
+
+def splice(tree: m.TreeDefinition, sub_root: m.Node, label: str, goal: str) -> m.TreeDefinition:
+    """``tree`` with the subgoal's plan (``label``: ``obtain crafting_table``) in front of it, leaf names
+    kept unique."""
+    from craftbt.planners.ppa import dedupe_leaf_names
+
+    spliced = m.TreeDefinition(
+        tree=tree.tree, description=f"{tree.description}; subgoal {label} first",
+        blackboard=dict(tree.blackboard),
+        root=m.SequenceNode(name=f"repair: {label}, then {goal}", children=[sub_root, tree.root]),
+        source="router:replan",
+    )
+    dedupe_leaf_names(spliced.root)
+    return spliced
+
+
+#: the same precondition failing more than this many times is not repaired again (seed 003 FM-02)
+MAX_SAME_GUARD_FAILURES = 2
+
+
+class RepeatedFailures:
+    """FM-02's detector: counts each precondition failure of a goal or tree across its repairs."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def note(self, failure: dict[str, Any]) -> bool:
+        """Count ``failure``; True when the same one has now failed more than twice (stop repairing)."""
+        key = str(failure.get("code") or failure.get("reason") or "")
+        if not key:
+            return False
+        self.counts[key] = self.counts.get(key, 0) + 1
+        return self.counts[key] > MAX_SAME_GUARD_FAILURES
 
 
 def _digests(final: m.TreeDefinition, expansion: m.TreeDefinition | None, resolved: m.TreeDefinition | None
@@ -475,6 +576,10 @@ class GoalRun(BaseModel):
     decisions: list[RoutingDecision] = Field(default_factory=list)
     #: the executor's outcome of every attempt, last one last
     outcomes: list[RunOutcome] = Field(default_factory=list)
+    #: subgoals spliced in front of a tree file, in order (:func:`run_tree`)
+    repairs: list[str] = Field(default_factory=list)
+    #: why repairing stopped before the replan budget did, if it did
+    stopped: str | None = None
 
 
 def run_goal(
@@ -498,9 +603,14 @@ def run_goal(
     priors = priors or PriorsStore(executor.home / "priors.sqlite")
     router = Router(registry, priors, seed=seed)
     body = executor.inner_body
-    intent = with_site(Intent.from_text(goal, context=dict(context or {})), body)
+    given = dict(context or {})
+    biome = body.observe().biome
+    if biome and "biome" not in given:
+        given["biome"] = biome  # the observed biome: priors learn per biome on every body (seed 003)
+    intent = with_site(Intent.from_text(goal, context=given), body)
     run = GoalRun(ok=False)
     decision = router.route(intent, survey(body), body.observe(), planner=planner)
+    repeated = RepeatedFailures()
     for attempt in range(max_replans + 1):
         run.decisions.append(decision)
         payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
@@ -516,5 +626,63 @@ def run_goal(
         if attempt == max_replans:
             break
         failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
+        if repeated.note(failure):
+            run.stopped = f"repeated_guard_failure: {failure.get('code')} failed more than twice"
+            break
         decision = router.replan(intent, decision, failure, survey(body), body.observe(), planner=planner)
+    return run
+
+
+def run_tree(
+    definition: m.TreeDefinition,
+    executor: Any,
+    *,
+    base_dir: Any = None,
+    priors: PriorsStore | None = None,
+    seed: int = 0,
+    max_replans: int = 2,
+    scenario: str | None = None,
+    planner: str | None = None,
+) -> GoalRun:
+    """Run a tree file; a missing precondition (item, station, fuel, tool) is planned as a subgoal and
+    run in front of the tree, as for a goal (seed 003 FM-02). The tree itself is never replanned: it
+    is the author's, so it runs again whole after its subgoal (a tree that checks its effects first,
+    like the planners' trees, skips what is already done)."""
+    router: Router | None = None
+    body = executor.inner_body
+    run = GoalRun(ok=False)
+    repeated = RepeatedFailures()
+    tree = definition
+    task_id = f"tree-{uuid.uuid4().hex[:12]}"  # the tree and its repairs are one task (plan-repair rate)
+    for attempt in range(max_replans + 1):
+        outcome = executor.run(tree, base_dir=base_dir, seed=seed, scenario=scenario, task_id=task_id)
+        run.outcomes.append(outcome)
+        run.attempts.append({"planner": "tree", "status": outcome.status, "run_id": outcome.run_id,
+                             "escalation": outcome.escalation})
+        if outcome.ok:
+            run.ok = True
+            return run
+        if attempt == max_replans:
+            break
+        # an escalation at dispatch, or the whole-tree gate's block naming an unreachable precondition
+        failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
+        wanted = failure_subgoal(failure)
+        if wanted is None:
+            break  # not a missing precondition: nothing the router can plan for a tree it did not write
+        if repeated.note(failure):
+            run.stopped = f"repeated_guard_failure: {failure.get('code')} failed more than twice"
+            break
+        router = router or Router(executor.registry, priors or PriorsStore(executor.home / "priors.sqlite"),
+                                  seed=seed)
+        state = survey(body)
+        groups = [crafting_order(g) for g in (listed_missing(wanted, str(failure.get("detail") or "")),
+                                               *subgoal_alternatives(failure, state.inventory))]
+        try:
+            group, sub_root = router.subgoal_group_tree(groups, state, planner=planner)
+        except CraftbtError as err:
+            run.stopped = f"subgoal {wanted.goal()} could not be planned: {err.problems[0].message}"
+            break
+        label = ", ".join(w.goal(state.inventory.get(w.item, 0)) for w in group)
+        tree = splice(tree, sub_root, label, definition.tree)  # earlier subgoals stay (they skip once met)
+        run.repairs.append(label)
     return run

@@ -326,7 +326,7 @@ def make_registry(body: FakeBody, *, flaky_failures: int = 0) -> Registry:
     """A registry of test capabilities bound to ``body`` (acceptance probes it like a receipt check)."""
     reg = Registry()
     register_checks(reg)
-    state = {"flaky": flaky_failures}
+    state = {"flaky": flaky_failures, "busy": 2}
 
     def run_flaky(ctx: CapabilityContext, args: CountArgs) -> RunnerGen:
         handle = yield ctx.body.equip("stick")
@@ -353,6 +353,14 @@ def make_registry(body: FakeBody, *, flaky_failures: int = 0) -> Registry:
         raise BodyError(BodyErrorCode.NAV_BUSY, "already navigating")
         yield None  # pragma: no cover
 
+    def run_busy_then_free(ctx: CapabilityContext, args: NoArgs) -> RunnerGen:
+        if state["busy"] > 0:
+            state["busy"] -= 1
+            raise BodyError(BodyErrorCode.NAV_BUSY, "already navigating")
+        handle = yield ctx.body.equip("stick")
+        assert handle is not None
+        return ActionResult.success()
+
     def run_eat(ctx: CapabilityContext, args: NoArgs) -> RunnerGen:
         handle = yield ctx.body.consume("bread")
         assert handle is not None
@@ -369,6 +377,7 @@ def make_registry(body: FakeBody, *, flaky_failures: int = 0) -> Registry:
     def spec(name: str, runner: Any, args_model: Any = NoArgs, **kw: Any) -> None:
         kw.setdefault("acceptance", verified)
         kw.setdefault("family", Family.WORLD)
+        kw.setdefault("retries", 2)  # the seed's local budget; tests of declared retries override it
         reg.register(CapabilitySpec(name=name, version=kw.pop("version", "1.0.0"), args_model=args_model,
                                     runner=runner, **kw))
 
@@ -378,11 +387,14 @@ def make_registry(body: FakeBody, *, flaky_failures: int = 0) -> Registry:
          acceptance=make_place_acceptance(body), preconditions=("has:{item}",),
          effects=("block:{position.x},{position.y},{position.z}={item}",))
     spec("flaky", run_flaky, CountArgs, permissions=frozenset({Permission.INVENTORY}))
+    spec("flaky_once", run_flaky, CountArgs, permissions=frozenset({Permission.INVENTORY}), retries=1)
+    spec("flaky_never", run_flaky, CountArgs, permissions=frozenset({Permission.INVENTORY}), retries=0)
     spec("tap", run_tap, CountArgs, permissions=frozenset({Permission.INVENTORY}), effects=("tapped:{label}",))
     spec("silent", run_silent, timeout_ms=20_000)
     spec("fatal", run_fatal)
     spec("preempted_nav", run_preempted, family=Family.MOVEMENT)
     spec("busy_nav", run_busy, family=Family.MOVEMENT)
+    spec("busy_then_free", run_busy_then_free, family=Family.MOVEMENT)
     spec("guarded", run_tap, NoArgs, guard=needs_table)
     spec("consume_food", run_eat, family=Family.SENSING, permissions=frozenset({Permission.CONSUME}))
     spec("retreat_from_threat", run_tap, CountArgs, family=Family.MOVEMENT,

@@ -124,10 +124,24 @@ def test_runs_listed_and_journal_survives_reopen(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("budget", [5])
 def test_budget_exhausted_closes_open_dispatch(tmp_path: Path, budget: int) -> None:
-    out, ex, _ = run(tree(leaf("move", {"pos": {"x": 9, "y": 64, "z": 9}})), tmp_path, max_ticks=budget)
+    body = FakeBody()
+    body.goto_ticks = 50  # the walk is still going when the budget runs out
+    out, ex, _ = run(tree(leaf("move", {"pos": {"x": 9, "y": 64, "z": 9}})), tmp_path, body=body,
+                     max_ticks=budget)
     assert out.status == "budget_exhausted"
     steps = ex.journal.run_detail(out.run_id)["steps"]
-    assert steps and steps[0]["error_code"] == "interrupted"
+    assert steps and steps[0]["error_code"] == "interrupted" and steps[0]["verdict"] is None
+    assert body.cancelled == ["goto"]
+
+
+def test_budget_exhausted_after_the_action_landed_judges_the_step(tmp_path: Path) -> None:
+    """The walk arrived on the last tick of the budget: the step ends with its verdict, not ``interrupted``."""
+    out, ex, body = run(tree(leaf("move", {"pos": {"x": 9, "y": 64, "z": 9}})), tmp_path, max_ticks=5)
+    assert out.status == "budget_exhausted"
+    steps = ex.journal.run_detail(out.run_id)["steps"]
+    assert len(steps) == 1 and steps[0]["ok"] and steps[0]["verdict"] == "verified"
+    assert steps[0]["evidence"]["judged_on_halt"] is True
+    assert body.cancelled == []
 
 
 def test_a_parent_halting_a_running_leaf_closes_its_step_and_frees_its_stream(tmp_path: Path) -> None:
@@ -144,3 +158,16 @@ def test_a_parent_halting_a_running_leaf_closes_its_step_and_frees_its_stream(tm
         ("tap", None), ("move", "interrupted"), ("tap", None)]
     assert "goto" in body.cancelled  # the body action stopped with the leaf
     assert out.metrics["i1_violations"] == 0
+
+
+def test_i1_violations_count_when_stream_acquisition_is_broken(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The I1 counter can fail: with the supervisor's stream check disabled, two dispatches overlap."""
+    from craftbt.executor.supervisor import Supervisor
+
+    monkeypatch.setattr(Supervisor, "_acquire_stream", lambda self: True)
+    defn = m.TreeDefinition(tree="p", root=m.ParallelNode(children=[
+        leaf("move", {"pos": {"x": 2, "y": 64, "z": 0}}), leaf("tap", {"n": 1})]))
+    out, ex, _ = run(defn, tmp_path)
+    assert out.metrics["i1_violations"] == 1
+    assert "i1_violation" in reasons(ex, out.run_id)

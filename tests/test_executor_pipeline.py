@@ -183,9 +183,22 @@ def test_post_dispatch_preempted_maps_to_safety_preempted(tmp_path: Path) -> Non
 
 
 def test_post_dispatch_nav_busy_is_not_retried(tmp_path: Path) -> None:
+    """No local retry is spent on a body busy navigating: the leaf waits for the walk to end (30 s at most)."""
     out, ex, _ = run(tree(leaf("busy_nav")), tmp_path)
     assert decision(ex, out.run_id, "navigating_in_progress")
-    assert out.dispatches == 1 and out.metrics["local_retries"] == 0
+    assert out.metrics["local_retries"] == 0
+    assert out.dispatches == 31 and out.metrics["transient_waits"] == 30
+    assert out.escalation is not None and out.escalation["reason"] == "navigation_never_ended"
+    assert out.ticks >= 30 * 20  # it waited on the body's clock
+
+
+def test_nav_busy_waits_for_the_walk_to_end_then_runs(tmp_path: Path) -> None:
+    out, ex, _ = run(tree(leaf("busy_then_free")), tmp_path)
+    assert out.status == "success"
+    assert out.dispatches == 3 and out.metrics["local_retries"] == 0
+    steps = ex.journal.run_detail(out.run_id)["steps"]
+    assert [s["error_code"] for s in steps] == ["navigating_in_progress", "navigating_in_progress", None]
+    assert steps[-1]["verdict"] == "verified"
 
 
 def test_revoked_version_never_runs(tmp_path: Path) -> None:

@@ -52,7 +52,8 @@ def test_sla_json_contract(tmp_path: Path) -> None:
     assert move["verdicts"]["verified"] == 4
     ex = report["executor"]
     assert ex["runs"] == 4 and ex["runs_by_status"] == {"success": 4}
-    assert ex["local_retry_success_rate"] == 1.0 and ex["plan_repair_rate"] == pytest.approx(0.25)
+    assert ex["local_retry_success_rate"] == 1.0 and ex["local_retries_per_run"] == pytest.approx(0.25)
+    assert ex["plan_repair_rate"] == 0.0  # local retries are not plan repairs: nothing was replanned
     assert ex["steps_to_success"]["t"] == pytest.approx(13 / 4)
     assert ex["actions_per_s"] > 0
     json.dumps(report)  # serialisable

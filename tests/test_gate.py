@@ -65,9 +65,22 @@ def test_capability_without_acceptance_check_or_test_fails(tmp_path: Path) -> No
 
 
 def test_acceptance_tests_are_detected_by_quoted_name(tmp_path: Path) -> None:
-    (tmp_path / "test_leaves_x.py").write_text('run("craft_recipe", {})\n# smelt mentioned only in a comment\n')
+    (tmp_path / "test_leaves_x.py").write_text(
+        'def test_x():\n    run("craft_recipe", {})\n# smelt mentioned only in a comment\n')
     assert find_tested(["craft_recipe", "smelt"], tmp_path) == {"craft_recipe"}
     assert find_tested(["craft_recipe"], TESTS) == {"craft_recipe"}
+
+
+def test_a_quoted_mention_that_runs_nothing_is_not_a_test(tmp_path: Path) -> None:
+    """Was: any quoted mention counted, so the gate could not fail for a capability no test runs."""
+    (tmp_path / "test_leaves_x.py").write_text(
+        'SMELT = "smelt"\n'
+        'def helper():\n    run_leaf(None, "wait", {})\n'
+        'def test_x():\n    """Covers "place_block" one day."""\n'
+        '    assert 1, "dig_block is fine"\n    print("sleep")\n'
+        '    run_leaf(None, "chat", {})\n    tree = LeafNode(capability="craft_recipe@1.0.0", args={})\n')
+    names = ["smelt", "wait", "place_block", "dig_block", "sleep", "chat", "craft_recipe"]
+    assert find_tested(names, tmp_path) == {"chat", "craft_recipe"}
 
 
 def test_gate_command_exit_codes() -> None:

@@ -168,13 +168,27 @@ class WindowInfo(BaseModel):
     slots: dict[str, list[ItemStack]] = Field(default_factory=dict)
 
 
+def yaw_from_notch(degrees: float) -> float:
+    """Notch yaw (degrees: 0 south, 90 west, 180 north) -> :attr:`Observation.yaw` (radians, 0 north)."""
+    return math.radians((180.0 - degrees) % 360.0)
+
+
+def pitch_from_notch(degrees: float) -> float:
+    """Notch pitch (degrees, positive looking down) -> :attr:`Observation.pitch` (radians, positive up)."""
+    return -math.radians(degrees)
+
+
 class Observation(BaseModel):
     """A snapshot used by guards and acceptance checks (pre and post)."""
 
     tick: int
     position: Position
+    #: radians, mineflayer's convention on every body: 0 faces north (-z), pi/2 west (-x), counter-clockwise
     yaw: float = 0.0
+    #: radians, positive looking up (the embedded world's ``atan2(dy, horizontal)``)
     pitch: float = 0.0
+    #: the biome at the player's feet (``plains``, ``taiga``), when the body knows it; priors learn per biome
+    biome: str | None = None
     health: float
     food: int
     saturation: float = 0.0

@@ -7,10 +7,12 @@ failure the leaf should return as-is.
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from craftbt.capabilities.spec import ActionResult, VerificationResult
 from craftbt.world import mcdata
@@ -34,10 +36,36 @@ EYE_HEIGHT = 1.62
 Step = Generator[ActionHandle | None, ActionHandle | None, ActionResult | None]
 
 
-class StrictArgs(BaseModel):
-    """Base for every leaf's args: unknown keys are an error, not silently dropped."""
+def _seed_alias_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """Publish each seed alias as a property too, so schema validation (trees, LLM output) accepts it."""
+    properties = schema.get("properties", {})
+    for alias, name in getattr(model, "seed_aliases", {}).items():
+        if name in properties:
+            properties[alias] = {**properties[name], "description": f"seed 000's name for {name}"}
 
-    model_config = ConfigDict(extra="forbid")
+
+class StrictArgs(BaseModel):
+    """Base for every leaf's args: unknown keys are an error, not silently dropped.
+
+    ``seed_aliases`` maps seed 000's argument names (``cropType``) to this project's (``crop``): a
+    tree or plan written to the seed's contract validates, and the args model holds the project's name."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_seed_alias_schema)
+    seed_aliases: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_seed_aliases(cls, data: Any) -> Any:
+        if not cls.seed_aliases or not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for alias, name in cls.seed_aliases.items():
+            if alias not in out:
+                continue
+            if name in out:
+                raise ValueError(f"{alias} is the seed's name for {name}: give one of them, not both")
+            out[name] = out.pop(alias)
+        return out
 
 
 class Vec3(StrictArgs):
@@ -172,7 +200,15 @@ def registry_data(ctx: CapabilityContext) -> McData:
     try:
         return mcdata.load(ctx.body.version)
     except mcdata.McDataFileError:
+        _warn_fallback(str(ctx.body.version))
         return mcdata.load()
+
+
+@functools.lru_cache(maxsize=16)
+def _warn_fallback(version: str) -> None:
+    """Say once per version that its registry data is missing and the default stands in (seed 002)."""
+    warnings.warn(f"no minecraft-data for Minecraft {version}: using {mcdata.DEFAULT_VERSION}'s "
+                  "(recipes, drops and blocks may differ on this server)", RuntimeWarning, stacklevel=3)
 
 
 def drop_names(md: McData, block: str) -> frozenset[str]:

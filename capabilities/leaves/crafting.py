@@ -58,6 +58,17 @@ TABLE_RADIUS = 6
 SMELT_SLACK_TICKS = 5 * TICKS_PER_SECOND
 
 
+#: seed 000: a smelt's timeout scales with qty, 12 s per item + 10 s overhead, at least 30 s
+SMELT_MS_PER_ITEM = 12_000
+SMELT_OVERHEAD_MS = 10_000
+SMELT_MIN_TIMEOUT_MS = 30_000
+
+
+def smelt_timeout_ms(args: SmeltArgs) -> int:
+    """How long ``smelt`` may take for ``args.qty`` items (a furnace cooks one item in 10 s)."""
+    return max(SMELT_MIN_TIMEOUT_MS, SMELT_MS_PER_ITEM * args.qty + SMELT_OVERHEAD_MS)
+
+
 def smelt_effects(args: dict[str, Any]) -> tuple[str, ...]:
     """``has_smelted:raw_iron`` also means ``has:iron_ingot``: the furnace result, from minecraft-data."""
     try:
@@ -560,6 +571,7 @@ def register(registry: Registry) -> None:
                 {Permission.CRAFT, Permission.CONTAINER_READ, Permission.CONTAINER_WRITE, Permission.PLACE}
             ),
             timeout_ms=90_000,
+            timeout_of=smelt_timeout_ms,
             retries=1,
             preconditions=("has:{input}", "has:{fuel}"),
             effects=("has_smelted:{input}",),
@@ -568,7 +580,7 @@ def register(registry: Registry) -> None:
                 "Smelt qty of input in a furnace within 8 blocks (placing one from the inventory if none), with "
                 "enough fuel for qty cook cycles (the named fuel first, any minecraft-data fuel after); waits for "
                 "the output, takes it and leftover fuel, closes. Refuses precond_missing:fuel|furnace|item:<x>. "
-                "Set the node's timeout_ms to at least qty x 10 s for more than 8 items."
+                "Its timeout scales with qty: 12 s per item + 10 s, at least 30 s (timeout_ms is the manifest default)."
             ),
         )
     )

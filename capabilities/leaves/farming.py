@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -254,6 +254,7 @@ def accept_receipt_block(pre: Observation, post: Observation, args: Any, result:
 
 # -- plant_crop ------------------------------------------------------------------------------------
 class PlantCropArgs(StrictArgs):
+    seed_aliases: ClassVar[dict[str, str]] = {"cropType": "crop"}
     crop: Crop = Field(default=Crop.WHEAT, description="wheat | carrots | potatoes | beetroots")
     position: Vec3 | None = Field(default=None, description="The farmland block to plant on; default: the nearest")
     radius: int = Field(default=8, ge=1, le=32, description="Search radius when no position is given")
@@ -423,6 +424,7 @@ def accept_harvest_crop(
 
 # -- manage_farm -----------------------------------------------------------------------------------
 class ManageFarmArgs(StrictArgs):
+    seed_aliases: ClassVar[dict[str, str]] = {"cropType": "crop", "maxOperations": "max_operations"}
     action: Literal["till", "plant", "harvest", "maintain"] = Field(
         default="maintain", description="One chore, or maintain: harvest, then till, then plant"
     )

@@ -7,7 +7,7 @@ leaves read it through ``{key}`` references.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import py_trees
 from pydantic import BaseModel, ConfigDict, Field
@@ -43,11 +43,15 @@ class Vec3Args(BaseModel):
 
 # -- wait ---------------------------------------------------------------------
 MAX_WAIT_MS = 300_000
-class WaitArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+
+
+class WaitArgs(StrictArgs):
+    seed_aliases: ClassVar[dict[str, str]] = {"checkAbort": "check_abort"}
 
     #: seed 000: "max 5 min"
     ms: int = Field(default=1000, ge=0, le=MAX_WAIT_MS, description="How long to wait, in milliseconds (at most 5 min)")
+    check_abort: bool = Field(default=True, description="Stop early when the executor interrupts the wait "
+                              "(always so here: an interrupted leaf is cancelled)")
 
 
 def run_wait(ctx: CapabilityContext, args: WaitArgs) -> RunnerGen:

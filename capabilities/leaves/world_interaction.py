@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -101,6 +101,7 @@ def _state_flag(state: dict[str, Any], key: str) -> bool:
 
 # -- interact_with_block ---------------------------------------------------------------------------
 class InteractArgs(StrictArgs):
+    seed_aliases: ClassVar[dict[str, str]] = {"interactionType": "interaction_type"}
     position: Vec3 | None = Field(default=None, description="The block to activate; default: the nearest one")
     interaction_type: Literal["auto", "toggle", "press"] = Field(
         default="auto", description="toggle: doors/trapdoors/gates/levers; press: buttons; auto: by block"
@@ -226,6 +227,7 @@ def wait_for(ctx: CapabilityContext, pos: BlockPos, key: str, value: bool) -> Wa
 
 # -- operate_piston --------------------------------------------------------------------------------
 class OperatePistonArgs(StrictArgs):
+    seed_aliases: ClassVar[dict[str, str]] = {"powerSource": "power_source"}
     position: Vec3 = Field(description="The piston (or sticky piston)")
     action: Literal["extend", "retract"] = Field(default="extend", description="The state to leave the piston in")
     power_source: Vec3 | None = Field(
@@ -305,6 +307,7 @@ def accept_operate_piston(
 
 # -- control_redstone ------------------------------------------------------------------------------
 class ControlRedstoneArgs(StrictArgs):
+    seed_aliases: ClassVar[dict[str, str]] = {"powerSource": "power_source", "targetPosition": "target_position"}
     action: Literal["power_on", "power_off", "toggle", "pulse"] = Field(
         description="power_on/power_off/toggle a lever; pulse: press a button, or a lever on then off"
     )

@@ -17,6 +17,7 @@ from craftbt.cli import (
     build_cmds,
     eval_cmds,
     plan_cmds,
+    prove_cmds,
     run_cmds,
     script_cmds,
     serve_cmds,
@@ -33,7 +34,8 @@ app = typer.Typer(
     add_completion=False,
 )
 
-COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds, script_cmds, eval_cmds, serve_cmds)
+COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds, script_cmds, eval_cmds, prove_cmds,
+                  serve_cmds)
 
 
 

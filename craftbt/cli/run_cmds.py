@@ -172,8 +172,7 @@ def run_cmd(
         live.start()
     try:
         if definition is not None and tree is not None:
-            out = executor.run(definition, base_dir=tree.parent, seed=seed,
-                               scenario=str(scenario) if scenario else None)
+            out = _run_tree(definition, tree, executor, seed, scenario, quiet=as_json)
         else:
             assert goal is not None
             out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json, at=at)
@@ -209,6 +208,22 @@ def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: 
     if not goal_run.outcomes:
         raise _err(f"no plan was run for {goal!r}")
     return goal_run.outcomes[-1]
+
+
+def _run_tree(definition: Any, tree: Path, executor: Executor, seed: int, scenario: Path | None,
+              *, quiet: bool) -> RunOutcome:
+    """Run a tree file; a missing precondition (item, station, fuel, tool) runs as a planned subgoal first."""
+    from craftbt.router.router import run_tree
+
+    tree_run = run_tree(definition, executor, base_dir=tree.parent, seed=seed,
+                        scenario=str(scenario) if scenario else None)
+    if not quiet:
+        console = table_console()
+        for repair, attempt in zip(tree_run.repairs, tree_run.attempts[1:], strict=False):
+            console.print(f"[bold]subgoal[/] {repair} first -> {attempt['status']} [dim]{attempt['run_id']}[/]")
+        if tree_run.stopped:
+            console.print(f"[yellow]{tree_run.stopped}[/]")
+    return tree_run.outcomes[-1]
 
 
 def runs_cmd(
@@ -273,6 +288,7 @@ def sla_cmd(
     if fmt not in ("table", "json", "html"):
         raise _err(f"--format {fmt!r} is not one of table, json, html")
     report = build_report(Journal(), since=_since(since), capability=capability, last_n=last_failures)
+    report["router"] = _router_metrics()
     if fmt == "table":
         text = None
         table_console().print(render_table(report))
@@ -288,6 +304,17 @@ def sla_cmd(
             typer.echo(f"wrote {output}")
         else:
             typer.echo(text)
+
+
+def _router_metrics() -> dict[str, Any]:
+    """Seed 003's router metric beside the executor's: how often routing overrode the historical best."""
+    path = default_home() / "priors.sqlite"
+    if not path.is_file():
+        return {"disagreement_rate": None, "routed": 0}
+    from craftbt.router.priors import PriorsStore
+
+    priors = PriorsStore(path)
+    return {"disagreement_rate": priors.disagreement_rate(), "routed": priors.routed_count()}
 
 
 lifecycle_app = typer.Typer(help="Capability lifecycle: shadow, active, retired, revoked; canary promotion.",

@@ -128,7 +128,7 @@ class HtnPlanner:
         children = [n for n in (self._node(x, engine) for x in solution.nodes) if n is not None]
         plan: Node = SequenceNode(name=str(intent.goal), memory=True, children=children)
         root: Node = plan if goal_check is None else SelectorNode(
-            name=f"goal: {goal_check.label()}", memory=False, children=[goal_check.node(), plan]
+            name=f"goal: {goal_check.label()}", memory=True, children=[goal_check.node(), plan]
         )
         dedupe_leaf_names(root)
         methods = methods_used(solution.nodes)
@@ -183,7 +183,8 @@ class HtnPlanner:
         fallback = self._fallback(node, engine) if self.fallbacks else None
         if fallback is None:
             return body
-        return SelectorNode(name=f"{_task_label(node.task)} (methods by prior)", memory=False,
+        # memory: a failed method is not re-entered on the next tick while its fallback runs
+        return SelectorNode(name=f"{_task_label(node.task)} (methods by prior)", memory=True,
                             children=[body, fallback])
 
     def _fallback(self, node: CompoundNode, engine: Engine[CraftState]) -> Node | None:

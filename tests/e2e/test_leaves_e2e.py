@@ -185,3 +185,19 @@ def test_control_environment_reads_weather_and_operator_rights(body: MineflayerB
     # the verdict comes from the body's own weather report, never "the body does not report weather"
     assert run.result.verification is not None
     assert run.result.verification.evidence.get("reason") != "the body does not report weather"
+
+
+def test_step_forward_safely_walks_the_way_the_bot_faces(arena: Arena) -> None:
+    """The mineflayer adapter reports Notch degrees; the body observes radians as the embedded world does,
+    so the leaf's ``facing()`` agrees with where the bot looks (was: 270 degrees read as radians)."""
+    from craftbt.capabilities.leaves.movement import facing
+    from tests.e2e.squidkit import finish
+
+    body, o = arena.body, arena.origin
+    finish(body.goto(o.offset(dx=3), tolerance=0.5), 30)  # the pathfinder looks where it walks: east (+x)
+    assert facing(body.observe().yaw) == (1, 0)
+    start = body.position().block()
+    run = run_leaf(body, "step_forward_safely", {"distance": 2, "checkLight": False}, max_ticks=400)
+    assert run.ok, run.result
+    end = body.position().block()
+    assert end.x > start.x and end.z == start.z

@@ -334,6 +334,12 @@ function findItem (bot, name) {
 
 function stack (item) { return item ? { name: item.name, count: item.count, slot: item.slot } : null }
 
+function biomeName (bot) {
+  const block = bot.blockAt(bot.entity.position)
+  const biome = block && block.biome
+  return biome && biome.name ? biome.name : null
+}
+
 function notchYaw (bot) { return ((180 - bot.entity.yaw * 180 / Math.PI) % 360 + 360) % 360 }
 
 function windowSlots (st) {
@@ -372,6 +378,7 @@ function snapshot (st) {
     tick: nowTicks(bot),
     position: posOf(e.position),
     yaw: notchYaw(bot),
+    biome: biomeName(bot),
     pitch: -e.pitch * 180 / Math.PI,
     health: bot.health,
     food: bot.food,

@@ -40,6 +40,8 @@ from craftbt.world.body import (
     Observation,
     Position,
     WindowInfo,
+    pitch_from_notch,
+    yaw_from_notch,
 )
 from craftbt.world.mineflayer.node_env import (
     BODY_PACKAGES,
@@ -366,8 +368,9 @@ class MineflayerBody:
         return Observation(
             tick=self.now_ticks(),
             position=_pos3(snap["position"]),
-            yaw=float(snap["yaw"]),
-            pitch=float(snap["pitch"]),
+            # the adapter reports Notch degrees; every body observes mineflayer radians (facing() reads them)
+            yaw=yaw_from_notch(float(snap["yaw"])),
+            pitch=pitch_from_notch(float(snap["pitch"])),
             health=float(snap["health"]),
             food=int(snap["food"]),
             saturation=float(snap["saturation"] or 0.0),
@@ -376,6 +379,7 @@ class MineflayerBody:
             held_item=snap["heldItem"],
             window=_window(snap["window"]),
             dimension=snap["dimension"],
+            biome=snap.get("biome"),
         )
 
     def position(self) -> Position:

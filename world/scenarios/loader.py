@@ -140,6 +140,7 @@ def build(scenario: Scenario, *, seed: int | None = None, file: str | None = Non
     pl.health, pl.food, pl.saturation = scenario.player.health, scenario.player.food, scenario.player.saturation
     pl.operator = scenario.player.operator
     world.weather = scenario.weather
+    world.biome = scenario.biome
     r = scenario.rules
     if r.random_tick_speed is not None:
         world.rules.random_tick_speed = r.random_tick_speed

@@ -98,6 +98,8 @@ class Scenario(Strict):
     generator: GeneratorSpec = Field(default_factory=GeneratorSpec)
     time: TimeValue = 1000
     weather: Literal["clear", "rain", "thunder"] = "clear"
+    #: the world's biome (one for the whole embedded world): what observations report
+    biome: str = Field(default="plains", pattern=r"^[a-z_]+$")
     rules: Rules = Field(default_factory=Rules)
     player: PlayerSpec = Field(default_factory=PlayerSpec)
     fill: list[FillEdit] = Field(default_factory=list)

@@ -262,6 +262,7 @@ class SimBody:
             inventory=pl.inventory.totals(),
             held_item=pl.held,
             window=self.open_window(),
+            biome=self.world.biome,
         )
 
     def position(self) -> Position:

@@ -94,6 +94,8 @@ class World:
         self.clock = SimClock(time_of_day, realtime=realtime)
         self.rules = GameRules()
         self.weather = "clear"
+        #: the embedded world has one biome everywhere; a scenario names it
+        self.biome = "plains"
         self._flags: list[int] = []
         self._filter: list[int] = []
         self.containers: dict[tuple[int, int, int], Container] = {}

@@ -1,0 +1,87 @@
+"""``craftbt prove``: the seed's smoke proof, planner -> dispatch -> verify, as a 4-checkpoint report.
+
+Runs on the embedded world by default, on a real server with ``--body mineflayer``;
+writes ``$CRAFTBT_HOME/proofs/<proof_id>.json`` and exits 0 only when ``proof_passed``
+(``--variant`` runs one of the seed's failure variants: exit 0 when it failed as it
+should, F1-F6, so CI can run them all).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.registry import Registry
+from craftbt.cli.console import table_console
+from craftbt.cli.run_cmds import _err, _make_body
+from craftbt.executor.config import Bounds, ExecutorConfig
+from craftbt.executor.executor import Executor
+
+
+def prove_cmd(
+    variant: str = typer.Option("ok", "--variant", help="ok | planner_offline (F1) | unknown_goal (F2) | "
+                                "malformed (F3) | executor_disabled (F4) | verify_fails (F5) | slow (F6)"),
+    goal: str | None = typer.Option(None, "--goal", help='Goal to prove (default "obtain stick")'),
+    planner: str = typer.Option("auto", "--planner", help="auto | solver | htn | goap | llm"),
+    timeout_s: int = typer.Option(45, "--timeout", help="Budget in seconds of game time (seed: 45)"),
+    body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
+    scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
+    seed: int = typer.Option(0, "--seed", help="World seed"),
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int = typer.Option(25565, "--port"),
+    geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)"),
+    as_json: bool = typer.Option(False, "--json", help="Print the proof report as JSON"),
+) -> None:
+    """Prove planner -> dispatch -> verify on a body: 4 checkpoints, proof_passed, F1-F6 on failure."""
+    from craftbt.router.prove import VARIANTS, Variant, prove
+
+    try:
+        chosen = Variant(variant)
+    except ValueError:
+        raise _err(f"--variant {variant!r} is not one of {', '.join(v.value for v in VARIANTS)}") from None
+    the_body, fence = _make_body(body, scenario, seed, host, port)
+    if geofence is not None:
+        try:
+            fence = Bounds.parse(geofence)
+        except ValueError as exc:
+            raise _err(str(exc)) from None
+    executors: list[Executor] = []
+
+    def make_executor(*, registry: Registry, shadow: bool, max_ticks: int) -> Executor:
+        config = ExecutorConfig(geofence=fence, shadow=shadow, max_ticks=max_ticks)
+        executor = Executor(registry, the_body, config=config, body_kind=body)
+        executors.append(executor)
+        return executor
+
+    try:
+        report = prove(make_executor, default_registry(), variant=chosen, goal=goal, planner=planner,
+                       timeout_s=timeout_s, body_kind=body, seed=seed)
+    finally:
+        for executor in executors:
+            executor.journal.close()
+        close: Any = getattr(the_body, "close", None)
+        if callable(close):
+            close()
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2, by_alias=True))
+    else:
+        table = Table("checkpoint", "ok", "detail", title=f"proof {report.proof_id} — {report.goal} ({chosen.value})")
+        for name in ("A_requested", "A_result", "B_expansion", "C_dispatch", "D_verification"):
+            point = getattr(report, name)
+            shown = {k: v for k, v in point.detail.items() if k not in ("dispatched_steps", "gate")}
+            table.add_row(name, "✓" if point.ok else "✗", str(shown)[:100])
+        table.add_row("proof_passed", "✓" if report.proof_passed else "✗",
+                      f"{report.failure.value}: {report.failure_reason}" if report.failure else "")
+        table.add_row("report", "", report.proof_path or "")
+        table_console().print(table)
+    expected_ok = report.as_expected if chosen is not Variant.OK else report.proof_passed
+    if not expected_ok:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("prove")(prove_cmd)

@@ -1,0 +1,184 @@
+"""Missing preconditions become subgoals (seed 002 FM-02, seed 003): items, stations, fuel and tools.
+
+A leaf refused for a missing precondition says which in its code:
+``precond_missing:item:<x>``, ``precond_missing:table``, ``precond_missing:furnace``,
+``precond_missing:fuel``, ``precond_missing:tool[:<name>]``, ``precond_missing:hoe``, or a
+feasibility fact ``rig_g_blocked:has:<x>`` / ``near:<station>`` (a ``guard_failed:`` prefix
+may come first; the whole-tree gate says ``precondition has:<x> is unreachable``).
+:func:`subgoal_for` reads an escalation (its code, detail and the step's args) and returns
+what to obtain first, and whether it must then be placed; the router plans it and splices
+it in front of the repaired plan. Anything else is not a precondition: None.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class SubgoalKind(StrEnum):
+    ITEM = "item"
+    STATION = "station"
+    FUEL = "fuel"
+    TOOL = "tool"
+
+
+class Subgoal(BaseModel):
+    """What a missing precondition asks for: ``count`` more ``item``; a station is placed after."""
+
+    kind: SubgoalKind
+    item: str
+    #: how many are missing (the shortfall, not the total to hold)
+    count: int = Field(default=1, ge=1)
+    place: bool = False
+    #: the precondition as the refusal named it, e.g. ``precond_missing:table``
+    precondition: str
+
+    def total(self, held: int = 0) -> int:
+        """How many to hold after the subgoal: ``held`` + the shortfall of items and fuel; a station or a
+        tool already carried is enough (it only needs placing or was refused for another reason)."""
+        if self.kind in (SubgoalKind.ITEM, SubgoalKind.FUEL):
+            return held + self.count
+        return max(self.count, held)
+
+    def goal(self, held: int = 0) -> str:
+        """The goal text the router plans (planners read a count as the total to hold): ``obtain 2 coal``."""
+        total = self.total(held)
+        return f"obtain {total} {self.item}" if total > 1 else f"obtain {self.item}"
+
+
+#: a station refusal -> the block to obtain (and place, when the leaf needs it in reach rather than carried)
+STATIONS: dict[str, tuple[str, bool]] = {
+    "table": ("crafting_table", True),
+    "crafting_table": ("crafting_table", True),
+    "furnace": ("furnace", False),  # smelt places a furnace from the inventory itself
+}
+#: a tool kind named without a tool -> the cheapest tool of that kind
+TOOL_KINDS = ("pickaxe", "axe", "shovel", "hoe", "sword")
+#: fuel when the step named none: coal smelts 8 items
+DEFAULT_FUEL = "coal"
+ITEMS_PER_FUEL = {"coal": 8, "charcoal": 8}
+
+_PRECOND = re.compile(r"(?:^|:)(precond_missing:[a-z_]+(?::[a-z0-9_]+)?)")
+_FACT = re.compile(r"rig_g_blocked:(has|near):([a-z0-9_]+)|precondition (has|near):([a-z0-9_]+) is unreachable")
+_COUNT_X = r"\b{item} x(\d+)"
+_HAVE_OF = re.compile(r"have (\d+) of (\d+)")
+
+
+def subgoal_for(code: str | None, detail: str = "", args: Mapping[str, Any] | None = None) -> Subgoal | None:
+    """The subgoal a refusal asks for, or None when ``code`` names no missing precondition."""
+    if not code:
+        return None
+    args = args or {}
+    fact = _FACT.search(code) or _FACT.search(detail)
+    if fact is not None:
+        kind, name = (g for g in fact.groups() if g)
+        if kind == "near":
+            item, place = STATIONS.get(name, (name, True))
+            return Subgoal(kind=SubgoalKind.STATION, item=item, place=place, precondition=code)
+        return Subgoal(kind=SubgoalKind.ITEM, item=name, count=_count(name, detail), precondition=code)
+    match = _PRECOND.search(code)
+    if match is None:
+        return None
+    precondition = match.group(1)
+    parts = precondition.split(":")
+    what = parts[1]
+    named = parts[2] if len(parts) > 2 else None
+    if what == "item" and named:
+        return Subgoal(kind=SubgoalKind.ITEM, item=named, count=_count(named, detail), precondition=precondition)
+    if what in STATIONS:
+        item, place = STATIONS[what]
+        return Subgoal(kind=SubgoalKind.STATION, item=item, place=place, precondition=precondition)
+    if what == "fuel":
+        fuel = str(args.get("fuel") or DEFAULT_FUEL)
+        per = ITEMS_PER_FUEL.get(fuel, 1)
+        qty = int(args.get("qty") or 1)
+        return Subgoal(kind=SubgoalKind.FUEL, item=fuel, count=max(1, math.ceil(qty / per)),
+                       precondition=precondition)
+    if what == "tool":
+        tool = named or _tool_from(detail, args)
+        return None if tool is None else Subgoal(kind=SubgoalKind.TOOL, item=tool, precondition=precondition)
+    if what in TOOL_KINDS:
+        return Subgoal(kind=SubgoalKind.TOOL, item=f"wooden_{what}", precondition=precondition)
+    return None
+
+
+def _count(item: str, detail: str) -> int:
+    """The shortfall, when the refusal says (``missing oak_planks x3``, ``have 1 of 3``); else 1."""
+    listed = re.search(_COUNT_X.format(item=re.escape(item)), detail)
+    if listed:
+        return max(1, int(listed.group(1)))
+    have = _HAVE_OF.search(detail)
+    if have:
+        return max(1, int(have.group(2)) - int(have.group(1)))
+    return 1
+
+
+def _tool_from(detail: str, args: Mapping[str, Any]) -> str | None:
+    """``no pickaxe in the inventory`` -> ``wooden_pickaxe``; a named tool arg wins."""
+    if args.get("tool"):
+        return str(args["tool"])
+    for kind in TOOL_KINDS:
+        if re.search(rf"\b{kind}\b", detail) or args.get("kind") == kind:
+            return f"wooden_{kind}"
+    return None
+
+
+def listed_missing(subgoal: Subgoal, detail: str) -> list[Subgoal]:
+    """Every item a refusal lists as missing (``missing birch_planks x3, stick x2``), named one first."""
+    listed = re.findall(r"([a-z0-9_]+) x(\d+)", detail.split("missing", 1)[1]) if "missing" in detail else []
+    out = [subgoal]
+    for name, count in listed:
+        if name != subgoal.item:
+            out.append(Subgoal(kind=SubgoalKind.ITEM, item=name, count=max(1, int(count)),
+                               precondition=f"precond_missing:item:{name}"))
+    return out
+
+
+def craft_alternatives(recipe: str, qty: int, inventory: Mapping[str, int]) -> list[list[Subgoal]]:
+    """For a refused craft: the missing ingredients of every recipe variant, fewest missing first.
+
+    The leaf names one variant's ingredients (``pale_oak_planks`` for a stick when nothing is held);
+    the world may offer another (birch). The router plans the first variant it can."""
+    from craftbt.world.mcdata import UnknownName, load
+
+    try:
+        variants = load().recipes_for(recipe)
+    except UnknownName:
+        return []
+    out: dict[tuple[str, ...], tuple[int, list[Subgoal]]] = {}
+    for variant in variants:
+        crafts = math.ceil(qty / variant.count)
+        missing = {name: need * crafts - inventory.get(name, 0) for name, need in variant.ingredients.items()
+                   if need * crafts > inventory.get(name, 0)}
+        if not missing:
+            continue
+        group = [Subgoal(kind=SubgoalKind.ITEM, item=name, count=missing[name],
+                         precondition=f"precond_missing:item:{name}") for name in sorted(missing)]
+        out.setdefault(tuple(sorted(missing)), (sum(missing.values()), group))
+    return [group for _, group in sorted(out.values(), key=lambda pair: pair[0])]
+
+
+def crafting_order(group: list[Subgoal]) -> list[Subgoal]:
+    """Subgoals planned from one state run one after the other: an item that another is crafted from
+    comes after it (sticks before planks), so making the other does not eat what was just obtained."""
+    from craftbt.world.mcdata import UnknownName, load
+
+    md = load()
+    names = {s.item for s in group}
+
+    def used_by_others(subgoal: Subgoal) -> bool:
+        for other in names - {subgoal.item}:
+            try:
+                if any(subgoal.item in r.ingredients for r in md.recipes_for(other)):
+                    return True
+            except UnknownName:
+                continue
+        return False
+
+    return sorted(group, key=used_by_others)  # stable: the named one stays first among equals
