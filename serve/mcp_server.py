@@ -9,7 +9,8 @@ Tools:
 * seed 004's introspection calls ``get_vox``, ``affordances``, ``nearest``, ``block_info``,
   ``get_topography`` (read-only, run on the bot's thread between ticks) and ``nav``, whose ``start``
   runs the ``move_to`` capability through the pipeline in the background;
-* CraftScript: ``craftscript_run``, ``craftscript_logs`` and the six function tools of seed 004.
+* CraftScript: ``craftscript_run``, ``craftscript_logs``, ``craftscript_trace`` and the six function tools of
+  seed 004.
 
 Resources: ``craftbt://manifest``, ``craftbt://schema/tree``, ``craftbt://runs/recent``.
 
@@ -280,6 +281,16 @@ class McpTools:
                     "error": script.get("error"), "logs": script.get("logs", []), "steps": script.get("steps", []),
                     "block_changes": script.get("block_changes", [])}
 
+        async def trace(args: dict[str, Any]) -> Any:
+            job = bot.jobs.get(str(args["job_id"]))
+            if job is None:
+                raise ToolError({"error": "unknown_job", "job_id": args["job_id"]})
+            script = (job.result or {}).get("script") or {}
+            return {"job_id": job.id, "status": script.get("status") or job.state.value,
+                    "block_changes": script.get("block_changes", []),
+                    "movement": [e for e in script.get("logs", []) if e.get("kind") == "goto"],
+                    "position": script.get("position")}
+
         def store_call(method: str, *names: str) -> Handler:
             async def call(args: dict[str, Any]) -> Any:
                 def work() -> Any:
@@ -301,6 +312,8 @@ class McpTools:
                   run)
         self._add("craftscript_logs", "A CraftScript job's status, error and ordered logs, steps and block changes.",
                   _obj({"job_id": _STR}, ["job_id"]), logs, read_only=True)
+        self._add("craftscript_trace", "A CraftScript job's block modifications and movement (goto) traces.",
+                  _obj({"job_id": _STR}, ["job_id"]), trace, read_only=True)
         self._add("create_craftscript_function", "Define a persistent, versioned CraftScript function.",
                   _obj({"name": _STR, "body": _STR, "description": _STR, "args": arg_list}, ["name", "body"]),
                   store_call("create", "name", "body"))

@@ -102,6 +102,9 @@ def test_craftscript_functions_nav_and_plans_in_process(tmp_path: Path) -> None:
                 out["dup"] = await client.call_tool("create_craftscript_function", {"name": "greet", "body": "x"})
                 out["run"] = payload(await client.call_tool("craftscript_run", {"script": "greet();"}))
                 out["logs"] = payload(await client.call_tool("craftscript_logs", {"job_id": out["run"]["run_id"]}))
+                placed = payload(await client.call_tool("craftscript_run", {
+                    "script": "goto(3, 64, 3);"}))
+                out["trace"] = payload(await client.call_tool("craftscript_trace", {"job_id": placed["run_id"]}))
                 out["nav"] = payload(await client.call_tool("nav", {"action": "start",
                                                                     "target": {"x": 3, "y": 64, "z": 0}}))
                 out["nav_done"] = payload(await client.call_tool("get_run", {"run_id": out["nav"]["nav_id"]}))
@@ -116,6 +119,8 @@ def test_craftscript_functions_nav_and_plans_in_process(tmp_path: Path) -> None:
     assert out["dup"].is_error
     assert out["run"]["outcome"]["status"] == "success"
     assert [e["text"] for e in out["logs"]["logs"] if e["kind"] == "log"] == ["hello from a function"]
+    assert out["trace"]["block_changes"] == []
+    assert out["trace"]["movement"] and out["trace"]["movement"][0]["to"] == [3, 64, 3]
     assert out["nav"]["state"] == "planning"
     assert out["nav_done"]["job"]["kind"] == "capability" and out["nav_done"]["job"]["label"].startswith("move_to")
     assert out["plan"].is_error and "no planner could plan" in payload(out["plan"])["problems"][0]["message"]
