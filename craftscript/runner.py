@@ -82,11 +82,12 @@ class ScriptExecutor(Executor):
         limits: Limits | None = None,
         seed: int | None = None,
         scenario: str | None = None,
+        run_id: str | None = None,
     ) -> tuple[RunOutcome, ScriptOutcome | None]:
         wall_start = time.perf_counter()
         plan_digest = digest({"craftscript": source})
         run_id = self.journal.begin_run(
-            tree_name=f"craftscript:{name}", tree_source=source, executor_plan_digest=plan_digest,
+            run_id=run_id, tree_name=f"craftscript:{name}", tree_source=source, executor_plan_digest=plan_digest,
             plan_id=plan_digest[7:23], body=self.body_kind, seed=seed, scenario=scenario, shadow=self.config.shadow,
             certifiable=not self.config.shadow,
         )

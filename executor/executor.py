@@ -83,7 +83,7 @@ TickCallback = Callable[["Executor", RunState, py_trees.behaviour.Behaviour], No
 
 class RunOutcome(BaseModel):
     run_id: str
-    status: str  # success | failure | blocked | escalated | hung | budget_exhausted | preempted
+    status: str  # success | failure | blocked | escalated | hung | budget_exhausted | preempted | cancelled
     tree: str
     ticks: int = 0
     sim_ms: int = 0
@@ -151,8 +151,15 @@ class Executor:
         self._live: tuple[py_trees.behaviour.Behaviour | None, CapabilityContext] | None = None
         self._deferred_noted: Signal | None = None
         self._stop_reason: str | None = None
+        #: set from another thread by :meth:`cancel`; the loop reads it once per tick (a plain attribute
+        #: write is atomic under the GIL, so no lock is needed)
+        self._cancel_reason: str | None = None
         self._epoch_ms = time.time() * 1000
         self._epoch_tick = body.now_ticks()
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Ask the running tree to stop at the end of the current tick; the run closes as ``cancelled``."""
+        self._cancel_reason = reason
 
     def request_stop(self, reason: str) -> None:
         """Ask the running tree to stop at the next safe point (an urgent need preempting a routine task).
@@ -442,6 +449,10 @@ class Executor:
             run.journal.group_commit()
             if self.on_tick is not None:
                 self.on_tick(self, run, root)
+            if self._cancel_reason is not None:
+                root.stop(Status.INVALID)  # terminates in-flight leaves, which cancel their body actions
+                run.decide("cancelled", detail={"reason": self._cancel_reason})
+                return "cancelled"
             if fast is None and root.status in (Status.SUCCESS, Status.FAILURE):
                 return "success" if root.status == Status.SUCCESS else (
                     "escalated" if run.escalations else "failure")
@@ -525,6 +536,7 @@ class Executor:
             outcome.report_path = str(self.recorder.out_dir / f"{run.run_id}.json")
         run.journal.end_run(run.run_id, status=status, sim_ticks=ticks, wall_ms=outcome.wall_ms, summary=summary)
         self.run_state = None
+        self._cancel_reason = None
         if missing is not None:
             raise missing  # the CLI names the file and the cause (exit 1); the journal says what is missing
         return outcome

@@ -29,6 +29,7 @@ from craftbt.cli import (
     prove_cmds,
     run_cmds,
     script_cmds,
+    serve_cmds,
     server_cmds,
     trees_cmds,
 )
@@ -48,7 +49,7 @@ app = typer.Typer(
 )
 
 COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds, script_cmds, eval_cmds, prove_cmds,
-                  doctor_cmds, live_cmds)
+                  doctor_cmds, live_cmds, serve_cmds)
 
 
 

@@ -1,0 +1,87 @@
+"""``craftbt serve`` (HTTP, WebSocket, /mcp, the viewer) and ``craftbt mcp`` (the MCP server over stdio).
+
+Both hold one long-lived bot (a body, the registry, an executor and its journal). ``serve`` binds
+127.0.0.1 by default, prints a token (or takes ``--token`` / ``CRAFTBT_SERVE_TOKEN``) and refuses a
+non-loopback address without one. SIGTERM or Ctrl-C stops it cleanly (an active run is cancelled and
+its journal row closed; uvicorn then re-raises the signal, so the exit status is the signal's); 1 when it
+cannot start.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import typer
+
+from craftbt.serve.security import DEFAULT_MAX_BODY, SecurityError
+
+_BODY = typer.Option("sim", "--body", help="sim | mineflayer")
+_SCENARIO = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world")
+_SEED = typer.Option(0, "--seed", help="World seed")
+_MC_HOST = typer.Option("127.0.0.1", "--mc-host", help="Minecraft server (with --body mineflayer)")
+_MC_PORT = typer.Option(25565, "--mc-port", help="Minecraft server port (with --body mineflayer)")
+_USERNAME = typer.Option("craftbt", "--username", help="Bot name on the server (offline auth)")
+_PROFILE = typer.Option("survival", "--profile", help="Permission profile")
+_GEOFENCE = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)")
+_MAX_TICKS = typer.Option(20 * 60 * 20, "--max-ticks", min=1, help="Default game-tick budget of a run")
+_HOME = typer.Option(None, "--home", help="Journal folder (default: $CRAFTBT_HOME or .craftbt)")
+
+
+def serve_cmd(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (non-loopback needs --token)"),
+    port: int = typer.Option(8765, "--port", min=1, max=65535),
+    token: str | None = typer.Option(None, "--token", help="Bearer token for mutating calls (default: generated; "
+                                     "or $CRAFTBT_SERVE_TOKEN)"),
+    body: str = _BODY,
+    scenario: Path | None = _SCENARIO,
+    seed: int = _SEED,
+    mc_host: str = _MC_HOST,
+    mc_port: int = _MC_PORT,
+    username: str = _USERNAME,
+    profile: str = _PROFILE,
+    geofence: str | None = _GEOFENCE,
+    max_ticks: int = _MAX_TICKS,
+    pace_ms: float | None = typer.Option(None, "--pace-ms", min=0,
+                                         help="Wall ms per game tick (default: 50 on sim, Minecraft's pace; 0: "
+                                              "full speed)"),
+    max_body: int = typer.Option(DEFAULT_MAX_BODY, "--max-body", min=1024, help="Request-body cap in bytes"),
+    home: Path | None = _HOME,
+) -> None:
+    """Serve one bot over HTTP and WebSocket, with an MCP endpoint at /mcp and a live viewer at /viewer."""
+    from craftbt.serve.launch import BotOptions, serve  # FastAPI, uvicorn and mcp load only for this command
+
+    opts = BotOptions(body=body, scenario=scenario, seed=seed, mc_host=mc_host, mc_port=mc_port, username=username,
+                      profile=profile, geofence=geofence, max_ticks=max_ticks, pace_ms=pace_ms, home=home)
+    try:
+        serve(opts, host=host, port=port, token=token or os.environ.get("CRAFTBT_SERVE_TOKEN") or None,
+              max_body=max_body)
+    except SecurityError as err:
+        print(f"craftbt serve: {err}", file=sys.stderr)
+        raise typer.Exit(1) from None
+
+
+def mcp_cmd(
+    body: str = _BODY,
+    scenario: Path | None = _SCENARIO,
+    seed: int = _SEED,
+    mc_host: str = _MC_HOST,
+    mc_port: int = _MC_PORT,
+    username: str = _USERNAME,
+    profile: str = _PROFILE,
+    geofence: str | None = _GEOFENCE,
+    max_ticks: int = _MAX_TICKS,
+    home: Path | None = _HOME,
+) -> None:
+    """Serve one bot as an MCP server over stdio (for MCP clients that start their servers)."""
+    from craftbt.serve.launch import BotOptions, mcp_stdio
+
+    opts = BotOptions(body=body, scenario=scenario, seed=seed, mc_host=mc_host, mc_port=mc_port, username=username,
+                      profile=profile, geofence=geofence, max_ticks=max_ticks, home=home)
+    mcp_stdio(opts)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve_cmd)
+    app.command("mcp")(mcp_cmd)

@@ -1,0 +1,351 @@
+"""The FastAPI application: seed 003's endpoints, the journal and registry, the WebSocket, the viewer, /mcp.
+
+Reads are open; every mutating call (execute, cancel, signals, viewer control, and all of /mcp)
+needs ``Authorization: Bearer TOKEN``. Host headers are checked (a DNS-rebinding page cannot
+reach a loopback service), a WebSocket from a page of another origin is refused, and request
+bodies are capped by :class:`~craftbt.serve.security.BodyLimit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator
+from importlib import resources
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import BaseModel, Field, ValidationError
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from craftbt._version import __version__
+from craftbt.executor.sla import build_report, render_html
+from craftbt.serve.bot import Bot, BusyError, CompileError, ExecuteRequest
+from craftbt.serve.compile import compile_tree
+from craftbt.serve.events import EventType
+from craftbt.serve.mcp_server import McpTools, build_server
+from craftbt.serve.security import DEFAULT_MAX_BODY, BodyLimit, is_loopback, token_matches
+from craftbt.trees.schema import tree_schema
+
+#: a WebSocket waits this long for an event before checking whether the server is stopping (s)
+WS_POLL_S = 0.5
+
+
+class SignalRequest(BaseModel):
+    text: str = Field(min_length=1, max_length=2000, description="A suggestion, e.g. 'get some iron'")
+    source: str = Field(default="user", pattern="^(user|system)$")
+    execute: bool = Field(default=False, description="When accepted and the bot is idle, plan and run the goal now")
+
+
+class ValidateRequest(BaseModel):
+    tree: str = Field(description="A tree in YAML or JSON text")
+
+
+class ControlRequest(BaseModel):
+    action: str = Field(pattern="^(pause|resume|step|pace)$")
+    steps: int = Field(default=1, ge=1, le=100_000)
+    pace_ms: float = Field(default=0.0, ge=0, le=10_000)
+
+
+def allowed_hosts(host: str) -> list[str]:
+    """Host headers to accept: a loopback bind accepts only loopback names (DNS-rebinding guard)."""
+    if not is_loopback(host):
+        return ["*"]
+    return sorted({"127.0.0.1", "localhost", "[::1]", "::1", host})
+
+
+def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int = DEFAULT_MAX_BODY,
+               extra_hosts: list[str] | None = None) -> FastAPI:
+    """The service around ``bot`` (started and stopped with the app's lifespan)."""
+    tools = McpTools(bot)
+    mcp_server = build_server(tools)
+    hosts = allowed_hosts(host) + list(extra_hosts or [])
+    security = None if "*" in hosts else TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{h}:*" for h in hosts] + hosts,
+        allowed_origins=[f"http://{h}:*" for h in hosts])
+    sessions = StreamableHTTPSessionManager(app=mcp_server, security_settings=security, max_request_body_size=max_body)
+    state: dict[str, Any] = {"stopping": False}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if not bot.alive:
+            await asyncio.to_thread(bot.start)
+        async with sessions.run():
+            yield
+        state["stopping"] = True
+        await asyncio.to_thread(bot.stop)
+
+    app = FastAPI(title="craftbt serve", version=__version__, lifespan=lifespan,
+                  description="A Minecraft bot as a service: behaviour trees, goals and CraftScript through one "
+                              "capability registry. Mutating calls need `Authorization: Bearer TOKEN`.")
+    app.state.bot = bot
+    app.state.tools = tools
+    app.state.flags = state
+
+    def require_token(request: Request) -> None:
+        if not token_matches(request.headers.get("authorization"), token):
+            raise HTTPException(401, detail={"error": "unauthorized",
+                                             "detail": "send Authorization: Bearer TOKEN (printed by craftbt serve)"},
+                                headers={"WWW-Authenticate": "Bearer"})
+
+    auth = [Depends(require_token)]
+
+    # -- seed 003 ---------------------------------------------------------------------------------
+    @app.get("/api/bot/status", tags=["bot"])
+    async def bot_status() -> dict[str, Any]:
+        """Position, health, food, inventory and the active run (a snapshot the bot keeps fresh)."""
+        return bot.status()
+
+    @app.get("/api/cognitive/health", tags=["bot"])
+    async def health() -> dict[str, Any]:
+        return {"ok": bot.alive and "error" not in bot.snapshot, "worker_alive": bot.alive,
+                "body": bot.body_kind, "body_error": bot.snapshot.get("error"),
+                "capabilities": len(bot.registry.latest()), "events_seq": bot.hub.last_seq,
+                "uptime_s": round(time.time() - bot.started_at, 3), "version": __version__}
+
+    execute_body = {"requestBody": {"required": True, "content": {
+        "application/json": {"schema": ExecuteRequest.model_json_schema()},
+        "application/yaml": {"schema": {"type": "string", "description": "A tree file's text, as-is"}}}}}
+
+    @app.post("/api/cognitive/execute", status_code=202, tags=["runs"], dependencies=auth,
+              openapi_extra=execute_body)
+    async def execute(request: Request) -> dict[str, Any]:
+        """Start a tree, a goal or a CraftScript text in the background; returns the run id.
+
+        JSON takes ``{"tree": TEXT}``, ``{"goal": "obtain iron_pickaxe"}`` or ``{"script": TEXT}``; a
+        YAML (or text/plain) body is a tree file as-is: ``curl --data-binary @tree.yaml``.
+        """
+        raw = await request.body()
+        kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+        try:
+            if kind in ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "text/plain"):
+                body = ExecuteRequest(tree=raw.decode("utf-8"))
+            else:
+                body = ExecuteRequest.model_validate_json(raw)
+        except (ValidationError, UnicodeDecodeError) as err:
+            detail = json.loads(err.json(include_url=False)) if isinstance(err, ValidationError) else str(err)
+            raise HTTPException(422, detail={"error": "bad_request", "detail": detail}) from None
+        try:
+            job = await asyncio.to_thread(bot.submit, body)
+        except CompileError as err:
+            raise HTTPException(422, detail={"error": "invalid", "problems": err.problems}) from None
+        except BusyError as err:
+            raise HTTPException(409, detail={"error": "busy", "active": err.active}) from None
+        return {"run_id": job.id, "kind": job.kind.value, "state": job.state.value,
+                "links": {"run": f"/api/runs/{job.id}", "cancel": f"/api/runs/{job.id}/cancel", "events": "/ws"}}
+
+    @app.post("/api/cognitive/signals", tags=["bot"], dependencies=auth)
+    async def signals(request: SignalRequest) -> dict[str, Any]:
+        """Feed the intrusive-thought filter; accepted or rejected, with the reason."""
+        decision = bot.signal(request.text, request.source)
+        out: dict[str, Any] = {"accepted": decision.accepted, "reason": decision.reason,
+                               "intent": decision.intent.model_dump(mode="json") if decision.intent else None}
+        if decision.accepted and request.execute and decision.intent is not None:
+            try:
+                job = await asyncio.to_thread(bot.submit, ExecuteRequest(goal=str(decision.intent.goal)))
+                out["run_id"] = job.id
+            except (BusyError, CompileError) as err:
+                out["run_id"] = None
+                out["not_started"] = str(err)
+        return out
+
+    @app.get("/api/cognitive/signals", tags=["bot"])
+    async def signal_log(limit: int = Query(50, ge=1, le=500)) -> dict[str, Any]:
+        """Recent verdicts, and the accepted suggestions waiting for a consumer (the autonomy loop)."""
+        return {"decisions": [d.model_dump(mode="json") for d in bot.thoughts.log[-limit:]],
+                "pending": [d.model_dump(mode="json") for d in bot.suggestions]}
+
+    @app.get("/api/viewer/control", tags=["viewer"])
+    async def viewer_state() -> dict[str, Any]:
+        return bot.control.as_dict()
+
+    @app.post("/api/viewer/control", tags=["viewer"], dependencies=auth)
+    async def viewer_control(request: ControlRequest) -> dict[str, Any]:
+        """Debugging controls: pause and resume the running tree, single-step N ticks, set the pace."""
+        control = bot.control
+        if request.action == "pause":
+            control.paused = True
+        elif request.action == "resume":
+            control.paused, control.steps = False, 0
+        elif request.action == "step":
+            control.paused, control.steps = True, control.steps + request.steps
+        else:
+            control.pace_ms = request.pace_ms
+        return control.as_dict()
+
+    # -- runs and the journal -------------------------------------------------------------------
+    @app.get("/api/runs", tags=["runs"])
+    def runs(limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
+        journal = bot.journal()
+        try:
+            rows = journal.list_runs(limit)
+        finally:
+            journal.close()
+        active = bot.active
+        return {"active": active.summary() if active else None, "runs": rows}
+
+    @app.get("/api/runs/{run_id}", tags=["runs"])
+    def run_detail(run_id: str) -> dict[str, Any]:
+        """One run: the service's view (state, outcome) and the journal's (steps, verdicts, decisions)."""
+        job = bot.jobs.get(run_id)
+        journal = bot.journal()
+        try:
+            detail: dict[str, Any] | None = journal.run_detail(run_id)
+        except KeyError:
+            detail = None
+        finally:
+            journal.close()
+        if detail is None and job is None:
+            raise HTTPException(404, detail={"error": "unknown_run", "run_id": run_id})
+        return {"run_id": run_id, "job": job.summary() if job else None,
+                "outcome": job.result if job else None, "journal": detail}
+
+    @app.post("/api/runs/{run_id}/cancel", status_code=202, tags=["runs"], dependencies=auth)
+    async def cancel(run_id: str) -> dict[str, Any]:
+        if not bot.cancel(run_id):
+            active = bot.active
+            raise HTTPException(409, detail={"error": "not_active", "run_id": run_id,
+                                             "active": active.id if active else None})
+        return {"run_id": run_id, "cancelling": True}
+
+    @app.get("/api/sla", tags=["journal"])
+    def sla(since: float | None = None, capability: str | None = None) -> dict[str, Any]:
+        journal = bot.journal()
+        try:
+            return build_report(journal, since=since, capability=capability)
+        finally:
+            journal.close()
+
+    @app.get("/api/sla.html", response_class=HTMLResponse, tags=["journal"])
+    def sla_html() -> str:
+        """The SLA report's charts (the same page as ``craftbt sla --html``)."""
+        journal = bot.journal()
+        try:
+            return render_html(build_report(journal))
+        finally:
+            journal.close()
+
+    # -- the registry -----------------------------------------------------------------------------
+    @app.get("/api/capabilities", tags=["registry"])
+    async def capabilities() -> dict[str, Any]:
+        return bot.registry.manifest()
+
+    @app.get("/api/schema", tags=["registry"])
+    def schema() -> dict[str, Any]:
+        """The JSON Schema of a tree for this registry."""
+        return tree_schema(bot.registry)
+
+    @app.post("/api/trees/validate", tags=["registry"])
+    def validate(request: ValidateRequest) -> dict[str, Any]:
+        checked = compile_tree(request.tree, bot.registry)
+        return {"ok": checked.ok, "tree": checked.definition.tree if checked.definition else None,
+                "problems": [p.to_dict() for p in checked.problems]}
+
+    # -- events -----------------------------------------------------------------------------------
+    @app.websocket("/ws")
+    async def events(websocket: WebSocket, since: int | None = None) -> None:
+        """Seed 003's events plus per-tick tree status; ``?since=SEQ`` replays what a client missed."""
+        if not _same_origin(websocket):
+            await websocket.close(code=1008, reason="cross-origin WebSocket refused")
+            return
+        await websocket.accept()
+        sub, backlog = bot.hub.subscribe(since)
+        last = since or 0
+
+        async def until_closed() -> None:
+            # the client sends nothing; a disconnect (theirs, or uvicorn's at shutdown) ends the stream
+            while (await websocket.receive())["type"] != "websocket.disconnect":
+                pass
+
+        closed = asyncio.create_task(until_closed())
+        try:
+            await websocket.send_json({"seq": bot.hub.last_seq, "type": "hello", "ts": time.time(),
+                                       "data": {"status": bot.status(), "view": bot.view_state()}})
+            for event in backlog:
+                await websocket.send_json(event)
+                last = event["seq"]
+            while not closed.done() and not state["stopping"]:
+                try:
+                    event = await asyncio.wait_for(sub.queue.get(), WS_POLL_S)
+                except TimeoutError:
+                    continue
+                if event["type"] == EventType.LAGGED.value:
+                    sub.lagged_from = None
+                    await websocket.send_json(event)
+                    for missed in bot.hub.since(last):
+                        await websocket.send_json(missed)
+                        last = missed["seq"]
+                    continue
+                if event["seq"] <= last:
+                    continue
+                await websocket.send_json(event)
+                last = event["seq"]
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            closed.cancel()
+            bot.hub.unsubscribe(sub)
+
+    # -- the viewer -----------------------------------------------------------------------------
+    @app.get("/", include_in_schema=False)
+    async def root() -> RedirectResponse:
+        return RedirectResponse("/viewer")
+
+    @app.get("/viewer", response_class=HTMLResponse, tags=["viewer"])
+    async def viewer() -> HTMLResponse:
+        page = resources.files("craftbt.serve").joinpath("viewer.html").read_text(encoding="utf-8")
+        return HTMLResponse(page, headers={
+            # the page builds its DOM with textContent; the policy is the second line of defence
+            "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline'; "
+                                       "style-src 'self' 'unsafe-inline'; connect-src 'self' ws: wss:; "
+                                       "img-src 'self' data:; frame-src 'self'; object-src 'none'; base-uri 'none'",
+            "X-Content-Type-Options": "nosniff"})
+
+    # -- MCP over streamable HTTP -----------------------------------------------------------------
+    mcp_asgi = _TokenGate(sessions.handle_request, token)
+    app.router.routes.append(Route("/mcp", endpoint=mcp_asgi, methods=["GET", "POST", "DELETE"]))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        body = exc.detail if isinstance(exc.detail, dict) else {"error": str(exc.detail)}
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
+    app.add_middleware(BodyLimit, limit=max_body)
+    return app
+
+
+def _same_origin(websocket: WebSocket) -> bool:
+    """A browser always sends Origin; other clients need not. A page of another site must not listen in."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc == websocket.headers.get("host")
+
+
+class _TokenGate:
+    """An ASGI wrapper: /mcp answers 401 without the bearer token (every MCP call may act)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers") or []}
+        if not token_matches(headers.get("authorization"), self.token):
+            body = b'{"error":"unauthorized"}'
+            await send({"type": "http.response.start", "status": 401, "headers": [
+                (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+

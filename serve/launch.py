@@ -1,0 +1,120 @@
+"""Start the service: make the body and the bot, resolve the token, run uvicorn until SIGTERM or Ctrl-C.
+
+uvicorn turns SIGTERM and SIGINT into a graceful shutdown: it stops accepting, closes the
+WebSockets, then runs the app's lifespan exit, which cancels an active run (its journal row
+closes as ``cancelled``) and stops the bot's thread.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from craftbt.capabilities.default import default_registry
+from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.home import default_home
+from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
+from craftbt.serve.app import create_app
+from craftbt.serve.bot import Bot
+from craftbt.serve.security import DEFAULT_MAX_BODY, resolve_token
+from craftbt.world.body import Body
+
+#: Minecraft's own pace; the embedded world otherwise runs a tree in milliseconds, too fast to watch
+GAME_PACE_MS = 50.0
+
+
+@dataclass
+class BotOptions:
+    body: str = "sim"
+    scenario: Path | None = None
+    seed: int = 0
+    mc_host: str = "127.0.0.1"
+    mc_port: int = 25565
+    username: str = "craftbt"
+    mc_version: str = "1.21.4"
+    profile: str = "survival"
+    geofence: str | None = None
+    max_ticks: int = 20 * 60 * 20
+    pace_ms: float | None = None
+    home: Path | None = None
+
+
+def make_body(opts: BotOptions) -> tuple[Body, Bounds | None]:
+    if opts.body == "sim":
+        from craftbt.world.scenarios.loader import load_scenario, starter_world
+
+        sim: Any = load_scenario(opts.scenario, opts.seed) if opts.scenario is not None else starter_world(opts.seed)
+        return sim, scenario_fence(sim)
+    if opts.body == "mineflayer":
+        from craftbt.world.mineflayer.body import MineflayerBody
+
+        # no fence by default on a real server: world-changing leaves stay refused until --geofence
+        real: Body = MineflayerBody.connect(host=opts.mc_host, port=opts.mc_port, username=opts.username,
+                                            version=opts.mc_version)
+        return real, None
+    raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--body {opts.body!r} is not one of sim, mineflayer")
+
+
+def make_bot(opts: BotOptions) -> Bot:
+    body, fence = make_body(opts)
+    if opts.geofence is not None:
+        try:
+            fence = Bounds.parse(opts.geofence)
+        except ValueError as exc:
+            raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--geofence: {exc}") from None
+    try:
+        config = ExecutorConfig(geofence=fence, profile=opts.profile, max_ticks=opts.max_ticks)
+    except ValueError as exc:
+        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, str(exc)) from None
+    pace = opts.pace_ms if opts.pace_ms is not None else (GAME_PACE_MS if opts.body == "sim" else 0.0)
+    return Bot(body, registry=default_registry(), home=opts.home or default_home(), config=config,
+               body_kind=opts.body, scenario=str(opts.scenario) if opts.scenario else None, seed=opts.seed,
+               pace_ms=pace)
+
+
+def serve(opts: BotOptions, *, host: str, port: int, token: str | None, max_body: int = DEFAULT_MAX_BODY) -> None:
+    """Run until a signal; prints where to point a browser, curl and an MCP client."""
+    secret, generated = resolve_token(host, token)
+    bot = make_bot(opts)
+    app = create_app(bot, token=secret, host=host, max_body=max_body)
+    shown = f"[{host}]" if ":" in host else host
+    base = f"http://{shown}:{port}"
+    print(f"craftbt serve: {opts.body} body, journal {bot.home / 'journal.sqlite'}", flush=True)
+    print(f"  viewer  {base}/viewer#token={secret}", flush=True)
+    print(f"  API     {base}/docs   MCP {base}/mcp", flush=True)
+    print(f"  token   {secret}" + ("   (generated; pass --token to choose one)" if generated else ""), flush=True)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5,
+                            ws_max_size=max_body, lifespan="on")
+    server = uvicorn.Server(config)
+    server.run()
+    if not server.started:
+        print(f"craftbt serve: could not listen on {host}:{port}", file=sys.stderr)
+        raise SystemExit(1)
+    print("craftbt serve: stopped", flush=True)
+
+
+def mcp_stdio(opts: BotOptions) -> None:
+    """``craftbt mcp``: the MCP server on stdin/stdout (stdout carries only protocol messages)."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from craftbt.serve.mcp_server import McpTools, build_server
+
+    if opts.pace_ms is None:
+        opts.pace_ms = 0.0  # nobody watches a stdio server's tree tick
+    bot = make_bot(opts)
+    server = build_server(McpTools(bot))
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    bot.start()
+    try:
+        anyio.run(main)
+    finally:
+        bot.stop()

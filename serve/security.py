@@ -1,0 +1,108 @@
+"""Safe by default: the bearer token, the loopback rule and the request-body limit.
+
+Every mutating call needs ``Authorization: Bearer TOKEN`` (compared in constant time). A token is
+generated when none is given; a bind address that is not loopback refuses to start without an
+explicit one, so a service reachable from the network never runs with a token nobody chose.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+#: default request-body cap: a tree or script is a few kB; this leaves room and stops abuse
+DEFAULT_MAX_BODY = 1 << 20
+
+
+class SecurityError(Exception):
+    """The service must not start this way."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def resolve_token(host: str, token: str | None) -> tuple[str, bool]:
+    """The token to require and whether it was generated; refuses a non-loopback bind without one."""
+    if token is not None:
+        if len(token) < 16:
+            raise SecurityError("--token must be at least 16 characters")
+        return token, False
+    if not is_loopback(host):
+        raise SecurityError(f"binding {host} (not loopback) needs --token (or CRAFTBT_SERVE_TOKEN): "
+                            "anyone who can reach the port could drive the bot")
+    return secrets.token_urlsafe(24), True
+
+
+def token_matches(header: str | None, token: str) -> bool:
+    if not header:
+        return False
+    scheme, _, value = header.partition(" ")
+    return scheme.lower() == "bearer" and secrets.compare_digest(value.strip().encode(), token.encode())
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes gets 413 before the app reads it.
+
+    A declared ``Content-Length`` is checked first; a body without one (chunked) is read here, up
+    to the limit, and handed to the app whole.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int = DEFAULT_MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        if declared is not None:
+            if not declared.isdigit() or int(declared) > self.limit:
+                await _too_large(send, self.limit)
+                return
+            await self.app(scope, receive, send)
+            return
+        if scope.get("method") not in ("POST", "PUT", "PATCH"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await _too_large(send, self.limit)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    body = b'{"error":"body_too_large","limit_bytes":%d}' % limit
+    headers: list[Any] = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 413, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
