@@ -79,3 +79,13 @@ def test_template_whose_entrance_cannot_be_kept_clear_is_refused() -> None:
     with pytest.raises(CraftbtError) as info:
         parse_template(text, "t.yaml", known_blocks=frozenset({"dirt", "stone"}))
     assert "entrance of 'shell' cannot be kept clear" in str(info.value) and "'porch'" in str(info.value)
+
+
+def test_a_template_written_by_someone_else_builds(tmp_path: Path) -> None:
+    """Held out: the reviewer's watch post, not one the protocol's author wrote or tuned against."""
+    template = str(Path(__file__).resolve().parent / "structures" / "watchpost.yaml")
+    runner, body, store = make_runner(tmp_path, template, facing="S")
+    meta = runner.run()
+    assert meta.status.value == "complete", meta.blocked_reason
+    assert world_matches(runner, body)
+    assert all(n == 1 for n in store.placement_counts(runner.build_id).values())
