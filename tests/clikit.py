@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -57,5 +58,10 @@ def cli(args: list[str], env: dict[str, str] | None = None) -> Done:
     finally:
         if plugins_changed:
             default_module._default = saved_registry
-    return Done(code, out.buffer.getvalue().decode("utf-8", "replace"),  # type: ignore[attr-defined]
-                err.buffer.getvalue().decode("utf-8", "replace"))  # type: ignore[attr-defined]
+    return Done(code, _plain(out.buffer.getvalue().decode("utf-8", "replace")),  # type: ignore[attr-defined]
+                _plain(err.buffer.getvalue().decode("utf-8", "replace")))  # type: ignore[attr-defined]
+
+
+def _plain(text: str) -> str:
+    """Without ANSI styling: the tests read what a message says, whatever colour a console chose."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)

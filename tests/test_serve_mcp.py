@@ -108,7 +108,7 @@ def test_craftscript_functions_nav_and_plans_in_process(tmp_path: Path) -> None:
                 out["nav"] = payload(await client.call_tool("nav", {"action": "start",
                                                                     "target": {"x": 3, "y": 64, "z": 0}}))
                 out["nav_done"] = payload(await client.call_tool("get_run", {"run_id": out["nav"]["nav_id"]}))
-                out["plan"] = await client.call_tool("plan_goal", {"goal": "obtain stick"})  # nothing to make it of
+                out["plan"] = await client.call_tool("plan_goal", {"goal": "obtain quartz"})  # the Nether: out of reach
                 out["unknown"] = await client.call_tool("no_such_tool", {})
             return out
         out = anyio.run(main)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from craftbt.trees.btcpp import (
     DECORATOR_TAGS,
     FORMAT,
     INIT_NAME,
+    JSON_PREFIX,
     LEAF_META,
     PARAM_PORTS,
     RESERVED,
@@ -152,7 +154,10 @@ def _with_initial_values(root: ET.Element, initial: dict[str, Any]) -> ET.Elemen
     wrapper = ET.Element("Sequence", {"name": INIT_NAME})
     for key, value in initial.items():
         _plain_attr(key, "blackboard key", "blackboard")
-        ET.SubElement(wrapper, "SetBlackboard", {"output_key": key, "value": encode_value(value)})
+        encoded = encode_value(value)
+        if encoded.startswith("{"):  # BT.CPP would read "{..." as a copy from another key: keep it a literal
+            encoded = JSON_PREFIX + json.dumps(value)
+        ET.SubElement(wrapper, "SetBlackboard", {"output_key": key, "value": encoded})
     wrapper.append(root)
     return wrapper
 

@@ -86,8 +86,16 @@ class _Bridge:
             raise BodyError(BodyErrorCode.UNSUPPORTED, setup_hint(missing or list(BODY_PACKAGES)))
         # The bridge's Node inherits the environment at import time.
         os.environ.setdefault("NODE_PATH", str(node_modules))
+        # JSPyBridge sets FORCE_COLOR in *our* environment for its Node child; put ours back, or every
+        # later rich/typer console in this process (the CLI's own errors, the service) turns on ANSI colour
+        force_color = os.environ.get("FORCE_COLOR")
         import javascript
         from javascript import config
+
+        if force_color is None:
+            os.environ.pop("FORCE_COLOR", None)
+        else:
+            os.environ["FORCE_COLOR"] = force_color
 
         # The root object's `_require` is Node's own require. javascript.require()
         # falls back to `npm install` whenever a load fails, which must never happen here.
