@@ -14,7 +14,6 @@ from craftbt.core.errors import CraftbtError
 from craftbt.executor.build_state.store import BuildStore
 from craftbt.planners.building.decompose import StepKind, leaf_for
 from craftbt.planners.building.planner import BuildingPlanner
-from craftbt.router.build.runner import BuildRunner, atomic_sim_persist
 from craftbt.router.build.subtasks import SolverAcquirer
 from craftbt.trees.model import LeafNode, SequenceNode
 from craftbt.trees.structure_template import load_template, parse_template
@@ -22,36 +21,7 @@ from craftbt.trees.structure_witness import ModuleState, classify, scan
 from craftbt.world.body import BlockPos
 from craftbt.world.sim.body import SimBody
 from craftbt.world.sim.snapshot import load_file
-
-AT = BlockPos(3, 64, 3)
-
-
-def runner_for(
-    tmp: Path, template: str = "hut", *, body: Any = None, give: bool = True, facing: str = "N", acquirer: Any = None
-) -> tuple[BuildRunner, Any, BuildStore]:
-    tpl = load_template(template)
-    if body is None:
-        body = SimBody(seed=1)
-        if give:
-            for item, n in tpl.materials().items():
-                body.give(item, n)
-    store = BuildStore(tmp / "build.sqlite")
-    runner = BuildRunner(
-        store,
-        body,
-        tpl,
-        AT,
-        facing,
-        persist=atomic_sim_persist(body, tmp / "world.snap"),
-        home=tmp / "executor",
-        acquirer=acquirer,
-    )
-    return runner, body, store
-
-
-def world_matches(runner: BuildRunner, body: Any) -> bool:
-    read = lambda p: body.block_at(p).name  # noqa: E731
-    return all(scan(w, read).complete for w in runner.witnesses.values())
+from tests.buildkit import AT, make_runner, world_matches
 
 
 # -- templates and planner ----------------------------------------------------------------------------
@@ -146,7 +116,7 @@ def test_workstation_mapping_boundary() -> None:
 
 # -- stage 1: checkpoints -------------------------------------------------------------------------------
 def test_three_module_build_emits_three_persisted_checkpoints(tmp_path: Path) -> None:
-    runner, body, store = runner_for(tmp_path, "shelter", facing="E")
+    runner, body, store = make_runner(tmp_path, "shelter", facing="E")
     meta = runner.run()
     assert meta.status.value == "complete" and world_matches(runner, body)
     events = store.events(runner.build_id, "build_checkpoint")
@@ -170,7 +140,7 @@ def test_three_module_build_emits_three_persisted_checkpoints(tmp_path: Path) ->
 
 # -- stage 2: resume ----------------------------------------------------------------------------------------
 def test_resume_reconciles_in_flight_and_completes_only_the_remaining_blocks(tmp_path: Path) -> None:
-    runner, body, store = runner_for(tmp_path)
+    runner, body, store = make_runner(tmp_path)
     runner.run(stop_after_modules=1)  # utility done, cursor 1
     shell = runner.witnesses["shell"]
     placements = shell.absolute_placements()
@@ -183,7 +153,7 @@ def test_resume_reconciles_in_flight_and_completes_only_the_remaining_blocks(tmp
     store.begin_action(runner.build_id, "shell", "place", tuple(realized[0]), realized[1])  # type: ignore[arg-type]
     store.begin_action(runner.build_id, "shell", "place", tuple(lost[0]), lost[1])  # type: ignore[arg-type]
     store.close()
-    again, body2, store2 = runner_for(tmp_path, body=body)
+    again, body2, store2 = make_runner(tmp_path, body=body)
     meta = again.run()
     resume = store2.events(again.build_id, "build_resume")[-1]
     assert resume["reconciled_done"] == 1 and resume["reconciled_lost"] == 1
@@ -199,10 +169,10 @@ def test_resume_reconciles_in_flight_and_completes_only_the_remaining_blocks(tmp
 
 
 def test_kill_between_modules_resumes_at_the_next_module(tmp_path: Path) -> None:
-    runner, _body, store = runner_for(tmp_path)
+    runner, _body, store = make_runner(tmp_path)
     runner.run(stop_after_modules=2)
     store.close()
-    again, body2, store2 = runner_for(tmp_path, body=load_file(tmp_path / "world.snap"))
+    again, body2, store2 = make_runner(tmp_path, body=load_file(tmp_path / "world.snap"))
     meta = again.run()
     resume = store2.events(again.build_id, "build_resume")[-1]
     assert resume["moduleCursor"] == 2 and resume["current"]["module_id"] == "roof"
@@ -211,12 +181,12 @@ def test_kill_between_modules_resumes_at_the_next_module(tmp_path: Path) -> None
 
 
 def test_station_registry_is_revalidated_on_resume(tmp_path: Path) -> None:
-    runner, body, _store = runner_for(tmp_path)
+    runner, body, _store = make_runner(tmp_path)
     runner.run(stop_after_modules=2)
     table = next(s for s in runner.load_or_create().station_registry if s.kind == "crafting_table")
     body.set_block(BlockPos(table.pos.x, table.pos.y, table.pos.z), "air")
     body.give("crafting_table", 1)
-    again, body2, store2 = runner_for(tmp_path, body=body)
+    again, body2, store2 = make_runner(tmp_path, body=body)
     meta = again.run()
     resume = store2.events(again.build_id, "build_resume")[-1]
     assert {
@@ -230,7 +200,7 @@ def test_station_registry_is_revalidated_on_resume(tmp_path: Path) -> None:
 
 # -- stage 3: invariants --------------------------------------------------------------------------------
 def test_doorway_blocked_during_a_later_module_is_repaired_before_the_checkpoint(tmp_path: Path) -> None:
-    runner, body, store = runner_for(tmp_path, "shelter")
+    runner, body, store = make_runner(tmp_path, "shelter")
     door = Anchor(origin=AT, facing=Facing.N).absolute(Cell(dx=2, dy=0, dz=0))
 
     def progress(kind: str, data: dict[str, Any]) -> None:
@@ -251,7 +221,7 @@ def test_doorway_blocked_during_a_later_module_is_repaired_before_the_checkpoint
 def test_creeper_blast_between_sessions_is_detected_and_repaired(tmp_path: Path) -> None:
     from craftbt.world.sim.mobs import explode
 
-    runner, body, _store = runner_for(tmp_path, "shelter")
+    runner, body, _store = make_runner(tmp_path, "shelter")
     runner.run(stop_after_modules=2)
     wall = Anchor(origin=AT, facing=Facing.N).absolute(Cell(dx=0, dy=1, dz=2))
     destroyed = explode(body.world, wall.x - 0.5, wall.y + 0.5, wall.z + 0.5, 3.0, source="creeper")
@@ -265,7 +235,7 @@ def test_creeper_blast_between_sessions_is_detected_and_repaired(tmp_path: Path)
     for b, n in lost.items():
         if n:
             body.give(b, n)
-    again, body2, store2 = runner_for(tmp_path, "shelter", body=body)
+    again, body2, store2 = make_runner(tmp_path, "shelter", body=body)
     meta = again.run()
     resume = store2.events(again.build_id, "build_resume")[-1]
     shell_scan = next(s for s in resume["completed_scans"] if s["module_id"] == "shell")
@@ -295,7 +265,7 @@ def test_deficit_spawns_a_subtask_the_parent_waits_for(tmp_path: Path) -> None:
             body.give(item, n)
     body.give("oak_log", 18)  # 72 planks' worth: the sub-task must craft them
     seen: list[tuple[str, str | None]] = []
-    runner, _, store = runner_for(tmp_path, "shelter", body=body, acquirer=SolverAcquirer())
+    runner, _, store = make_runner(tmp_path, "shelter", body=body, acquirer=SolverAcquirer())
 
     def progress(kind: str, data: dict[str, Any]) -> None:
         if kind == "subtask":
@@ -313,7 +283,7 @@ def test_deficit_spawns_a_subtask_the_parent_waits_for(tmp_path: Path) -> None:
 
 
 def test_deficit_without_a_way_to_acquire_blocks_the_parent(tmp_path: Path) -> None:
-    runner, _body, store = runner_for(tmp_path, "hut", give=False)
+    runner, _body, store = make_runner(tmp_path, "hut", give=False)
     meta = runner.run()
     assert meta.status.value == "blocked_on_subtask"
     assert store.subtasks(meta.task_id)[0]["status"] == "failed"
@@ -335,14 +305,14 @@ def test_replanned_module_counts_only_the_blocks_still_missing(tmp_path: Path) -
     """Regression (found by the crash test): a kill right after the first roof block leaves the roof
     "destroyed", so resume replans the whole module; its material check must not demand the block that
     already stands, or the parent blocks on a sub-task for one cobblestone it does not need."""
-    runner, body, store = runner_for(tmp_path)
+    runner, body, store = make_runner(tmp_path)
     runner.run(stop_after_modules=2)
     pos, block = runner.witnesses["roof"].absolute_placements()[0]
     body.set_block(pos, block)  # the first roof block, placed just before the kill...
     left = body.observe().count(block) - 1  # ...and the item it used
     body.run_command(f"/clear @s {block}")
     body.give(block, left)
-    resumed, _, _ = runner_for(tmp_path, body=body)
+    resumed, _, _ = make_runner(tmp_path, body=body)
     meta = resumed.run()
     assert meta.done and meta.blocked_reason is None
     assert store.subtasks(meta.task_id) == []
