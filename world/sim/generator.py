@@ -185,14 +185,7 @@ class NaturalGenerator:
                 for _ in range(rng.randint(1, size)):
                     if (x >> 4, z >> 4) == (cx, cz) and store.get(x, y, z) == stone:
                         store.set(x, y, z, ore)
-                    axis = rng.randrange(3)
-                    step = rng.choice((-1, 1))
-                    if axis == 0:
-                        x += step
-                    elif axis == 1:
-                        y += step
-                    else:
-                        z += step
+                    x, y, z = vein_step(rng, x, y, z)
 
     def _trees(self, store: BlockStore, cx: int, cz: int) -> None:
         x0, z0 = cx * 16, cz * 16
@@ -207,6 +200,17 @@ class NaturalGenerator:
             place_tree_leaves(store, x, y, z, height, kind, self.seed, clip=(cx, cz))
         for x, y, z, height, kind in trees:
             place_tree_trunk(store, x, y, z, height, kind, clip=(cx, cz))
+
+
+def vein_step(rng: random.Random, x: int, y: int, z: int) -> tuple[int, int, int]:
+    """One step of an ore vein's random walk along one axis (the same two draws every generator makes)."""
+    axis = rng.randrange(3)
+    step = rng.choice((-1, 1))
+    if axis == 0:
+        return x + step, y, z
+    if axis == 1:
+        return x, y + step, z
+    return x, y, z + step
 
 
 def _inside(x: int, z: int, clip: tuple[int, int] | None) -> bool:

@@ -25,7 +25,7 @@ import random
 from array import array
 from dataclasses import dataclass, field
 
-from craftbt.world.sim.generator import SEA_LEVEL, mix, place_tree_leaves, place_tree_trunk, unit
+from craftbt.world.sim.generator import SEA_LEVEL, mix, place_tree_leaves, place_tree_trunk, unit, vein_step
 from craftbt.world.sim.storage import BlockStore, make_state
 
 BOTTOM = -64
@@ -290,14 +290,7 @@ class NaturalWorldGenerator:
                             store.set(x, y, z, ore)
                         elif here == deepslate:
                             store.set(x, y, z, deep_ore)
-                    axis = rng.randrange(3)
-                    step = rng.choice((-1, 1))
-                    if axis == 0:
-                        x += step
-                    elif axis == 1:
-                        y += step
-                    else:
-                        z += step
+                    x, y, z = vein_step(rng, x, y, z)
 
     # -- plants and trees -----------------------------------------------------------------------
     def _surface_plants(self, store: BlockStore, cx: int, cz: int) -> None:
