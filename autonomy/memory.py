@@ -23,6 +23,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from craftbt.core.sqlite import open_store
 from craftbt.world.body import Position
 
 BUSY_TIMEOUT_MS = 5000
@@ -47,24 +48,19 @@ HAZARDS = ("damage", "death")
 
 
 def connect(path: Path | str) -> sqlite3.Connection:
-    """A connection with WAL and a busy timeout: the only way this package opens the database."""
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                           check_same_thread=False)
-    conn.row_factory = sqlite3.Row
+    """The memory's connection, opened like every craftbt store (busy timeout, WAL, a checked file, located
+    errors), in autocommit: each write is its own statement."""
+    conn = open_store(path, SCHEMA, check=True, isolation_level=None, check_same_thread=False)
+    # the live loop would rather skip a memory write than stall its tick for the stores' usual 30 s
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    if str(path) != ":memory:":
-        conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.row_factory = sqlite3.Row
     return conn
 
 
 class EpisodicMemory:
     def __init__(self, path: Path | str) -> None:
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.db = connect(path)
-        self.db.executescript(SCHEMA)
 
     def close(self) -> None:
         self.db.close()

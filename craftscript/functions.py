@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from craftbt.core.home import default_home
+from craftbt.core.sqlite import open_store
 from craftbt.craftscript.commands import COMMANDS
 from craftbt.craftscript.errors import ScriptError, ScriptErrorCode
 from craftbt.craftscript.parser import KEYWORDS, SELECTOR_NAME, parse
@@ -116,15 +117,10 @@ class FunctionStore:
     def __init__(self, bot: str, path: Path | str | None = None) -> None:
         self.bot = bot
         self.path = Path(path) if path is not None else default_store_path()
-        if str(self.path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(self.path), timeout=5.0)
+        # opened like every craftbt store: busy timeout, WAL, a checked file, errors that name it
+        self._conn = open_store(self.path, SCHEMA, check=True)
         self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA busy_timeout=5000")
-        self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA foreign_keys=ON")
-        self._conn.executescript(SCHEMA)
-        self._conn.commit()
 
     def close(self) -> None:
         self._conn.close()

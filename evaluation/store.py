@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from pathlib import Path
 
+from craftbt.core.sqlite import open_store
 from craftbt.evaluation.episode import EpisodeResult
 
 SCHEMA = """
@@ -26,12 +26,9 @@ class ResultStore:
     """Episodes keyed by their spec's content id; a second result for the same key replaces nothing."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._db = sqlite3.connect(str(path), timeout=30.0)
-        self._db.execute("PRAGMA busy_timeout=30000")
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(SCHEMA)
+        # opened like every craftbt store: busy timeout, WAL, a checked file, errors that name it
+        self._db = open_store(path, SCHEMA, check=True)
 
     def done_keys(self) -> set[str]:
         return {row[0] for row in self._db.execute("SELECT key FROM episodes")}
