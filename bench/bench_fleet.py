@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from craftbt.evaluation.fleet import BodyKind, FleetSpec, ItemResult, WorkItem, run_fleet
+from craftbt.executor.sla import percentile
 from craftbt.world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES, missing_packages, setup_hint
 from craftbt.world.mineflayer.server import FlyingSquid
 
@@ -28,8 +29,9 @@ GREET = str(Path(__file__).resolve().parents[1] / "trees" / "library" / "greet.y
 
 
 def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else float("nan")
+    """The SLA report's nearest-rank percentile (NaN for no samples)."""
+    found = percentile(values, 95)
+    return float("nan") if found is None else found
 
 
 def per_bot(results: list[ItemResult]) -> dict[int, list[float]]:

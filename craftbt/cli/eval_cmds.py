@@ -18,6 +18,7 @@ from craftbt.evaluation.report import html_report, summarize
 from craftbt.evaluation.runner import evaluate, expand
 from craftbt.evaluation.store import ResultStore
 from craftbt.executor.config import Bounds
+from craftbt.executor.sla import percentile
 
 #: at most this many episodes in one command: a typo in --seeds must not queue a billion
 MAX_EPISODES = 100_000
@@ -152,8 +153,7 @@ def fleet_cmd(
         per_bot.setdefault(r.bot, []).append(r)
     rows = []
     for bot, done in sorted(per_bot.items()):
-        ttfa = sorted(t for r in done for t in r.ttfa_ms)
-        p95 = ttfa[min(len(ttfa) - 1, int(0.95 * len(ttfa)))] if ttfa else None
+        p95 = percentile([t for r in done for t in r.ttfa_ms], 95)  # the SLA report's nearest rank
         rows.append({"bot": bot, "items": len(done), "successes": sum(r.status == "success" for r in done),
                      "ttfa_p95_ms": p95})
     if as_json:
