@@ -24,8 +24,7 @@ from craftbt.executor.config import ExecutorConfig, scenario_fence
 from craftbt.executor.executor import Executor
 from craftbt.router.priors import PriorsStore
 from craftbt.router.router import run_goal
-from craftbt.world.scenarios.loader import build
-from craftbt.world.scenarios.schema import GeneratorSpec, Scenario
+from craftbt.world.scenarios.loader import world_body
 from craftbt.world.sim.body import SimBody
 
 MAX_SEED = 2**63 - 1
@@ -97,9 +96,8 @@ class EpisodeResult(BaseModel):
 
 
 def world_for(spec: EpisodeSpec) -> SimBody:
-    scenario = Scenario(name=f"eval-{spec.world.value}", seed=spec.seed,
-                        generator=GeneratorSpec(type=spec.world.value))
-    return build(scenario, seed=spec.seed)
+    """The same world ``craftbt run --world`` makes for this seed (``natural`` is the vanilla-like one)."""
+    return world_body(spec.world.value, spec.seed)
 
 
 def run_episode(spec: EpisodeSpec, home: Path, *, worker: str = "local") -> EpisodeResult:

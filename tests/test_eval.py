@@ -187,3 +187,15 @@ def test_ctrl_c_then_the_same_command_finishes_without_repeating(tmp_path: Path)
     summary = json.loads(done.stdout[done.stdout.index("{"):])
     assert summary["skipped"] == kept and summary["ran"] == 8 - kept
     assert sqlite3.connect(store).execute("SELECT count(*) FROM episodes").fetchone()[0] == 8
+
+
+def test_an_episode_runs_on_the_world_craftbt_run_makes() -> None:
+    """``--world natural`` is the same generated world in ``eval`` as in ``run`` (it once was the older one)."""
+    from craftbt.evaluation.episode import WorldKind, world_for
+    from craftbt.world.scenarios.loader import world_body
+
+    for kind in WorldKind:
+        ours = world_for(EpisodeSpec(goal="obtain stick", seed=3, world=kind))
+        theirs = world_body(kind.value, 3)
+        assert type(ours.world.generator) is type(theirs.world.generator), kind
+        assert ours.observe().position == theirs.observe().position, kind
