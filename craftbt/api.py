@@ -146,7 +146,7 @@ def run_goal(
 
 def run_steps(run_id: str, *, home: str | Path | None = None) -> list[dict[str, object]]:
     """The journal's steps of one run: capability, status, error and acceptance verdict of each."""
-    journal = Journal(Path(home) / "journal.sqlite") if home is not None else Journal()
+    journal = Journal(Path(home) / "journal.sqlite" if home is not None else None, read_only=True)
     try:
         detail = journal.run_detail(run_id)
     finally:

@@ -157,7 +157,7 @@ def _run_to_draw(run_ref: str) -> tuple[m.TreeDefinition, Path | None, dict[str,
     from craftbt.trees.loader import from_dict
     from craftbt.trees.render import step_statuses
 
-    journal = Journal()
+    journal = Journal(read_only=True)
     try:
         found = journal.find_run(run_ref)
         if found is None:
