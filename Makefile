@@ -16,5 +16,10 @@ lint: setup
 	.venv/bin/lint-imports --no-cache
 	.venv/bin/lint-imports --no-cache importlinter-cycles.ini
 
+# Every bench script prints its targets as `TARGET name: value (target ...): OK|NOT met` (bench/_targets.py);
+# the summary at the end repeats those lines from all of them.
 bench: setup
-	for b in bench/bench_*.py; do .venv/bin/python $$b || exit 1; done
+	@mkdir -p build && : > build/bench.log
+	@for b in bench/bench_*.py; do .venv/bin/python $$b > build/bench.out 2>&1; rc=$$?; \
+	  cat build/bench.out; cat build/bench.out >> build/bench.log; [ $$rc -eq 0 ] || exit $$rc; done
+	@echo "== targets (make bench) =="; grep '^TARGET' build/bench.log || echo "no targets printed"
