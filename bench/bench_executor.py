@@ -58,7 +58,8 @@ from craftbt.trees import model as m
 from craftbt.trees.build import build
 from craftbt.world.body import ActionStatus, Body
 from craftbt.world.scenarios import load_scenario
-from tests.executor_fakes import FakeBody, make_registry
+from tests.executor_fakes import make_registry
+from tests.fakes import FlatFakeBody
 
 TARGET = 1.5
 
@@ -94,7 +95,7 @@ def noop_steps(n: int) -> list[Step]:
 
 
 def noop_setup(dispatches: int) -> tuple[Body, Registry]:
-    body = FakeBody()
+    body = FlatFakeBody()
     return body, make_registry(body)
 
 
@@ -194,7 +195,7 @@ def compare(label: str, steps: list[Step], setup: Setup, reps: int, home: Path, 
 
 def memory(total: int, per_run: int, home: Path) -> list[float]:
     body, registry = noop_setup(per_run)
-    assert isinstance(body, FakeBody)
+    assert isinstance(body, FlatFakeBody)
     config = ExecutorConfig(geofence=FENCE, rate_limit=RateLimit(max_dispatches=10_000, window_ms=1000),
                             max_ticks=10 * per_run + 100)
     ex = Executor(registry, body, config=config, home=home)

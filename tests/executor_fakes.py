@@ -1,14 +1,13 @@
-"""A small deterministic Body and test capabilities for the executor tests.
+"""Test capabilities for the executor tests, bound to a :class:`tests.fakes.FlatFakeBody`.
 
 The real embedded world (``world.sim``) is preferred where a test needs real
-physics; these fakes let the executor's pipeline, supervisor and detectors be
-driven into exact situations (a flaky leaf, a leaf that never acts, a bot that
-zig-zags) that a world would only produce by accident.
+physics; these capabilities let the executor's pipeline, supervisor and detectors be
+driven into exact situations (a flaky leaf, a leaf that never acts, a nav that is
+busy) that a world would only produce by accident.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,229 +26,14 @@ from craftbt.capabilities.spec import (
     VerificationResult,
 )
 from craftbt.world.body import (
-    FACE_OFFSETS,
-    ActionHandle,
-    ActionStatus,
-    BlockInfo,
     BlockPos,
     BodyError,
     BodyErrorCode,
-    EntityInfo,
     Face,
-    ItemStack,
     Observation,
     Position,
-    WindowInfo,
 )
-
-
-class FakeHandle:
-    def __init__(self, body: FakeBody, kind: str, ticks: int, effect: Any = None,
-                 error: BodyError | None = None) -> None:
-        self.body = body
-        self._kind = kind
-        self.done_at = body.tick + ticks
-        self.effect = effect
-        self._error = error
-        self._status = ActionStatus.RUNNING
-        self._result: dict[str, Any] = {}
-        body.handles.append(self)
-        self._settle()
-
-    @property
-    def kind(self) -> str:
-        return self._kind
-
-    def _settle(self) -> None:
-        if self._status is ActionStatus.RUNNING and self.body.tick >= self.done_at:
-            if self._error is not None:
-                self._status = ActionStatus.FAILED
-            else:
-                if self.effect is not None:
-                    self._result = self.effect() or {}
-                self._status = ActionStatus.SUCCEEDED
-
-    def status(self) -> ActionStatus:
-        self._settle()
-        return self._status
-
-    def error(self) -> BodyError | None:
-        return self._error if self._status is ActionStatus.FAILED else None
-
-    def result(self) -> dict[str, Any]:
-        return self._result
-
-    def cancel(self, reason: str = "cancelled") -> None:
-        if self._status is ActionStatus.RUNNING:
-            self._status = ActionStatus.CANCELLED
-            self.body.cancelled.append(self._kind)
-
-
-class FakeBody:
-    """Flat world: stone at y<=63, air above; the bot stands at (0, 64, 0)."""
-
-    def __init__(self, inventory: dict[str, int] | None = None) -> None:
-        self.tick = 0
-        self.pos = Position(0.5, 64.0, 0.5)
-        self.inv: dict[str, int] = dict(inventory or {})
-        self.blocks: dict[BlockPos, str] = {}
-        self.hp = 20.0
-        self.food_level = 20
-        self.mobs: list[EntityInfo] = []
-        self.handles: list[FakeHandle] = []
-        self.cancelled: list[str] = []
-        self.placed: list[BlockPos] = []
-        #: scripted per-tick position offsets (for the pathfinding-flap test)
-        self.wobble: list[tuple[float, float]] = []
-        #: chunks the fake pretends are not loaded: block_at reports "unknown" there
-        self.unloaded: set[BlockPos] = set()
-        self.goto_ticks = 5
-        self.place_ticks = 1
-
-    # identity/time
-    @property
-    def name(self) -> str:
-        return "sim"
-
-    @property
-    def version(self) -> str:
-        return "fake"
-
-    def now_ticks(self) -> int:
-        return self.tick
-
-    def advance(self, ticks: int = 1) -> None:
-        for _ in range(ticks):
-            self.tick += 1
-            if self.wobble:
-                dx, dz = self.wobble.pop(0)
-                self.pos = Position(self.pos.x + dx, self.pos.y, self.pos.z + dz)
-
-    # observation
-    def observe(self) -> Observation:
-        return Observation(tick=self.tick, position=self.pos, health=self.hp, food=self.food_level,
-                           time_of_day=1000, inventory={k: v for k, v in self.inv.items() if v > 0})
-
-    def position(self) -> Position:
-        return self.pos
-
-    def block_at(self, pos: BlockPos) -> BlockInfo:
-        if pos in self.unloaded:
-            return BlockInfo(name="unknown", pos=pos)
-        if pos in self.blocks:
-            return BlockInfo(name=self.blocks[pos], pos=pos)
-        return BlockInfo(name="stone" if pos.y <= 63 else "air", pos=pos)
-
-    def find_blocks(
-        self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
-    ) -> list[BlockPos]:
-        return [p for p, n in self.blocks.items() if n in names][:max_count]
-
-    def nearest_blocks(
-        self, names: Collection[str], radius: int, *, exposed: bool = False
-    ) -> dict[str, BlockPos]:
-        """Per name, the first ``find_blocks`` hit (this fake ignores distance there too)."""
-        return {n: hits[0] for n in names if (hits := self.find_blocks([n], radius, 1, exposed=exposed))}
-
-    def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
-        return [e for e in self.mobs if e.position.distance_to(self.pos) <= radius and kind in (None, e.kind)]
-
-    def inventory(self) -> list[ItemStack]:
-        return [ItemStack(name=k, count=v) for k, v in self.inv.items() if v > 0]
-
-    def equipment(self) -> dict[str, ItemStack | None]:
-        return {"hand": None}
-
-    def time_of_day(self) -> int:
-        return 1000
-
-    def light_level(self, pos: BlockPos | None = None) -> int:
-        return 15
-
-    def health(self) -> float:
-        return self.hp
-
-    def food(self) -> int:
-        return self.food_level
-
-    def open_window(self) -> WindowInfo | None:
-        return None
-
-    # actions
-    def goto(self, target: BlockPos, tolerance: float = 1.0) -> ActionHandle:
-        def arrive() -> dict[str, Any]:
-            self.pos = Position(target.x + 0.5, float(target.y), target.z + 0.5)
-            return {"arrived": True}
-        return FakeHandle(self, "goto", self.goto_ticks, arrive)
-
-    def dig(self, pos: BlockPos) -> ActionHandle:
-        def broken() -> dict[str, Any]:
-            name = self.block_at(pos).name
-            self.blocks[pos] = "air"
-            self.inv[name] = self.inv.get(name, 0) + 1
-            return {"block": name}
-        return FakeHandle(self, "dig", 3, broken)
-
-    def place(self, item: str, against: BlockPos, face: Face) -> ActionHandle:
-        if self.inv.get(item, 0) < 1:
-            raise BodyError(BodyErrorCode.MISSING_ITEM, f"no {item}")
-        dx, dy, dz = FACE_OFFSETS[face]
-        target = against.offset(dx, dy, dz)
-        if self.block_at(target).name not in ("air", "unknown"):
-            raise BodyError(BodyErrorCode.OCCUPIED, f"{target} is occupied")
-
-        def put() -> dict[str, Any]:
-            self.inv[item] -= 1
-            self.blocks[target] = item
-            self.placed.append(target)
-            return {"position": list(target), "block": item}
-        return FakeHandle(self, "place", self.place_ticks, put)
-
-    def equip(self, item: str, destination: str = "hand") -> ActionHandle:
-        return FakeHandle(self, "equip", 1)
-
-    def craft(self, item: str, count: int = 1, table: BlockPos | None = None) -> ActionHandle:
-        def made() -> dict[str, Any]:
-            self.inv[item] = self.inv.get(item, 0) + count
-            return {}
-        return FakeHandle(self, "craft", 2, made)
-
-    def open_container(self, pos: BlockPos) -> ActionHandle:
-        return FakeHandle(self, "open_container", 1)
-
-    def container_put(self, item: str, count: int, slot: str = "any") -> ActionHandle:
-        return FakeHandle(self, "container_put", 1)
-
-    def container_take(self, item: str, count: int, slot: str = "any") -> ActionHandle:
-        return FakeHandle(self, "container_take", 1)
-
-    def close_container(self) -> ActionHandle:
-        return FakeHandle(self, "close_container", 1)
-
-    def consume(self, item: str) -> ActionHandle:
-        def eat() -> dict[str, Any]:
-            self.inv[item] -= 1
-            self.food_level = 20
-            return {}
-        return FakeHandle(self, "consume", 2, eat)
-
-    def attack(self, entity_id: int) -> ActionHandle:
-        return FakeHandle(self, "attack", 1)
-
-    def activate_block(self, pos: BlockPos) -> ActionHandle:
-        return FakeHandle(self, "activate_block", 1)
-
-    def use_item(self, item: str | None = None, target: BlockPos | None = None) -> ActionHandle:
-        return FakeHandle(self, "use_item", 1)
-
-    def sleep(self, bed: BlockPos) -> ActionHandle:
-        return FakeHandle(self, "sleep", 1)
-
-    def chat(self, message: str) -> ActionHandle:
-        return FakeHandle(self, "chat", 0)
-
-    def toss(self, item: str, count: int) -> ActionHandle:
-        return FakeHandle(self, "toss", 1)
+from tests.fakes import FlatFakeBody
 
 
 # -- test capabilities -----------------------------------------------------------------------
@@ -296,7 +80,7 @@ def run_place(ctx: CapabilityContext, args: PlaceArgs) -> RunnerGen:
     return ActionResult.success(receipt=Receipt(position=target, block=args.item))
 
 
-def make_place_acceptance(body: FakeBody) -> Any:
+def make_place_acceptance(body: FlatFakeBody) -> Any:
     def accept(pre: Observation, post: Observation, args: PlaceArgs, result: ActionResult) -> VerificationResult:
         assert result.receipt is not None and result.receipt.position is not None
         seen = body.block_at(result.receipt.position).name
@@ -322,7 +106,7 @@ def verified(pre: Observation, post: Observation, args: Any, result: ActionResul
     return VerificationResult.verified()
 
 
-def make_registry(body: FakeBody, *, flaky_failures: int = 0) -> Registry:
+def make_registry(body: FlatFakeBody, *, flaky_failures: int = 0) -> Registry:
     """A registry of test capabilities bound to ``body`` (acceptance probes it like a receipt check)."""
     reg = Registry()
     register_checks(reg)

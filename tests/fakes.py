@@ -10,10 +10,11 @@ return a handle that fails with ``unsupported``.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
 from craftbt.world.body import (
+    FACE_OFFSETS,
     ActionStatus,
     BlockInfo,
     BlockPos,
@@ -29,13 +30,18 @@ from craftbt.world.body import (
 
 
 class FakeHandle:
-    """Finishes ``ticks`` ticks after it was started (0 = already done when returned)."""
+    """Finishes ``ticks`` ticks after it was started (0 = already done when returned).
+
+    On finishing it runs ``effect`` once (what the action does to the fake world) and keeps what
+    the effect returns as its result; or it fails with ``error``.
+    """
 
     def __init__(
         self,
         body: FakeBody,
         kind: str,
         ticks: int = 0,
+        effect: Callable[[], dict[str, Any] | None] | None = None,
         *,
         error: BodyError | None = None,
         result: dict[str, Any] | None = None,
@@ -43,10 +49,12 @@ class FakeHandle:
         self._body = body
         self._kind = kind
         self._done_at = body.now_ticks() + ticks
+        self._effect = effect
         self._error = error
         self._result = result or {}
         self._cancelled: str | None = None
         body.handles.append(self)
+        self._settle()
 
     @property
     def kind(self) -> str:
@@ -56,11 +64,18 @@ class FakeHandle:
     def cancelled(self) -> str | None:
         return self._cancelled
 
+    def _settle(self) -> None:
+        if self._effect is not None and self._error is None and self._cancelled is None \
+                and self._body.now_ticks() >= self._done_at:
+            effect, self._effect = self._effect, None
+            self._result = effect() or {}
+
     def status(self) -> ActionStatus:
         if self._cancelled is not None:
             return ActionStatus.CANCELLED
         if self._body.now_ticks() < self._done_at:
             return ActionStatus.RUNNING
+        self._settle()
         return ActionStatus.FAILED if self._error is not None else ActionStatus.SUCCEEDED
 
     def error(self) -> BodyError | None:
@@ -74,6 +89,7 @@ class FakeHandle:
     def cancel(self, reason: str = "cancelled") -> None:
         if self.status() is ActionStatus.RUNNING:
             self._cancelled = reason
+            self._body.cancelled.append(self._kind)
 
 
 class FakeBody:
@@ -96,6 +112,10 @@ class FakeBody:
         self.chat_ticks = chat_ticks
         self.said: list[str] = []
         self.handles: list[FakeHandle] = []
+        #: kinds of the actions that were cancelled while running, in order
+        self.cancelled: list[str] = []
+        #: entities ``entities()`` reports (the bot's distance and the kind filter apply)
+        self.mobs: list[EntityInfo] = []
 
     # -- identity and time ----------------------------------------------------------
     @property
@@ -124,7 +144,12 @@ class FakeBody:
         return self.pos
 
     def block_at(self, pos: BlockPos) -> BlockInfo:
-        return BlockInfo(name=self.blocks.get(BlockPos(*pos), "air"), pos=BlockPos(*pos))
+        pos = BlockPos(*pos)
+        return BlockInfo(name=self.blocks.get(pos, self.ground(pos)), pos=pos)
+
+    def ground(self, pos: BlockPos) -> str:
+        """What is at ``pos`` when nothing was put there: air everywhere in this fake."""
+        return "air"
 
     def find_blocks(
         self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
@@ -144,12 +169,12 @@ class FakeBody:
 
     def _open(self, pos: BlockPos) -> bool:
         return any(
-            self.blocks.get(pos.offset(*d), "air") == "air"
+            self.block_at(pos.offset(*d)).name == "air"
             for d in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
         )
 
     def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
-        return []
+        return [e for e in self.mobs if e.position.distance_to(self.pos) <= radius and kind in (None, e.kind)]
 
     def inventory(self) -> list[ItemStack]:
         return [ItemStack(name=n, count=c) for n, c in sorted(self.items.items()) if c > 0]
@@ -235,3 +260,117 @@ class FakeBody:
 
     def toss(self, item: str, count: int) -> FakeHandle:
         return self._unsupported("toss")
+
+
+class FlatFakeBody(FakeBody):
+    """A flat world whose actions work: stone at y <= 63, air above, the bot at (0, 64, 0).
+
+    The executor tests drive the pipeline, supervisor and detectors into exact situations with it
+    (a walk that zig-zags, a chunk that is not loaded, an action cancelled mid-way) that the
+    embedded world would produce only by accident. Actions finish after a few ticks and change
+    the fake world as the real ones would.
+    """
+
+    def __init__(self, *, blocks: dict[BlockPos, str] | None = None, inventory: dict[str, int] | None = None) -> None:
+        super().__init__(blocks=blocks, inventory=inventory)
+        self.placed: list[BlockPos] = []
+        #: scripted per-tick position offsets (for the pathfinding-flap test)
+        self.wobble: list[tuple[float, float]] = []
+        #: positions the fake pretends are in unloaded chunks: block_at reports "unknown" there
+        self.unloaded: set[BlockPos] = set()
+        self.goto_ticks = 5
+        self.place_ticks = 1
+
+    @property
+    def name(self) -> str:
+        return "sim"
+
+    def advance(self, ticks: int = 1) -> None:
+        for _ in range(ticks):
+            super().advance(1)
+            if self.wobble:
+                dx, dz = self.wobble.pop(0)
+                self.pos = Position(self.pos.x + dx, self.pos.y, self.pos.z + dz)
+
+    def block_at(self, pos: BlockPos) -> BlockInfo:
+        if BlockPos(*pos) in self.unloaded:
+            return BlockInfo(name="unknown", pos=BlockPos(*pos))
+        return super().block_at(pos)
+
+    def ground(self, pos: BlockPos) -> str:
+        return "stone" if pos.y <= 63 else "air"
+
+    def _after(self, kind: str, ticks: int, effect: Callable[[], dict[str, Any] | None] | None = None) -> FakeHandle:
+        return FakeHandle(self, kind, ticks, effect)
+
+    def goto(self, target: BlockPos, tolerance: float = 1.0) -> FakeHandle:
+        def arrive() -> dict[str, Any]:
+            self.pos = Position(target.x + 0.5, float(target.y), target.z + 0.5)
+            return {"arrived": True}
+        return self._after("goto", self.goto_ticks, arrive)
+
+    def dig(self, pos: BlockPos) -> FakeHandle:
+        def broken() -> dict[str, Any]:
+            name = self.block_at(pos).name
+            self.blocks[pos] = "air"
+            self.items[name] = self.items.get(name, 0) + 1
+            return {"block": name}
+        return self._after("dig", 3, broken)
+
+    def place(self, item: str, against: BlockPos, face: Face) -> FakeHandle:
+        if self.items.get(item, 0) < 1:
+            raise BodyError(BodyErrorCode.MISSING_ITEM, f"no {item}")
+        dx, dy, dz = FACE_OFFSETS[face]
+        target = against.offset(dx, dy, dz)
+        if self.block_at(target).name not in ("air", "unknown"):
+            raise BodyError(BodyErrorCode.OCCUPIED, f"{target} is occupied")
+
+        def put() -> dict[str, Any]:
+            self.items[item] -= 1
+            self.blocks[target] = item
+            self.placed.append(target)
+            return {"position": list(target), "block": item}
+        return self._after("place", self.place_ticks, put)
+
+    def equip(self, item: str, destination: str = "hand") -> FakeHandle:
+        return self._after("equip", 1)
+
+    def craft(self, item: str, count: int = 1, table: BlockPos | None = None) -> FakeHandle:
+        def made() -> dict[str, Any]:
+            self.items[item] = self.items.get(item, 0) + count
+            return {}
+        return self._after("craft", 2, made)
+
+    def open_container(self, pos: BlockPos) -> FakeHandle:
+        return self._after("open_container", 1)
+
+    def container_put(self, item: str, count: int, slot: str = "any") -> FakeHandle:
+        return self._after("container_put", 1)
+
+    def container_take(self, item: str, count: int, slot: str = "any") -> FakeHandle:
+        return self._after("container_take", 1)
+
+    def close_container(self) -> FakeHandle:
+        return self._after("close_container", 1)
+
+    def consume(self, item: str) -> FakeHandle:
+        def eat() -> dict[str, Any]:
+            self.items[item] -= 1
+            self.hunger = 20
+            return {}
+        return self._after("consume", 2, eat)
+
+    def attack(self, entity_id: int) -> FakeHandle:
+        return self._after("attack", 1)
+
+    def activate_block(self, pos: BlockPos) -> FakeHandle:
+        return self._after("activate_block", 1)
+
+    def use_item(self, item: str | None = None, target: BlockPos | None = None) -> FakeHandle:
+        return self._after("use_item", 1)
+
+    def sleep(self, bed: BlockPos) -> FakeHandle:
+        return self._after("sleep", 1)
+
+    def toss(self, item: str, count: int) -> FakeHandle:
+        return self._after("toss", 1)

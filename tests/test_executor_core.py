@@ -11,7 +11,8 @@ from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.journal import Journal
 from craftbt.trees import model as m
-from tests.executor_fakes import FakeBody, make_registry
+from tests.executor_fakes import make_registry
+from tests.fakes import FlatFakeBody
 
 FENCE = Bounds(min_x=-50, min_y=0, min_z=-50, max_x=50, max_y=255, max_z=50)
 
@@ -26,9 +27,9 @@ def tree(*children: Any, name: str = "t", kind: str = "sequence") -> m.TreeDefin
     return m.TreeDefinition(tree=name, root=node)
 
 
-def run(defn: m.TreeDefinition, tmp_path: Path, body: FakeBody | None = None, registry: Any = None,
-        **config: Any) -> tuple[RunOutcome, Executor, FakeBody]:
-    body = body or FakeBody(inventory={"cobblestone": 5})
+def run(defn: m.TreeDefinition, tmp_path: Path, body: FlatFakeBody | None = None, registry: Any = None,
+        **config: Any) -> tuple[RunOutcome, Executor, FlatFakeBody]:
+    body = body or FlatFakeBody(inventory={"cobblestone": 5})
     registry = registry or make_registry(body)
     config.setdefault("geofence", FENCE)
     ex = Executor(registry, body, config=ExecutorConfig(**config), home=tmp_path)
@@ -64,7 +65,7 @@ def test_happy_path_journal_report_consistent(tmp_path: Path) -> None:
 
 
 def test_local_repair_two_retries_then_success(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     out, ex, _ = run(tree(leaf("flaky")), tmp_path, body=body, registry=make_registry(body, flaky_failures=2))
     assert out.status == "success"
     assert out.metrics["local_retries"] == 2 and out.metrics["local_retry_successes"] == 1
@@ -72,7 +73,7 @@ def test_local_repair_two_retries_then_success(tmp_path: Path) -> None:
 
 
 def test_local_repair_exhausted_escalates_after_two_retries(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     got: list[Any] = []
     registry = make_registry(body, flaky_failures=10)
     ex = Executor(registry, body, config=ExecutorConfig(geofence=FENCE), home=tmp_path, on_escalation=got.append)
@@ -124,7 +125,7 @@ def test_runs_listed_and_journal_survives_reopen(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("budget", [5])
 def test_budget_exhausted_closes_open_dispatch(tmp_path: Path, budget: int) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     body.goto_ticks = 50  # the walk is still going when the budget runs out
     out, ex, _ = run(tree(leaf("move", {"pos": {"x": 9, "y": 64, "z": 9}})), tmp_path, body=body,
                      max_ticks=budget)
@@ -148,7 +149,7 @@ def test_a_parent_halting_a_running_leaf_closes_its_step_and_frees_its_stream(tm
     # the parallel succeeds with the tap while the walk is still going: py_trees halts the walk
     race = m.ParallelNode(policy=m.ParallelPolicy.SUCCESS_ON_ONE,
                           children=[leaf("tap", {"n": 1}), leaf("move", {"pos": {"x": 9, "y": 64, "z": 9}})])
-    body = FakeBody()
+    body = FlatFakeBody()
     body.goto_ticks = 200
     out, ex, _ = run(m.TreeDefinition(tree="t", root=m.SequenceNode(children=[race, leaf("tap", {"n": 2})])),
                      tmp_path, body=body, streams=2)

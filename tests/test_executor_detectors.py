@@ -12,7 +12,8 @@ from craftbt.executor.executor import Executor
 from craftbt.executor.preemption import LAVA_RECHECK_TICKS, SafetyMonitor, Signal
 from craftbt.trees import model as m
 from craftbt.world.body import BlockPos, EntityInfo, Position
-from tests.executor_fakes import FakeBody, make_registry
+from tests.executor_fakes import make_registry
+from tests.fakes import FlatFakeBody
 from tests.test_executor_core import FENCE, leaf, run, tree
 
 
@@ -35,7 +36,7 @@ def test_silent_leaf_trips_ttfa_then_stuck_loop_then_escalates(tmp_path: Path) -
 
 
 def test_long_running_command_is_not_stuck(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     body.goto_ticks = 200  # a 10 s walk: one command, in flight the whole time
     out, ex, _ = run(tree(leaf("move", {"pos": {"x": 20, "y": 64, "z": 0}})), tmp_path, body=body)
     assert out.status == "success"
@@ -43,7 +44,7 @@ def test_long_running_command_is_not_stuck(tmp_path: Path) -> None:
 
 
 def test_pathfinding_flap_detected_and_repaired(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     body.goto_ticks = 80
     # a path recomputed each way: 250 ms east, 250 ms west, for 3 s, without net motion
     body.wobble = ([(0.2, 0.0)] * 5 + [(-0.2, 0.0)] * 5) * 6
@@ -55,7 +56,7 @@ def test_pathfinding_flap_detected_and_repaired(tmp_path: Path) -> None:
 
 
 def test_branch_hang_detected(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     registry = make_registry(body)
     ex = Executor(registry, body, config=ExecutorConfig(geofence=FENCE), home=tmp_path)
     # a repeat of a condition that is always false and a failure_is_success: the root stays RUNNING forever
@@ -70,7 +71,7 @@ def test_branch_hang_detected(tmp_path: Path) -> None:
 
 
 def test_hostile_preempts_goal_tree_with_fast_path_and_resumes(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     body.goto_ticks = 30
     state: dict[str, Any] = {"spawned": False}
 
@@ -91,13 +92,13 @@ def test_hostile_preempts_goal_tree_with_fast_path_and_resumes(tmp_path: Path) -
 
 
 def test_preemption_waits_for_atomic_action(tmp_path: Path) -> None:
-    body = FakeBody(inventory={"cobblestone": 1})
+    body = FlatFakeBody(inventory={"cobblestone": 1})
     body.place_ticks = 12  # the atomic action is in flight when the signal is sampled
 
     def starve(ex: Executor, run: Any, root: py_trees.behaviour.Behaviour) -> None:
         if body.tick == 0:
-            body.food_level = 4
-            body.inv["bread"] = 1
+            body.hunger = 4
+            body.items["bread"] = 1
 
     ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path, on_tick=starve)
     out = ex.run(tree(leaf("place", {"item": "cobblestone", "position": {"x": 1, "y": 64, "z": 0}}), leaf("tap")))
@@ -107,20 +108,20 @@ def test_preemption_waits_for_atomic_action(tmp_path: Path) -> None:
     steps = ex.journal.run_detail(out.run_id)["steps"]
     assert [s["capability"] for s in steps] == ["place", "consume_food", "tap"]
     assert steps[0]["ok"] == 1  # the atomic place was never abandoned
-    assert body.food_level == 20
+    assert body.hunger == 20
 
 
 def test_fast_path_skipped_when_capability_unregistered(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     registry = make_registry(body)
     registry.unregister("consume_food")
-    body.food_level = 3
+    body.hunger = 3
     out, ex, _ = run(tree(leaf("tap")), tmp_path, body=body, registry=registry)
     assert out.status == "success" and "safety_preempt" not in reasons(ex, out.run_id)
 
 
 def test_contradicted_verification_redispatches(tmp_path: Path) -> None:
-    body = FakeBody(inventory={"cobblestone": 3})
+    body = FlatFakeBody(inventory={"cobblestone": 3})
     registry = make_registry(body)
     spec = registry.get("place")
     calls = {"n": 0}
@@ -145,7 +146,7 @@ def test_contradicted_verification_redispatches(tmp_path: Path) -> None:
 
 def test_five_cobblestones_inconclusive_probes_never_redispatch(tmp_path: Path) -> None:
     """Seed 000: inconclusive verification (chunk not loaded) used to re-dispatch; now one block is placed."""
-    body = FakeBody(inventory={"cobblestone": 5})
+    body = FlatFakeBody(inventory={"cobblestone": 5})
     body.unloaded.add((1, 64, 0).__class__((1, 64, 0)))  # type: ignore[call-arg]
     from craftbt.world.body import BlockPos
 
@@ -153,7 +154,7 @@ def test_five_cobblestones_inconclusive_probes_never_redispatch(tmp_path: Path) 
     out, ex, _ = run(tree(leaf("place", {"item": "cobblestone", "position": {"x": 1, "y": 64, "z": 0}})),
                      tmp_path, body=body)
     assert out.status == "success"
-    assert len(body.placed) == 1 and body.inv["cobblestone"] == 4
+    assert len(body.placed) == 1 and body.items["cobblestone"] == 4
     steps = ex.journal.run_detail(out.run_id)["steps"]
     assert len(steps) == 1 and steps[0]["verdict"] == "inconclusive"
     assert steps[0]["evidence"]["accepted_on_probe_timeout"] is True
@@ -161,7 +162,7 @@ def test_five_cobblestones_inconclusive_probes_never_redispatch(tmp_path: Path) 
 
 
 def test_lava_signal_on_stepping_in_and_when_it_flows_under_a_standing_bot() -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     safety = SafetyMonitor(make_registry(body))
     assert safety.poll(body) == []
     # walking into lava: the feet enter another block, so the cells are read on the next poll
@@ -188,7 +189,7 @@ def test_a_signal_without_a_registered_fast_path_is_recorded_not_skipped(tmp_pat
 
     # a table naming only an unregistered capability (as pillar_up was): the signal is said once, not dropped
     monkeypatch.setattr(SafetyMonitor.__init__, "__defaults__", (None, (FastPath(Signal.HOSTILE_NEAR, "pillar_up"),)))
-    body = FakeBody()
+    body = FlatFakeBody()
     body.goto_ticks = 30
     body.mobs.append(EntityInfo(id=7, name="zombie", kind="hostile", position=Position(2.0, 64.0, 2.0)))
     ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path)

@@ -10,7 +10,8 @@ from craftbt.executor.config import Bounds, ExecutorConfig, RateLimit
 from craftbt.executor.executor import Executor
 from craftbt.executor.lifecycle import Stage
 from craftbt.trees import model as m
-from tests.executor_fakes import FakeBody, make_registry
+from tests.executor_fakes import make_registry
+from tests.fakes import FlatFakeBody
 from tests.test_executor_core import FENCE, leaf, run, tree
 
 
@@ -55,7 +56,7 @@ def test_invalid_args_at_dispatch_recorded(tmp_path: Path) -> None:
 
     defn = m.TreeDefinition(tree="bb", blackboard={"count": 2},
                             root=m.SequenceNode(children=[leaf("tap", {"n": 1}), leaf("tap", {"n": "{count}"})]))
-    body = FakeBody()
+    body = FlatFakeBody()
 
     def spoil(*_: Any) -> None:
         py_trees.blackboard.Blackboard.storage["/count"] = "lots"
@@ -92,14 +93,14 @@ def test_guard_failed_escalates_with_precondition_context(tmp_path: Path) -> Non
 
 def test_stage_order_guard_before_geofence(tmp_path: Path) -> None:
     # geofence unconfigured AND a guard that fails: the guard (stage 4) answers first.
-    body = FakeBody()
+    body = FlatFakeBody()
     reg = make_registry(body)
     out = Executor(reg, body, config=ExecutorConfig(geofence=None), home=tmp_path).run(tree(leaf("guarded")))
     assert out.failures[0]["reason"] == "guard_failed:no_table"
 
 
 def test_geofence_fail_closed_without_bounds(tmp_path: Path) -> None:
-    body = FakeBody(inventory={"cobblestone": 2})
+    body = FlatFakeBody(inventory={"cobblestone": 2})
     ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=None), home=tmp_path)
     out = ex.run(tree(leaf("tap"), leaf("place", {"item": "cobblestone", "position": {"x": 1, "y": 64, "z": 1}})))
     assert out.status == "escalated"
@@ -147,7 +148,7 @@ def test_rate_limited_waits_transient_backoff(tmp_path: Path) -> None:
 
 
 def test_feasibility_gate_blocks_at_dispatch_then_escalates(tmp_path: Path) -> None:
-    body = FakeBody(inventory={"cobblestone": 1})
+    body = FlatFakeBody(inventory={"cobblestone": 1})
     defn = tree(leaf("place", {"item": "cobblestone", "position": {"x": 1, "y": 64, "z": 0}}),
                 leaf("place", {"item": "cobblestone", "position": {"x": 2, "y": 64, "z": 0}}))
     out, ex, _ = run(defn, tmp_path, body=body)
@@ -202,7 +203,7 @@ def test_nav_busy_waits_for_the_walk_to_end_then_runs(tmp_path: Path) -> None:
 
 
 def test_revoked_version_never_runs(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path)
     ex.lifecycle.set("tap@1.0.0", Stage.REVOKED)
     out = ex.run(tree(leaf("tap")))

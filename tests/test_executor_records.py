@@ -28,7 +28,8 @@ from craftbt.executor.executor import Executor
 from craftbt.executor.journal import Journal
 from craftbt.executor.normalize import normalize
 from craftbt.executor.recorder import MAX_DECISIONS, RUN_STALE_MS, GoldenRunRecorder, stable_fingerprint
-from tests.executor_fakes import FakeBody, make_registry
+from tests.executor_fakes import make_registry
+from tests.fakes import FlatFakeBody
 from tests.test_executor_core import FENCE, leaf, tree
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +55,7 @@ def test_taxonomy_table() -> None:
 def test_blocked_task_ticked_10000_times_writes_bounded_records(tmp_path: Path) -> None:
     """Seed 002: a deterministic block must not hot-loop: selection respects next_eligible_at."""
     clock = Clock()
-    body = FakeBody()
+    body = FlatFakeBody()
     recorder = GoldenRunRecorder(tmp_path / "golden", clock=clock)
     ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path, recorder=recorder)
     board = TaskBoard()
@@ -154,7 +155,7 @@ def test_canonical_json_round_trips_and_is_stable(value: object) -> None:
 
 
 def test_strict_normalizer_never_materializes_by_default() -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     reg = make_registry(body)
     defn = tree(leaf("tap", args_source="derived"), *[leaf("tap", {"label": "unknown"}) for _ in range(30)])
     strict = normalize(defn, reg)

@@ -18,12 +18,13 @@ from craftbt.executor.executor import Executor
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage, promote
 from craftbt.executor.sla import SCHEMA, build_report, percentile, render_html
-from tests.executor_fakes import FakeBody, make_registry
+from tests.executor_fakes import make_registry
+from tests.fakes import FlatFakeBody
 from tests.test_executor_core import FENCE, leaf, tree
 
 
 def populate(tmp_path: Path, runs: int = 4) -> Journal:
-    body = FakeBody(inventory={"cobblestone": 64})
+    body = FlatFakeBody(inventory={"cobblestone": 64})
     ex = Executor(make_registry(body, flaky_failures=1), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path)
     for i in range(runs):
         ex.run(tree(leaf("move", {"pos": {"x": i + 1, "y": 64, "z": 0}}), leaf("flaky"),
@@ -93,7 +94,7 @@ def test_sla_html_charts_render_in_headless_chromium(tmp_path: Path) -> None:
 
 
 def test_lifecycle_shadow_canary_and_promotion(tmp_path: Path) -> None:
-    body = FakeBody(inventory={"cobblestone": 64})
+    body = FlatFakeBody(inventory={"cobblestone": 64})
     registry = make_registry(body)
     tap = registry.get("tap")
     registry.register(CapabilitySpec(name="tap", version="1.1.0", family=tap.family, args_model=tap.args_model,
@@ -118,7 +119,7 @@ def test_lifecycle_shadow_canary_and_promotion(tmp_path: Path) -> None:
 
 
 def test_promotion_refused_when_canary_is_worse(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     registry = make_registry(body)
     tap = registry.get("tap")
     fatal = registry.get("fatal")

@@ -16,7 +16,8 @@ from craftbt.executor.sla import build_report, render_html
 from craftbt.trees import model as m
 from craftbt.trees.loader import load_text
 from craftbt.trees.render import render
-from tests.executor_fakes import FakeBody, make_registry
+from tests.executor_fakes import make_registry
+from tests.fakes import FlatFakeBody
 from tests.test_executor_core import FENCE, leaf, tree
 
 HOSTILE = ("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "\"><svg onload=alert(3)>")
@@ -59,7 +60,7 @@ def test_tree_dot_is_not_injectable() -> None:
 
 
 def test_sla_report_escapes_node_names_and_details(tmp_path: Path) -> None:
-    body = FakeBody(inventory={"cobblestone": 64})
+    body = FlatFakeBody(inventory={"cobblestone": 64})
     ex = Executor(make_registry(body, flaky_failures=1), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path)
     out = ex.run(tree(leaf("flaky", name=HOSTILE[0]), leaf("move", {"pos": {"x": 1, "y": 64, "z": 0}},
                                                           name=HOSTILE[1])))

@@ -10,7 +10,8 @@ from craftbt.executor.backoff import DETERMINISTIC_BLOCK_BACKOFF_MS
 from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.executor.executor import Executor
 from craftbt.trees import model as m
-from tests.executor_fakes import FakeBody, make_registry
+from tests.executor_fakes import make_registry
+from tests.fakes import FlatFakeBody
 
 FENCE = Bounds(min_x=-50, min_y=0, min_z=-50, max_x=50, max_y=255, max_z=50)
 
@@ -24,7 +25,7 @@ root:
 
 def test_a_placeholder_inside_a_subtree_blocks_before_any_leaf_runs(tmp_path: Path) -> None:
     (tmp_path / "sub.yaml").write_text(SUB_WITH_SENTINEL)
-    body = FakeBody()
+    body = FlatFakeBody()
     ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path / "home")
     tree = m.TreeDefinition(tree="t", root=m.SequenceNode(children=[
         m.LeafNode(capability="tap", args={"n": 1}), m.SubtreeNode(path="sub.yaml")]))
@@ -43,7 +44,7 @@ def test_the_built_plan_digest_covers_subtree_leaves(tmp_path: Path) -> None:
     (tmp_path / "b.yaml").write_text("tree: b\nroot:\n  leaf: tap\n  args: {n: 2}\n")
     digests = []
     for name in ("a.yaml", "b.yaml"):
-        body = FakeBody()
+        body = FlatFakeBody()
         ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path / f"home-{name}")
         out = ex.run(m.TreeDefinition(tree="t", root=m.SubtreeNode(path=name)), base_dir=tmp_path)
         assert out.ok
@@ -52,7 +53,7 @@ def test_the_built_plan_digest_covers_subtree_leaves(tmp_path: Path) -> None:
 
 
 def test_a_deterministic_block_at_dispatch_sets_next_eligible_at(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path)
     before = int(time.time() * 1000)
     out = ex.run(m.TreeDefinition(tree="t", root=m.SequenceNode(children=[m.LeafNode(capability="guarded",
@@ -64,7 +65,7 @@ def test_a_deterministic_block_at_dispatch_sets_next_eligible_at(tmp_path: Path)
 
 
 def test_a_failure_that_is_no_block_sets_no_backoff(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     ex = Executor(make_registry(body, flaky_failures=10), body, config=ExecutorConfig(geofence=FENCE),
                   home=tmp_path)
     out = ex.run(m.TreeDefinition(tree="t", root=m.SequenceNode(children=[m.LeafNode(capability="flaky",
@@ -73,7 +74,7 @@ def test_a_failure_that_is_no_block_sets_no_backoff(tmp_path: Path) -> None:
 
 
 def test_the_blocked_payload_names_leaf_original_leaf_and_args_source(tmp_path: Path) -> None:
-    body = FakeBody()
+    body = FlatFakeBody()
     ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path)
     out = ex.run(m.TreeDefinition(tree="t", root=m.SequenceNode(children=[m.LeafNode(capability="guarded",
                                                                                       args={})])))
@@ -109,7 +110,7 @@ def test_missing_minecraft_data_falls_back_with_a_warning() -> None:
 
 def test_duplicate_shadow_steps_are_recorded_once(tmp_path: Path) -> None:
     """Seed 002 S002-21: a shadow run that ticks the same step again records it once in the report."""
-    body = FakeBody()
+    body = FlatFakeBody()
     ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE, shadow=True), home=tmp_path)
     same = m.LeafNode(capability="tap", args={"n": 1}, name="tap once")
     root = m.DecoratorNode(decorator=m.DecoratorKind.REPEAT, params={"count": 3}, child=same)

@@ -10,13 +10,14 @@ from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.executor.executor import Executor
 from craftbt.executor.state import Escalation
 from craftbt.trees import model as m
-from tests.executor_fakes import FakeBody, make_registry
+from tests.executor_fakes import make_registry
+from tests.fakes import FlatFakeBody
 
 FENCE = Bounds(min_x=-50, min_y=0, min_z=-50, max_x=50, max_y=255, max_z=50)
 
 
 def run_leaf(tmp_path: Path, node: m.Node, failures: int = 100) -> tuple[Any, Executor, list[tuple[int, Escalation]]]:
-    body = FakeBody()
+    body = FlatFakeBody()
     heard: list[tuple[int, Escalation]] = []
     ex = Executor(make_registry(body, flaky_failures=failures), body, config=ExecutorConfig(geofence=FENCE),
                   home=tmp_path, on_escalation=lambda e: heard.append((ex.run_state.metrics.dispatches, e)))

@@ -19,14 +19,15 @@ from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor
 from craftbt.executor.journal import TERMINAL_STATUSES, Journal
 from craftbt.world.body import BodyError, BodyErrorCode
-from tests.executor_fakes import FakeBody, make_registry
+from tests.executor_fakes import make_registry
+from tests.fakes import FlatFakeBody
 from tests.test_executor_core import FENCE, leaf, tree
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG_MOVE = tree(leaf("move", {"pos": {"x": 3, "y": 64, "z": 0}}), leaf("tap", {"n": 1}))
 
 
-class DroppingBody(FakeBody):
+class DroppingBody(FlatFakeBody):
     """A body whose server goes away at ``drop_at``: from then on ``where`` raises body_disconnected."""
 
     def __init__(self, drop_at: int, where: str) -> None:
@@ -48,7 +49,7 @@ class DroppingBody(FakeBody):
         super().advance(ticks)
 
 
-def executor(tmp_path: Path, body: FakeBody, **kw: Any) -> Executor:
+def executor(tmp_path: Path, body: FlatFakeBody, **kw: Any) -> Executor:
     return Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path, **kw)
 
 
@@ -70,7 +71,7 @@ def test_a_body_that_disconnects_anywhere_ends_the_run_escalated(tmp_path: Path,
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_cancels_the_run_and_its_body_action_then_goes_on(tmp_path: Path, signum: int) -> None:
-    body = FakeBody(inventory={"cobblestone": 5})
+    body = FlatFakeBody(inventory={"cobblestone": 5})
     body.goto_ticks = 200
 
     def on_tick(ex: Executor, run: Any, root: Any) -> None:
@@ -90,7 +91,7 @@ def test_a_signal_cancels_the_run_and_its_body_action_then_goes_on(tmp_path: Pat
 
 
 def test_a_bug_in_the_loop_still_closes_the_run(tmp_path: Path) -> None:
-    body = FakeBody(inventory={"cobblestone": 5})
+    body = FlatFakeBody(inventory={"cobblestone": 5})
     body.goto_ticks = 200
 
     def on_tick(ex: Executor, run: Any, root: Any) -> None:
@@ -108,7 +109,7 @@ def test_a_bug_in_the_loop_still_closes_the_run(tmp_path: Path) -> None:
 
 
 def test_the_journal_never_says_success_before_the_report_exists(tmp_path: Path, monkeypatch: Any) -> None:
-    body = FakeBody(inventory={"cobblestone": 5})
+    body = FlatFakeBody(inventory={"cobblestone": 5})
     ex = executor(tmp_path, body)
     seen: list[str] = []
 
