@@ -494,6 +494,13 @@ class MineflayerBody:
             {"item": _strip(item), "x": against.x, "y": against.y, "z": against.z, "face": face_value},
         )
 
+    def build_up(self, item: str) -> MineflayerAction:
+        """Jump and place ``item`` in the cell the feet left (a pillar step): the bot ends one block higher.
+
+        Not part of the Body protocol (it has no jump); CraftScript's ``build_up`` uses it when a body has it.
+        """
+        return self._start("build_up", "buildUp", {"item": _strip(item)})
+
     def equip(self, item: str, destination: str = "hand") -> MineflayerAction:
         return self._start("equip", "equip", {"item": _strip(item), "destination": destination})
 
