@@ -37,6 +37,10 @@ RETRY_DELAYS_TICKS = (5, 10, 20)
 MAX_WAIT_CHUNK_MS = 60_000
 #: plant walks to within this many blocks of its cell before placing
 APPROACH_DISTANCE = 3.5
+#: commands after which the bot may still be falling or landing (a dig under the feet, a jump-place, a step)
+SETTLE_AFTER = frozenset({"dig", "break", "place", "plant", "build_up", "move", "goto"})
+#: the longest wait for the bot to come to rest after one of them (2 s of game time)
+SETTLE_TICKS = 40
 
 
 @dataclass(frozen=True)
@@ -457,6 +461,8 @@ class Interpreter:
         named = {n.key: self._named(n) for n in c.named}
         started = time.perf_counter()
         notes: dict[str, Any] = yield from getattr(self, f"cmd_{COMMANDS_IMPL.get(op, op)}")(c, args, named)
+        if op in SETTLE_AFTER:
+            yield from self._settle()
         step = {"ok": True, "op": op, "ms": int((time.perf_counter() - started) * 1000), "notes": notes or {},
                 "op_index": self.op_index, "line": c.loc.line}
         self.steps.append(step)
@@ -574,6 +580,21 @@ class Interpreter:
                        notes={"code": code})
         return handle.result()
 
+    def _settle(self) -> Gen:
+        """Wait (bounded) until the bot rests on a floor: selectors count from the feet, and on a real server
+        the feet are still falling for a few ticks after a dig under them or a jump."""
+        last = self.body.position()
+        still = 0
+        for _ in range(SETTLE_TICKS):
+            if last.y == int(last.y) and self.vox.solid(self.body.block_at(last.block().offset(dy=-1)).name):
+                return
+            yield None
+            here = self.body.position()
+            still = still + 1 if here == last else 0
+            if still >= 3:  # resting on something that is not a full block (a slab, a ladder, water)
+                return
+            last = here
+
     def _changed(self, positions: list[BlockPos], before: dict[BlockPos, str], command: str) -> None:
         self.cache.clear()
         for p in positions:
@@ -685,7 +706,8 @@ class Interpreter:
         if not self.vox.solid(self._name_at(target.offset(dy=-1))):
             self._fail(ScriptErrorCode.MOVE_BLOCKED, f"no floor under {tuple(target)}", c.loc, op=c.name, at=at)
         start = self.body.position()
-        yield from self._body_action(c, lambda: self.body.goto(target, 0.0), at)
+        # through move_to (stand in the target block), so geofence, permissions and the journal apply
+        yield from self._dispatch(c, "move_to", {"pos": _xyz(target), "goal": "block", "timeout": 5_000}, at=at)
         self.cache.clear()
         here = self.body.position()
         if here.block() != target:
@@ -754,18 +776,15 @@ class Interpreter:
         return {"id": canonical(item)}
 
     def cmd_build_up(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
-        build = getattr(self.body, "build_up", None)
-        if build is None:
-            self._fail(ScriptErrorCode.COMMAND_FAILED, "build_up: this body cannot jump-place (sim only)", c.loc,
-                       op=c.name, notes={"code": "unsupported"})
         picked = strip(self._str(args[0], c.args[0].loc)) if args else self._auto_block()
         if picked is None:
             self._fail(ScriptErrorCode.COMMAND_FAILED, "build_up: no placeable block in the inventory", c.loc,
                        op=c.name, notes={"code": "missing_item"})
         item: str = picked
         feet = self.body.position().block()
+        at = self._at(feet, "")
         before = {feet: self.body.block_at(feet).name}
-        yield from self._body_action(c, lambda: build(item), self._at(feet, ""))
+        yield from self._dispatch(c, "build_up", {"item": item}, at=at)
         self._changed([feet], before, c.name)
         return {"id": canonical(item), "world": list(feet)}
 

@@ -1,0 +1,76 @@
+"""CraftScript's world commands on flying-squid: move (flat, step up, step down, out of a hole), dig, place,
+build_up, goto, scan, block_info and log, each run through the executor on a real server, and the server's
+world read back through the body afterwards.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from craftbt.capabilities.default import default_registry
+from craftbt.craftscript.interp import ScriptOutcome
+from craftbt.craftscript.parser import parse
+from craftbt.craftscript.runner import ScriptExecutor
+from craftbt.executor.config import Bounds, ExecutorConfig
+from craftbt.world.body import BlockPos
+from tests.e2e.squidkit import Arena, block_name
+
+pytestmark = pytest.mark.e2e
+
+
+def run(arena: Arena, text: str, home: Path) -> ScriptOutcome:
+    o = arena.origin
+    fence = Bounds(min_x=o.x - 12, min_y=0, min_z=o.z - 12, max_x=o.x + 12, max_y=40, max_z=o.z + 12)
+    executor = ScriptExecutor(default_registry(), arena.body, config=ExecutorConfig(geofence=fence),
+                              body_kind="mineflayer", home=home)
+    run_outcome, outcome = executor.run_script(parse(text), source=text, name="e2e")
+    assert outcome is not None, (run_outcome.failures, run_outcome.metrics)
+    return outcome
+
+
+def ops(outcome: ScriptOutcome) -> list[Any]:
+    return [s["op"] for s in outcome.steps]
+
+
+def test_dig_place_and_move_on_flying_squid(arena: Arena, tmp_path: Path) -> None:
+    arena.give("dirt", 16)
+    o = arena.origin
+    out = run(arena, """
+        turn_face("east");
+        log("start");
+        dig(f1+d1);                          // a hole in the ground ahead
+        place("dirt", f1+d1, face: "up");    // fill it again
+        place("dirt", f2, face: "up");       // a step two ahead
+        move(f1);
+        move(f1^);                           // up onto the step
+        move(f1_);                           // and down the far side
+        block_info(b2);
+        scan(r: 2);
+    """, tmp_path)
+    assert out.ok, out.error
+    assert ops(out) == ["turn_face", "log", "dig", "place", "place", "move", "move", "move", "block_info", "scan"]
+    assert block_name(arena.body, BlockPos(o.x + 1, o.y - 1, o.z)) == "dirt"
+    assert block_name(arena.body, BlockPos(o.x + 2, o.y, o.z)) == "dirt"
+    here = arena.body.position().block()
+    assert here == BlockPos(o.x + 3, o.y, o.z), here
+
+
+def test_move_out_of_a_hole_and_build_up(arena: Arena, tmp_path: Path) -> None:
+    arena.give("dirt", 16)
+    o = arena.origin
+    out = run(arena, """
+        turn_face("east");
+        dig(d1);               // stand in a hole one deep
+        move(f1^);             // climb out onto the ground ahead
+        build_up("dirt");
+        build_up();
+    """, tmp_path)
+    assert out.ok, out.error
+    assert block_name(arena.body, BlockPos(o.x, o.y - 1, o.z)) == "air"
+    assert block_name(arena.body, BlockPos(o.x + 1, o.y, o.z)) == "dirt"
+    assert block_name(arena.body, BlockPos(o.x + 1, o.y + 1, o.z)) == "dirt"
+    here = arena.body.position().block()
+    assert here == BlockPos(o.x + 1, o.y + 2, o.z), here
