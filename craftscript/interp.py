@@ -148,10 +148,14 @@ class Interpreter:
         self.steps: list[dict[str, Any]] = []
         self.logs: list[dict[str, Any]] = []
         self.changes: list[dict[str, Any]] = []
+        #: the voxel cache (seed section 5): block names read since game time last passed; scans fill it,
+        #: every read goes through it, and it is cleared whenever a command let ticks pass
         self.cache: dict[BlockPos, str] = {}
+        self.vox.memo = self.cache
         self.heading = _heading_from_yaw(body.observe().yaw)
         self.scopes: list[dict[str, Value]] = [dict(args or {})]
         self._fn_cache: dict[str, a.Program] = {}
+        self._last_loc = program.loc
 
     # -- entry --------------------------------------------------------------------------------
     def run(self) -> Generator[ActionHandle | None, ActionHandle | None, ScriptOutcome]:
@@ -161,6 +165,11 @@ class Interpreter:
             yield from self.exec_block(self.program.body, new_scope=False)
         except _Abort as abort:
             error = self._failure(abort)
+            status = "failed"
+        except RecursionError:
+            # bounded nesting per script (parser) times bounded call depth can still exceed Python's stack
+            error = self._failure(_Abort(ScriptError(ScriptErrorCode.TOO_DEEP, "nesting too deep to run (blocks "
+                                                     "inside macro and function calls)", self._last_loc)))
             status = "failed"
         except GeneratorExit:
             raise
@@ -187,6 +196,7 @@ class Interpreter:
         raise _Abort(ScriptError(code, message, loc), op, at, notes)
 
     def _tick_op(self, loc: a.Loc) -> None:
+        self._last_loc = loc
         self.ops += 1
         if self.ops > self.limits.max_ops:
             self._fail(ScriptErrorCode.OP_LIMIT, f"op limit of {self.limits.max_ops} reached", loc)
@@ -400,11 +410,7 @@ class Interpreter:
         return BlockPos(x, y, z), ""
 
     def _name_at(self, pos: BlockPos) -> str:
-        name = self.cache.get(pos)
-        if name is None:
-            name = self.body.block_at(pos).name
-            self.cache[pos] = name
-        return name
+        return self.vox.name_at(pos)
 
     # -- predicates ---------------------------------------------------------------------------
     def predicate(self, e: a.PredicateCall) -> Value:
@@ -460,9 +466,12 @@ class Interpreter:
         args = [self.eval(x) for x in c.args]
         named = {n.key: self._named(n) for n in c.named}
         started = time.perf_counter()
+        tick = self.body.now_ticks()
         notes: dict[str, Any] = yield from getattr(self, f"cmd_{COMMANDS_IMPL.get(op, op)}")(c, args, named)
         if op in SETTLE_AFTER:
             yield from self._settle()
+        if self.body.now_ticks() != tick:
+            self.cache.clear()  # time passed: anything may have changed (gravity, fluids, other players)
         step = {"ok": True, "op": op, "ms": int((time.perf_counter() - started) * 1000), "notes": notes or {},
                 "op_index": self.op_index, "line": c.loc.line}
         self.steps.append(step)
@@ -605,11 +614,9 @@ class Interpreter:
                                      "timestamp": int(self.clock() * 1000)})
 
     def _auto_scan(self, c: a.Command) -> None:
-        """Invariant 5: a radius-2 scan before dig, place and step up/down."""
-        vox = self.vox.get_vox(2)
+        """Invariant 5: a radius-2 scan before dig, place and step up/down (fresh reads, into the cache)."""
         self.cache.clear()
-        for v in vox["voxels"]:
-            self.cache[BlockPos(v["x"], v["y"], v["z"])] = strip(v["id"])
+        vox = self.vox.get_vox(2)
         self.logs.append({"kind": "scan", "radius": 2, "auto": True, "voxels": len(vox["voxels"]),
                           "hazards": vox["predicates"]["HAZARDS"], "line": c.loc.line})
 
@@ -638,10 +645,8 @@ class Interpreter:
     def cmd_scan(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         radius_v = named.get("r", args[0] if args else 2)
         radius = self._int(radius_v, c.loc)
-        vox = self.vox.get_vox(max(0, min(radius, 8)))
         self.cache.clear()
-        for v in vox["voxels"]:
-            self.cache[BlockPos(v["x"], v["y"], v["z"])] = strip(v["id"])
+        vox = self.vox.get_vox(max(0, min(radius, 8)))
         self.logs.append({"kind": "scan", "radius": radius, "auto": False, "voxels": len(vox["voxels"]),
                           "hazards": vox["predicates"]["HAZARDS"], "line": c.loc.line})
         return {"radius": radius, "voxels": len(vox["voxels"]), "hazards": vox["predicates"]["HAZARDS"]}
@@ -719,18 +724,18 @@ class Interpreter:
         pos, sel = self._target(args, c.args, 0, c.loc)
         at = self._at(pos, sel)
         self._auto_scan(c)
-        name = self.body.block_at(pos).name
+        name = self._name_at(pos)  # fresh: the scan just read the window (and a target outside it now)
         if name in AIRS or name in ("water", "lava"):
             self._fail(ScriptErrorCode.NO_TARGET, "no block to dig", c.loc, op=c.name, at=at,
                        notes={"pos": list(pos), "id": canonical(name)})
         me = self.body.position().block()
-        above = self.body.block_at(pos.offset(dy=1)).name
+        above = self._name_at(pos.offset(dy=1))
         if (pos.y >= me.y and abs(pos.x - me.x) <= 1 and abs(pos.z - me.z) <= 1 and self.md.has_block(above)
                 and self.md.block(above).gravity):
             self._fail(ScriptErrorCode.INVARIANT_VIOLATION, f"{canonical(above)} overhead would fall", c.loc,
                        op=c.name, at=at, notes={"invariant": 3, "gravity_block": canonical(above)})
         for d in FACE_OFFSETS.values():
-            if self.body.block_at(pos.offset(*d)).name == "lava":
+            if self._name_at(pos.offset(*d)) == "lava":
                 self._fail(ScriptErrorCode.INVARIANT_VIOLATION, "digging would open onto minecraft:lava", c.loc,
                            op=c.name, at=at, notes={"invariant": 4, "lava": list(pos.offset(*d))})
         before = {pos: name}
@@ -753,15 +758,14 @@ class Interpreter:
                            f"got {face_s!r}", c.loc, op=c.name)
             d = FACE_OFFSETS[face]
             against = pos.offset(-d[0], -d[1], -d[2])
-            if self.vox.solid(self.body.block_at(against).name):
-                call["against"] = _xyz(against)
-            # else: no block to click on that face; place_block picks any solid neighbour of the target
         if plant and self.body.position().distance_to(pos) > APPROACH_DISTANCE:
             # plant walks within reach first (place does not: it places from where the bot stands)
             yield from self._dispatch(c, "move_to", {"pos": _xyz(pos), "range": 2.0}, at=at)
-            self.cache.clear()
         self._auto_scan(c)
-        before = {pos: self.body.block_at(pos).name}
+        if face_v is not None and self.vox.solid(self._name_at(against)):
+            call["against"] = _xyz(against)
+        # else: no block to click on that face; place_block picks any solid neighbour of the target
+        before = {pos: self._name_at(pos)}
         yield from self._dispatch(c, "place_block", call, at=at, retry_note="place_timeout")
         self._changed([pos], before, c.name)
         return {"selector": sel or None, "world": list(pos), "id": canonical(item), "face": face_v,

@@ -57,10 +57,19 @@ class Introspection:
         self.md = md or registry_for(body)
         self._navs: dict[str, _Nav] = {}
         self._nav_seq = 0
+        #: block names read so far, when the caller keeps a voxel cache (the interpreter does, and clears it
+        #: whenever game time passes); None: every read goes to the body
+        self.memo: dict[BlockPos, str] | None = None
 
     # -- helpers ------------------------------------------------------------------------------
     def name_at(self, pos: BlockPos) -> str:
-        return self.body.block_at(pos).name
+        memo = self.memo
+        if memo is None:
+            return self.body.block_at(pos).name
+        name = memo.get(pos)
+        if name is None:
+            name = memo[pos] = self.body.block_at(pos).name
+        return name
 
     def solid(self, name: str) -> bool:
         return self.md.has_block(name) and self.md.block(name).solid
@@ -112,6 +121,16 @@ class Introspection:
 
     # -- 1) get_vox -------------------------------------------------------------------------
     def get_vox(self, radius: int = 2, include_air: bool = False, grep: list[str] | None = None) -> dict[str, Any]:
+        own = self.memo is None
+        if own:
+            self.memo = {}  # the hazard checks re-read most of the window: read each cell once
+        try:
+            return self._get_vox(radius, include_air, grep)
+        finally:
+            if own:
+                self.memo = None
+
+    def _get_vox(self, radius: int, include_air: bool, grep: list[str] | None) -> dict[str, Any]:
         radius = max(0, min(int(radius), 8))
         o = self.feet()
         voxels: list[dict[str, Any]] = []
