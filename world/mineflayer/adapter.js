@@ -687,6 +687,16 @@ function startBuildUp (st, { item }) {
   }))
 }
 
+// The largest drop mineflayer-pathfinder may plan (its Movements.maxDropDown, default 4); CraftScript's
+// navigation policy lowers it for one walk and restores it. Returns the previous value.
+function setMaxDrop (st, { maxDrop }) {
+  if (!Number.isInteger(maxDrop) || maxDrop < 0 || maxDrop > 16) throw new BodyErr('invalid_argument', `max drop ${maxDrop} is not 0..16`)
+  const moves = st.bot.pathfinder.movements
+  const old = moves.maxDropDown
+  moves.maxDropDown = maxDrop
+  return old
+}
+
 function startEquip (st, { item, destination }) {
   const bot = st.bot
   const dest = EQUIP_DESTINATIONS[destination]
@@ -917,6 +927,7 @@ const METHODS = {
   status: { fn: status, needsSpawn: false },
   snapshot: { fn: snapshot },
   blockAt: { fn: blockAt },
+  setMaxDrop: { fn: setMaxDrop },
   findBlocks: { fn: findBlocks },
   nearestBlocks: { fn: nearestBlocks },
   entities: { fn: entities },

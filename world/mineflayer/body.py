@@ -474,6 +474,10 @@ class MineflayerBody:
         raw = self._call("chatLog", {"since": since})
         return int(raw["next"]), [m["message"] for m in raw["messages"]]
 
+    def set_max_drop(self, blocks: int) -> int:
+        """The largest drop the pathfinder may plan from now on (CraftScript's nav policy); returns the old one."""
+        return int(self._call("setMaxDrop", {"maxDrop": int(blocks)}))
+
     # -- actions (non-blocking) -------------------------------------------------------
     def goto(self, target: BlockPos, tolerance: float = 1.0) -> MineflayerAction:
         if not (tolerance >= 0 and math.isfinite(tolerance)):
