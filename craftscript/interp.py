@@ -19,12 +19,15 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
+from pydantic import ValidationError
+
 from craftbt.capabilities.spec import ActionResult
 from craftbt.craftscript import ast as a
 from craftbt.craftscript.commands import COMMANDS, HAZARD_NAMES, PREDICATES
 from craftbt.craftscript.dispatch import Dispatcher
 from craftbt.craftscript.errors import ScriptError, ScriptErrorCode
 from craftbt.craftscript.introspect import AIRS, HAZARD_BLOCKS, Introspection, canonical, strip
+from craftbt.craftscript.navpolicy import NavFailure, NavPolicy, apply_to_body, hazard_near, path_violation
 from craftbt.world.body import FACE_OFFSETS, ActionHandle, ActionStatus, BlockPos, Body, BodyError, Face
 
 Gen = Generator[ActionHandle | None, ActionHandle | None, Any]
@@ -553,11 +556,11 @@ class Interpreter:
     # -- dispatch helpers ---------------------------------------------------------------------
     def _dispatch(self, c: a.Command, capability: str, args: dict[str, Any], *,
                   at: dict[str, Any] | None = None, retry_note: str | None = None,
-                  timeout_ms: int | None = None) -> Gen:
+                  timeout_ms: int | None = None, watch: Callable[[], str | None] | None = None) -> Gen:
         attempt = 0
         while True:
-            result: ActionResult = yield from self.dispatcher.run(capability, args, f"cs:{self.op_index}:{c.name}",
-                                                                  timeout_ms)
+            run = self.dispatcher.run(capability, args, f"cs:{self.op_index}:{c.name}", timeout_ms)
+            result: ActionResult = yield from (run if watch is None else self._watched(run, watch, c, at))
             if result.ok:
                 return result
             code = result.error.code if result.error else "failed"
@@ -573,6 +576,26 @@ class Interpreter:
             self._fail(_runtime_code(code), f"{c.name}: {code}: {detail}".rstrip(": "), c.loc, op=c.name, at=at,
                        notes={"capability": capability, "code": code,
                               **({"retry_note": retry_note} if retry_note and code == "timeout" else {})})
+
+    def _watched(self, run: Generator[ActionHandle | None, ActionHandle | None, ActionResult],
+                 watch: Callable[[], str | None], c: a.Command, at: dict[str, Any] | None) -> Gen:
+        """Drive a dispatch, asking ``watch`` after every tick; a problem stops the leaf (closing the dispatch
+        stops it) and fails the command with ``invariant_violation``."""
+        try:
+            sent: ActionHandle | None = None
+            while True:
+                try:
+                    waiting = run.send(sent)
+                except StopIteration as stop:
+                    return stop.value
+                problem = watch()
+                if problem is not None:
+                    run.close()
+                    self._fail(ScriptErrorCode.INVARIANT_VIOLATION, f"{c.name} stopped: {problem}", c.loc, op=c.name,
+                               at=at, notes={"invariant": 4, "nav": NavFailure.HAZARD.value})
+                sent = yield waiting
+        finally:
+            run.close()
 
     def _body_action(self, c: a.Command, start: Callable[[], ActionHandle], at: dict[str, Any] | None = None) -> Gen:
         try:
@@ -819,7 +842,20 @@ class Interpreter:
             budget = self._int(named["timeout"], c.loc)
         call["timeout"] = max(1_000, min(budget, 300_000))
         at = self._at(pos, sel)
-        yield from self._dispatch(c, "move_to", call, at=at, timeout_ms=call["timeout"] + 1_000)
+        policy = self._nav_policy(c, named)
+        refused = path_violation(self.body, pos, call["range"], policy, self._name_at)
+        if refused is not None:
+            reason, detail = refused
+            code = ScriptErrorCode.NO_PATH if reason is NavFailure.UNREACHABLE else ScriptErrorCode.INVARIANT_VIOLATION
+            self._fail(code, f"goto: {detail}", c.loc, op=c.name, at=at,
+                       notes={"nav": reason.value, "policy": policy.model_dump()})
+        restore = apply_to_body(self.body, policy)
+        try:
+            yield from self._dispatch(c, "move_to", call, at=at, timeout_ms=call["timeout"] + 1_000,
+                                      watch=lambda: hazard_near(lambda p: self.body.block_at(p).name,
+                                                                self.body.position().block()))
+        finally:
+            restore()
         self.cache.clear()
         here = self.body.position()
         trace = {"kind": "goto", "from": [start.x, start.y, start.z], "to": list(pos),
@@ -829,6 +865,14 @@ class Interpreter:
             trace["waypoint"] = v.label
         self.logs.append(trace)
         return {"world": list(pos), "arrived": trace["arrived"], "tol": tol}
+
+    def _nav_policy(self, c: a.Command, named: dict[str, Value]) -> NavPolicy:
+        fields = {k: v for k, v in named.items() if k in NavPolicy.model_fields}
+        try:
+            return NavPolicy.model_validate(fields)
+        except ValidationError as exc:
+            self._fail(ScriptErrorCode.BAD_ARGS, f"goto: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}",
+                       c.loc, op=c.name)
 
     def cmd_craft(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         item = strip(self._str(args[0], c.args[0].loc))

@@ -74,3 +74,17 @@ def test_move_out_of_a_hole_and_build_up(arena: Arena, tmp_path: Path) -> None:
     assert block_name(arena.body, BlockPos(o.x + 1, o.y + 1, o.z)) == "dirt"
     here = arena.body.position().block()
     assert here == BlockPos(o.x + 1, o.y + 2, o.z), here
+
+
+def test_goto_stops_beside_lava_and_applies_max_drop(arena: Arena, tmp_path: Path) -> None:
+    o = arena.origin
+    assert arena.body.set_max_drop(2) == 4  # mineflayer-pathfinder's own default, before the policy
+    assert arena.body.set_max_drop(4) == 2
+    lava = BlockPos(o.x + 4, o.y - 1, o.z + 1)  # in the floor, beside the straight line east
+    arena.setblock(lava, "lava")
+    out = run(arena, "goto(" + f"{o.x + 8}, {o.y}, {o.z}, tol: 0, max_drop: 1" + ");", tmp_path)
+    assert not out.ok and out.error is not None
+    assert out.error["error"] == "invariant_violation" and out.error["notes"]["nav"] == "HAZARD", out.error
+    assert "lava" in out.error["message"]
+    assert arena.body.position().x < o.x + 8  # stopped short of the goal
+    assert arena.body.set_max_drop(4) == 4  # the walk's max_drop 1 was given back
