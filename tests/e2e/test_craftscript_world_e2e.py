@@ -16,7 +16,7 @@ from craftbt.craftscript.parser import parse
 from craftbt.craftscript.runner import ScriptExecutor
 from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.world.body import BlockPos
-from tests.e2e.squidkit import Arena, block_name
+from tests.e2e.squidkit import Arena, block_name, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -88,3 +88,39 @@ def test_goto_stops_beside_lava_and_applies_max_drop(arena: Arena, tmp_path: Pat
     assert "lava" in out.error["message"]
     assert arena.body.position().x < o.x + 8  # stopped short of the goal
     assert arena.body.set_max_drop(4) == 4  # the walk's max_drop 1 was given back
+
+
+def test_the_six_introspection_calls_on_flying_squid(arena: Arena) -> None:
+    from craftbt.craftscript.introspect import Introspection
+
+    o = arena.origin
+    arena.setblock(BlockPos(o.x + 1, o.y, o.z), "gravel")
+    api = Introspection(arena.body)
+    vox = api.get_vox(2, grep=["gravel"])
+    assert vox["window"] == {"radius": 2, "shape": [5, 5, 5], "origin": {"x": o.x, "y": o.y, "z": o.z}}
+    assert {"x": o.x + 1, "y": o.y, "z": o.z, "id": "minecraft:gravel"} in vox["matches"]
+    assert all(v["id"].startswith("minecraft:") for v in vox["voxels"]) and "HAZARDS" in vox["predicates"]
+    aff = api.affordances(o.x, o.y, o.z)
+    assert aff["position"] == {"x": o.x, "y": o.y, "z": o.z} and aff["can_stand"] is True
+    assert set(aff) >= {"safe_step_up", "safe_step_down", "placeable_faces", "tools"}
+    near = api.nearest(block_id="minecraft:gravel", radius=8, reachable=True)
+    assert near["matches"][0]["world"] == [o.x + 1, o.y, o.z] and near["matches"][0]["reachable"] is True
+    info = api.block_info(x=o.x + 1, y=o.y, z=o.z)
+    assert info["id"] == "minecraft:gravel" and info["props"]["falls"] is True
+    assert info["props"]["category"] == "gravity"
+    topo = api.get_topography(radius=3)
+    assert topo["grid"] == {"size": [7, 7], "origin": {"x": o.x, "z": o.z}}
+    assert topo["heightmap"][f"{o.x},{o.z}"] == 0 and topo["heightmap"][f"{o.x + 1},{o.z}"] == 1
+    started = api.nav("start", target={"type": "WORLD", "x": o.x + 4, "y": o.y, "z": o.z + 3}, tol=0,
+                      timeout_ms=15_000, policy={"allow_dig": False, "max_drop": 1, "max_step": 1})
+    assert started["state"] == "planning" and started["nav_id"].startswith("nav_")
+
+    def ended() -> dict[str, Any] | None:
+        s = api.nav("status", nav_id=started["nav_id"])
+        return s if s["state"] not in ("planning", "moving") else None
+
+    status = wait_until(ended, 20, "the walk to end")
+    assert status["state"] == "arrived", status
+    assert set(status) >= {"distance_remaining", "nodes_expanded", "replan_count", "eta_seconds"}
+    assert arena.body.position().block() == BlockPos(o.x + 4, o.y, o.z + 3)
+    assert api.nav("cancel", nav_id=started["nav_id"]) == {"nav_id": started["nav_id"], "state": "arrived"}
