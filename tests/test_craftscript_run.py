@@ -293,3 +293,29 @@ def test_place_timeouts_are_retried_with_backoff() -> None:
     assert not out2.ok and out2.error is not None and out2.error["error"] == "timeout"
     assert out2.error["notes"]["retry_note"] == "place_timeout"
     assert len([e for e in out2.logs if e["kind"] == "retry"]) == 3  # 5, 10, 20 ticks, then it gives up
+
+
+def test_core_macros_stairs_tunnel_and_torch_cadence() -> None:
+    out, b = run("repeat(12) { stair_up_step(); }\nturn(180);\nrepeat(3) { stair_down_step(); }",
+                 "craftscript_staircase")
+    assert out.ok, out.error
+    assert b.position().block() == (0, 73, -9)
+    out, b = run("tunnel_forward();\ntunnel_forward();", "craftscript_staircase")
+    assert out.ok, out.error
+    assert b.position().block() == (0, 64, -2)
+    assert [name_at(b, 0, y, z) for y, z in ((64, -1), (64, -2), (65, -2))] == ["air", "air", "air"]
+    out, b = run("torch_cadence_7();\nrepeat(7) { move(f1); torch_cadence_7(); }", give={"torch": 5})
+    assert out.ok, out.error
+    assert name_at(b, 0, 64, 0) == "torch" and name_at(b, 0, 64, -7) == "torch"
+    assert b.world.player.inventory.count("torch") == 3  # two placed: 7 blocks apart, none in between
+
+
+def test_invariant_4_no_dig_next_to_lava_and_the_hazard_predicate() -> None:
+    b = body()
+    b.world.set_block((2, 64, 0), ("stone", ()))
+    b.world.set_block((2, 64, 1), ("lava", ()))  # beside the stone, within 2 blocks of the bot
+    out, _ = run('log(is_hazard("lava_near"));\ndig(2, 64, 0);', on=b)
+    assert out.logs[0]["kind"] == "predicate" and out.logs[0]["result"] is True
+    assert out.error is not None and out.error["error"] == "invariant_violation"
+    assert out.error["notes"]["invariant"] == 4 and out.error["loc"]["line"] == 2
+    assert name_at(b, 2, 64, 0) == "stone"
