@@ -364,8 +364,10 @@ class Interpreter:
 
     def _selector(self, e: a.Selector) -> Rel:
         f = r = u = 0
+        parts: list[str] = []
         for t in e.terms:
             n = self._int(self.eval(t.count), t.count.loc)
+            parts.append(f"{t.axis}{n}{'^' if t.rise > 0 else '_' if t.rise < 0 else ''}")  # u(h) shows as u3
             if t.axis == "f":
                 f += n
             elif t.axis == "b":
@@ -379,7 +381,7 @@ class Interpreter:
             else:
                 u -= n
             u += t.rise
-        return Rel(f, r, u, e.text())
+        return Rel(f, r, u, "+".join(parts))
 
     def resolve(self, v: Rel | Pos) -> BlockPos:
         if isinstance(v, Pos):
