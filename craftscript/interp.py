@@ -641,9 +641,9 @@ class Interpreter:
     def _auto_scan(self, c: a.Command) -> None:
         """Invariant 5: a radius-2 scan before dig, place and step up/down (fresh reads, into the cache)."""
         self.cache.clear()
-        vox = self.vox.get_vox(2)
-        self.logs.append({"kind": "scan", "radius": 2, "auto": True, "voxels": len(vox["voxels"]),
-                          "hazards": vox["predicates"]["HAZARDS"], "line": c.loc.line})
+        voxels, hazards = self.vox.refresh(2)
+        self.logs.append({"kind": "scan", "radius": 2, "auto": True, "voxels": voxels, "hazards": hazards,
+                          "line": c.loc.line})
 
     def _at(self, pos: BlockPos, sel: str) -> dict[str, Any]:
         return {"selector": sel or None, "world": list(pos)}

@@ -64,15 +64,17 @@ class Introspection:
         #: block names read so far, when the caller keeps a voxel cache (the interpreter does, and clears it
         #: whenever game time passes); None: every read goes to the body
         self.memo: dict[BlockPos, str] | None = None
+        # a body that can read a name without a BlockInfo (SimBody.block_name) serves the many reads of a scan
+        self._read: Callable[[BlockPos], str] = getattr(body, "block_name", None) or (lambda p: body.block_at(p).name)
 
     # -- helpers ------------------------------------------------------------------------------
     def name_at(self, pos: BlockPos) -> str:
         memo = self.memo
         if memo is None:
-            return self.body.block_at(pos).name
+            return self._read(pos)
         name = memo.get(pos)
         if name is None:
-            name = memo[pos] = self.body.block_at(pos).name
+            name = memo[pos] = self._read(pos)
         return name
 
     def solid(self, name: str) -> bool:
@@ -133,6 +135,17 @@ class Introspection:
         finally:
             if own:
                 self.memo = None
+
+    def refresh(self, radius: int = 2) -> tuple[int, list[str]]:
+        """Read the window around the feet into the memo (which the caller keeps); the number of non-air cells
+        and the hazards. get_vox without building its payload: the interpreter's scans need only this."""
+        if self.memo is None:
+            raise ValueError("refresh() fills a memo: set Introspection.memo first")
+        o = self.feet()
+        rng = range(-radius, radius + 1)
+        solid = sum(1 for dx, dy, dz in itertools.product(rng, rng, rng)
+                    if self.name_at(BlockPos(o.x + dx, o.y + dy, o.z + dz)) not in AIRS)
+        return solid, self.hazards(o, min(radius, 2))
 
     def _get_vox(self, radius: int, include_air: bool, grep: list[str] | None) -> dict[str, Any]:
         radius = max(0, min(int(radius), 8))
