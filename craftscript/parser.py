@@ -66,7 +66,9 @@ class _Lexer(Lexer):
         for i, t in enumerate(kept):
             names[f"g{i}"] = t.name
             groups.append(f"(?P<g{i}>{t.pattern.to_regexp()})")
-        self.regex = re.compile("|".join(groups))
+        # blanks within a line are skipped by the same match as the token after them (half the matches of a
+        # typical script are blanks); a newline is matched as an ignored token, to count lines
+        self.regex = re.compile(r"[ \t\f\r]*(?:" + "|".join(groups) + ")")
         self.names = names
         self.ignore = frozenset(ignore)
         self.keywords = keywords
@@ -80,11 +82,16 @@ class _Lexer(Lexer):
         while pos < n:
             m = match(text, pos)
             if m is None:
+                while pos < n and text[pos] in " \t\f\r":  # locate the bad character, not the blanks before it
+                    pos += 1
+                if pos >= n:
+                    break
                 raise UnexpectedCharacters(text, pos, line, pos - line_start + 1)  # type: ignore[no-untyped-call]
-            kind = names[m.lastgroup]  # type: ignore[index]
-            end = m.end()
+            group: str = m.lastgroup  # type: ignore[assignment]  # every alternative is a named group
+            kind = names[group]
+            pos, end = m.start(group), m.end()
             if kind not in ignore:
-                value = m.group()
+                value = m.group(group)
                 if kind == "IDENT":
                     kind = keywords.get(value, kind)
                 elif kind in ("LPAR", "LBRACE"):
