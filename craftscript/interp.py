@@ -620,7 +620,7 @@ class Interpreter:
         last = self.body.position()
         still = 0
         for _ in range(SETTLE_TICKS):
-            if last.y == int(last.y) and self.vox.solid(self.body.block_at(last.block().offset(dy=-1)).name):
+            if last.y == int(last.y) and self.vox.solid(self.vox.fresh(last.block().offset(dy=-1))):
                 return
             yield None
             here = self.body.position()
@@ -632,7 +632,7 @@ class Interpreter:
     def _changed(self, positions: list[BlockPos], before: dict[BlockPos, str], command: str) -> None:
         self.cache.clear()
         for p in positions:
-            after = self.body.block_at(p).name
+            after = self.vox.fresh(p)
             if after != before[p]:
                 self.changes.append({"pos": list(p), "before": canonical(before[p]), "after": canonical(after),
                                      "action": "destroyed" if after in AIRS else "placed", "command": command,
@@ -812,7 +812,7 @@ class Interpreter:
         item: str = picked
         feet = self.body.position().block()
         at = self._at(feet, "")
-        before = {feet: self.body.block_at(feet).name}
+        before = {feet: self.vox.fresh(feet)}
         yield from self._dispatch(c, "build_up", {"item": item}, at=at)
         self._changed([feet], before, c.name)
         return {"id": canonical(item), "world": list(feet)}
@@ -854,8 +854,7 @@ class Interpreter:
         restore = apply_to_body(self.body, policy)
         try:
             yield from self._dispatch(c, "move_to", call, at=at, timeout_ms=call["timeout"] + 1_000,
-                                      watch=lambda: hazard_near(lambda p: self.body.block_at(p).name,
-                                                                self.body.position().block()))
+                                      watch=lambda: hazard_near(self.vox.fresh, self.body.position().block()))
         finally:
             restore()
         self.cache.clear()
@@ -982,7 +981,7 @@ class Interpreter:
             return {"placed": False}
         if self._count("torch") < 1:
             return {"placed": False, "reason": "no torch"}
-        before = {feet: self.body.block_at(feet).name}
+        before = {feet: self.vox.fresh(feet)}
         yield from self._dispatch(c, "place_block", {"item": "torch", "pos": _xyz(feet),
                                                      "against": _xyz(feet.offset(dy=-1))}, retry_note="place_timeout")
         self._changed([feet], before, c.name)

@@ -65,16 +65,17 @@ class Introspection:
         #: whenever game time passes); None: every read goes to the body
         self.memo: dict[BlockPos, str] | None = None
         # a body that can read a name without a BlockInfo (SimBody.block_name) serves the many reads of a scan
-        self._read: Callable[[BlockPos], str] = getattr(body, "block_name", None) or (lambda p: body.block_at(p).name)
+        #: a block's name read from the body now, past any memo
+        self.fresh: Callable[[BlockPos], str] = getattr(body, "block_name", None) or (lambda p: body.block_at(p).name)
 
     # -- helpers ------------------------------------------------------------------------------
     def name_at(self, pos: BlockPos) -> str:
         memo = self.memo
         if memo is None:
-            return self._read(pos)
+            return self.fresh(pos)
         name = memo.get(pos)
         if name is None:
-            name = memo[pos] = self._read(pos)
+            name = memo[pos] = self.fresh(pos)
         return name
 
     def solid(self, name: str) -> bool:
@@ -360,7 +361,7 @@ class Introspection:
             elif self.body.now_ticks() > nav.deadline:
                 h.cancel("timeout")
                 nav.state, nav.reason = "failed", NavFailure.TIMEOUT.value
-            elif (burning := hazard_near(lambda p: self.body.block_at(p).name, self.body.position().block())):
+            elif (burning := hazard_near(self.fresh, self.body.position().block())):
                 h.cancel("hazard")
                 nav.state, nav.reason, nav.detail = "failed", NavFailure.HAZARD.value, burning
             else:
