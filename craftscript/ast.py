@@ -67,13 +67,6 @@ class SelTerm(Node):
 class Selector(Node):
     terms: tuple[SelTerm, ...]
 
-    def text(self) -> str:
-        parts = []
-        for t in self.terms:
-            n = str(t.count.value) if isinstance(t.count, Number) else "(...)"
-            parts.append(f"{t.axis}{n}{'^' if t.rise > 0 else '_' if t.rise < 0 else ''}")
-        return "+".join(parts)
-
 
 @dataclass(frozen=True, slots=True)
 class Waypoint(Node):

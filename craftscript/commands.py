@@ -42,7 +42,7 @@ COMMANDS: dict[str, Signature] = {
     "scan": _sig({0, 1}, "scan(r:2)", {"r"}),
     "block_info": _sig({1, 3}, "block_info(f1) | block_info(x, y, z)"),
     "goto": _sig({1, 3}, "goto(x, y, z, tol:1) | goto(waypoint(\"home\"), tol:1) | goto(f6, tol:1)",
-                 {"tol", "timeout"}, capability="move_to"),
+                 {"tol", "timeout", "allow_dig", "max_drop", "max_step"}, capability="move_to"),
     "craft": _sig({1, 2}, 'craft("stick", 4)', capability="craft_recipe"),
     "plant": _sig({2, 4}, 'plant("oak_sapling", x, y, z)', capability="place_block"),
     "wait": _sig({1}, "wait(10000)", capability="wait"),

@@ -19,12 +19,15 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
+from pydantic import ValidationError
+
 from craftbt.capabilities.spec import ActionResult
 from craftbt.craftscript import ast as a
 from craftbt.craftscript.commands import COMMANDS, HAZARD_NAMES, PREDICATES
 from craftbt.craftscript.dispatch import Dispatcher
 from craftbt.craftscript.errors import ScriptError, ScriptErrorCode
 from craftbt.craftscript.introspect import AIRS, HAZARD_BLOCKS, Introspection, canonical, strip
+from craftbt.craftscript.navpolicy import NavFailure, NavPolicy, apply_to_body, hazard_near, path_violation
 from craftbt.world.body import FACE_OFFSETS, ActionHandle, ActionStatus, BlockPos, Body, BodyError, Face
 
 Gen = Generator[ActionHandle | None, ActionHandle | None, Any]
@@ -37,6 +40,10 @@ RETRY_DELAYS_TICKS = (5, 10, 20)
 MAX_WAIT_CHUNK_MS = 60_000
 #: plant walks to within this many blocks of its cell before placing
 APPROACH_DISTANCE = 3.5
+#: commands after which the bot may still be falling or landing (a dig under the feet, a jump-place, a step)
+SETTLE_AFTER = frozenset({"dig", "break", "place", "plant", "build_up", "move", "goto"})
+#: the longest wait for the bot to come to rest after one of them (2 s of game time)
+SETTLE_TICKS = 40
 
 
 @dataclass(frozen=True)
@@ -144,10 +151,14 @@ class Interpreter:
         self.steps: list[dict[str, Any]] = []
         self.logs: list[dict[str, Any]] = []
         self.changes: list[dict[str, Any]] = []
+        #: the voxel cache (seed section 5): block names read since game time last passed; scans fill it,
+        #: every read goes through it, and it is cleared whenever a command let ticks pass
         self.cache: dict[BlockPos, str] = {}
+        self.vox.memo = self.cache
         self.heading = _heading_from_yaw(body.observe().yaw)
         self.scopes: list[dict[str, Value]] = [dict(args or {})]
         self._fn_cache: dict[str, a.Program] = {}
+        self._last_loc = program.loc
 
     # -- entry --------------------------------------------------------------------------------
     def run(self) -> Generator[ActionHandle | None, ActionHandle | None, ScriptOutcome]:
@@ -157,6 +168,11 @@ class Interpreter:
             yield from self.exec_block(self.program.body, new_scope=False)
         except _Abort as abort:
             error = self._failure(abort)
+            status = "failed"
+        except RecursionError:
+            # bounded nesting per script (parser) times bounded call depth can still exceed Python's stack
+            error = self._failure(_Abort(ScriptError(ScriptErrorCode.TOO_DEEP, "nesting too deep to run (blocks "
+                                                     "inside macro and function calls)", self._last_loc)))
             status = "failed"
         except GeneratorExit:
             raise
@@ -183,6 +199,7 @@ class Interpreter:
         raise _Abort(ScriptError(code, message, loc), op, at, notes)
 
     def _tick_op(self, loc: a.Loc) -> None:
+        self._last_loc = loc
         self.ops += 1
         if self.ops > self.limits.max_ops:
             self._fail(ScriptErrorCode.OP_LIMIT, f"op limit of {self.limits.max_ops} reached", loc)
@@ -347,8 +364,10 @@ class Interpreter:
 
     def _selector(self, e: a.Selector) -> Rel:
         f = r = u = 0
+        parts: list[str] = []
         for t in e.terms:
             n = self._int(self.eval(t.count), t.count.loc)
+            parts.append(f"{t.axis}{n}{'^' if t.rise > 0 else '_' if t.rise < 0 else ''}")  # u(h) shows as u3
             if t.axis == "f":
                 f += n
             elif t.axis == "b":
@@ -362,7 +381,7 @@ class Interpreter:
             else:
                 u -= n
             u += t.rise
-        return Rel(f, r, u, e.text())
+        return Rel(f, r, u, "+".join(parts))
 
     def resolve(self, v: Rel | Pos) -> BlockPos:
         if isinstance(v, Pos):
@@ -396,11 +415,7 @@ class Interpreter:
         return BlockPos(x, y, z), ""
 
     def _name_at(self, pos: BlockPos) -> str:
-        name = self.cache.get(pos)
-        if name is None:
-            name = self.body.block_at(pos).name
-            self.cache[pos] = name
-        return name
+        return self.vox.name_at(pos)
 
     # -- predicates ---------------------------------------------------------------------------
     def predicate(self, e: a.PredicateCall) -> Value:
@@ -456,7 +471,12 @@ class Interpreter:
         args = [self.eval(x) for x in c.args]
         named = {n.key: self._named(n) for n in c.named}
         started = time.perf_counter()
+        tick = self.body.now_ticks()
         notes: dict[str, Any] = yield from getattr(self, f"cmd_{COMMANDS_IMPL.get(op, op)}")(c, args, named)
+        if op in SETTLE_AFTER:
+            yield from self._settle()
+        if self.body.now_ticks() != tick:
+            self.cache.clear()  # time passed: anything may have changed (gravity, fluids, other players)
         step = {"ok": True, "op": op, "ms": int((time.perf_counter() - started) * 1000), "notes": notes or {},
                 "op_index": self.op_index, "line": c.loc.line}
         self.steps.append(step)
@@ -538,11 +558,11 @@ class Interpreter:
     # -- dispatch helpers ---------------------------------------------------------------------
     def _dispatch(self, c: a.Command, capability: str, args: dict[str, Any], *,
                   at: dict[str, Any] | None = None, retry_note: str | None = None,
-                  timeout_ms: int | None = None) -> Gen:
+                  timeout_ms: int | None = None, watch: Callable[[], str | None] | None = None) -> Gen:
         attempt = 0
         while True:
-            result: ActionResult = yield from self.dispatcher.run(capability, args, f"cs:{self.op_index}:{c.name}",
-                                                                  timeout_ms)
+            run = self.dispatcher.run(capability, args, f"cs:{self.op_index}:{c.name}", timeout_ms)
+            result: ActionResult = yield from (run if watch is None else self._watched(run, watch, c, at))
             if result.ok:
                 return result
             code = result.error.code if result.error else "failed"
@@ -559,6 +579,26 @@ class Interpreter:
                        notes={"capability": capability, "code": code,
                               **({"retry_note": retry_note} if retry_note and code == "timeout" else {})})
 
+    def _watched(self, run: Generator[ActionHandle | None, ActionHandle | None, ActionResult],
+                 watch: Callable[[], str | None], c: a.Command, at: dict[str, Any] | None) -> Gen:
+        """Drive a dispatch, asking ``watch`` after every tick; a problem stops the leaf (closing the dispatch
+        stops it) and fails the command with ``invariant_violation``."""
+        try:
+            sent: ActionHandle | None = None
+            while True:
+                try:
+                    waiting = run.send(sent)
+                except StopIteration as stop:
+                    return stop.value
+                problem = watch()
+                if problem is not None:
+                    run.close()
+                    self._fail(ScriptErrorCode.INVARIANT_VIOLATION, f"{c.name} stopped: {problem}", c.loc, op=c.name,
+                               at=at, notes={"invariant": 4, "nav": NavFailure.HAZARD.value})
+                sent = yield waiting
+        finally:
+            run.close()
+
     def _body_action(self, c: a.Command, start: Callable[[], ActionHandle], at: dict[str, Any] | None = None) -> Gen:
         try:
             handle = start()
@@ -574,23 +614,36 @@ class Interpreter:
                        notes={"code": code})
         return handle.result()
 
+    def _settle(self) -> Gen:
+        """Wait (bounded) until the bot rests on a floor: selectors count from the feet, and on a real server
+        the feet are still falling for a few ticks after a dig under them or a jump."""
+        last = self.body.position()
+        still = 0
+        for _ in range(SETTLE_TICKS):
+            if last.y == int(last.y) and self.vox.solid(self.vox.fresh(last.block().offset(dy=-1))):
+                return
+            yield None
+            here = self.body.position()
+            still = still + 1 if here == last else 0
+            if still >= 3:  # resting on something that is not a full block (a slab, a ladder, water)
+                return
+            last = here
+
     def _changed(self, positions: list[BlockPos], before: dict[BlockPos, str], command: str) -> None:
         self.cache.clear()
         for p in positions:
-            after = self.body.block_at(p).name
+            after = self.vox.fresh(p)
             if after != before[p]:
                 self.changes.append({"pos": list(p), "before": canonical(before[p]), "after": canonical(after),
                                      "action": "destroyed" if after in AIRS else "placed", "command": command,
                                      "timestamp": int(self.clock() * 1000)})
 
     def _auto_scan(self, c: a.Command) -> None:
-        """Invariant 5: a radius-2 scan before dig, place and step up/down."""
-        vox = self.vox.get_vox(2)
+        """Invariant 5: a radius-2 scan before dig, place and step up/down (fresh reads, into the cache)."""
         self.cache.clear()
-        for v in vox["voxels"]:
-            self.cache[BlockPos(v["x"], v["y"], v["z"])] = strip(v["id"])
-        self.logs.append({"kind": "scan", "radius": 2, "auto": True, "voxels": len(vox["voxels"]),
-                          "hazards": vox["predicates"]["HAZARDS"], "line": c.loc.line})
+        voxels, hazards = self.vox.refresh(2)
+        self.logs.append({"kind": "scan", "radius": 2, "auto": True, "voxels": voxels, "hazards": hazards,
+                          "line": c.loc.line})
 
     def _at(self, pos: BlockPos, sel: str) -> dict[str, Any]:
         return {"selector": sel or None, "world": list(pos)}
@@ -617,10 +670,8 @@ class Interpreter:
     def cmd_scan(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         radius_v = named.get("r", args[0] if args else 2)
         radius = self._int(radius_v, c.loc)
-        vox = self.vox.get_vox(max(0, min(radius, 8)))
         self.cache.clear()
-        for v in vox["voxels"]:
-            self.cache[BlockPos(v["x"], v["y"], v["z"])] = strip(v["id"])
+        vox = self.vox.get_vox(max(0, min(radius, 8)))
         self.logs.append({"kind": "scan", "radius": radius, "auto": False, "voxels": len(vox["voxels"]),
                           "hazards": vox["predicates"]["HAZARDS"], "line": c.loc.line})
         return {"radius": radius, "voxels": len(vox["voxels"]), "hazards": vox["predicates"]["HAZARDS"]}
@@ -685,7 +736,8 @@ class Interpreter:
         if not self.vox.solid(self._name_at(target.offset(dy=-1))):
             self._fail(ScriptErrorCode.MOVE_BLOCKED, f"no floor under {tuple(target)}", c.loc, op=c.name, at=at)
         start = self.body.position()
-        yield from self._body_action(c, lambda: self.body.goto(target, 0.0), at)
+        # through move_to (stand in the target block), so geofence, permissions and the journal apply
+        yield from self._dispatch(c, "move_to", {"pos": _xyz(target), "goal": "block", "timeout": 5_000}, at=at)
         self.cache.clear()
         here = self.body.position()
         if here.block() != target:
@@ -697,18 +749,18 @@ class Interpreter:
         pos, sel = self._target(args, c.args, 0, c.loc)
         at = self._at(pos, sel)
         self._auto_scan(c)
-        name = self.body.block_at(pos).name
+        name = self._name_at(pos)  # fresh: the scan just read the window (and a target outside it now)
         if name in AIRS or name in ("water", "lava"):
             self._fail(ScriptErrorCode.NO_TARGET, "no block to dig", c.loc, op=c.name, at=at,
                        notes={"pos": list(pos), "id": canonical(name)})
         me = self.body.position().block()
-        above = self.body.block_at(pos.offset(dy=1)).name
+        above = self._name_at(pos.offset(dy=1))
         if (pos.y >= me.y and abs(pos.x - me.x) <= 1 and abs(pos.z - me.z) <= 1 and self.md.has_block(above)
                 and self.md.block(above).gravity):
             self._fail(ScriptErrorCode.INVARIANT_VIOLATION, f"{canonical(above)} overhead would fall", c.loc,
                        op=c.name, at=at, notes={"invariant": 3, "gravity_block": canonical(above)})
         for d in FACE_OFFSETS.values():
-            if self.body.block_at(pos.offset(*d)).name == "lava":
+            if self._name_at(pos.offset(*d)) == "lava":
                 self._fail(ScriptErrorCode.INVARIANT_VIOLATION, "digging would open onto minecraft:lava", c.loc,
                            op=c.name, at=at, notes={"invariant": 4, "lava": list(pos.offset(*d))})
         before = {pos: name}
@@ -731,15 +783,14 @@ class Interpreter:
                            f"got {face_s!r}", c.loc, op=c.name)
             d = FACE_OFFSETS[face]
             against = pos.offset(-d[0], -d[1], -d[2])
-            if self.vox.solid(self.body.block_at(against).name):
-                call["against"] = _xyz(against)
-            # else: no block to click on that face; place_block picks any solid neighbour of the target
         if plant and self.body.position().distance_to(pos) > APPROACH_DISTANCE:
             # plant walks within reach first (place does not: it places from where the bot stands)
             yield from self._dispatch(c, "move_to", {"pos": _xyz(pos), "range": 2.0}, at=at)
-            self.cache.clear()
         self._auto_scan(c)
-        before = {pos: self.body.block_at(pos).name}
+        if face_v is not None and self.vox.solid(self._name_at(against)):
+            call["against"] = _xyz(against)
+        # else: no block to click on that face; place_block picks any solid neighbour of the target
+        before = {pos: self._name_at(pos)}
         yield from self._dispatch(c, "place_block", call, at=at, retry_note="place_timeout")
         self._changed([pos], before, c.name)
         return {"selector": sel or None, "world": list(pos), "id": canonical(item), "face": face_v,
@@ -754,18 +805,15 @@ class Interpreter:
         return {"id": canonical(item)}
 
     def cmd_build_up(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
-        build = getattr(self.body, "build_up", None)
-        if build is None:
-            self._fail(ScriptErrorCode.COMMAND_FAILED, "build_up: this body cannot jump-place (sim only)", c.loc,
-                       op=c.name, notes={"code": "unsupported"})
         picked = strip(self._str(args[0], c.args[0].loc)) if args else self._auto_block()
         if picked is None:
             self._fail(ScriptErrorCode.COMMAND_FAILED, "build_up: no placeable block in the inventory", c.loc,
                        op=c.name, notes={"code": "missing_item"})
         item: str = picked
         feet = self.body.position().block()
-        before = {feet: self.body.block_at(feet).name}
-        yield from self._body_action(c, lambda: build(item), self._at(feet, ""))
+        at = self._at(feet, "")
+        before = {feet: self.vox.fresh(feet)}
+        yield from self._dispatch(c, "build_up", {"item": item}, at=at)
         self._changed([feet], before, c.name)
         return {"id": canonical(item), "world": list(feet)}
 
@@ -796,7 +844,19 @@ class Interpreter:
             budget = self._int(named["timeout"], c.loc)
         call["timeout"] = max(1_000, min(budget, 300_000))
         at = self._at(pos, sel)
-        yield from self._dispatch(c, "move_to", call, at=at, timeout_ms=call["timeout"] + 1_000)
+        policy = self._nav_policy(c, named)
+        refused = path_violation(self.body, pos, call["range"], policy, self._name_at)
+        if refused is not None:
+            reason, detail = refused
+            code = ScriptErrorCode.NO_PATH if reason is NavFailure.UNREACHABLE else ScriptErrorCode.INVARIANT_VIOLATION
+            self._fail(code, f"goto: {detail}", c.loc, op=c.name, at=at,
+                       notes={"nav": reason.value, "policy": policy.model_dump()})
+        restore = apply_to_body(self.body, policy)
+        try:
+            yield from self._dispatch(c, "move_to", call, at=at, timeout_ms=call["timeout"] + 1_000,
+                                      watch=lambda: hazard_near(self.vox.fresh, self.body.position().block()))
+        finally:
+            restore()
         self.cache.clear()
         here = self.body.position()
         trace = {"kind": "goto", "from": [start.x, start.y, start.z], "to": list(pos),
@@ -806,6 +866,14 @@ class Interpreter:
             trace["waypoint"] = v.label
         self.logs.append(trace)
         return {"world": list(pos), "arrived": trace["arrived"], "tol": tol}
+
+    def _nav_policy(self, c: a.Command, named: dict[str, Value]) -> NavPolicy:
+        fields = {k: v for k, v in named.items() if k in NavPolicy.model_fields}
+        try:
+            return NavPolicy.model_validate(fields)
+        except ValidationError as exc:
+            self._fail(ScriptErrorCode.BAD_ARGS, f"goto: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}",
+                       c.loc, op=c.name)
 
     def cmd_craft(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         item = strip(self._str(args[0], c.args[0].loc))
@@ -913,7 +981,7 @@ class Interpreter:
             return {"placed": False}
         if self._count("torch") < 1:
             return {"placed": False, "reason": "no torch"}
-        before = {feet: self.body.block_at(feet).name}
+        before = {feet: self.vox.fresh(feet)}
         yield from self._dispatch(c, "place_block", {"item": "torch", "pos": _xyz(feet),
                                                      "against": _xyz(feet.offset(dy=-1))}, retry_note="place_timeout")
         self._changed([feet], before, c.name)

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from typing import Any
 
+from pydantic import ValidationError
+
+from craftbt.craftscript.navpolicy import NavFailure, NavPolicy, apply_to_body, hazard_near, path_violation
 from craftbt.world import mcdata
 from craftbt.world.body import (
     FACE_OFFSETS,
@@ -57,10 +61,22 @@ class Introspection:
         self.md = md or registry_for(body)
         self._navs: dict[str, _Nav] = {}
         self._nav_seq = 0
+        #: block names read so far, when the caller keeps a voxel cache (the interpreter does, and clears it
+        #: whenever game time passes); None: every read goes to the body
+        self.memo: dict[BlockPos, str] | None = None
+        # a body that can read a name without a BlockInfo (SimBody.block_name) serves the many reads of a scan
+        #: a block's name read from the body now, past any memo
+        self.fresh: Callable[[BlockPos], str] = getattr(body, "block_name", None) or (lambda p: body.block_at(p).name)
 
     # -- helpers ------------------------------------------------------------------------------
     def name_at(self, pos: BlockPos) -> str:
-        return self.body.block_at(pos).name
+        memo = self.memo
+        if memo is None:
+            return self.fresh(pos)
+        name = memo.get(pos)
+        if name is None:
+            name = memo[pos] = self.fresh(pos)
+        return name
 
     def solid(self, name: str) -> bool:
         return self.md.has_block(name) and self.md.block(name).solid
@@ -112,6 +128,27 @@ class Introspection:
 
     # -- 1) get_vox -------------------------------------------------------------------------
     def get_vox(self, radius: int = 2, include_air: bool = False, grep: list[str] | None = None) -> dict[str, Any]:
+        own = self.memo is None
+        if own:
+            self.memo = {}  # the hazard checks re-read most of the window: read each cell once
+        try:
+            return self._get_vox(radius, include_air, grep)
+        finally:
+            if own:
+                self.memo = None
+
+    def refresh(self, radius: int = 2) -> tuple[int, list[str]]:
+        """Read the window around the feet into the memo (which the caller keeps); the number of non-air cells
+        and the hazards. get_vox without building its payload: the interpreter's scans need only this."""
+        if self.memo is None:
+            raise ValueError("refresh() fills a memo: set Introspection.memo first")
+        o = self.feet()
+        rng = range(-radius, radius + 1)
+        solid = sum(1 for dx, dy, dz in itertools.product(rng, rng, rng)
+                    if self.name_at(BlockPos(o.x + dx, o.y + dy, o.z + dz)) not in AIRS)
+        return solid, self.hazards(o, min(radius, 2))
+
+    def _get_vox(self, radius: int, include_air: bool, grep: list[str] | None) -> dict[str, Any]:
         radius = max(0, min(int(radius), 8))
         o = self.feet()
         voxels: list[dict[str, Any]] = []
@@ -272,17 +309,29 @@ class Introspection:
         if action == "start":
             if not target or not all(k in target for k in ("x", "y", "z")):
                 raise ValueError('nav start needs target {"type":"WORLD", "x", "y", "z"}')
+            try:
+                rules = NavPolicy.model_validate(policy or {})
+            except ValidationError as exc:
+                raise ValueError(f"nav policy: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from None
             self._nav_seq += 1
             nid = f"nav_{self._nav_seq}"
             goal = BlockPos(int(target["x"]), int(target["y"]), int(target["z"]))
-            nav = _Nav(nid, goal, float(tol), self.body.now_ticks() + max(1, timeout_ms // 50), policy or {})
-            try:
-                nav.handle = self.body.goto(goal, float(tol))
-            except BodyError as err:
-                nav.state, nav.reason = "failed", "UNREACHABLE" if err.code.value == "no_path" else err.code.value
+            nav = _Nav(nid, goal, float(tol), self.body.now_ticks() + max(1, timeout_ms // 50), rules)
+            refused = path_violation(self.body, goal, float(tol), rules, self.name_at)
+            if refused is not None:
+                nav.state, nav.reason = "failed", refused[0].value
+                nav.detail = refused[1]
+            else:
+                nav.restore = apply_to_body(self.body, rules)
+                try:
+                    nav.handle = self.body.goto(goal, float(tol))
+                except BodyError as err:
+                    nav.state = "failed"
+                    nav.reason = NavFailure.UNREACHABLE.value if err.code.value == "no_path" else err.code.value
+                    nav.finish()
             self._navs[nid] = nav
             return {"nav_id": nid, "state": "planning" if nav.state != "failed" else "failed",
-                    **({"reason": nav.reason} if nav.reason else {})}
+                    **({"reason": nav.reason} if nav.reason else {}), **({"detail": nav.detail} if nav.detail else {})}
         if nav_id is None or nav_id not in self._navs:
             raise ValueError(f"unknown nav_id {nav_id!r}")
         nav = self._navs[nav_id]
@@ -291,6 +340,7 @@ class Introspection:
                 nav.handle.cancel("cancelled")
             if nav.state not in ("arrived", "failed"):
                 nav.state = "canceled"
+            nav.finish()
             return {"nav_id": nav_id, "state": nav.state}
         if action == "status":
             return self._status(nav)
@@ -310,9 +360,14 @@ class Introspection:
                 nav.state = "canceled"
             elif self.body.now_ticks() > nav.deadline:
                 h.cancel("timeout")
-                nav.state, nav.reason = "failed", "TIMEOUT"
+                nav.state, nav.reason = "failed", NavFailure.TIMEOUT.value
+            elif (burning := hazard_near(self.fresh, self.body.position().block())):
+                h.cancel("hazard")
+                nav.state, nav.reason, nav.detail = "failed", NavFailure.HAZARD.value, burning
             else:
                 nav.state = "moving"
+            if nav.state not in ("planning", "moving"):
+                nav.finish()
         here = self.body.position()
         dist = max(0.0, here.distance_to(nav.goal) - 0.0)
         out: dict[str, Any] = {
@@ -322,11 +377,13 @@ class Introspection:
         }
         if nav.reason:
             out["reason"] = nav.reason
+        if nav.detail:
+            out["detail"] = nav.detail
         return out
 
 
 class _Nav:
-    def __init__(self, nav_id: str, goal: BlockPos, tol: float, deadline: int, policy: dict[str, Any]) -> None:
+    def __init__(self, nav_id: str, goal: BlockPos, tol: float, deadline: int, policy: NavPolicy) -> None:
         self.nav_id = nav_id
         self.goal = goal
         self.tol = tol
@@ -335,6 +392,14 @@ class _Nav:
         self.handle: ActionHandle | None = None
         self.state = "planning"
         self.reason: str | None = None
+        self.detail: str | None = None
+        #: gives the body back the drop limit it had before this walk (once)
+        self.restore: Callable[[], None] | None = None
+
+    def finish(self) -> None:
+        if self.restore is not None:
+            self.restore()
+            self.restore = None
 
 
 def _preferred_tool(md: McData, name: str) -> str | None:

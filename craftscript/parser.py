@@ -1,20 +1,24 @@
 """Text to typed AST: the lark grammar (``grammar.lark``) and a transformer that builds ``ast`` nodes.
 
 Any input gets either a :class:`~craftbt.craftscript.ast.Program` or a located :class:`ScriptError`:
-lark's LALR parser runs in linear time, and nesting is bounded before the (recursive) transformer
-runs, so deep brackets are an error, not a ``RecursionError``.
+lark's LALR parser runs in linear time over tokens from one regular expression (``_Lexer``) and calls the
+AST builder as it reduces (no parse tree, no ``propagate_positions``: each node takes its line and column
+from its first token). Bracket nesting (in the lexer) and operator nesting (in the builder) are bounded,
+so whatever walks the AST recursively later meets a located ``too_deep`` error, not a ``RecursionError``.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
-from lark.tree import Meta
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.lexer import Lexer, LexerState, PatternStr
 
 from craftbt.craftscript import ast as a
 from craftbt.craftscript.errors import ScriptError, ScriptErrorCode
@@ -22,6 +26,8 @@ from craftbt.craftscript.errors import ScriptError, ScriptErrorCode
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 #: deepest bracket nesting accepted (parentheses, braces); deeper input is ``too_deep``
 MAX_NESTING = 64
+#: deepest operator nesting accepted (``!!!x``, ``1 + 1 + ... + 1``); the AST is walked recursively
+MAX_EXPR_DEPTH = 100
 #: largest script accepted, in characters
 MAX_SOURCE = 1_000_000
 PARAM_TYPES = ("int", "bool", "string")
@@ -29,12 +35,97 @@ PARAM_TYPES = ("int", "bool", "string")
 KEYWORDS = frozenset({"macro", "if", "else", "while", "repeat", "assert", "true", "false", "let"})
 SELECTOR_NAME = re.compile(r"^[fbrlud][0-9]*_?$")
 ESCAPES = {'"': '"', "n": "\n", "t": "\t", "\\": "\\"}
+_LOCK = threading.Lock()
+
+
+class _Lexer(Lexer):
+    """One regular expression built from the grammar's own terminals, tried once per token.
+
+    lark's lexers keep a line counter and a callback table per token; this loop only counts newlines
+    inside the tokens that can hold one. Keywords lex as names and are retyped, as lark's own lexer
+    does; a character no terminal matches is lark's ``UnexpectedCharacters``, located.
+    """
+
+    __future_interface__ = 2  # lex(lexer_state, parser_state), the text as lark's TextSlice
+
+    def __init__(self, lexer_conf: Any) -> None:
+        ignore = set(lexer_conf.ignore)
+        names: dict[str, str] = {}
+        keywords: dict[str, str] = {}
+        word = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+        kept = []
+        for t in lexer_conf.terminals:
+            if isinstance(t.pattern, PatternStr) and word.match(t.pattern.value):
+                keywords[t.pattern.value] = t.name  # retyped from IDENT after the match
+                continue
+            kept.append(t)
+        # ignored tokens first (a comment's "//" is not a division), then lark's own order: priority,
+        # then the longest possible match ("==" before "=", "!=" before "!")
+        kept.sort(key=lambda t: (t.name not in ignore, -t.priority, -t.pattern.max_width, t.name))
+        groups = []
+        for i, t in enumerate(kept):
+            names[f"g{i}"] = t.name
+            groups.append(f"(?P<g{i}>{t.pattern.to_regexp()})")
+        # blanks within a line are skipped by the same match as the token after them (half the matches of a
+        # typical script are blanks); a newline is matched as an ignored token, to count lines
+        self.regex = re.compile(r"[ \t\f\r]*(?:" + "|".join(groups) + ")")
+        self.names = names
+        self.ignore = frozenset(ignore)
+        self.keywords = keywords
+
+    def lex(self, lexer_state: LexerState, parser_state: Any) -> Iterator[Token]:
+        text: str = lexer_state.text.text
+        match = self.regex.match
+        names, ignore, keywords = self.names, self.ignore, self.keywords
+        pos, line, line_start, n = 0, 1, 0, len(text)
+        depth = 0
+        while pos < n:
+            m = match(text, pos)
+            if m is None:
+                while pos < n and text[pos] in " \t\f\r":  # locate the bad character, not the blanks before it
+                    pos += 1
+                if pos >= n:
+                    break
+                raise UnexpectedCharacters(text, pos, line, pos - line_start + 1)  # type: ignore[no-untyped-call]
+            group: str = m.lastgroup  # type: ignore[assignment]  # every alternative is a named group
+            kind = names[group]
+            pos, end = m.start(group), m.end()
+            if kind not in ignore:
+                value = m.group(group)
+                if kind == "IDENT":
+                    kind = keywords.get(value, kind)
+                elif kind in ("LPAR", "LBRACE"):
+                    depth += 1
+                    if depth > MAX_NESTING:
+                        raise ScriptError(ScriptErrorCode.TOO_DEEP, f"nesting deeper than {MAX_NESTING} levels",
+                                          a.Loc(line, pos - line_start + 1, _CURRENT.source))
+                elif kind in ("RPAR", "RBRACE"):
+                    depth = max(0, depth - 1)
+                yield Token(kind, value, pos, line, pos - line_start + 1)
+            else:
+                nl = text.count("\n", pos, end)
+                if nl:
+                    line += nl
+                    line_start = text.rfind("\n", pos, end) + 1
+            pos = end
+
+
+class _Parsing:
+    """What the AST builder needs to know about the parse in progress (one at a time, under _LOCK)."""
+
+    source = "<script>"
+    #: operator nesting of the BinaryExpr / UnaryExpr / LogicalExpr nodes built so far, by id
+    depth: dict[int, int] = {}
+
+
+_CURRENT = _Parsing()
 
 
 @cache
 def _parser() -> Lark:
-    return Lark(GRAMMAR.read_text(encoding="utf-8"), parser="lalr", propagate_positions=True,
-                maybe_placeholders=True)
+    """Built once per process: LALR over ``_Lexer``, building the AST while it parses (no parse tree)."""
+    return Lark(GRAMMAR.read_text(encoding="utf-8"), parser="lalr", lexer=_Lexer, maybe_placeholders=True,
+                transformer=_Build())
 
 
 def _unescape(raw: str) -> str:
@@ -53,78 +144,75 @@ def _unescape(raw: str) -> str:
     return "".join(out)
 
 
-@v_args(meta=True, inline=True)
+def _loc(tok: Token) -> a.Loc:
+    return a.Loc(tok.line or 1, tok.column or 1, _CURRENT.source)
+
+
+def _name(tok: Token) -> str:
+    if SELECTOR_NAME.match(str(tok)):
+        raise ScriptError(ScriptErrorCode.SYNTAX, f"{str(tok)!r} reads as a selector (f b r l u d with a count), "
+                          "not a name", _loc(tok))
+    if str(tok) in KEYWORDS:
+        raise ScriptError(ScriptErrorCode.SYNTAX, f"{str(tok)!r} is a reserved word, not a name", _loc(tok))
+    return str(tok)
+
+
+@v_args(inline=True)
 class _Build(Transformer[Token, Any]):
-    def __init__(self, source: str) -> None:
-        super().__init__()
-        self.source = source
-
-    def _loc(self, meta: Meta) -> a.Loc:
-        return a.Loc(getattr(meta, "line", 1), getattr(meta, "column", 1), self.source)
-
-    def _tok(self, tok: Token) -> a.Loc:
-        return a.Loc(tok.line or 1, tok.column or 1, self.source)
-
-    def _name(self, tok: Token) -> str:
-        if SELECTOR_NAME.match(str(tok)):
-            raise ScriptError(ScriptErrorCode.SYNTAX, f"{str(tok)!r} reads as a selector (f b r l u d with a count), "
-                              "not a name", self._tok(tok))
-        if str(tok) in KEYWORDS:
-            raise ScriptError(ScriptErrorCode.SYNTAX, f"{str(tok)!r} is a reserved word, not a name", self._tok(tok))
-        return str(tok)
+    """Each rule's node, located by its first token (a keyword, a name, a literal or a bracket)."""
 
     # -- statements
-    def start(self, meta: Meta, *stmts: a.Stmt) -> a.Program:
-        return a.Program(a.Loc(1, 1, self.source), tuple(stmts))
+    def start(self, *stmts: a.Stmt) -> a.Program:
+        return a.Program(a.Loc(1, 1, _CURRENT.source), tuple(stmts))
 
-    def block(self, meta: Meta, *stmts: a.Stmt) -> a.Block:
-        return a.Block(self._loc(meta), tuple(stmts))
+    def block(self, brace: Token, *stmts: a.Stmt) -> a.Block:
+        return a.Block(_loc(brace), tuple(stmts))
 
-    def empty(self, meta: Meta) -> a.EmptyStmt:
-        return a.EmptyStmt(self._loc(meta))
+    def empty(self, semi: Token) -> a.EmptyStmt:
+        return a.EmptyStmt(_loc(semi))
 
-    def command(self, meta: Meta, call: a.PredicateCall) -> a.Command:
+    def command(self, call: a.PredicateCall) -> a.Command:
         return a.Command(call.loc, call.name, call.args, call.named)
 
-    def macro_decl(self, meta: Meta, name: Token, *rest: Any) -> a.MacroDecl:
+    def macro_decl(self, kw: Token, name: Token, *rest: Any) -> a.MacroDecl:
         *params, body = rest
-        return a.MacroDecl(self._loc(meta), self._name(name), tuple(p for p in params if p is not None), body)
+        return a.MacroDecl(_loc(kw), _name(name), tuple(p for p in params if p is not None), body)
 
-    def param(self, meta: Meta, ptype: Token, name: Token) -> a.Param:
+    def param(self, ptype: Token, name: Token) -> a.Param:
         if str(ptype) not in PARAM_TYPES:
             raise ScriptError(ScriptErrorCode.BAD_TYPE,
-                              f"unknown parameter type {str(ptype)!r}; use int, bool or string", self._tok(ptype))
-        return a.Param(self._loc(meta), self._name(name), str(ptype))  # type: ignore[arg-type]
+                              f"unknown parameter type {str(ptype)!r}; use int, bool or string", _loc(ptype))
+        return a.Param(_loc(ptype), _name(name), str(ptype))  # type: ignore[arg-type]
 
-    def if_stmt(self, meta: Meta, test: a.Expr, then: a.Block, other: a.Block | a.IfStmt | None) -> a.IfStmt:
-        return a.IfStmt(self._loc(meta), test, then, other)
+    def if_stmt(self, kw: Token, test: a.Expr, then: a.Block, other: a.Block | a.IfStmt | None) -> a.IfStmt:
+        return a.IfStmt(_loc(kw), test, then, other)
 
-    def repeat_count(self, meta: Meta, count: a.Expr, body: a.Block) -> a.RepeatStmt:
-        return a.RepeatStmt(self._loc(meta), body, count=count)
+    def repeat_count(self, kw: Token, count: a.Expr, body: a.Block) -> a.RepeatStmt:
+        return a.RepeatStmt(_loc(kw), body, count=count)
 
-    def repeat_limit(self, meta: Meta, var: Token, count: a.Expr, body: a.Block) -> a.RepeatStmt:
-        return a.RepeatStmt(self._loc(meta), body, count=count, var=self._name(var))
+    def repeat_limit(self, kw: Token, var: Token, count: a.Expr, body: a.Block) -> a.RepeatStmt:
+        return a.RepeatStmt(_loc(kw), body, count=count, var=_name(var))
 
-    def repeat_range(self, meta: Meta, var: Token, start: a.Expr, end: a.Expr, step: a.Expr | None,
+    def repeat_range(self, kw: Token, var: Token, start: a.Expr, end: a.Expr, step: a.Expr | None,
                      body: a.Block) -> a.RepeatStmt:
-        return a.RepeatStmt(self._loc(meta), body, var=self._name(var), start=start, end=end, step=step)
+        return a.RepeatStmt(_loc(kw), body, var=_name(var), start=start, end=end, step=step)
 
-    def while_stmt(self, meta: Meta, test: a.Expr, body: a.Block) -> a.WhileStmt:
-        return a.WhileStmt(self._loc(meta), test, body)
+    def while_stmt(self, kw: Token, test: a.Expr, body: a.Block) -> a.WhileStmt:
+        return a.WhileStmt(_loc(kw), test, body)
 
-    def assert_stmt(self, meta: Meta, test: a.Expr, message: a.Expr | None) -> a.AssertStmt:
+    def assert_stmt(self, kw: Token, test: a.Expr, message: a.Expr | None) -> a.AssertStmt:
         if message is not None and not isinstance(message, a.String):
             raise ScriptError(ScriptErrorCode.BAD_TYPE, "an assert message must be a string literal", message.loc)
-        return a.AssertStmt(self._loc(meta), test, message.value if message is not None else None)
+        return a.AssertStmt(_loc(kw), test, message.value if message is not None else None)
 
-    def let_stmt(self, meta: Meta, name: Token, value: a.Expr) -> a.LetStmt:
-        return a.LetStmt(self._loc(meta), self._name(name), value)
+    def let_stmt(self, kw: Token, name: Token, value: a.Expr) -> a.LetStmt:
+        return a.LetStmt(_loc(kw), _name(name), value)
 
-    def assign_stmt(self, meta: Meta, name: Token, value: a.Expr) -> a.AssignStmt:
-        return a.AssignStmt(self._loc(meta), self._name(name), value)
+    def assign_stmt(self, name: Token, value: a.Expr) -> a.AssignStmt:
+        return a.AssignStmt(_loc(name), _name(name), value)
 
     # -- calls
-    def call(self, meta: Meta, name: Token, *args: Any) -> a.PredicateCall:
+    def call(self, name: Token, *args: Any) -> a.PredicateCall:
         positional: list[a.Expr] = []
         named: list[a.NamedArg] = []
         for arg in args:
@@ -139,18 +227,18 @@ class _Build(Transformer[Token, Any]):
                                   arg.loc)
             else:
                 positional.append(arg)
-        return a.PredicateCall(self._tok(name), self._name(name), tuple(positional), tuple(named))
+        return a.PredicateCall(_loc(name), _name(name), tuple(positional), tuple(named))
 
-    def named_arg(self, meta: Meta, key: str, value: a.Expr) -> a.NamedArg:
-        return a.NamedArg(self._loc(meta), key, value)
+    def named_arg(self, key: Token, value: a.Expr) -> a.NamedArg:
+        return a.NamedArg(_loc(key), str(key), value)
 
-    def key(self, meta: Meta, tok: Token) -> str:
+    def key(self, tok: Token) -> Token:
         text = str(tok)
         if tok.type == "SELECTOR" and (len(text) != 1 or not text.islower()):
-            raise ScriptError(ScriptErrorCode.SYNTAX, f"{text!r} is not an argument name", self._tok(tok))
-        return text
+            raise ScriptError(ScriptErrorCode.SYNTAX, f"{text!r} is not an argument name", _loc(tok))
+        return tok
 
-    def predicate_call(self, meta: Meta, call: a.PredicateCall) -> a.Expr:
+    def predicate_call(self, call: a.PredicateCall) -> a.Expr:
         if call.name == "waypoint":
             if len(call.args) != 1 or call.named:
                 raise ScriptError(ScriptErrorCode.BAD_ARGS, 'waypoint takes one name: waypoint("home")', call.loc)
@@ -163,69 +251,94 @@ class _Build(Transformer[Token, Any]):
         return call
 
     # -- expressions
-    def _fold(self, items: tuple[Any, ...], kind: str) -> a.Expr:
-        left: a.Expr = items[0]
-        for i in range(1, len(items), 2 if kind != "logic" else 1):
-            if kind == "logic":
-                op, right = self._logic_op, items[i]
-                left = a.LogicalExpr(left.loc, op, left, right)  # type: ignore[arg-type]
-                continue
-            op, right = str(items[i]), items[i + 1]
-            if op == "+" and isinstance(left, a.Selector) and isinstance(right, a.Selector):
-                left = a.Selector(left.loc, left.terms + right.terms)
-            else:
-                left = a.BinaryExpr(left.loc, op, left, right)  # type: ignore[arg-type]
-        return left
+    def expr(self, *items: Any) -> a.Expr:
+        return _climb(items)
 
-    def or_expr(self, meta: Meta, *items: a.Expr) -> a.Expr:
-        self._logic_op = "||"
-        return self._fold(items, "logic")
+    def not_expr(self, bang: Token, arg: a.Expr) -> a.Expr:
+        return _deep(a.UnaryExpr(_loc(bang), "!", arg), arg)
 
-    def and_expr(self, meta: Meta, *items: a.Expr) -> a.Expr:
-        self._logic_op = "&&"
-        return self._fold(items, "logic")
-
-    def cmp_expr(self, meta: Meta, left: a.Expr, op: Token, right: a.Expr) -> a.Expr:
-        return a.BinaryExpr(left.loc, str(op), left, right)  # type: ignore[arg-type]
-
-    def sum(self, meta: Meta, *items: Any) -> a.Expr:
-        return self._fold(items, "arith")
-
-    def product(self, meta: Meta, *items: Any) -> a.Expr:
-        return self._fold(items, "arith")
-
-    def not_expr(self, meta: Meta, arg: a.Expr) -> a.Expr:
-        return a.UnaryExpr(self._loc(meta), "!", arg)
-
-    def neg_expr(self, meta: Meta, arg: a.Expr) -> a.Expr:
+    def neg_expr(self, sign: Token, arg: a.Expr) -> a.Expr:
+        if str(sign) != "-":
+            raise ScriptError(ScriptErrorCode.SYNTAX, f"unexpected {str(sign)!r}; expected a statement or an "
+                              "expression", _loc(sign))
         if isinstance(arg, a.Number):
-            return a.Number(self._loc(meta), -arg.value)
-        return a.UnaryExpr(self._loc(meta), "-", arg)
+            return a.Number(_loc(sign), -arg.value)
+        return _deep(a.UnaryExpr(_loc(sign), "-", arg), arg)
 
-    def number(self, meta: Meta, tok: Token) -> a.Number:
-        return a.Number(self._tok(tok), int(str(tok)))
+    def number(self, tok: Token) -> a.Number:
+        return a.Number(_loc(tok), int(str(tok)))
 
-    def string(self, meta: Meta, tok: Token) -> a.String:
-        return a.String(self._tok(tok), _unescape(str(tok)))
+    def string(self, tok: Token) -> a.String:
+        return a.String(_loc(tok), _unescape(str(tok)))
 
-    def true(self, meta: Meta) -> a.Boolean:
-        return a.Boolean(self._loc(meta), True)
+    def true(self, tok: Token) -> a.Boolean:
+        return a.Boolean(_loc(tok), True)
 
-    def false(self, meta: Meta) -> a.Boolean:
-        return a.Boolean(self._loc(meta), False)
+    def false(self, tok: Token) -> a.Boolean:
+        return a.Boolean(_loc(tok), False)
 
-    def identifier(self, meta: Meta, tok: Token) -> a.Identifier:
-        return a.Identifier(self._tok(tok), self._name(tok))
+    def identifier(self, tok: Token) -> a.Identifier:
+        return a.Identifier(_loc(tok), _name(tok))
 
-    def sel_term(self, meta: Meta, tok: Token) -> a.Selector:
-        return a.Selector(self._tok(tok), (_term(tok, self._tok(tok), None),))
+    def sel_term(self, tok: Token) -> a.Selector:
+        return a.Selector(_loc(tok), (_term(tok, _loc(tok), None),))
 
-    def sel_expr(self, meta: Meta, tok: Token, count: a.Expr) -> a.Selector:
+    def sel_expr(self, tok: Token, count: a.Expr) -> a.Selector:
         text = str(tok)
         if len(text) != 1:
             raise ScriptError(ScriptErrorCode.SYNTAX, f"{text!r}(...): an expression count takes a bare axis letter, "
-                              "as in u(h)", self._tok(tok))
-        return a.Selector(self._tok(tok), (a.SelTerm(self._tok(tok), text.lower(), count),))  # type: ignore[arg-type]
+                              "as in u(h)", _loc(tok))
+        return a.Selector(_loc(tok), (a.SelTerm(_loc(tok), text.lower(), count),))  # type: ignore[arg-type]
+
+
+def _deep(node: a.Expr, *children: a.Expr) -> a.Expr:
+    """Record ``node``'s operator nesting; a located ``too_deep`` error past MAX_EXPR_DEPTH."""
+    depth = _CURRENT.depth
+    d = 1 + max(depth.get(id(c), 1) for c in children)
+    if d > MAX_EXPR_DEPTH:
+        raise ScriptError(ScriptErrorCode.TOO_DEEP, f"expression nested deeper than {MAX_EXPR_DEPTH} operators",
+                          node.loc)
+    depth[id(node)] = d
+    return node
+
+
+#: binding strength of each binary operator (higher binds tighter); all are left-associative
+PRECEDENCE = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3, "+": 4, "-": 4, "*": 5, "/": 5,
+              "%": 5}
+_COMPARISON = 3
+
+
+def _climb(items: tuple[Any, ...]) -> a.Expr:
+    """Operands and operator tokens, alternating, to one expression tree (operator precedence, iteratively)."""
+    operands: list[a.Expr] = [items[0]]
+    ops: list[Token] = []
+    for i in range(1, len(items), 2):
+        op = items[i]
+        strength = PRECEDENCE[str(op)]
+        while ops and PRECEDENCE[str(ops[-1])] >= strength:
+            if strength == _COMPARISON and PRECEDENCE[str(ops[-1])] == _COMPARISON:
+                raise ScriptError(ScriptErrorCode.SYNTAX, f"comparisons do not chain: {str(ops[-1])!r} then "
+                                  f"{str(op)!r}; join them with &&", _loc(op))
+            _reduce(operands, ops)
+        ops.append(op)
+        operands.append(items[i + 1])
+    while ops:
+        _reduce(operands, ops)
+    return operands[0]
+
+
+def _reduce(operands: list[a.Expr], ops: list[Token]) -> None:
+    op = str(ops.pop())
+    right = operands.pop()
+    left = operands.pop()
+    node: a.Expr
+    if op in ("||", "&&"):
+        node = _deep(a.LogicalExpr(left.loc, op, left, right), left, right)  # type: ignore[arg-type]
+    elif op == "+" and isinstance(left, a.Selector) and isinstance(right, a.Selector):
+        node = a.Selector(left.loc, left.terms + right.terms)  # f2+u1: one position, not a sum
+    else:
+        node = _deep(a.BinaryExpr(left.loc, op, left, right), left, right)  # type: ignore[arg-type]
+    operands.append(node)
 
 
 def _term(tok: Token, loc: a.Loc, count: a.Expr | None) -> a.SelTerm:
@@ -241,66 +354,21 @@ def _term(tok: Token, loc: a.Loc, count: a.Expr | None) -> a.SelTerm:
     return a.SelTerm(loc, axis, a.Number(loc, n), rise)  # type: ignore[arg-type]
 
 
-def _nesting_error(text: str, source: str) -> ScriptError | None:
-    """The first bracket deeper than MAX_NESTING (strings and comments skipped), else None."""
-    depth = 0
-    line, col = 1, 1
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            j = i + 1
-            while j < n and text[j] not in '"\n':
-                j += 2 if text[j] == "\\" else 1
-            col += j - i
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            col += j - i
-            i = j
-            continue
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            chunk = text[i:j]
-            nl = chunk.count("\n")
-            line, col = (line + nl, len(chunk) - chunk.rfind("\n")) if nl else (line, col + len(chunk))
-            i = j
-            continue
-        elif ch in "({":
-            depth += 1
-            if depth > MAX_NESTING:
-                return ScriptError(ScriptErrorCode.TOO_DEEP, f"nesting deeper than {MAX_NESTING} levels",
-                                   a.Loc(line, col, source))
-        elif ch in ")}":
-            depth = max(0, depth - 1)
-        if i < n and text[i] == "\n":
-            line, col = line + 1, 1
-        else:
-            col += 1
-        i += 1
-    return None
-
-
 def parse(text: str, source: str = "<script>") -> a.Program:
     """Parse CraftScript text; raise a located :class:`ScriptError` on any bad input."""
     if len(text) > MAX_SOURCE:
         raise ScriptError(ScriptErrorCode.SYNTAX, f"script is longer than {MAX_SOURCE} characters",
                           a.Loc(1, 1, source))
-    deep = _nesting_error(text, source)
-    if deep is not None:
-        raise deep
-    try:
-        tree = _parser().parse(text)
-    except UnexpectedInput as exc:
-        raise _syntax_error(exc, text, source) from None
-    try:
-        program: a.Program = _Build(source).transform(tree)
-    except VisitError as exc:
-        if isinstance(exc.orig_exc, ScriptError):
-            raise exc.orig_exc from None
-        raise
+    parser = _parser()
+    with _LOCK:  # the AST builder reads the source name from _CURRENT while lark calls it
+        _CURRENT.source = source
+        _CURRENT.depth = {}
+        try:
+            program: a.Program = parser.parse(text)  # type: ignore[assignment]  # the builder's result
+        except UnexpectedInput as exc:
+            raise _syntax_error(exc, text, source) from None
+        finally:
+            _CURRENT.depth = {}
     macros = {s.name: s for s in program.body if isinstance(s, a.MacroDecl)}
     return a.Program(program.loc, program.body, macros)
 
@@ -334,6 +402,10 @@ def _syntax_error(exc: UnexpectedInput, text: str, source: str) -> ScriptError:
         got = str(exc.token)
         if got == "/" and text.startswith("/*", exc.token.start_pos or 0):
             return ScriptError(ScriptErrorCode.SYNTAX, "unterminated /* comment", a.Loc(line, column, source))
+        if exc.token.type == "SELECTOR" and ("IDENT" in expected or "EQUAL" in expected):
+            # a name was due (a parameter, a variable): f b r l u d with a count always lex as a selector
+            return ScriptError(ScriptErrorCode.SYNTAX, f"{got!r} reads as a selector (f b r l u d with a count), "
+                               "not a name", a.Loc(line, column, source))
         missing_semicolon = "SEMICOLON" in expected
         if missing_semicolon:
             return ScriptError(ScriptErrorCode.SYNTAX, f"missing ';' before {got!r}", a.Loc(line, column, source))
@@ -342,7 +414,9 @@ def _syntax_error(exc: UnexpectedInput, text: str, source: str) -> ScriptError:
     return ScriptError(ScriptErrorCode.SYNTAX, str(exc).splitlines()[0], a.Loc(line, column, source))
 
 
-_NAMES = {"SEMICOLON": "';'", "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "COMMA": "','",
+_NAMES = {"BINOP": "an operator", "MACRO": "'macro'", "IF": "'if'", "REPEAT": "'repeat'", "WHILE": "'while'",
+          "ASSERT": "'assert'", "LET": "'let'", "TRUE": "'true'", "FALSE": "'false'", "ELSE": "'else'",
+          "SEMICOLON": "';'", "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "COMMA": "','",
           "COLON": "':'", "IDENT": "a name", "INT": "a number", "STRING": "a string", "SELECTOR": "a selector",
           "EQUAL": "'='", "BANG": "'!'", "MINUS": "'-'"}
 

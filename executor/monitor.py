@@ -138,6 +138,13 @@ class MonitoredBody:
     def dig(self, pos: BlockPos) -> ActionHandle:
         return self._act("dig", {"pos": list(pos)}, lambda: self.inner.dig(pos))
 
+    def build_up(self, item: str) -> ActionHandle:
+        """A body extension (jump-place; sim and mineflayer have it), monitored and shadow-refused like any action."""
+        build: Callable[[str], ActionHandle] | None = getattr(self.inner, "build_up", None)
+        if build is None:
+            raise BodyError(BodyErrorCode.UNSUPPORTED, "this body has no jump-place")
+        return self._act("build_up", {"item": item}, lambda: build(item))
+
     def place(self, item: str, against: BlockPos, face: Face) -> ActionHandle:
         return self._act("place", {"item": item, "against": list(against), "face": face.value},
                          lambda: self.inner.place(item, against, face))

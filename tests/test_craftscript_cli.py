@@ -74,3 +74,23 @@ def test_fn_lifecycle(tmp_path: Path) -> None:
     assert cli("fn", "delete", "tower")[0] == 0
     assert cli("fn", "versions", "tower")[0] == 1
     assert cli("fn", "create", "dig", "--body-file", str(v1))[0] == 1
+
+
+@pytest.mark.parametrize("world", ["flat", "natural"])
+def test_script_run_world_picks_the_generated_world(world: str) -> None:
+    from craftbt.world.scenarios.loader import world_body
+
+    code, out, _ = cli("script", "run", "-e", "block_info(d1);", "--world", world, "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    info = next(e for e in data["logs"] if e["kind"] == "block_info")
+    expected = world_body(world, 0)
+    x, y, z = info["world"]
+    assert info["id"] == "minecraft:" + expected.block_at(expected.position().block().offset(dy=-1)).name
+    assert [x, y, z] == list(expected.position().block().offset(dy=-1))
+
+
+def test_script_run_unknown_world_is_a_usage_error() -> None:
+    result = CliRunner().invoke(app, ["script", "run", "-e", "log(1);", "--world", "mars"])
+    assert result.exit_code != 0
+    assert "unknown world 'mars'" in result.stderr + str(result.exception)

@@ -21,7 +21,10 @@ TOKENS = ["log(", "dig(", "move(", "place(", "block_info(", "is_air(", "repeat("
           '"dirt"', "true", "false", "!", "&&", "||", "+", "-", "*", "/", "==", "<", "macro m(int n) ", "m(", "/*",
           "*/", "//", "\n", " ", "waypoint(", "block(id:", "assert(", "turn(", "r90", "tol:1", "face:"]
 
-texts = st.one_of(st.text(max_size=200), st.lists(st.sampled_from(TOKENS), max_size=60).map("".join))
+#: long runs of one piece: operator chains and nesting past every limit (they were RecursionErrors once)
+deep = st.tuples(st.sampled_from(["!", "-", "1 + ", "(", "{", "f1+", "x && ", "repeat(2) {", "if (true) {"]),
+                 st.integers(min_value=0, max_value=3000)).map(lambda t: "let x = " + t[0] * t[1] + "1;")
+texts = st.one_of(st.text(max_size=200), st.lists(st.sampled_from(TOKENS), max_size=60).map("".join), deep)
 ok_programs = st.lists(st.sampled_from([
     'log("a", 1);', "let x = 3;", "repeat(x: 0..3) { log(x); }", "if (is_air(f1)) { log(1); } else { log(2); }",
     "block_info(f1+u1);", "turn(r90);", "while (false) { }", "repeat(2) { block_info(d1); }", "log(7 / 2 * -1);",

@@ -107,3 +107,53 @@ def test_function_calls_are_named_only() -> None:
     assert check("tower(3);", fns)[0].code == "bad_args"
     assert "x" in check("tower(h: 3, x: 1);", fns)[0].message
     assert "missing required" in check("tower();", fns)[0].message
+
+
+def test_long_operator_chains_are_an_error_not_a_crash() -> None:
+    assert "too_deep" in first("let x = " + "!" * 3000 + "true;")
+    assert "too_deep" in first("let x = 1" + " + 1" * 20_000 + ";")
+    assert "too_deep" in first("let x = " + "-" * 500 + "y;")
+    assert check("let x = 1" + " + 1" * 90 + ";") == []
+
+
+def test_precedence_and_associativity() -> None:
+    p = parse("let x = 1 + 2 * 3 - 4 / 2 % 3 == 5 || !b_ok && 2 < 3;")
+    let = p.body[0]
+    assert isinstance(let, a.LetStmt)
+    top = let.value
+    assert isinstance(top, a.LogicalExpr) and top.op == "||"
+    eq, conj = top.left, top.right
+    assert isinstance(eq, a.BinaryExpr) and eq.op == "=="
+    assert isinstance(conj, a.LogicalExpr) and conj.op == "&&"
+    minus = eq.left
+    assert isinstance(minus, a.BinaryExpr) and minus.op == "-"  # (1 + 2*3) - ((4/2)%3): left to right
+    assert isinstance(minus.left, a.BinaryExpr) and minus.left.op == "+"
+    mod = minus.right
+    assert isinstance(mod, a.BinaryExpr) and mod.op == "%" and isinstance(mod.left, a.BinaryExpr)
+    assert mod.left.op == "/"
+    assert (eq.loc.line, eq.loc.column) == (1, 9) and (conj.loc.line, conj.loc.column) == (1, 39)
+
+
+def test_comparisons_do_not_chain() -> None:
+    errors = check("let x = 1 < 2 < 3;")
+    assert errors and errors[0].code == "syntax_error" and "do not chain" in errors[0].message
+    assert errors[0].loc is not None and errors[0].loc.column == 15
+    assert check("let x = 1 < 2 && 2 < 3;") == []
+
+
+def test_every_node_keeps_its_line_and_column() -> None:
+    src = 'let a = 1;\n  if (a >= 1) {\n    repeat(i: 0..2:1) { dig(f1+u(i)); }\n  } else { ; }\nwhile (false) { }\n'
+    p = parse(src)
+    let, if_stmt, while_stmt = p.body
+    assert (let.loc.line, let.loc.column) == (1, 1)
+    assert isinstance(if_stmt, a.IfStmt) and (if_stmt.loc.line, if_stmt.loc.column) == (2, 3)
+    assert (if_stmt.consequent.loc.line, if_stmt.consequent.loc.column) == (2, 15)
+    rep = if_stmt.consequent.body[0]
+    assert isinstance(rep, a.RepeatStmt) and (rep.loc.line, rep.loc.column) == (3, 5)
+    dig = rep.body.body[0]
+    assert isinstance(dig, a.Command) and (dig.loc.line, dig.loc.column) == (3, 25)
+    sel = dig.args[0]
+    assert isinstance(sel, a.Selector) and [(t.loc.line, t.loc.column) for t in sel.terms] == [(3, 29), (3, 32)]
+    assert isinstance(if_stmt.alternate, a.Block) and isinstance(if_stmt.alternate.body[0], a.EmptyStmt)
+    assert (if_stmt.alternate.body[0].loc.line, if_stmt.alternate.body[0].loc.column) == (4, 12)
+    assert (while_stmt.loc.line, while_stmt.loc.column) == (5, 1)

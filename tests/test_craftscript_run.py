@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from craftbt.craftscript.functions import FunctionStore
-from tests.csh import name_at, run, texts
+from craftbt.world.body import ActionHandle, ActionStatus, BlockPos, Face
+from tests.csh import body, name_at, run, texts
 
 # flat_empty: feet at 0,64,0 facing north (-z); grass at y=63, dirt below.
 
@@ -204,3 +205,117 @@ def test_example_10a_planting_grid_on_flat_grass() -> None:
     assert out.ok, out.error
     assert sum(1 for t in texts(out) if t.startswith("planting at")) == 20
     assert all(name_at(b, 113 + 6 * i, 64, 114 + 6 * j) == "oak_sapling" for i in range(5) for j in range(4))
+
+
+def test_section4_container_commands_on_a_furnace_and_a_chest() -> None:
+    out, b = run('open_container(2, 64, 0);\ncontainer_put("input", "raw_iron", 3);\n'
+                 'container_put("fuel", "coal", 2);\ncontainer_items();\nwait(35000);\n'
+                 'container_take("output", 3);\nclose_container();',
+                 "furnace_with_fuel")
+    assert out.ok, out.error
+    inv = b.world.player.inventory
+    assert inv.count("iron_ingot") == 3 and inv.count("raw_iron") == 0 and inv.count("coal") == 6
+    listed = next(e for e in out.logs if e["kind"] == "container_items")
+    assert listed["items"]["input"] == [{"id": "minecraft:raw_iron", "count": 3}], listed
+    assert b.open_window() is None
+    out, b = run('deposit(2, 64, 0, "apple", 4);\nwithdraw(2, 64, 0, "apple", 1);\nopen(2, 64, 0);\n'
+                 'deposit("apple");\nwithdraw("apple", 2);\nclose();', "chest_with_items")
+    assert out.ok, out.error
+    assert b.world.player.inventory.count("apple") == 2 and b.open_window() is None
+    assert [s["op"] for s in out.steps] == ["deposit", "withdraw", "open", "deposit", "withdraw", "close"]
+
+
+def test_section4_inventory_commands() -> None:
+    out, b = run('eat("minecraft:bread");\nequip("bread");\ndrop("minecraft:bread", count: 2);', "food_when_hungry")
+    assert out.ok, out.error
+    assert b.world.player.inventory.count("bread") == 13 and b.world.player.food > 10
+    out, b = run("dig(f1+d1);\npickup_blocks(8);")
+    assert out.ok, out.error
+    assert b.world.player.inventory.count("dirt") == 1
+
+
+def test_example_11b_goto_waypoint_and_place_a_torch() -> None:
+    b = body(give={"torch": 1})
+    for z in range(2, 9):  # a wall two blocks east of wherever, within tol 1 of home, the bot stops
+        b.world.set_block((7, 64, z), ("stone", ()))
+    src = ('goto(waypoint("home"), tol:1);\nif (has_item("minecraft:torch")) {\n'
+           '  place("minecraft:torch", r1, face:"west");\n}')
+    out, _ = run(src, on=b, waypoints={"home": (5, 64, 5)})
+    assert out.ok, out.error
+    here = b.position().block()
+    assert here.distance_to(b.position().__class__(5, 64, 5)) <= 1.5 and here.x == 5, here
+    assert name_at(b, 6, 64, here.z) == "wall_torch"  # r1 (heading north: east), hung on the wall's west face
+    assert b.world.player.inventory.count("torch") == 0
+    out, _ = run(src, on=b, waypoints={"home": (5, 64, 5)})  # no torch left: the if skips the place
+    assert out.ok and [s["op"] for s in out.steps] == ["goto"]
+
+
+class _Stuck:
+    """A place that never finishes (a slow server): the leaf's timeout ends it."""
+
+    kind = "place"
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def status(self) -> ActionStatus:
+        return ActionStatus.CANCELLED if self.cancelled else ActionStatus.RUNNING
+
+    def error(self) -> None:
+        return None
+
+    def result(self) -> dict[str, object]:
+        return {}
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        self.cancelled = True
+
+
+def test_place_timeouts_are_retried_with_backoff() -> None:
+    b = body(give={"dirt": 1})
+    real = b.place
+    calls: list[int] = []
+
+    def slow_then_fine(item: str, against: BlockPos, face: Face) -> ActionHandle | _Stuck:
+        calls.append(b.now_ticks())
+        return _Stuck() if len(calls) <= 2 else real(item, against, face)
+
+    b.place = slow_then_fine  # type: ignore[method-assign]
+    out, _ = run('place("dirt", 2, 64, 0);', on=b)
+    assert out.ok, out.error
+    assert name_at(b, 2, 64, 0) == "dirt" and len(calls) == 3
+    retries = [e for e in out.logs if e["kind"] == "retry"]
+    assert [(r["note"], r["attempt"], r["delay_ticks"]) for r in retries] == [("place_timeout", 1, 5),
+                                                                            ("place_timeout", 2, 10)]
+    b2 = body(give={"dirt": 1})
+    b2.place = lambda item, against, face: _Stuck()  # type: ignore[method-assign,assignment,misc,return-value]
+    out2, _ = run('place("dirt", 2, 64, 0);', on=b2)
+    assert not out2.ok and out2.error is not None and out2.error["error"] == "timeout"
+    assert out2.error["notes"]["retry_note"] == "place_timeout"
+    assert len([e for e in out2.logs if e["kind"] == "retry"]) == 3  # 5, 10, 20 ticks, then it gives up
+
+
+def test_core_macros_stairs_tunnel_and_torch_cadence() -> None:
+    out, b = run("repeat(12) { stair_up_step(); }\nturn(180);\nrepeat(3) { stair_down_step(); }",
+                 "craftscript_staircase")
+    assert out.ok, out.error
+    assert b.position().block() == (0, 73, -9)
+    out, b = run("tunnel_forward();\ntunnel_forward();", "craftscript_staircase")
+    assert out.ok, out.error
+    assert b.position().block() == (0, 64, -2)
+    assert [name_at(b, 0, y, z) for y, z in ((64, -1), (64, -2), (65, -2))] == ["air", "air", "air"]
+    out, b = run("torch_cadence_7();\nrepeat(7) { move(f1); torch_cadence_7(); }", give={"torch": 5})
+    assert out.ok, out.error
+    assert name_at(b, 0, 64, 0) == "torch" and name_at(b, 0, 64, -7) == "torch"
+    assert b.world.player.inventory.count("torch") == 3  # two placed: 7 blocks apart, none in between
+
+
+def test_invariant_4_no_dig_next_to_lava_and_the_hazard_predicate() -> None:
+    b = body()
+    b.world.set_block((2, 64, 0), ("stone", ()))
+    b.world.set_block((2, 64, 1), ("lava", ()))  # beside the stone, within 2 blocks of the bot
+    out, _ = run('log(is_hazard("lava_near"));\ndig(2, 64, 0);', on=b)
+    assert out.logs[0]["kind"] == "predicate" and out.logs[0]["result"] is True
+    assert out.error is not None and out.error["error"] == "invariant_violation"
+    assert out.error["notes"]["invariant"] == 4 and out.error["loc"]["line"] == 2
+    assert name_at(b, 2, 64, 0) == "stone"

@@ -1,4 +1,4 @@
-"""Acceptance tests for the "run_script" and "call_function" capabilities: a tree leaf runs CraftScript."""
+"""Acceptance tests for the "run_script", "call_function" and "build_up" capabilities (CraftScript as leaves)."""
 
 from __future__ import annotations
 
@@ -68,3 +68,18 @@ def test_script_commands_obey_the_run_geofence_and_profile(tmp_path: Path) -> No
     out2 = Executor(shared_registry(), body(), config=ExecutorConfig(geofence=fence, profile="observer"),
                     home=tmp_path).run(tree)
     assert not out2.ok
+
+
+def test_build_up_leaf_places_under_the_feet_and_rises() -> None:
+    b = body(give={"dirt": 2})
+    feet = b.position().block()
+    run = run_leaf(b, "build_up", {"item": "dirt"}, max_ticks=100)
+    assert run.ok, run.result.error
+    assert name_at(b, feet.x, feet.y, feet.z) == "dirt"
+    assert b.position().block() == feet.offset(dy=1)
+    assert run.verdict is not None and run.verdict.value == "verified"
+
+
+def test_build_up_leaf_refuses_without_the_item() -> None:
+    run = run_leaf(body(), "build_up", {"item": "dirt"})
+    assert not run.ok and run.code == "guard_failed:precond_missing:item"

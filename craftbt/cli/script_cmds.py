@@ -84,6 +84,7 @@ def script_run(
     text: str | None = typer.Option(None, "-e", "--eval", help="Script text instead of a file"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
     seed: int = typer.Option(0, "--seed", help="World seed"),
+    world_kind: str = typer.Option("starter", "--world", help="natural | starter | flat (sim, no --scenario)"),
     give: list[str] = typer.Option([], "--give", help="ITEM:N put in the inventory first (sim only; repeatable)"),
     waypoint: list[str] = typer.Option([], "--waypoint", help="NAME=X,Y,Z for waypoint(\"NAME\") (repeatable)"),
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
@@ -102,7 +103,7 @@ def script_run(
         raise _usage("craftbt script run: give a FILE or -e TEXT (exactly one)")
     source = str(file) if file is not None else "<eval>"
     script = _read(file) if file is not None else str(text)
-    world, bounds = _make_body(body, scenario, seed, host, port, username)
+    world, bounds = _make_body(body, scenario, seed, host, port, username, world=world_kind)
     store = FunctionStore(world.name)
     program, errors = _compile(script, source, store.signatures())
     if errors or program is None:

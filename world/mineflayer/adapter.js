@@ -641,6 +641,62 @@ function startPlace (st, { item, x, y, z, face }) {
   })
 }
 
+// A pillar step (CraftScript's build_up): jump, and at the top of the jump place the item on the block
+// the feet stood on, so the bot lands one block higher on the new block.
+function startBuildUp (st, { item }) {
+  const bot = st.bot
+  const inv = findItem(bot, item)
+  const blockDef = bot.registry.blocksByName[PLACES_AS[item] || item]
+  if (!blockDef || blockDef.boundingBox !== 'block') throw new BodyErr('not_placeable', `${item} is not a solid block`)
+  const feet = bot.entity.position.floored()
+  const ref = loadedBlock(bot, feet.x, feet.y - 1, feet.z)
+  if (REPLACEABLE.has(ref.name)) throw new BodyErr('no_reference_block', `nothing under the feet to build on (${ref.name})`)
+  const cell = loadedBlock(bot, feet.x, feet.y, feet.z)
+  if (!REPLACEABLE.has(cell.name)) throw new BodyErr('occupied', `${cell.name} occupies ${feet.x},${feet.y},${feet.z}`)
+  const head = loadedBlock(bot, feet.x, feet.y + 2, feet.z)
+  if (head.boundingBox === 'block') throw new BodyErr('occupied', `${head.name} above the head: no room to jump`)
+  return launch(st, 'build_up', 'not_placeable', (a) => new Promise((resolve, reject) => {
+    let placing = false
+    let timer = null
+    const stop = () => {
+      bot.setControlState('jump', false)
+      bot.removeListener('move', onMove)
+      if (timer) clearTimeout(timer)
+    }
+    // the top of the jump is ~1.25 blocks up; placing once the feet clear the cell leaves room for the block
+    const onMove = () => {
+      if (placing || bot.entity.position.y < feet.y + 1.0) return
+      placing = true
+      bot.setControlState('jump', false)
+      bot.placeBlock(ref, vec(0, 1, 0)).then(() => {
+        const after = bot.blockAt(vec(feet.x, feet.y, feet.z))
+        if (!after || REPLACEABLE.has(after.name)) throw new BodyErr('not_placeable', `${item} did not appear at ${feet}`, true)
+        // land on the new block before reporting success, so the caller reads the new feet level
+        const landed = () => bot.entity.onGround && bot.entity.position.y >= feet.y + 1 - 1e-3
+        const wait = (left) => landed() || left <= 0 ? Promise.resolve() : new Promise((resolve2) => setTimeout(resolve2, 50)).then(() => wait(left - 1))
+        return wait(40).then(() => ({ block: after.name, pos: [feet.x, feet.y, feet.z], item }))
+      }).then((r) => { stop(); resolve(r) }, (err) => { stop(); reject(err) })
+    }
+    a.cleanup = stop
+    a.onCancel = stop
+    timer = setTimeout(() => { if (!placing) { stop(); reject(new BodyErr('timeout', 'the jump never cleared the block', true)) } }, 3000)
+    bot.equip(inv, 'hand').then(() => {
+      bot.on('move', onMove)
+      bot.setControlState('jump', true)
+    }, (err) => { stop(); reject(err) })
+  }))
+}
+
+// The largest drop mineflayer-pathfinder may plan (its Movements.maxDropDown, default 4); CraftScript's
+// navigation policy lowers it for one walk and restores it. Returns the previous value.
+function setMaxDrop (st, { maxDrop }) {
+  if (!Number.isInteger(maxDrop) || maxDrop < 0 || maxDrop > 16) throw new BodyErr('invalid_argument', `max drop ${maxDrop} is not 0..16`)
+  const moves = st.bot.pathfinder.movements
+  const old = moves.maxDropDown
+  moves.maxDropDown = maxDrop
+  return old
+}
+
 function startEquip (st, { item, destination }) {
   const bot = st.bot
   const dest = EQUIP_DESTINATIONS[destination]
@@ -871,6 +927,7 @@ const METHODS = {
   status: { fn: status, needsSpawn: false },
   snapshot: { fn: snapshot },
   blockAt: { fn: blockAt },
+  setMaxDrop: { fn: setMaxDrop },
   findBlocks: { fn: findBlocks },
   nearestBlocks: { fn: nearestBlocks },
   entities: { fn: entities },
@@ -883,6 +940,7 @@ const METHODS = {
   dig: { fn: startDig, action: true },
   place: { fn: startPlace, action: true },
   equip: { fn: startEquip, action: true },
+  buildUp: { fn: startBuildUp, action: true },
   craft: { fn: startCraft, action: true },
   openContainer: { fn: startOpenContainer, action: true },
   containerPut: { fn: startContainerPut, action: true },

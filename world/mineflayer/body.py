@@ -474,6 +474,10 @@ class MineflayerBody:
         raw = self._call("chatLog", {"since": since})
         return int(raw["next"]), [m["message"] for m in raw["messages"]]
 
+    def set_max_drop(self, blocks: int) -> int:
+        """The largest drop the pathfinder may plan from now on (CraftScript's nav policy); returns the old one."""
+        return int(self._call("setMaxDrop", {"maxDrop": int(blocks)}))
+
     # -- actions (non-blocking) -------------------------------------------------------
     def goto(self, target: BlockPos, tolerance: float = 1.0) -> MineflayerAction:
         if not (tolerance >= 0 and math.isfinite(tolerance)):
@@ -493,6 +497,13 @@ class MineflayerBody:
             "place",
             {"item": _strip(item), "x": against.x, "y": against.y, "z": against.z, "face": face_value},
         )
+
+    def build_up(self, item: str) -> MineflayerAction:
+        """Jump and place ``item`` in the cell the feet left (a pillar step): the bot ends one block higher.
+
+        Not part of the Body protocol (it has no jump); CraftScript's ``build_up`` uses it when a body has it.
+        """
+        return self._start("build_up", "buildUp", {"item": _strip(item)})
 
     def equip(self, item: str, destination: str = "hand") -> MineflayerAction:
         return self._start("equip", "equip", {"item": _strip(item), "destination": destination})

@@ -272,6 +272,11 @@ class SimBody:
     def block_at(self, pos: BlockPos) -> BlockInfo:
         return self.world.block_info(BlockPos(*pos))
 
+    def block_name(self, pos: BlockPos) -> str:
+        """The block's name alone, without building a BlockInfo: for callers that read many cells (CraftScript's
+        scans). Not part of the Body protocol; ``block_at(pos).name`` is the same answer on any body."""
+        return self.world.name(pos[0], pos[1], pos[2])
+
     def find_blocks(
         self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
     ) -> list[BlockPos]:
