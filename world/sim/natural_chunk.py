@@ -51,7 +51,7 @@ CHUNK_CACHE_SIZE = 512  # chunks (~80 KB each): a 22x22-chunk area per process
 PATH_CACHE_SIZE = 8192  # carver paths, one per chunk that may start carvers
 
 _chunks: OrderedDict[tuple[int, int, int], ChunkData] = OrderedDict()
-_paths: OrderedDict[tuple[int, int, int], npt.NDArray[np.float64]] = OrderedDict()
+_paths: OrderedDict[tuple[int, int, int], tuple[npt.NDArray[np.float64], tuple[float, ...]]] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -167,20 +167,34 @@ def _columns(seed: int, pal: _LocalPalette, xs: Ints, zs: Ints, h: Ints, b: Ints
 
 
 def _spheres_near(seed: int, cx: int, cz: int) -> npt.NDArray[np.float64]:
-    """The carver spheres of every chunk within CARVER_REACH, as rows (x, y, z, r, ry), paths cached per seed."""
+    """Rows (x, y, z, r, ry) of the carver spheres started within CARVER_REACH that come near the chunk.
+
+    Paths are cached per seed with the block bounds they span, so most of the 81 chunks around are skipped
+    without looking at their spheres.
+    """
+    x0, z0 = cx * 16, cz * 16
     parts = []
     for scx in range(cx - CARVER_REACH, cx + CARVER_REACH + 1):
         for scz in range(cz - CARVER_REACH, cz + CARVER_REACH + 1):
             key = (seed, scx, scz)
-            path = _paths.get(key)
-            if path is None:
-                path = np.array(carver_path(seed, scx, scz), dtype=np.float64).reshape(-1, 5)
-                _paths[key] = path
+            cached = _paths.get(key)
+            if cached is None:
+                cached = _path_with_bounds(seed, scx, scz)
+                _paths[key] = cached
                 if len(_paths) > PATH_CACHE_SIZE:
                     _paths.popitem(last=False)
-            if len(path):
+            path, (xlo, xhi, zlo, zhi) = cached
+            if xlo <= x0 + 16 and xhi >= x0 and zlo <= z0 + 16 and zhi >= z0:
                 parts.append(path)
     return np.concatenate(parts) if parts else np.zeros((0, 5))
+
+
+def _path_with_bounds(seed: int, scx: int, scz: int) -> tuple[npt.NDArray[np.float64], tuple[float, ...]]:
+    path = np.array(carver_path(seed, scx, scz), dtype=np.float64).reshape(-1, 5)
+    if not len(path):
+        return path, (np.inf, -np.inf, np.inf, -np.inf)
+    x, z, r = path[:, 0], path[:, 2], path[:, 3]
+    return path, (float((x - r).min()), float((x + r).max()), float((z - r).min()), float((z + r).max()))
 
 
 def _carve(seed: int, pal: _LocalPalette, blocks: Blocks, cx: int, cz: int, h: Ints) -> None:
@@ -190,24 +204,26 @@ def _carve(seed: int, pal: _LocalPalette, blocks: Blocks, cx: int, cz: int, h: I
     s = _spheres_near(seed, cx, cz)
     x, z, r = s[:, 0], s[:, 2], s[:, 3]
     s = s[(x0 - r <= x) & (x <= x0 + 16 + r) & (z0 - r <= z) & (z <= z0 + 16 + r)]
-    carved = np.zeros(blocks.shape, dtype=bool)
     # caves and the tall ravines need windows of different heights; each group gets the window its spheres need
-    for group in (s[s[:, 4] <= s[:, 3]], s[s[:, 4] > s[:, 3]]):
-        if len(group):
-            _mark_spheres(group, carved, x0, z0)
+    cells = np.unique(np.concatenate([_sphere_cells(g, x0, z0) for g in (s[s[:, 4] <= s[:, 3]], s[s[:, 4] > s[:, 3]])
+                                      if len(g)] or [np.zeros(0, dtype=np.int64)]))
+    col, k = np.divmod(cells, NY)
+    y = k + BOTTOM
+    height = h.reshape(-1)[col]
+    view = blocks.reshape(-1)
+    old = view[cells]
     # keep the sea out of caves, and leave a roof under the grass of low columns
-    y_max = np.where(h <= SEA_LEVEL + 1, h - 6, NY + BOTTOM)
-    k = np.arange(NY)
-    carved &= (k + BOTTOM <= y_max[..., None]) & (blocks != bedrock) & (blocks != water)
-    blocks[carved] = np.where(k + BOTTOM <= LAVA_LEVEL, lava, 0)[np.nonzero(carved)[2]]
+    keep = ((height > SEA_LEVEL + 1) | (y <= height - 6)) & (old != bedrock) & (old != water)
+    view[cells[keep]] = np.where(y[keep] <= LAVA_LEVEL, lava, 0)
 
 
-def _mark_spheres(s: npt.NDArray[np.float64], carved: npt.NDArray[np.bool_], x0: int, z0: int) -> None:
-    """Mark the cells of the chunk inside any of the ellipsoids ``s`` (the reference's distance test, per cell).
+def _sphere_cells(s: npt.NDArray[np.float64], x0: int, z0: int) -> Ints:
+    """Flat indices into the chunk of the cells inside any of the ellipsoids ``s`` (the reference's test per cell).
 
     Each sphere is tested over a window from floor(centre - radius) wide enough for the widest sphere of the
     group; cells of the window beyond the reference's loop bounds are more than a radius away, so they fail the
-    same distance test the reference applies.
+    same distance test the reference applies. Window cells outside the chunk or the carvable heights get an
+    infinite distance term, which fails the test too.
     """
     x, y, z, r, ry = (s[:, i : i + 1] for i in range(5))
     fx, fy, fz = np.floor(x - r), np.floor(y - ry), np.floor(z - r)
@@ -216,16 +232,12 @@ def _mark_spheres(s: npt.NDArray[np.float64], carved: npt.NDArray[np.bool_], x0:
     bx = fx + np.arange(wxz)
     by = fy + np.arange(wy)
     bz = fz + np.arange(wxz)
-    dx2 = ((bx + 0.5 - x) / r) ** 2
-    dy2 = ((by + 0.5 - y) / ry) ** 2
-    dz2 = ((bz + 0.5 - z) / r) ** 2
-    inside = (dx2[:, :, None, None] + dy2[:, None, None, :]) + dz2[:, None, :, None] <= 1.0
-    inside &= ((bx >= x0) & (bx < x0 + 16))[:, :, None, None]
-    inside &= ((bz >= z0) & (bz < z0 + 16))[:, None, :, None]
-    inside &= ((by >= BOTTOM + 1) & (by < BOTTOM + NY))[:, None, None, :]
-    m, ix, iz, iy = np.nonzero(inside)
-    carved[(bx[m, ix] - x0).astype(np.int64), (bz[m, iz] - z0).astype(np.int64),
-           (by[m, iy] - BOTTOM).astype(np.int64)] = True
+    dx2 = np.where((bx >= x0) & (bx < x0 + 16), ((bx + 0.5 - x) / r) ** 2, np.inf)
+    dy2 = np.where((by >= BOTTOM + 1) & (by < BOTTOM + NY), ((by + 0.5 - y) / ry) ** 2, np.inf)
+    dz2 = np.where((bz >= z0) & (bz < z0 + 16), ((bz + 0.5 - z) / r) ** 2, np.inf)
+    m, ix, iz, iy = np.nonzero((dx2[:, :, None, None] + dy2[:, None, None, :]) + dz2[:, None, :, None] <= 1.0)
+    cells: Ints = (((bx[m, ix] - x0) * 16 + (bz[m, iz] - z0)) * NY + (by[m, iy] - BOTTOM)).astype(np.int64)
+    return cells
 
 
 def _lava_pool(seed: int, pal: _LocalPalette, blocks: Blocks, cx: int, cz: int) -> None:

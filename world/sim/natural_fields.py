@@ -62,15 +62,20 @@ def unit_array(prefix: tuple[int, ...], *arrays: Ints) -> Floats:
 
 
 def value_noise_array(seed: int, octave: int, x: Floats, z: Floats) -> Floats:
-    """``natural_rules.value_noise`` element-wise over broadcast ``x`` and ``z``."""
+    """``natural_rules.value_noise`` element-wise over broadcast ``x`` and ``z``.
+
+    The lattice values are hashed once over the lattice cells the points span, then gathered: the same
+    ``unit`` per lattice point as the scalar code, far fewer hashes (a 20x20 grid at scale 8 spans 4x4 cells).
+    """
     fx0, fz0 = np.floor(x), np.floor(z)
     ix, iz = fx0.astype(np.int64), fz0.astype(np.int64)
     fx, fz = x - fx0, z - fz0
     sx, sz = fx * fx * (3 - 2 * fx), fz * fz * (3 - 2 * fz)
-    a = unit_array((seed, octave), ix, iz)
-    b = unit_array((seed, octave), ix + 1, iz)
-    c = unit_array((seed, octave), ix, iz + 1)
-    d = unit_array((seed, octave), ix + 1, iz + 1)
+    ix_lo, iz_lo = int(ix.min()), int(iz.min())
+    lattice = unit_array((seed, octave), np.arange(ix_lo, int(ix.max()) + 2)[:, None],
+                         np.arange(iz_lo, int(iz.max()) + 2)[None, :])
+    i, j = ix - ix_lo, iz - iz_lo
+    a, b, c, d = lattice[i, j], lattice[i + 1, j], lattice[i, j + 1], lattice[i + 1, j + 1]
     top = a + (b - a) * sx
     result: Floats = top + (c + (d - c) * sx - top) * sz
     return result
