@@ -20,6 +20,7 @@ never the cached array itself.
 from __future__ import annotations
 
 import random
+import threading
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ N_SECTIONS = NY // 16
 CHUNK_CACHE_SIZE = 512  # chunks (~80 KB each): a 22x22-chunk area per process
 PATH_CACHE_SIZE = 8192  # carver paths, one per chunk that may start carvers
 
+_lock = threading.Lock()
 _chunks: OrderedDict[tuple[int, int, int], ChunkData] = OrderedDict()
 _paths: OrderedDict[tuple[int, int, int], tuple[npt.NDArray[np.float64], tuple[float, ...]]] = OrderedDict()
 
@@ -83,21 +85,24 @@ class _LocalPalette:
 def chunk(seed: int, cx: int, cz: int) -> ChunkData:
     """Chunk (cx, cz) of the natural world of ``seed``, from the per-seed cache or built now."""
     key = (seed, cx, cz)
-    data = _chunks.get(key)
-    if data is None:
-        data = build_chunk(seed, cx, cz)
+    with _lock:  # worlds of a service may generate from several threads
+        data = _chunks.get(key)
+        if data is not None:
+            _chunks.move_to_end(key)
+            return data
+    data = build_chunk(seed, cx, cz)
+    with _lock:
         _chunks[key] = data
         if len(_chunks) > CHUNK_CACHE_SIZE:
             _chunks.popitem(last=False)
-    else:
-        _chunks.move_to_end(key)
     return data
 
 
 def clear_caches() -> None:
     """Forget every cached chunk and carver path (benchmarks measure cold generation with this)."""
-    _chunks.clear()
-    _paths.clear()
+    with _lock:
+        _chunks.clear()
+        _paths.clear()
 
 
 def write_chunk(store: BlockStore, data: ChunkData, cx: int, cz: int) -> None:
@@ -180,9 +185,10 @@ def _spheres_near(seed: int, cx: int, cz: int) -> npt.NDArray[np.float64]:
             cached = _paths.get(key)
             if cached is None:
                 cached = _path_with_bounds(seed, scx, scz)
-                _paths[key] = cached
-                if len(_paths) > PATH_CACHE_SIZE:
-                    _paths.popitem(last=False)
+                with _lock:
+                    _paths[key] = cached
+                    if len(_paths) > PATH_CACHE_SIZE:
+                        _paths.popitem(last=False)
             path, (xlo, xhi, zlo, zhi) = cached
             if xlo <= x0 + 16 and xhi >= x0 and zlo <= z0 + 16 and zhi >= z0:
                 parts.append(path)
