@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -18,6 +19,14 @@ from craftbt.world.sim.natural_reference import NaturalWorldReference
 from craftbt.world.sim.natural_rules import Sphere, terrain_height
 from craftbt.world.sim.storage import BlockStore
 from craftbt.world.sim.world import World
+
+
+@pytest.fixture(autouse=True)
+def _cold_caches() -> Iterator[None]:
+    """Every test starts and ends with empty per-seed caches (one test swaps the carver paths)."""
+    natural_chunk.clear_caches()
+    yield
+    natural_chunk.clear_caches()
 
 
 def _generate(gen: NaturalWorldGenerator, chunks: list[tuple[int, int]]) -> BlockStore:
@@ -81,8 +90,6 @@ def test_carving_through_shores_bedrock_and_the_lava_level(monkeypatch: pytest.M
     monkeypatch.setattr(natural, "carver_path", spheres)
     monkeypatch.setattr(natural_chunk, "carver_path", spheres)
     _assert_same(seed, [chunk])
-    monkeypatch.undo()
-    natural_chunk.clear_caches()
 
 
 def _names_digest(store: BlockStore) -> str:
@@ -105,7 +112,6 @@ GOLDEN = {
 
 @pytest.mark.parametrize(("seed", "chunk"), list(GOLDEN))
 def test_golden_chunks(seed: int, chunk: tuple[int, int]) -> None:
-    natural_chunk.clear_caches()
     assert _names_digest(_generate(NaturalWorldGenerator(seed), [chunk])) == GOLDEN[(seed, chunk)]
     assert _names_digest(_generate(NaturalWorldReference(seed), [chunk])) == GOLDEN[(seed, chunk)]
 
@@ -120,7 +126,6 @@ def test_hashes_over_arrays_are_the_scalar_hashes() -> None:
 
 
 def test_a_second_world_of_the_same_seed_reuses_the_chunk_but_never_shares_its_blocks() -> None:
-    natural_chunk.clear_caches()
     a, b = BlockStore(), BlockStore()
     NaturalWorldGenerator(9).generate_chunk(a, 2, 3)
     cached = natural_chunk.chunk(9, 2, 3)
@@ -134,6 +139,18 @@ def test_a_second_world_of_the_same_seed_reuses_the_chunk_but_never_shares_its_b
     c = BlockStore()
     NaturalWorldGenerator(9).generate_chunk(c, 2, 3)
     assert c.sections[key] == b.sections[key]
+
+
+def test_the_chunk_cache_is_bounded_and_rebuilds_what_it_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(natural_chunk, "CHUNK_CACHE_SIZE", 3)
+    first = natural_chunk.chunk(4, 0, 0)
+    for cx in range(1, 4):
+        natural_chunk.chunk(4, cx, 0)
+    again = natural_chunk.chunk(4, 0, 0)
+    assert again is not first  # dropped as the least recently used, then built anew: the same blocks
+    assert again.states == first.states and again.sections == first.sections
+    assert (again.blocks == first.blocks).all()
+    assert natural_chunk.chunk(4, 3, 0) is natural_chunk.chunk(4, 3, 0)
 
 
 def test_a_world_generates_only_the_chunks_it_reads() -> None:

@@ -46,6 +46,7 @@ Blocks = npt.NDArray[np.uint16]
 Ints = npt.NDArray[np.int64]
 
 NY = WORLD_TOP - BOTTOM  # the natural terrain, trees included, stays below WORLD_TOP (heights <= 83)
+TREE_REACH = 10  # leaves reach 9 blocks above the surface: trunks of up to 8 from y+1, the crown one higher
 SECTION_LO = BOTTOM >> 4
 N_SECTIONS = NY // 16
 CHUNK_CACHE_SIZE = 512  # chunks (~80 KB each): a 22x22-chunk area per process
@@ -126,6 +127,8 @@ def build_chunk(seed: int, cx: int, cz: int) -> ChunkData:
     gz = np.arange(z0 - 2, z0 + 18, dtype=np.int64)[None, :]
     grid_h = terrain_heights(seed, gx, gz)
     grid_b = biomes(seed, gx, gz)
+    if int(grid_h.max()) + TREE_REACH >= BOTTOM + NY:  # the rules changed: the array would cut the terrain off
+        raise ValueError(f"natural terrain reaches y={int(grid_h.max())}; natural_chunk.NY must grow")
     xs, zs, h, b = gx[2:18], gz[:, 2:18], grid_h[2:18, 2:18], grid_b[2:18, 2:18]
     blocks, top_section = _columns(seed, pal, xs, zs, h, b)
     _carve(seed, pal, blocks, cx, cz, h)
