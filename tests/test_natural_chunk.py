@@ -5,14 +5,14 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
 
 from craftbt.world.mcdata import load
-from craftbt.world.sim import natural, natural_chunk
-from craftbt.world.sim.generator import mix, unit
+from craftbt.world.sim import generator, natural, natural_chunk
+from craftbt.world.sim.generator import mix, unit, vein_step, vein_walk
 from craftbt.world.sim.natural import NaturalWorldGenerator
 from craftbt.world.sim.natural_fields import mix_array, unit_array
 from craftbt.world.sim.natural_reference import NaturalWorldReference
@@ -123,6 +123,21 @@ def test_hashes_over_arrays_are_the_scalar_hashes() -> None:
     for prefix in [(0, 7), (-3, 41), (2**64 + 9, 30)]:
         assert mix_array(prefix, xs, zs).tolist() == [mix(*prefix, int(x), int(z)) for x, z in zip(xs, zs, strict=True)]
         assert unit_array(prefix, xs).tolist() == [unit(*prefix, int(x)) for x in xs]
+
+
+@pytest.mark.parametrize("walk", [vein_walk, generator._walk_by_bits, generator._walk_by_calls])
+def test_a_vein_walk_makes_the_draws_and_steps_of_vein_step(walk: Callable[..., list[tuple[int, int, int]]]) -> None:
+    for seed in range(60):
+        a, b = random.Random(seed), random.Random(seed)
+        for n in (0, 1, 4, 17, 40):
+            x, y, z = seed, -seed, 3
+            expected = []
+            for _ in range(n):
+                expected.append((x, y, z))
+                x, y, z = vein_step(a, x, y, z)
+            assert walk(b, seed, -seed, 3, n) == expected
+            assert a.random() == b.random()  # the two streams are at the same place afterwards
+    assert generator._WALK is generator._walk_by_bits  # this Python draws as the replay assumes: the fast path
 
 
 def test_a_second_world_of_the_same_seed_reuses_the_chunk_but_never_shares_its_blocks() -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from craftbt.world.sim.generator import SEA_LEVEL, WORLD_TOP, mix, vein_step
+from craftbt.world.sim.generator import SEA_LEVEL, WORLD_TOP, mix, vein_walk
 from craftbt.world.sim.natural_fields import (
     TREE_KINDS,
     TUFT_CHANCE,
@@ -268,7 +268,8 @@ def _ores(seed: int, pal: _LocalPalette, blocks: Blocks, cx: int, cz: int) -> No
     rng = random.Random(mix(seed, 3, cx, cz))
     stone, deepslate = pal.id("stone"), pal.id("deepslate")
     ore_ids, deep_ids = [], []
-    walk: list[tuple[int, int, int, int]] = []
+    walk: list[tuple[int, int, int]] = []
+    veins: list[tuple[int, int]] = []  # (feature, steps) of each vein, in order
     for feature, (name, attempts, dist, lo, hi, size) in enumerate(ORE_FEATURES):
         ore_ids.append(pal.id(name))
         deep_ids.append(pal.id("deepslate_" + name))
@@ -276,10 +277,12 @@ def _ores(seed: int, pal: _LocalPalette, blocks: Blocks, cx: int, cz: int) -> No
             x = cx * 16 + rng.randrange(16)
             z = cz * 16 + rng.randrange(16)
             y = ore_y(rng, dist, lo, hi)
-            for _ in range(rng.randint(max(1, size // 2), size)):
-                walk.append((x, y, z, feature))
-                x, y, z = vein_step(rng, x, y, z)
-    wx, wy, wz, wf = np.array(walk, dtype=np.int64).reshape(-1, 4).T
+            n = rng.randint(max(1, size // 2), size)
+            walk += vein_walk(rng, x, y, z, n)
+            veins.append((feature, n))
+    wx, wy, wz = np.array(walk, dtype=np.int64).reshape(-1, 3).T
+    per_vein = np.array(veins, dtype=np.int64).reshape(-1, 2)
+    wf = np.repeat(per_vein[:, 0], per_vein[:, 1])
     # above the array is air, which no vein replaces
     ok = (wx >> 4 == cx) & (wz >> 4 == cz) & (wy > BOTTOM) & (wy < BOTTOM + NY)
     flat = ((wx[ok] - cx * 16) * 16 + (wz[ok] - cz * 16)) * NY + (wy[ok] - BOTTOM)
