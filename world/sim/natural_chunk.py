@@ -159,18 +159,21 @@ def _columns(seed: int, pal: _LocalPalette, xs: Ints, zs: Ints, h: Ints, b: Ints
     blocks[:, :, 5 : -BOTTOM + 1] = deepslate
     for y in range(8):  # deepslate thins out between y=0 and y=8
         blocks[:, :, y - BOTTOM][((bits >> np.uint64(15 + 3 * y)) & np.uint64(7)) < 8 - y] = deepslate
-    rel = (k - (h - BOTTOM)[..., None])  # y relative to the surface
+    # the cover and the sea lie between 6 below the lowest surface and the highest column top
+    lo, hi = int(h.min()) - 6 - BOTTOM, int(top.max()) + 1
+    band, kb = blocks[:, :, lo:hi], k[lo:hi]
+    rel = kb - (h - BOTTOM)[..., None]  # y relative to the surface
     low = (h <= SEA_LEVEL + 1)[..., None]
     desert = ~low & (b == Biome.DESERT)[..., None]
     grassy = ~low & ~desert
     cover = np.where(h >= SEA_LEVEL - 3, sand, np.where(unit_array((seed, 32), xs, zs) < 0.15, clay, gravel))
     skin = (rel >= -3) & (rel <= 0)
-    blocks[low & skin] = np.broadcast_to(cover[..., None], blocks.shape)[low & skin]
-    blocks[low & (h < SEA_LEVEL)[..., None] & (rel >= 1) & (k <= SEA_LEVEL - BOTTOM)] = water
-    blocks[desert & (rel >= -6) & (rel <= -4)] = sandstone
-    blocks[desert & skin] = sand
-    blocks[grassy & (rel >= -3) & (rel <= -1)] = dirt
-    blocks[grassy & (rel == 0)] = grass
+    band[low & skin] = np.broadcast_to(cover[..., None], band.shape)[low & skin]
+    band[low & (h < SEA_LEVEL)[..., None] & (rel >= 1) & (kb <= SEA_LEVEL - BOTTOM)] = water
+    band[desert & (rel >= -6) & (rel <= -4)] = sandstone
+    band[desert & skin] = sand
+    band[grassy & (rel >= -3) & (rel <= -1)] = dirt
+    band[grassy & (rel == 0)] = grass
     return blocks, (int(top.max()) + BOTTOM >> 4) - SECTION_LO
 
 
