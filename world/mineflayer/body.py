@@ -9,6 +9,11 @@ Node and return an id at once; :class:`MineflayerAction` polls the state with
 one round trip per ``status()``. No Python callback is ever registered on a JS
 emitter, so a busy Python thread cannot stall mineflayer.
 
+Reads are batched per game tick: the first read of a tick (position, health,
+food, inventory, time, nearby entities...) fetches one ``view`` and later reads
+in the same tick are served from it, until an action starts or one is seen to
+finish (``round_trips`` counts the bridge calls per adapter method).
+
 A server that goes away fails the running actions with ``body_disconnected``
 (the adapter listens to ``end``), and every later call raises
 :class:`BodyError` with that code. A bridge that stops answering is treated
@@ -23,10 +28,12 @@ import math
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Collection
 from types import TracebackType
 from typing import Any
 
+from craftbt.world import mcdata
 from craftbt.world.body import (
     TICKS_PER_SECOND,
     ActionStatus,
@@ -58,6 +65,8 @@ POLL_INTERVAL_S = 0.05
 #: Longest wait for flying-squid's answer to the login look; a vanilla server never answers.
 LOGIN_SETTLE_S = 1.5
 ADAPTER = PACKAGE_DIR / "adapter.js"
+#: Entities a tick's view carries; ``entities()`` with a larger radius asks the adapter itself.
+VIEW_ENTITY_RADIUS = 32.0
 
 _STATUS = {s.value: s for s in ActionStatus}
 
@@ -185,6 +194,8 @@ class MineflayerAction:
 
     def _finish(self, status: ActionStatus, error: BodyError | None, result: dict[str, Any]) -> None:
         self._status, self._error, self._result = status, error, result
+        # what the action did (a block dug, an item picked up, a step taken) is not in this tick's view
+        self._body._forget_view()
 
     def status(self) -> ActionStatus:
         self._poll()
@@ -245,6 +256,10 @@ class MineflayerBody:
         self._version = version
         self._t0 = time.monotonic()
         self._closed = False
+        #: bridge round trips per adapter method, since connect (bench_ttfa_mineflayer.py prints them)
+        self.round_trips: Counter[str] = Counter()
+        self._view: dict[str, Any] | None = None
+        self._view_tick = -1
 
     # -- lifecycle -----------------------------------------------------------------
     @classmethod
@@ -284,6 +299,10 @@ class MineflayerBody:
             }
         )
         body = cls(bridge, bot_id, host, port, username, version)
+        # Parse this version's minecraft-data while the server logs us in, not in the first leaf that
+        # needs it (~150 ms, once per process); a version without data is the leaves' fallback to report.
+        with contextlib.suppress(mcdata.McDataFileError):
+            mcdata.load(version)
         deadline = time.monotonic() + timeout_s
         while True:
             st = body._call("status")
@@ -329,11 +348,24 @@ class MineflayerBody:
     def _call(self, method: str, args: dict[str, Any] | None = None) -> Any:
         if self._closed:
             raise BodyError(BodyErrorCode.BODY_DISCONNECTED, "the body was closed")
+        self.round_trips[method] += 1
         return self._bridge.call(self._bot, method, args)
 
     def _start(self, kind: str, method: str, args: dict[str, Any]) -> MineflayerAction:
+        self._forget_view()
         started = self._call(method, args)
         return MineflayerAction(self, int(started["actionId"]), kind)
+
+    def _forget_view(self) -> None:
+        self._view = None
+
+    def _snapshot(self) -> dict[str, Any]:
+        """This tick's view (snapshot and nearby entities): one round trip per tick, however many reads."""
+        tick = self.now_ticks()
+        if self._view is None or self._view_tick != tick:
+            self._view = self._call("view", {"entityRadius": VIEW_ENTITY_RADIUS})
+            self._view_tick = tick
+        return self._view
 
     @property
     def connected(self) -> bool:
@@ -369,7 +401,7 @@ class MineflayerBody:
 
     # -- observation -------------------------------------------------------------------
     def observe(self) -> Observation:
-        snap = self._call("snapshot")
+        snap = self._snapshot()
         inventory: dict[str, int] = {}
         for s in snap["inventory"]:
             inventory[s["name"]] = inventory.get(s["name"], 0) + int(s["count"])
@@ -424,7 +456,14 @@ class MineflayerBody:
         return {n: BlockPos(*found[bare]) for n, bare in asked.items() if bare in found}
 
     def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
-        raw = self._call("entities", {"radius": radius, "kind": kind})
+        if radius <= VIEW_ENTITY_RADIUS:
+            snap = self._snapshot()
+            here = _pos3(snap["position"])
+            # the adapter's own filter (distance from the bot, then kind), on the view's nearest-first list
+            raw = [e for e in snap["entities"]
+                   if _pos3(e["position"]).distance_to(here) <= radius and (kind is None or e["kind"] == kind)]
+        else:
+            raw = self._call("entities", {"radius": radius, "kind": kind})
         return [
             EntityInfo(
                 id=e["id"],
@@ -438,35 +477,35 @@ class MineflayerBody:
         ]
 
     def inventory(self) -> list[ItemStack]:
-        return [_stack(s) for s in self._call("snapshot")["inventory"]]
+        return [_stack(s) for s in self._snapshot()["inventory"]]
 
     def equipment(self) -> dict[str, ItemStack | None]:
         return {k: _stack(v) if v else None for k, v in self._call("equipment").items()}
 
     def time_of_day(self) -> int:
-        return int(self._call("snapshot")["timeOfDay"]) % 24_000
+        return int(self._snapshot()["timeOfDay"]) % 24_000
 
     def light_level(self, pos: BlockPos | None = None) -> int:
         args = {"x": pos.x, "y": pos.y, "z": pos.z} if pos is not None else {"x": None}
         return int(self._call("lightLevel", args))
 
     def health(self) -> float:
-        return float(self._call("snapshot")["health"])
+        return float(self._snapshot()["health"])
 
     def food(self) -> int:
-        return int(self._call("snapshot")["food"])
+        return int(self._snapshot()["food"])
 
     def open_window(self) -> WindowInfo | None:
-        return _window(self._call("snapshot")["window"])
+        return _window(self._snapshot()["window"])
 
     # -- optional observations (control_environment asks for them when a body has them) ------------
     def weather(self) -> str:
         """``clear``, ``rain`` or ``thunder``, as the server last said."""
-        return str(self._call("snapshot")["weather"])
+        return str(self._snapshot()["weather"])
 
     def is_operator(self) -> bool | None:
         """Whether the server gave the bot operator rights (level 2+: /time, /weather); None: not announced."""
-        level = self._call("snapshot").get("opLevel")
+        level = self._snapshot().get("opLevel")
         return None if level is None else int(level) >= 2
 
     def chat_messages(self, since: int = 0) -> tuple[int, list[str]]:
