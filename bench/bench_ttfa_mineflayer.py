@@ -8,6 +8,8 @@ Every "before" is measured in the same run as its "after", on the same bot:
   per tick);
 - acquire_material's block search (stone within 2, 4 and 8 blocks, exposed): mineflayer's
   ``bot.findBlocks`` (``findBlocksMineflayer``, the old path) against the adapter's one-pass search;
+- the planner's survey (``router.survey``: 19 kinds within 48 blocks, exposed), after only: before, it
+  outlasted the bridge's 10 s call timeout;
 - ``goto()`` to the bot's first movement: the goal planned at the next physics tick (the old path,
   ``planAtDispatch: false``) against the path computed at dispatch; target one game tick (50 ms)
   plus the bridge call that sends the goal;
@@ -35,6 +37,7 @@ from bench_ttfa import FirstActionClock, pct  # the sibling script: one clock, o
 from craftbt.capabilities.behaviour import CapabilityBehaviour
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.default import default_registry
+from craftbt.router.router import SURVEY_BLOCKS, SURVEY_RADIUS
 from craftbt.world.body import ActionStatus, BlockPos
 from craftbt.world.mineflayer.body import VIEW_ENTITY_RADIUS, MineflayerAction, MineflayerBody
 from craftbt.world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES, missing_packages, setup_hint
@@ -238,6 +241,8 @@ def main() -> int:
             search_after = timed(lambda: [body._call("findBlocks", a) for a in search_args], 20)
             same = all(body._call("findBlocksMineflayer", a) == body._call("findBlocks", a) for a in search_args)
 
+            # the planner's survey: the old path (19 bot.findBlocks calls) outlasted the bridge's 10 s timeout
+            survey_ms = timed(lambda: body.nearest_blocks(SURVEY_BLOCKS, SURVEY_RADIUS, exposed=True), 10)
             move_before, move_after, goto_dispatch = first_movement(body, args.rounds)
             leaves, trips = per_leaf(body, args.rounds)
         finally:
@@ -249,6 +254,7 @@ def main() -> int:
     print(line("stone search r=2,4,8, before: bot.findBlocks", search_before))
     print(line("stone search r=2,4,8, after: one pass", search_after, search_before,
                "   same blocks" if same else "   DIFFERENT BLOCKS"))
+    print(line(f"planning survey ({len(SURVEY_BLOCKS)} kinds, r={SURVEY_RADIUS}, exposed)", survey_ms))
     print(line("goto() dispatch, path computed in it", goto_dispatch))
     print(line("goto() -> first movement, before", move_before))
     print(line("goto() -> first movement, after", move_after, move_before))
