@@ -40,10 +40,16 @@ def test_a_ticks_reads_come_from_one_view_and_an_action_renews_it(
         carried[s.name] += s.count
     assert carried == obs.inventory
     assert obs.count("cobblestone") == 5 and obs.count("bread") == 3
-    # an action starts: what the bot does may change what it sees, so the next read asks again
-    assert finish(body.equip("bread")) is ActionStatus.SUCCEEDED
-    assert body.observe().held_item == "bread"
+    # an action starts: what the bot does may change what it sees, so the next read asks again, even
+    # within the tick, and that view carries the action's state
+    handle = body.equip("bread")
+    body.observe()
+    assert handle.status() in (ActionStatus.RUNNING, ActionStatus.SUCCEEDED)
     assert body.round_trips["view"] == before.get("view", 0) + 2
+    monkeypatch.undo()  # time runs again: each tick's view says how the action is doing
+    assert finish(handle) is ActionStatus.SUCCEEDED
+    assert body.observe().held_item == "bread"
+    assert body.round_trips["actionState"] == before.get("actionState", 0)  # no poll of its own
     body.entities(64)  # wider than a view carries: the adapter's own call
     assert body.round_trips["entities"] == before.get("entities", 0) + 1
 

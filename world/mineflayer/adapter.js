@@ -481,10 +481,13 @@ function entities (st, { radius, kind }) {
   return nearbyEntities(st.bot, radius, kind)
 }
 
-// Everything body.py reads in a tick in one round trip: the snapshot plus every entity within
-// `entityRadius` (Python filters by radius and kind from it while the tick lasts).
+// Everything body.py reads in a tick in one round trip: the snapshot, every entity within
+// `entityRadius` (Python filters by radius and kind from it while the tick lasts) and the state of
+// every action (a settled one is reported once, as actionState does).
 function view (st, { entityRadius }) {
-  return { ...snapshot(st), entities: nearbyEntities(st.bot, entityRadius, null) }
+  const actions = {}
+  for (const id of Array.from(st.actions.keys())) actions[id] = actionState(st, { id })
+  return { ...snapshot(st), entities: nearbyEntities(st.bot, entityRadius, null), actions }
 }
 
 function nearbyEntities (bot, radius, kind) {

@@ -5,14 +5,15 @@ JSPyBridge makes every call a synchronous round trip to one Node process with a
 thread (JSPyBridge #130, #141; mineflayer #3416, #2893). So the bridge stays
 coarse: ``adapter.js`` (ours) exposes one entry point, ``call(bot, method,
 argsJson)``, that never awaits and returns one JSON string. Actions start in
-Node and return an id at once; :class:`MineflayerAction` polls the state with
-one round trip per ``status()``. No Python callback is ever registered on a JS
-emitter, so a busy Python thread cannot stall mineflayer.
+Node and return an id at once; :class:`MineflayerAction` reads its state from
+the tick's view. No Python callback is ever registered on a JS emitter, so a
+busy Python thread cannot stall mineflayer.
 
 Reads are batched per game tick: the first read of a tick (position, health,
-food, inventory, time, nearby entities...) fetches one ``view`` and later reads
-in the same tick are served from it, until an action starts or one is seen to
-finish (``round_trips`` counts the bridge calls per adapter method).
+food, inventory, time, nearby entities, the state of every action) fetches one
+``view`` and later reads in the same tick are served from it, until an action
+starts or one is seen to finish (``round_trips`` counts the bridge calls per
+adapter method).
 
 A server that goes away fails the running actions with ``body_disconnected``
 (the adapter listens to ``end``), and every later call raises
@@ -178,7 +179,7 @@ class MineflayerAction:
         if self._status is not ActionStatus.RUNNING:
             return
         try:
-            state = self._body._call("actionState", {"id": self._id})
+            state = self._body._action_state(self._id)
         except BodyError as err:
             self._finish(ActionStatus.FAILED, err, {})
             return
@@ -260,6 +261,8 @@ class MineflayerBody:
         self.round_trips: Counter[str] = Counter()
         self._view: dict[str, Any] | None = None
         self._view_tick = -1
+        #: the adapter reports a settled action once: its final state waits here until its handle reads it
+        self._action_states: dict[int, dict[str, Any]] = {}
 
     # -- lifecycle -----------------------------------------------------------------
     @classmethod
@@ -365,7 +368,18 @@ class MineflayerBody:
         if self._view is None or self._view_tick != tick:
             self._view = self._call("view", {"entityRadius": VIEW_ENTITY_RADIUS})
             self._view_tick = tick
+            self._action_states.update((int(k), v) for k, v in self._view["actions"].items())
         return self._view
+
+    def _action_state(self, action_id: int) -> dict[str, Any]:
+        """The action's state as of this tick's view; a final state is handed out once."""
+        self._snapshot()
+        state = self._action_states.get(action_id)
+        if state is None:  # not in any view (its final state was already read): the adapter says why
+            return dict(self._call("actionState", {"id": action_id}))
+        if state["status"] != ActionStatus.RUNNING.value:
+            del self._action_states[action_id]
+        return state
 
     @property
     def connected(self) -> bool:
