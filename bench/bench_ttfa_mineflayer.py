@@ -8,6 +8,8 @@ Every "before" is measured in the same run as its "after", on the same bot:
   per tick);
 - acquire_material's block search (stone within 2, 4 and 8 blocks, exposed): mineflayer's
   ``bot.findBlocks`` (``findBlocksMineflayer``, the old path) against the adapter's one-pass search;
+- bridge round trips per executor tick (a tree of move_to, move_to, chat): every read and action poll its
+  own call, as before, against one view per tick;
 - the planner's survey (``router.survey``: 19 kinds within 48 blocks, exposed), after only: before, it
   outlasted the bridge's 10 s call timeout;
 - ``goto()`` to the bot's first movement: the goal planned at the next physics tick (the old path,
@@ -25,9 +27,11 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import py_trees
@@ -37,7 +41,10 @@ from bench_ttfa import FirstActionClock, pct  # the sibling script: one clock, o
 from craftbt.capabilities.behaviour import CapabilityBehaviour
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.default import default_registry
+from craftbt.executor.config import Bounds, ExecutorConfig
+from craftbt.executor.executor import Executor
 from craftbt.router.router import SURVEY_BLOCKS, SURVEY_RADIUS
+from craftbt.trees.loader import from_dict
 from craftbt.world.body import ActionStatus, BlockPos
 from craftbt.world.mineflayer.body import VIEW_ENTITY_RADIUS, MineflayerAction, MineflayerBody
 from craftbt.world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES, missing_packages, setup_hint
@@ -201,6 +208,37 @@ def first_movement(body: MineflayerBody, rounds: int) -> tuple[list[float], list
     return before, after, dispatch
 
 
+def executor_trips(body: MineflayerBody, per_read: bool) -> tuple[int, int]:
+    """(bridge round trips, ticks) of an executor run of move_to there, move_to back, chat; ``per_read``
+    refetches the view at every read, as every read and every action poll was its own call before."""
+    def every_read_a_call() -> dict[str, Any]:
+        body._forget_view()
+        return MineflayerBody._snapshot(body)
+
+    if per_read:
+        body._snapshot = every_read_a_call  # type: ignore[method-assign]
+    here = body.position().block()
+    tree = from_dict({"tree": "trips", "root": {"sequence": {"children": [
+        {"leaf": "move_to", "args": {"pos": {"x": here.x + 8, "y": here.y, "z": here.z}, "range": 0.5}},
+        {"leaf": "move_to", "args": {"pos": {"x": here.x, "y": here.y, "z": here.z}, "range": 0.5}},
+        {"leaf": "chat", "args": {"message": "trips"}},
+    ]}}})
+    fence = Bounds(min_x=here.x - 32, min_y=here.y - 8, min_z=here.z - 32,
+                   max_x=here.x + 32, max_y=here.y + 8, max_z=here.z + 32)
+    with tempfile.TemporaryDirectory() as home:
+        executor = Executor(default_registry(), body, config=ExecutorConfig(geofence=fence, max_ticks=2000),
+                            body_kind="mineflayer", home=Path(home))
+        before = sum(body.round_trips.values())
+        try:
+            outcome = executor.run(tree)
+        finally:
+            executor.journal.close()
+            body.__dict__.pop("_snapshot", None)
+    if outcome.status != "success":
+        raise RuntimeError(f"executor run: {outcome.status} {outcome.failures}")
+    return sum(body.round_trips.values()) - before, outcome.ticks
+
+
 def finish(handle: MineflayerAction, timeout_s: float = 30.0) -> ActionStatus:
     deadline = time.monotonic() + timeout_s
     while (status := handle.status()) is ActionStatus.RUNNING and time.monotonic() < deadline:
@@ -243,6 +281,9 @@ def main() -> int:
 
             # the planner's survey: the old path (19 bot.findBlocks calls) outlasted the bridge's 10 s timeout
             survey_ms = timed(lambda: body.nearest_blocks(SURVEY_BLOCKS, SURVEY_RADIUS, exposed=True), 10)
+            runs = [executor_trips(body, per_read=i % 2 == 0) for i in range(4)]
+            trips_before = [t / ticks for t, ticks in runs[0::2]]
+            trips_after = [t / ticks for t, ticks in runs[1::2]]
             move_before, move_after, goto_dispatch = first_movement(body, args.rounds)
             leaves, trips = per_leaf(body, args.rounds)
         finally:
@@ -258,6 +299,10 @@ def main() -> int:
     print(line("goto() dispatch, path computed in it", goto_dispatch))
     print(line("goto() -> first movement, before", move_before))
     print(line("goto() -> first movement, after", move_after, move_before))
+    print(f"{'round trips per executor tick, before':<48} {statistics.median(trips_before):.2f}   "
+          f"(move_to, move_to, chat; every read and poll its own call), n={len(trips_before)}")
+    print(f"{'round trips per executor tick, after':<48} {statistics.median(trips_after):.2f}   "
+          f"(one view per tick)   x{statistics.median(trips_after) / statistics.median(trips_before):.2f} vs before")
     print(f"per leaf, dispatch -> first body command (target p95 <= {LEAF_TARGET_MS:.0f} ms):")
     for leaf, values in leaves.items():
         if values:
@@ -271,6 +316,9 @@ def main() -> int:
     report("mineflayer bridge round trips for a tick's reads", tick_trips, "calls", 1, Direction.AT_MOST,
            absolute=f"one view {statistics.median(reads_after):.2f} ms vs 6 calls "
                     f"{statistics.median(reads_before):.2f} ms, median")
+    report("mineflayer bridge round trips per executor tick, after/before",
+           statistics.median(trips_after) / statistics.median(trips_before), "x", 1.0, Direction.AT_MOST,
+           absolute=f"{statistics.median(trips_after):.2f} vs {statistics.median(trips_before):.2f} per tick")
     move_target = TICK_MS + statistics.median(goto_dispatch)
     report("mineflayer goto -> first movement p95", pct(move_after, 0.95), "ms", round(move_target, 1),
            Direction.AT_MOST,
