@@ -29,6 +29,7 @@ import math
 import os
 import threading
 import time
+import weakref
 from collections import Counter
 from collections.abc import Collection
 from types import TracebackType
@@ -162,6 +163,7 @@ class MineflayerAction:
         self._id = action_id
         self._kind = kind
         self._status = ActionStatus.RUNNING
+        body._handles[action_id] = self
         self._error: BodyError | None = None
         self._result: dict[str, Any] = {}
         #: Node-side wall clock (ms since epoch): start, first movement (goto only), end.
@@ -195,6 +197,7 @@ class MineflayerAction:
 
     def _finish(self, status: ActionStatus, error: BodyError | None, result: dict[str, Any]) -> None:
         self._status, self._error, self._result = status, error, result
+        self._body._action_states.pop(self._id, None)
         # what the action did (a block dug, an item picked up, a step taken) is not in this tick's view
         self._body._forget_view()
 
@@ -263,6 +266,8 @@ class MineflayerBody:
         self._view_tick = -1
         #: the adapter reports a settled action once: its final state waits here until its handle reads it
         self._action_states: dict[int, dict[str, Any]] = {}
+        #: handles still waiting for their action; a dropped or finished handle's state is not kept
+        self._handles: weakref.WeakValueDictionary[int, MineflayerAction] = weakref.WeakValueDictionary()
 
     # -- lifecycle -----------------------------------------------------------------
     @classmethod
@@ -368,17 +373,18 @@ class MineflayerBody:
         if self._view is None or self._view_tick != tick:
             self._view = self._call("view", {"entityRadius": VIEW_ENTITY_RADIUS})
             self._view_tick = tick
-            self._action_states.update((int(k), v) for k, v in self._view["actions"].items())
+            for key, state in self._view["actions"].items():
+                handle = self._handles.get(int(key))
+                if handle is not None and handle._status is ActionStatus.RUNNING:
+                    self._action_states[int(key)] = state
         return self._view
 
     def _action_state(self, action_id: int) -> dict[str, Any]:
-        """The action's state as of this tick's view; a final state is handed out once."""
+        """The action's state as of this tick's view (the handle drops a final one when it takes it)."""
         self._snapshot()
         state = self._action_states.get(action_id)
         if state is None:  # not in any view (its final state was already read): the adapter says why
             return dict(self._call("actionState", {"id": action_id}))
-        if state["status"] != ActionStatus.RUNNING.value:
-            del self._action_states[action_id]
         return state
 
     @property
