@@ -368,7 +368,7 @@ class MineflayerBody:
         self._view = None
 
     def _snapshot(self) -> dict[str, Any]:
-        """This tick's view (snapshot and nearby entities): one round trip per tick, however many reads."""
+        """This tick's view (snapshot, nearby entities, action states): one round trip per tick, however many reads."""
         tick = self.now_ticks()
         if self._view is None or self._view_tick != tick:
             self._view = self._call("view", {"entityRadius": VIEW_ENTITY_RADIUS})
