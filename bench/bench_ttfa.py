@@ -27,7 +27,7 @@ import py_trees  # noqa: E402
 
 from craftbt.capabilities.behaviour import CapabilityBehaviour  # noqa: E402
 from craftbt.capabilities.context import AdmitAll, CapabilityContext  # noqa: E402
-from craftbt.capabilities.registry import default_registry  # noqa: E402
+from craftbt.capabilities.default import default_registry  # noqa: E402
 from craftbt.capabilities.spec import CapabilitySpec  # noqa: E402
 from craftbt.world.scenarios import load_scenario  # noqa: E402
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from craftbt.world.body import ActionStatus, Body, BodyError, BodyErrorCode, Face
+from craftbt.world.body import ActionStatus, BlockPos, Body, BodyError, BodyErrorCode, Face
 from craftbt.world.mineflayer.body import MineflayerBody
 from tests.e2e.squidkit import Arena, McServer, finish, refusal, wait_until
 
@@ -91,7 +91,11 @@ def test_dig_drops_and_pickup(arena: Arena) -> None:
     assert body.block_at(block).is_air
     drop = wait_until(lambda: next(iter(body.entities(8, kind="item")), None), 10, "the dropped item")
     assert all(e.kind == "item" for e in body.entities(8, kind="item"))
-    assert body.entities(8, kind="hostile") == []  # the adapter filters by kind before sending anything
+    assert body.entities(8, kind="hostile") == []
+    # the tick's view filters by radius and kind as the adapter's own entities call does
+    for radius, kind in ((8, "item"), (8, None), (32, None), (2, "item")):
+        direct = body._call("entities", {"radius": radius, "kind": kind})
+        assert [(e.id, e.kind) for e in body.entities(radius, kind=kind)] == [(e["id"], e["kind"]) for e in direct]
     # flying-squid sends no item metadata for drops; a vanilla server does.
     assert drop.item is None or drop.item.name == "cobblestone"
     assert finish(body.goto(block, tolerance=0.0), 20) is ActionStatus.SUCCEEDED
@@ -157,6 +161,13 @@ def test_block_at_and_find_blocks(arena: Arena) -> None:
     exposed = body.find_blocks(["gold_block"], radius=12, max_count=8, exposed=True)
     assert buried not in exposed and set(spots) <= set(exposed)
     assert refusal(lambda: body.find_blocks(["not_a_block"], 8)) is BodyErrorCode.UNKNOWN_BLOCK
+    # the adapter's one-pass search answers what mineflayer's own bot.findBlocks answers, order included
+    for names, radius, cap in ((["gold_block"], 12, 8), (["dirt", "grass_block"], 5, 4096), (["grass_block"], 9, 40)):
+        for open_only in (False, True):
+            args = {"names": names, "radius": radius, "maxCount": cap, "exposed": open_only}
+            ours = body.find_blocks(names, radius, max_count=cap, exposed=open_only)
+            assert ours == [BlockPos(*p) for p in body._call("findBlocksMineflayer", args)]
+            assert ours, (names, open_only)
 
 
 def test_nearest_blocks_agrees_with_find_blocks(arena: Arena) -> None:

@@ -11,6 +11,7 @@
 // Error codes are BodyErrorCode values from world/body.py.
 
 const path = require('path')
+const blocksearch = require('./blocksearch')
 
 let NODE_MODULES = null
 const mods = {}
@@ -444,63 +445,52 @@ function isExposed (bot, p) {
   return false
 }
 
-// Buried matches would crowd exposed ones out of maxCount, so an exposed search takes them all first.
-const EXPOSED_SCAN = 100000
-
-// Nearest the bot first; the sort is stable, so equal distances keep mineflayer's order.
-// Nearest first from the block the bot stands in (what findBlocks measures from, and what the embedded
-// world does), ties by x, y, z as the embedded world breaks them.
-function byDistance (bot, found) {
-  const origin = bot.entity.position.floored()
-  return found.sort((a, b) => a.distanceSquared(origin) - b.distanceSquared(origin) || a.x - b.x || a.y - b.y || a.z - b.z)
+function blockNames (bot, names) {
+  for (const n of names) {
+    if (!bot.registry.blocksByName[n]) throw new BodyErr('unknown_block', `unknown block '${n}'`)
+  }
+  return names
 }
 
-// mineflayer's findBlocks stops once `count` matches are in hand, and it walks sections in shells that are
-// not sorted by distance, so a capped search can miss a nearer block. The capped answer still bounds the
-// k nearest (k blocks lie within its farthest one): list every match within that bound, nearest first.
-function nearestMatches (bot, ids, radius, count) {
-  const first = bot.findBlocks({ matching: ids, maxDistance: radius, count })
-  if (first.length < count) return byDistance(bot, first) // fewer than asked: that is every match in range
-  const origin = bot.entity.position.floored()
-  const bound = Math.max(...first.map((p) => p.distanceTo(origin)))
-  return byDistance(bot, bot.findBlocks({ matching: ids, maxDistance: bound + 1e-6, count: EXPOSED_SCAN }))
-}
-
+// Nearest first from the block the bot stands in (what the embedded world measures from), ties by x, y, z
+// as the embedded world breaks them; blocksearch.js reads the chunks in one pass.
 function findBlocks (st, { names, radius, maxCount, exposed }) {
   const bot = st.bot
-  const ids = []
-  for (const n of names) {
-    const def = bot.registry.blocksByName[n]
-    if (!def) throw new BodyErr('unknown_block', `unknown block '${n}'`)
-    ids.push(def.id)
-  }
-  const found = exposed
-    ? byDistance(bot, bot.findBlocks({ matching: ids, maxDistance: radius, count: EXPOSED_SCAN })).filter((p) => isExposed(bot, p))
-    : nearestMatches(bot, ids, radius, maxCount)
-  return found.slice(0, maxCount).map((p) => [p.x, p.y, p.z])
+  return blocksearch.findBlocks(bot, blockNames(bot, names), bot.entity.position.floored(), radius, maxCount, !!exposed)
 }
 
 // A survey in one bridge call: per name, the block findBlocks([name], radius, 1, exposed) returns.
 // A name this version lacks is left out (nowhere near) instead of failing the whole survey.
 function nearestBlocks (st, { names, radius, exposed }) {
   const bot = st.bot
-  const out = {}
-  for (const n of new Set(names)) {
-    const def = bot.registry.blocksByName[n]
-    if (!def) continue
-    const found = exposed
-      ? byDistance(bot, bot.findBlocks({ matching: [def.id], maxDistance: radius, count: EXPOSED_SCAN }))
-      : nearestMatches(bot, [def.id], radius, 1)
-    // Sorting before the exposure filter picks the same block as filtering first (the sort is
-    // stable) and probes buried matches only until the first open one.
-    const hit = exposed ? found.find((p) => isExposed(bot, p)) : found[0]
-    if (hit) out[n] = [hit.x, hit.y, hit.z]
-  }
-  return out
+  return blocksearch.nearestBlocks(bot, [...new Set(names)], bot.entity.position.floored(), radius, !!exposed)
+}
+
+// The same search through mineflayer's own bot.findBlocks (what findBlocks did before blocksearch.js):
+// the reference the e2e tests compare against and the baseline bench_ttfa_mineflayer.py measures.
+function findBlocksMineflayer (st, { names, radius, maxCount, exposed }) {
+  const bot = st.bot
+  const ids = blockNames(bot, names).map((n) => bot.registry.blocksByName[n].id)
+  const origin = bot.entity.position.floored()
+  const found = bot.findBlocks({ matching: ids, maxDistance: radius, count: Number.MAX_SAFE_INTEGER })
+    .sort((a, b) => a.distanceSquared(origin) - b.distanceSquared(origin) || a.x - b.x || a.y - b.y || a.z - b.z)
+  return (exposed ? found.filter((p) => isExposed(bot, p)) : found).slice(0, maxCount).map((p) => [p.x, p.y, p.z])
 }
 
 function entities (st, { radius, kind }) {
-  const bot = st.bot
+  return nearbyEntities(st.bot, radius, kind)
+}
+
+// Everything body.py reads in a tick in one round trip: the snapshot, every entity within
+// `entityRadius` (Python filters by radius and kind from it while the tick lasts) and the state of
+// every action (a settled one is reported once, as actionState does).
+function view (st, { entityRadius }) {
+  const actions = {}
+  for (const id of Array.from(st.actions.keys())) actions[id] = actionState(st, { id })
+  return { ...snapshot(st), entities: nearbyEntities(st.bot, entityRadius, null), actions }
+}
+
+function nearbyEntities (bot, radius, kind) {
   const here = bot.entity.position
   const out = []
   for (const e of Object.values(bot.entities)) {
@@ -551,7 +541,20 @@ function chatLog (st, { since }) {
 
 // -- action starters: validate synchronously, then launch ----------------------
 
-function startGoto (st, { x, y, z, tolerance }) {
+// mineflayer's physics tick moves the bot first and then emits 'physicsTick', where the pathfinder
+// computes a new goal's path and sets the controls: left alone, a goal set now is planned at the next
+// tick and walked at the one after (two ticks, ~100 ms to the first movement). Running the
+// pathfinder's tick handler once right here computes the path at dispatch (its own A* budget of
+// tickTimeout ms, a partial path continues on later ticks) and sets the controls, so the very next
+// physics tick moves the bot. The handler is idempotent within a tick; if this pathfinder version
+// names it otherwise, nothing is primed and the goal is planned at the next tick as before.
+function planNow (bot) {
+  const tick = bot.listeners('physicsTick').find((f) => f.name === 'monitorMovement')
+  if (tick) tick()
+}
+
+// `planAtDispatch: false` leaves the planning to the next tick: the baseline bench_ttfa_mineflayer.py measures.
+function startGoto (st, { x, y, z, tolerance, planAtDispatch = true }) {
   const bot = st.bot
   const { goals } = load('mineflayer-pathfinder')
   for (const a of st.actions.values()) {
@@ -592,6 +595,7 @@ function startGoto (st, { x, y, z, tolerance }) {
     }
     a.onCancel = () => { if (bot.pathfinder.goal === goal) bot.pathfinder.setGoal(null) }
     bot.pathfinder.setGoal(goal)
+    if (planAtDispatch) planNow(bot)
   }))
 }
 
@@ -930,7 +934,9 @@ const METHODS = {
   setMaxDrop: { fn: setMaxDrop },
   findBlocks: { fn: findBlocks },
   nearestBlocks: { fn: nearestBlocks },
+  findBlocksMineflayer: { fn: findBlocksMineflayer },
   entities: { fn: entities },
+  view: { fn: view },
   equipment: { fn: equipment },
   lightLevel: { fn: lightLevel },
   chatLog: { fn: chatLog, needsSpawn: false },

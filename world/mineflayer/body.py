@@ -5,9 +5,15 @@ JSPyBridge makes every call a synchronous round trip to one Node process with a
 thread (JSPyBridge #130, #141; mineflayer #3416, #2893). So the bridge stays
 coarse: ``adapter.js`` (ours) exposes one entry point, ``call(bot, method,
 argsJson)``, that never awaits and returns one JSON string. Actions start in
-Node and return an id at once; :class:`MineflayerAction` polls the state with
-one round trip per ``status()``. No Python callback is ever registered on a JS
-emitter, so a busy Python thread cannot stall mineflayer.
+Node and return an id at once; :class:`MineflayerAction` reads its state from
+the tick's view. No Python callback is ever registered on a JS emitter, so a
+busy Python thread cannot stall mineflayer.
+
+Reads are batched per game tick: the first read of a tick (position, health,
+food, inventory, time, nearby entities, the state of every action) fetches one
+``view`` and later reads in the same tick are served from it, until an action
+starts or one is seen to finish (``round_trips`` counts the bridge calls per
+adapter method).
 
 A server that goes away fails the running actions with ``body_disconnected``
 (the adapter listens to ``end``), and every later call raises
@@ -23,10 +29,13 @@ import math
 import os
 import threading
 import time
+import weakref
+from collections import Counter
 from collections.abc import Collection
 from types import TracebackType
 from typing import Any
 
+from craftbt.world import mcdata
 from craftbt.world.body import (
     TICKS_PER_SECOND,
     ActionStatus,
@@ -58,6 +67,8 @@ POLL_INTERVAL_S = 0.05
 #: Longest wait for flying-squid's answer to the login look; a vanilla server never answers.
 LOGIN_SETTLE_S = 1.5
 ADAPTER = PACKAGE_DIR / "adapter.js"
+#: Entities a tick's view carries; ``entities()`` with a larger radius asks the adapter itself.
+VIEW_ENTITY_RADIUS = 32.0
 
 _STATUS = {s.value: s for s in ActionStatus}
 
@@ -152,6 +163,7 @@ class MineflayerAction:
         self._id = action_id
         self._kind = kind
         self._status = ActionStatus.RUNNING
+        body._handles[action_id] = self
         self._error: BodyError | None = None
         self._result: dict[str, Any] = {}
         #: Node-side wall clock (ms since epoch): start, first movement (goto only), end.
@@ -169,7 +181,7 @@ class MineflayerAction:
         if self._status is not ActionStatus.RUNNING:
             return
         try:
-            state = self._body._call("actionState", {"id": self._id})
+            state = self._body._action_state(self._id)
         except BodyError as err:
             self._finish(ActionStatus.FAILED, err, {})
             return
@@ -185,6 +197,9 @@ class MineflayerAction:
 
     def _finish(self, status: ActionStatus, error: BodyError | None, result: dict[str, Any]) -> None:
         self._status, self._error, self._result = status, error, result
+        self._body._action_states.pop(self._id, None)
+        # what the action did (a block dug, an item picked up, a step taken) is not in this tick's view
+        self._body._forget_view()
 
     def status(self) -> ActionStatus:
         self._poll()
@@ -245,6 +260,14 @@ class MineflayerBody:
         self._version = version
         self._t0 = time.monotonic()
         self._closed = False
+        #: bridge round trips per adapter method, since connect (bench_ttfa_mineflayer.py prints them)
+        self.round_trips: Counter[str] = Counter()
+        self._view: dict[str, Any] | None = None
+        self._view_tick = -1
+        #: the adapter reports a settled action once: its final state waits here until its handle reads it
+        self._action_states: dict[int, dict[str, Any]] = {}
+        #: handles still waiting for their action; a dropped or finished handle's state is not kept
+        self._handles: weakref.WeakValueDictionary[int, MineflayerAction] = weakref.WeakValueDictionary()
 
     # -- lifecycle -----------------------------------------------------------------
     @classmethod
@@ -284,6 +307,10 @@ class MineflayerBody:
             }
         )
         body = cls(bridge, bot_id, host, port, username, version)
+        # Parse this version's minecraft-data while the server logs us in, not in the first leaf that
+        # needs it (~150 ms, once per process); a version without data is the leaves' fallback to report.
+        with contextlib.suppress(mcdata.McDataFileError):
+            mcdata.load(version)
         deadline = time.monotonic() + timeout_s
         while True:
             st = body._call("status")
@@ -329,11 +356,36 @@ class MineflayerBody:
     def _call(self, method: str, args: dict[str, Any] | None = None) -> Any:
         if self._closed:
             raise BodyError(BodyErrorCode.BODY_DISCONNECTED, "the body was closed")
+        self.round_trips[method] += 1
         return self._bridge.call(self._bot, method, args)
 
     def _start(self, kind: str, method: str, args: dict[str, Any]) -> MineflayerAction:
+        self._forget_view()
         started = self._call(method, args)
         return MineflayerAction(self, int(started["actionId"]), kind)
+
+    def _forget_view(self) -> None:
+        self._view = None
+
+    def _snapshot(self) -> dict[str, Any]:
+        """This tick's view (snapshot, nearby entities, action states): one round trip per tick, however many reads."""
+        tick = self.now_ticks()
+        if self._view is None or self._view_tick != tick:
+            self._view = self._call("view", {"entityRadius": VIEW_ENTITY_RADIUS})
+            self._view_tick = tick
+            for key, state in self._view["actions"].items():
+                handle = self._handles.get(int(key))
+                if handle is not None and handle._status is ActionStatus.RUNNING:
+                    self._action_states[int(key)] = state
+        return self._view
+
+    def _action_state(self, action_id: int) -> dict[str, Any]:
+        """The action's state as of this tick's view (the handle drops a final one when it takes it)."""
+        self._snapshot()
+        state = self._action_states.get(action_id)
+        if state is None:  # not in any view (its final state was already read): the adapter says why
+            return dict(self._call("actionState", {"id": action_id}))
+        return state
 
     @property
     def connected(self) -> bool:
@@ -369,7 +421,7 @@ class MineflayerBody:
 
     # -- observation -------------------------------------------------------------------
     def observe(self) -> Observation:
-        snap = self._call("snapshot")
+        snap = self._snapshot()
         inventory: dict[str, int] = {}
         for s in snap["inventory"]:
             inventory[s["name"]] = inventory.get(s["name"], 0) + int(s["count"])
@@ -424,7 +476,14 @@ class MineflayerBody:
         return {n: BlockPos(*found[bare]) for n, bare in asked.items() if bare in found}
 
     def entities(self, radius: float = 32.0, kind: str | None = None) -> list[EntityInfo]:
-        raw = self._call("entities", {"radius": radius, "kind": kind})
+        if radius <= VIEW_ENTITY_RADIUS:
+            snap = self._snapshot()
+            here = _pos3(snap["position"])
+            # the adapter's own filter (distance from the bot, then kind), on the view's nearest-first list
+            raw = [e for e in snap["entities"]
+                   if _pos3(e["position"]).distance_to(here) <= radius and (kind is None or e["kind"] == kind)]
+        else:
+            raw = self._call("entities", {"radius": radius, "kind": kind})
         return [
             EntityInfo(
                 id=e["id"],
@@ -438,35 +497,35 @@ class MineflayerBody:
         ]
 
     def inventory(self) -> list[ItemStack]:
-        return [_stack(s) for s in self._call("snapshot")["inventory"]]
+        return [_stack(s) for s in self._snapshot()["inventory"]]
 
     def equipment(self) -> dict[str, ItemStack | None]:
         return {k: _stack(v) if v else None for k, v in self._call("equipment").items()}
 
     def time_of_day(self) -> int:
-        return int(self._call("snapshot")["timeOfDay"]) % 24_000
+        return int(self._snapshot()["timeOfDay"]) % 24_000
 
     def light_level(self, pos: BlockPos | None = None) -> int:
         args = {"x": pos.x, "y": pos.y, "z": pos.z} if pos is not None else {"x": None}
         return int(self._call("lightLevel", args))
 
     def health(self) -> float:
-        return float(self._call("snapshot")["health"])
+        return float(self._snapshot()["health"])
 
     def food(self) -> int:
-        return int(self._call("snapshot")["food"])
+        return int(self._snapshot()["food"])
 
     def open_window(self) -> WindowInfo | None:
-        return _window(self._call("snapshot")["window"])
+        return _window(self._snapshot()["window"])
 
     # -- optional observations (control_environment asks for them when a body has them) ------------
     def weather(self) -> str:
         """``clear``, ``rain`` or ``thunder``, as the server last said."""
-        return str(self._call("snapshot")["weather"])
+        return str(self._snapshot()["weather"])
 
     def is_operator(self) -> bool | None:
         """Whether the server gave the bot operator rights (level 2+: /time, /weather); None: not announced."""
-        level = self._call("snapshot").get("opLevel")
+        level = self._snapshot().get("opLevel")
         return None if level is None else int(level) >= 2
 
     def chat_messages(self, since: int = 0) -> tuple[int, list[str]]:
