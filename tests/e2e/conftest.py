@@ -13,7 +13,6 @@ loaded around spawn (see ``squidkit``), so tests do not see each other's blocks.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 
@@ -21,8 +20,16 @@ import pytest
 
 from craftbt.world.mineflayer.body import MineflayerBody
 from craftbt.world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES
-from craftbt.world.mineflayer.server import DEFAULT_VERSION, FlyingSquid
-from tests.e2e.squidkit import FLYING_SQUID_LACKS, Arena, McServer, connect, enter_plot, skip_without_node
+from craftbt.world.mineflayer.server import FlyingSquid
+from tests.e2e.squidkit import (
+    FLYING_SQUID_LACKS,
+    Arena,
+    McServer,
+    connect,
+    enter_plot,
+    skip_without_node,
+    squid_server,
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -53,18 +60,7 @@ def _bridge_stops_cleanly() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def mc_server() -> Iterator[McServer]:
-    host = os.environ.get("CRAFTBT_MC_HOST")
-    version = os.environ.get("CRAFTBT_MC_VERSION", DEFAULT_VERSION)
-    if host:
-        skip_without_node(BODY_PACKAGES)
-        yield McServer(host, int(os.environ.get("CRAFTBT_MC_PORT", "25565")), version, "external")
-        return
-    skip_without_node(BODY_PACKAGES + SERVER_PACKAGES)
-    server = FlyingSquid(version=version).start()
-    try:
-        yield McServer(server.host, server.port, version, "flying-squid", server.workdir)
-    finally:
-        server.stop()
+    yield from squid_server()
 
 
 @pytest.fixture

@@ -10,8 +10,9 @@ spawns. flying-squid 1.12 spawns players at x, z in 0..29 (chunk 0 or 1) and
 sends the chunks within 3 of the spawn chunk before the spawn, so chunks -2..2
 (blocks -32..47 on both axes) are loaded for every bot; moving inside them
 never unloads any (the view distance is 4). The region holds 5 x 5 plots,
-handed out in a fixed order; a test that asks for one more fails with a clear
-message instead of sharing a plot.
+handed out in a fixed order per server; a test that asks for one more fails with a
+clear message instead of sharing a plot (a module with many world-changing tests
+takes a server of its own, see :func:`squid_server`).
 
 Two flying-squid 1.12 quirks shape this. Its login ends only when the client
 first sends a look (then it re-sends the login position, undoing any teleport
@@ -30,7 +31,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -39,7 +40,8 @@ import pytest
 
 from craftbt.world.body import ActionHandle, ActionStatus, BlockPos, BodyError, BodyErrorCode, Position
 from craftbt.world.mineflayer.body import MineflayerBody
-from craftbt.world.mineflayer.node_env import missing_packages, setup_hint
+from craftbt.world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES, missing_packages, setup_hint
+from craftbt.world.mineflayer.server import DEFAULT_VERSION, FlyingSquid
 
 T = TypeVar("T")
 
@@ -58,7 +60,8 @@ SQUID_FEET_Y = 5
 #: flying-squid answers a login look within a tick; this bound only matters on a starved machine.
 SQUID_LOGIN_SETTLE_S = 15.0
 
-_plot_counter = itertools.count()
+#: One plot counter per server (host, port): a module with its own server has its own 25 plots.
+_plot_counters: dict[tuple[str, int], itertools.count[int]] = {}
 _name_counter = itertools.count(1)
 
 
@@ -146,7 +149,7 @@ def connect(server: McServer, username: str | None = None) -> MineflayerBody:
 
 def next_plot(server: McServer, spawn: Position) -> BlockPos:
     """The stand position of the next free plot (feet level)."""
-    index = next(_plot_counter)
+    index = next(_plot_counters.setdefault((server.host, server.port), itertools.count()))
     if index >= PLOTS_PER_SIDE**2:
         pytest.fail(
             f"all {PLOTS_PER_SIDE**2} plots of the spawn region are taken; "
@@ -214,3 +217,23 @@ def enter_plot(server: McServer, body: MineflayerBody) -> Arena:
     origin = next_plot(server, body.position())
     stand_at(body, origin)
     return Arena(body, origin)
+
+
+def squid_server() -> Iterator[McServer]:
+    """The server of a test session (or of one module, used as a module-scoped ``mc_server`` fixture).
+
+    ``CRAFTBT_MC_HOST`` (with ``CRAFTBT_MC_PORT``, ``CRAFTBT_MC_VERSION``) names an external server;
+    otherwise flying-squid starts on 127.0.0.1 and a free port and stops when the generator is closed.
+    """
+    host = os.environ.get("CRAFTBT_MC_HOST")
+    version = os.environ.get("CRAFTBT_MC_VERSION", DEFAULT_VERSION)
+    if host:
+        skip_without_node(BODY_PACKAGES)
+        yield McServer(host, int(os.environ.get("CRAFTBT_MC_PORT", "25565")), version, "external")
+        return
+    skip_without_node(BODY_PACKAGES + SERVER_PACKAGES)
+    server = FlyingSquid(version=version).start()
+    try:
+        yield McServer(server.host, server.port, version, "flying-squid", server.workdir)
+    finally:
+        server.stop()

@@ -5,6 +5,7 @@ world read back through the body afterwards.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,15 @@ from craftbt.craftscript.parser import parse
 from craftbt.craftscript.runner import ScriptExecutor
 from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.world.body import BlockPos
-from tests.e2e.squidkit import Arena, block_name, wait_until
+from tests.e2e.squidkit import Arena, McServer, block_name, squid_server, wait_until
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def mc_server() -> Iterator[McServer]:
+    """A server of this module's own: its world-changing scripts take plots the session's server lacks."""
+    yield from squid_server()
 
 
 def run(arena: Arena, text: str, home: Path) -> ScriptOutcome:
