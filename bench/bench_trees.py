@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from craftbt.capabilities.behaviour import CapabilityBehaviour  # noqa: E402
 from craftbt.capabilities.context import CapabilityContext  # noqa: E402
-from craftbt.capabilities.registry import Registry, default_registry  # noqa: E402
+from craftbt.capabilities.default import default_registry  # noqa: E402
+from craftbt.capabilities.registry import Registry  # noqa: E402
 from craftbt.capabilities.spec import ActionResult, CapabilitySpec, Family, RunnerGen, VerificationResult  # noqa: E402
 from craftbt.trees.build import build  # noqa: E402
 from craftbt.trees.validate import validate_path, walk  # noqa: E402
