@@ -110,7 +110,8 @@ class JournalingBody:
         self.inner.advance(ticks)
         self.settle()
         self._since_persist += ticks
-        if self.persist is not None and self._since_persist >= self.persist_every:
+        # between actions only, as before: a world saved mid-action is one no reconciliation was written for
+        if self.persist is not None and self._since_persist >= self.persist_every and not self._pending:
             self.flush()
 
     def settle(self) -> None:
