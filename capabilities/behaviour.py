@@ -102,9 +102,10 @@ def publish_result(client: py_trees.blackboard.Client, name: str, result: Action
 
     Registered keys and client writes are what py_trees' own tools read: ``unicode_blackboard``,
     the activity stream and ``dot_tree(with_blackboard_variables=True)`` all show them. The key is
-    registered on every write because ``Blackboard.clear()`` (between runs, in tests) forgets
-    clients and key metadata. py_trees reads a ``.`` in a key as attribute access, so a leaf
-    whose name has one is written to the storage directly (visible to displays, not attributed).
+    registered again whenever ``Blackboard.clear()`` (between runs, in tests) forgot the clients and
+    key metadata; while the registration stands (:func:`_writes`) it is not repeated. py_trees reads a
+    ``.`` in a key as attribute access, so a leaf whose name has one is written to the storage
+    directly (visible to displays, not attributed).
     """
     board = py_trees.blackboard.Blackboard
     board.clients.setdefault(client.unique_identifier, client.name)
@@ -112,8 +113,16 @@ def publish_result(client: py_trees.blackboard.Client, name: str, result: Action
         if "." in key:
             board.storage[key] = result
             continue
-        client.register_key(key=key, access=py_trees.common.Access.WRITE)
+        if not _writes(client, key):
+            client.register_key(key=key, access=py_trees.common.Access.WRITE)
         client.set(key, result, overwrite=True)
+
+
+def _writes(client: py_trees.blackboard.Client, key: str) -> bool:
+    """Whether ``client`` is still registered as a writer of the absolute ``key`` (``Blackboard.clear()``
+    forgets the metadata): registering again would change nothing, and costs more than the write itself."""
+    meta = py_trees.blackboard.Blackboard.metadata.get(key)
+    return meta is not None and client.unique_identifier in meta.write and key in client.write
 
 
 class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]

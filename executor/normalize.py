@@ -49,15 +49,33 @@ def is_plain_object(value: Any) -> bool:
     return type(value) is dict
 
 
+def has_sentinel(value: Any) -> bool:
+    """Whether :func:`find_sentinels` would yield anything (checked per dispatch; builds no paths)."""
+    if isinstance(value, str):
+        return is_sentinel(value)
+    if isinstance(value, dict):
+        value = value.values()
+    elif not isinstance(value, list):
+        return False
+    return any(has_sentinel(item) for item in value)
+
+
 def find_sentinels(value: Any, path: str = "args") -> Iterator[str]:
+    """The path of every placeholder value inside args (``args.target.x``, ``args.items[2]``)."""
+    if not has_sentinel(value):
+        return
+    yield from _sentinel_paths(value, path)
+
+
+def _sentinel_paths(value: Any, path: str) -> Iterator[str]:
     if is_sentinel(value):
         yield path
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from find_sentinels(item, f"{path}.{key}")
+            yield from _sentinel_paths(item, f"{path}.{key}")
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from find_sentinels(item, f"{path}[{i}]")
+            yield from _sentinel_paths(item, f"{path}[{i}]")
 
 
 def leaf_problems(leaf: LeafNode, registry: Registry) -> list[IncompleteReason]:

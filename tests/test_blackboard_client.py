@@ -74,3 +74,18 @@ def test_runs_do_not_leave_blackboard_clients_behind(tmp_path: Path) -> None:
         assert outcome.ok
     assert len(py_trees.blackboard.Blackboard.clients) == before
     assert "/results/say_hello" in py_trees.blackboard.Blackboard.storage  # the values stay
+
+
+def test_a_leaf_registers_its_result_keys_again_after_the_blackboard_was_cleared() -> None:
+    """Registration is skipped while it stands, and redone once ``Blackboard.clear()`` forgot it."""
+    from craftbt.capabilities.behaviour import publish_result
+    from craftbt.capabilities.spec import ActionResult
+
+    py_trees.blackboard.Blackboard.clear()
+    client = py_trees.blackboard.Client(name="leaf")
+    for _ in range(2):
+        publish_result(client, "leaf", ActionResult.success())
+        meta = py_trees.blackboard.Blackboard.metadata
+        assert client.unique_identifier in meta["/results/leaf"].write
+        assert client.unique_identifier in meta["/last_result"].write
+        py_trees.blackboard.Blackboard.clear()

@@ -5,20 +5,25 @@ cells), crafts and container moves to the ``steps`` journal (reconciled from
 the inventory delta against the count recorded before dispatch); the sim world
 is persisted before any row is closed ``done``.
 
-Write-ahead protocol (the crash-safety design, see ``executor/build_state/runner.py``):
+Write-ahead protocol (the crash-safety design, see ``router/build/runner.py``):
 
 1. ``place``/``dig`` is called: an ``in_flight`` action row (cell, block, module)
    is **committed before** the command reaches the body;
 2. the body applies the effect during ``advance``;
-3. when the handle has succeeded, the world is **persisted first** (the
-   simulator: an atomic snapshot file via ``persist``; a real server persists
-   by itself), **then** the row is closed ``done`` with its effect.
+3. when the handle has succeeded, the row waits in memory; at the next
+   :meth:`JournalingBody.flush` (every ``persist_every`` ticks, after each work
+   package, before each checkpoint) the world is **persisted first** (the
+   simulator: one atomic snapshot file via ``persist``; a real server persists
+   by itself, and without ``persist`` rows close at once), **then** every
+   waiting row is closed ``done`` with its effect, in one transaction.
 
-A kill between 1 and 3 leaves an ``in_flight`` row: resume reconciles it from
+A kill between 1 and 3 leaves ``in_flight`` rows: resume reconciles each from
 the world (effect present → ``done``, absent → ``lost``, the step goes back to
 the pending set of the recomputed micro plan). The world file is never behind
 a ``done`` row, so the journal never claims a block the world lacks, and a
-block the world holds is never placed again.
+block the world holds is never placed again. Batching step 3 changes only how
+much work a kill can undo (at most one flush interval), never what the journal
+claims: a snapshot of the whole world per block cost ~3 ms of a ~0.4 ms block.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ class JournalingBody:
         #: The task whose steps run now (the build, or a resource sub-task), recorded with inventory steps.
         self.task_id: str | None = None
         self._pending: list[tuple[int, ActionHandle, str]] = []
+        #: (row seq, kind) of succeeded actions whose world is not persisted yet: closed ``done`` by flush()
+        self._succeeded: list[tuple[int, str]] = []
         self._since_persist = 0
         self.placed = 0
 
@@ -103,33 +110,48 @@ class JournalingBody:
         self.inner.advance(ticks)
         self.settle()
         self._since_persist += ticks
+        # between actions only, as before: a world saved mid-action is one no reconciliation was written for
         if self.persist is not None and self._since_persist >= self.persist_every and not self._pending:
-            self.persist()
-            self._since_persist = 0
+            self.flush()
 
     def settle(self) -> None:
-        """Close finished actions: persist the world once for all successes, then mark them done."""
+        """Take finished actions off the pending list: failures close now, successes wait for :meth:`flush`
+        (with no ``persist``, nothing is saved by us, so they close now too)."""
+        if not self._pending:
+            return
         finished = [(s, h, k) for s, h, k in self._pending if h.status() is not ActionStatus.RUNNING]
         if not finished:
             return
         self._pending = [p for p in self._pending if p[1].status() is ActionStatus.RUNNING]
-        if any(h.status() is ActionStatus.SUCCEEDED for _, h, _ in finished) and self.persist is not None:
+        for seq, handle, kind in finished:
+            if handle.status() is ActionStatus.SUCCEEDED:
+                self._succeeded.append((seq, kind))
+                continue
+            err = handle.error()
+            code = err.code.value if err is not None else "failed"
+            if seq < 0:  # an inventory step
+                self.store.end_step(-seq, "failed", code)
+            else:
+                self.store.end_action(seq, "failed", code)
+        if self.persist is None:
+            self._close_succeeded()
+
+    def flush(self) -> None:
+        """Persist the world (when this body has a ``persist``), then close every succeeded row ``done``."""
+        self.settle()
+        if self.persist is not None:
             self.persist()
             self._since_persist = 0
-        for seq, handle, kind in finished:
-            if seq < 0:  # an inventory step
-                ok = handle.status() is ActionStatus.SUCCEEDED
-                err = None if ok else handle.error()
-                self.store.end_step(
-                    -seq, "done" if ok else "failed", kind if ok else (err.code.value if err else "failed")
-                )
-                continue
-            if handle.status() is ActionStatus.SUCCEEDED:
-                self.store.end_action(seq, "done", "placed" if kind == "place" else "dug")
-                self.placed += kind == "place"
-            else:
-                err = handle.error()
-                self.store.end_action(seq, "failed", err.code.value if err is not None else "failed")
+        self._close_succeeded()
+
+    def _close_succeeded(self) -> None:
+        if not self._succeeded:
+            return
+        actions = [(seq, "done", "placed" if kind == "place" else "dug") for seq, kind in self._succeeded if seq > 0]
+        steps = [(-seq, "done", kind) for seq, kind in self._succeeded if seq < 0]
+        self.store.end_many(actions, steps)
+        self.placed += sum(kind == "place" for seq, kind in self._succeeded if seq > 0)
+        self._succeeded.clear()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -190,13 +190,31 @@ class Engine(Generic[S]):
             raise BudgetExceeded(f"planning took longer than {self.timeout_ms:.0f} ms")
 
     def _seq(self, tasks: list[Task], state: S, stack: tuple[Task, ...]) -> Iterator[tuple[list[DecompNode], S]]:
-        if not tasks:
+        """Every decomposition of ``tasks`` in order, depth first, the same order as nested recursion.
+
+        One loop with a stack of per-task iterators, not one generator per remaining task: through a
+        recursion each result climbed back up as many generators as the sequence had tasks and was
+        copied at each (quadratic in the length of a sequence, and plans are long sequences).
+        """
+        n = len(tasks)
+        if not n:
             yield [], state
             return
-        first, rest = tasks[0], tasks[1:]
-        for node, after in self._task(first, state, stack):
-            for nodes, final in self._seq(rest, after, stack):
-                yield [node, *nodes], final
+        iters = [self._task(tasks[0], state, stack)]  # iters[i] decomposes tasks[i]
+        nodes: list[DecompNode] = []  # nodes[i]: the current decomposition of tasks[i]
+        while iters:
+            i = len(iters) - 1
+            found = next(iters[i], None)
+            if found is None:
+                iters.pop()  # tasks[i] has no more: backtrack into tasks[i - 1]
+                continue
+            node, after = found
+            del nodes[i:]
+            nodes.append(node)
+            if i + 1 == n:
+                yield list(nodes), after
+            else:
+                iters.append(self._task(tasks[i + 1], after, stack))
 
     def _task(self, task: Task, state: S, stack: tuple[Task, ...]) -> Iterator[tuple[DecompNode, S]]:
         self._tick(len(stack))

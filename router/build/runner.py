@@ -30,13 +30,14 @@ resumes on its own before the parent recomputes; layout repair comes before
 utility (stations).
 
 Crash-safety design (simulator): the world is an atomic snapshot file in the
-state directory (write to a temporary file, ``os.replace``), saved after every
-realized placement/dig *before* the action row is closed, at every checkpoint
-*before* the checkpoint row is written, and every ``persist_every`` ticks.
+state directory (write to a temporary file, ``os.replace``). An action row is
+committed ``in_flight`` before its command; its ``done`` waits until the world
+holding its effect is saved: every ``persist_every`` ticks, after each work
+package and before every checkpoint row (``JournalingBody.flush``).
 So after a SIGKILL at any instant the world file is never behind the database:
 a ``done`` row or a checkpoint always describes blocks the world file holds;
-the world may be one action ahead (an ``in_flight`` row whose effect was
-saved), which reconciliation settles as ``done`` without placing again. On a
+the world may be ahead of ``in_flight`` rows (effects saved, rows not yet
+closed), which reconciliation settles as ``done`` without placing again. On a
 real server the world is the server's and resume reads it through the body.
 """
 
@@ -427,7 +428,7 @@ class BuildRunner:
         self.body.module_id = witness.module_id
         outcome = self.executor().run(tree, task_id=self.build_id)
         self.outcomes.append(outcome)
-        self.body.settle()
+        self.body.flush()  # the world persisted, then this package's rows closed done
         return outcome
 
     def inventory(self) -> dict[str, int]:
@@ -590,8 +591,7 @@ class BuildRunner:
                 "build_complete",
                 {"taskId": meta.task_id, "checkpoints": len(self.store.checkpoints(self.build_id))},
             )
-        if self.persist is not None:
-            self.persist()
+        self.body.flush()
         return meta
 
     def ensure_stations_for(self, kinds: set[str]) -> list[str]:
@@ -656,7 +656,7 @@ class BuildRunner:
         self.body.module_id = delta.module_id
         outcome = self.executor().run(clearance_package(self.template, delta.module_id, steps), task_id=self.build_id)
         self.outcomes.append(outcome)
-        self.body.settle()
+        self.body.flush()  # the world persisted, then this package's rows closed done
         return True
 
     def stuck(self, meta: BuildMetadata, mid: str, diff: ModuleWitness) -> BuildMetadata:
@@ -765,8 +765,7 @@ class BuildRunner:
             return False
         still_open = {d.issue for d in deltas}
         open_deltas = [d.model_copy(update={"status": "open" if d.issue in still_open else "repaired"}) for d in found]
-        if self.persist is not None:
-            self.persist()  # the world the checkpoint certifies is on disk before the checkpoint row
+        self.body.flush()  # the world the checkpoint certifies is on disk before the checkpoint row
         cursor = meta.module_cursor + 1
         ckpt = BuildCheckpoint(
             checkpoint_id=checkpoint_id(meta.template_digest, cursor, built),

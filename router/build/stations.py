@@ -142,7 +142,7 @@ def ensure_workstation(runner: BuildRunner, meta: BuildMetadata, kind: str) -> S
     runner.body.module_id = STATION_MODULE_PREFIX + kind  # journaled: a crash mid-placement is reconciled
     outcome = runner.executor().run(station_tree(runner, kind, reuse, spots), task_id=f"{runner.build_id}:{kind}")
     runner.outcomes.append(outcome)
-    runner.body.settle()
+    runner.body.flush()
     where: BlockPos | None
     if reuse:
         where, source = reuse[0], ("registry" if present else "found")

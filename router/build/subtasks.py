@@ -67,6 +67,5 @@ class SolverAcquirer:
                     "have": runner.inventory().get(item, 0),
                 },
             )
-            if runner.persist is not None:
-                runner.persist()
+            runner.body.flush()
         return runner.inventory().get(item, 0) >= target
