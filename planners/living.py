@@ -18,8 +18,10 @@ from craftbt.world import nature
 
 #: Estimated ticks to find (explore), chase and kill one animal and pick its drops up.
 HUNT_TICKS = 400
-#: Game-time budget of the explore step that looks for an animal (a fifth of an in-game day).
-FIND_ANIMAL_TICKS = 6_000
+#: Game-time budget (10 minutes) and reach of the explore step that looks for an animal: animals spawn with
+#: their chunks in grassy biomes only, so a spawn in a forest or a desert walks a while.
+FIND_ANIMAL_TICKS = 12_000
+FIND_ANIMAL_DISTANCE = 96
 #: Hoes a farm can be tilled with, cheapest first.
 HOES = ("wooden_hoe", "stone_hoe", "iron_hoe")
 
@@ -52,7 +54,7 @@ def kills_needed(count: int, hunt: Hunt) -> list[int]:
 def find_animal_step(animal: str, item: str) -> PlanStep:
     """Bring an animal into view (ends at once when one is near)."""
     return PlanStep(name=f"find a {animal}", capability="explore",
-                    args={"target": animal, "max_ticks": FIND_ANIMAL_TICKS},
+                    args={"target": animal, "max_ticks": FIND_ANIMAL_TICKS, "max_distance": FIND_ANIMAL_DISTANCE},
                     cost=HUNT_TICKS / 2, group=f"hunt {item}")
 
 
@@ -104,7 +106,7 @@ GRASS_PER_SEED = 8
 RIPEN_WAIT_TICKS = 150_000
 #: Estimated ticks per item farmed, for comparing options (the wait dominates; shared by a whole plot).
 FARM_TICKS_PER_ITEM = 20_000
-FARM_RADIUS = 12
+FARM_RADIUS = 24  # a replan may start some way from the plot it waits for
 
 
 def farms_for(item: str) -> list[Farm]:

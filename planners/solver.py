@@ -465,6 +465,8 @@ class _Expansion:
 IN_VIEW_DISTANCE = 24
 #: Game-time budget of an emitted explore step: 30 minutes, enough to branch-mine for diamonds.
 EXPLORE_TICKS = 36_000
+#: ... and for ores below y=0, sparser in a tunnel's walls: 50 minutes.
+DEEP_EXPLORE_TICKS = 60_000
 
 
 def explore_step(item: str, block: str, preconditions: list[Check], count: int = 1) -> PlanStep:
@@ -472,7 +474,8 @@ def explore_step(item: str, block: str, preconditions: list[Check], count: int =
 
     Underground, ``count`` blocks of it must have been in reach (the mining step takes that many)."""
     search = nature.search_cost_blocks(block) or UNSURVEYED_DISTANCE
-    args: dict[str, object] = {"target": item, "max_ticks": EXPLORE_TICKS}
+    deep = nature.where(block) == "deep_ore"  # rarer ores (gold, diamond, redstone) get longer to find
+    args: dict[str, object] = {"target": item, "max_ticks": DEEP_EXPLORE_TICKS if deep else EXPLORE_TICKS}
     if nature.where(block) not in ("surface", None):
         args["count"] = max(1, min(16, count))
     return PlanStep(
