@@ -16,28 +16,18 @@ from craftbt.planners.goap.planner import GoapPlanner
 from craftbt.planners.htn.planner import HtnPlanner
 from craftbt.planners.intent import Intent
 from craftbt.planners.solver import CraftingSolver
-from craftbt.trees.model import LeafNode, Node
 from craftbt.world import mcdata
 from craftbt.world.scenarios.loader import load_scenario
 from craftbt.world.sim.blockstate import growth_speed
 from craftbt.world.sim.storage import make_state
 from tests.leafkit import run_leaf
+from tests.test_solver import leaves
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "world" / "scenarios"
 #: A surveyed world with trees and grass in view, nothing planted: what a natural spawn looks like.
 MEADOW = PlanningState(available_blocks=frozenset({"oak_log", "grass_block", "short_grass", "dirt", "stone"}),
                        block_distance={"oak_log": 6.0, "grass_block": 1.0, "short_grass": 2.0, "stone": 12.0})
 PLANNERS = {"solver": CraftingSolver, "htn": HtnPlanner, "goap": GoapPlanner}
-
-
-def leaves(node: Node) -> list[LeafNode]:
-    if isinstance(node, LeafNode):
-        return [node]
-    children: list[Node] = list(getattr(node, "children", []))
-    child = getattr(node, "child", None)
-    if child is not None:
-        children.append(child)
-    return [leaf for c in children for leaf in leaves(c)]
 
 
 def plan(planner: str, goal: str, state: PlanningState = MEADOW) -> list[tuple[str, dict[str, Any]]]:
