@@ -195,3 +195,37 @@ def test_a_failed_replan_ends_the_goal_run_with_its_reason(tmp_path: Path, monke
     finally:
         executor.journal.close()
 
+
+
+# -- end to end on a natural world, from an empty inventory ------------------------------------------------------
+def _obtain(goal: str, planner: str, seed: int, tmp_path: Path, max_ticks: int) -> Any:
+    from craftbt.executor.config import ExecutorConfig, scenario_fence
+    from craftbt.executor.executor import Executor
+    from craftbt.router.priors import PriorsStore
+    from craftbt.router.router import run_goal
+    from craftbt.world.scenarios.loader import world_body
+
+    body = world_body("natural", seed)
+    executor = Executor(default_registry(), body, home=tmp_path,
+                        config=ExecutorConfig(max_ticks=max_ticks, geofence=scenario_fence(body)))
+    try:
+        run = run_goal(f"obtain {goal}", executor, planner=planner, priors=PriorsStore(tmp_path / "priors.sqlite"),
+                       seed=seed)
+        return run, body.observe()
+    finally:
+        executor.journal.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("planner", ["htn", "goap"])
+def test_htn_and_goap_hunt_and_cook_on_a_natural_world(planner: str, tmp_path: Path) -> None:
+    run, seen = _obtain("cooked_beef", planner, 0, tmp_path, 144_000)
+    assert run.ok, run.attempts
+    assert seen.count("cooked_beef") >= 1
+
+
+@pytest.mark.slow
+def test_bread_is_farmed_on_a_natural_world(tmp_path: Path) -> None:
+    run, seen = _obtain("bread", "solver", 1, tmp_path, 216_000)
+    assert run.ok, run.attempts
+    assert seen.count("bread") >= 1
