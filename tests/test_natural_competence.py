@@ -229,3 +229,16 @@ def test_bread_is_farmed_on_a_natural_world(tmp_path: Path) -> None:
     run, seen = _obtain("bread", "solver", 1, tmp_path, 216_000)
     assert run.ok, run.attempts
     assert seen.count("bread") >= 1
+
+
+def test_explore_does_not_take_an_animal_beyond_the_geofence() -> None:
+    from craftbt.executor.config import Bounds
+    from tests.leafkit import make_context
+
+    body: Any = load_scenario(SCENARIOS / "flat_empty.yaml")
+    body.run_command("/summon cow ~12 ~ ~")
+    fenced = make_context(body)
+    fenced.memory["geofence"] = Bounds(min_x=-8, min_y=-64, min_z=-8, max_x=8, max_y=320, max_z=8)
+    run = run_leaf(body, "explore", {"target": "cow", "max_ticks": 400, "max_distance": 8}, ctx=fenced, max_ticks=800)
+    assert run.code == "not_found", run.result
+    assert run_leaf(body, "explore", {"target": "cow", "max_ticks": 400}).ok  # unfenced, the same cow is found

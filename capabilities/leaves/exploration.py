@@ -186,7 +186,8 @@ def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -
     target = search.target
     if target.entity is not None:
         for e in ctx.body.entities(32.0):
-            if e.name == target.entity:
+            # an animal beyond the geofence is not one to walk to (the fence would stop the bot there)
+            if e.name == target.entity and (search.fence is None or search.fence.contains(e.position.block())):
                 search.entity_id = e.id
                 search.found = e.position.block()
                 return True
