@@ -236,7 +236,7 @@ def test_explore_does_not_take_an_animal_beyond_the_geofence() -> None:
     from tests.leafkit import make_context
 
     body: Any = load_scenario(SCENARIOS / "flat_empty.yaml")
-    body.run_command("/summon cow ~12 ~ ~")
+    body.run_command("/summon cow ~7 ~ ~")  # inside the fence, but a walk there would end at its edge
     fenced = make_context(body)
     fenced.memory["geofence"] = Bounds(min_x=-8, min_y=-64, min_z=-8, max_x=8, max_y=320, max_z=8)
     run = run_leaf(body, "explore", {"target": "cow", "max_ticks": 400, "max_distance": 8}, ctx=fenced, max_ticks=800)
