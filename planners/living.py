@@ -19,9 +19,10 @@ from craftbt.world import nature
 #: Estimated ticks to find (explore), chase and kill one animal and pick its drops up.
 HUNT_TICKS = 400
 #: Game-time budget (10 minutes) and reach of the explore step that looks for an animal: animals spawn with
-#: their chunks in grassy biomes only, so a spawn in a forest or a desert walks a while.
+#: their chunks in grassy biomes only, so a spawn in a forest or a desert walks a while. Not further than
+#: 48 blocks: the walks of a wider spiral left the natural world's geofence (64 blocks) on most seeds.
 FIND_ANIMAL_TICKS = 12_000
-FIND_ANIMAL_DISTANCE = 96
+FIND_ANIMAL_DISTANCE = 48
 #: Hoes a farm can be tilled with, cheapest first.
 HOES = ("wooden_hoe", "stone_hoe", "iron_hoe")
 
