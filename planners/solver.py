@@ -27,6 +27,20 @@ import networkx as nx
 
 from craftbt.planners.base import STATIONS, PlanningFailure, PlanningState, PlanResult
 from craftbt.planners.intent import GoalVerb, Intent
+from craftbt.planners.living import (
+    FARM_TICKS_PER_ITEM,
+    HOES,
+    HUNT_TICKS,
+    Farm,
+    Hunt,
+    farms_for,
+    harvest_step,
+    hunt_steps,
+    hunts_for,
+    planted_for,
+    plot_steps,
+    seed_steps,
+)
 from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
 from craftbt.world import nature
 from craftbt.world.mcdata import McData, Recipe, load
@@ -55,32 +69,12 @@ SEARCH_RADIUS = 32
 UNREACHABLE = math.inf
 #: acquire_material's search radius in emitted plans (its default, 10, misses the starter world's ore)
 SEARCH_RADIUS = 32
-#: Estimated ticks to find (explore), chase and kill one animal and pick its drops up.
-HUNT_TICKS = 400
 #: Walking speed 4.317 blocks/s at 20 ticks/s.
 WALK_TICKS_PER_BLOCK = 4.6
 #: Assumed distance to a block kind nobody surveyed.
 UNSURVEYED_DISTANCE = 16
 #: A tool serves many digs; one dig carries this share of the tool's cost.
 TOOL_AMORTIZATION = 0.1
-
-
-@dataclass(frozen=True)
-class Hunt:
-    """Kill ``animal`` for an item: ``per_kill`` is what one kill is counted on to drop."""
-
-    animal: str
-    per_kill: float
-
-
-def hunts_for(item: str) -> list[Hunt]:
-    """The animals whose kill drops ``item``, counting a little under the average of a random yield."""
-    out = []
-    for animal, average in nature.hunted_for(item):
-        lo_hi = {(lo, hi) for i, lo, hi in nature.ANIMAL_LOOT[animal] if i == item}
-        fixed = all(lo == hi for lo, hi in lo_hi)
-        out.append(Hunt(animal, average if fixed else max(0.5, 0.75 * average)))
-    return out
 
 
 @dataclass(frozen=True)
@@ -116,8 +110,10 @@ def mine_sources(version: str = "1.21.4") -> dict[str, tuple[MineSource, ...]]:
     for block in md.blocks():
         if not block.breakable:
             continue
+        # a crop's produce drops only once it is ripe: that is farming (planners.living), not mining
         guaranteed = [
-            e.item for e in block.loot if e.chance >= 1 and e.condition is None and e.min_count >= 1
+            e.item for e in block.loot
+            if e.chance >= 1 and e.condition is None and e.min_count >= 1 and e.block_age is None
         ]
         items = guaranteed if block.loot else list(block.drops)
         for item in dict.fromkeys(items):
@@ -141,7 +137,7 @@ class CraftingSolver:
 
     def emittable_verbs(self) -> frozenset[str]:
         return frozenset({"acquire_material", "craft_recipe", "smelt", "place_workstation", "explore",
-                          "attack_entity", "collect_items"})
+                          "attack_entity", "collect_items", "till_soil", "plant_crop", "harvest_crop"})
 
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         goal = intent.goal
@@ -177,7 +173,7 @@ class CraftingSolver:
         )
 
 
-_Choice = MineSource | Recipe | Hunt | str
+_Choice = MineSource | Recipe | Hunt | Farm | str
 _Saved = tuple[dict[str, int], dict[str, int], set[str], int, float, set[str], set[str], set[str]]
 
 
@@ -235,6 +231,8 @@ class _Expansion:
             try:
                 if isinstance(choice, Hunt):
                     self._hunt(item, count, choice)
+                elif isinstance(choice, Farm):
+                    self._farm(item, count, choice, visiting)
                 elif isinstance(choice, MineSource):
                     self._mine(item, count, choice, visiting)
                 elif isinstance(choice, Recipe):
@@ -270,6 +268,9 @@ class _Expansion:
         if self.state.available_blocks is not None:  # a real world: animals roam it
             for hunt in hunts_for(item):
                 options.append((HUNT_TICKS / hunt.per_kill, "hunt", hunt))
+            for farm in farms_for(item):
+                if farm.seed not in visiting:
+                    options.append((farm_cost(self.costs), "farm", farm))
         for source in self.sources.get(item, ()):
             if self._block_available(source.block):
                 tool_cost = 0.0 if self._has_tool(source) or not source.tools else TOOL_AMORTIZATION * min(
@@ -333,26 +334,32 @@ class _Expansion:
 
     def _hunt(self, item: str, count: int, hunt: Hunt) -> None:
         """Per kill: find an animal (explore ends at once when one is near), kill it, pick the drop up."""
-        kills = math.ceil(count / hunt.per_kill)
-        for k in range(kills):
-            got = min(count, math.ceil((k + 1) * hunt.per_kill)) - min(count, math.ceil(k * hunt.per_kill))
-            self.add_step(PlanStep(
-                name=f"find a {hunt.animal}", capability="explore",
-                args={"target": hunt.animal, "max_ticks": EXPLORE_TICKS // 6},
-                cost=HUNT_TICKS / 2, group=f"hunt {item}",
-            ))
-            self.add_step(PlanStep(
-                name=f"kill a {hunt.animal}", capability="attack_entity",
-                args={"entityType": hunt.animal, "radius": 32.0, "retreatHealth": 4.0},
-                cost=HUNT_TICKS / 4, group=f"hunt {item}",
-            ))
-            self.inventory[item] += got
-            self.add_step(PlanStep(
-                name=f"pick up {item}", capability="collect_items",
-                args={"itemName": item, "radius": 8, "maxItems": 16},
-                effect=Check("has_item", {"item": item, "count": self.inventory[item]}),
-                cost=HUNT_TICKS / 4, group=f"hunt {item}", produces={item: got},
-            ))
+        for step in hunt_steps(item, count, hunt, self.inventory[item]):
+            self.add_step(step)
+        self.inventory[item] += count
+
+    def _farm(self, item: str, count: int, farm: Farm, visiting: frozenset[str]) -> None:
+        """A hoe, seeds from grass, a plot tilled and sown, then the harvest once ``count`` crops are ripe."""
+        if self.state.available_blocks is not None and farm.crop in self.state.available_blocks:
+            # crops already stand in view (this plan's own, before a replan): wait for them and harvest
+            self.inventory[item] += count
+            self.add_step(harvest_step(farm, count, self.inventory[item], count))
+            return
+        if not any(self.inventory[h] > 0 for h in HOES):
+            hoe = min(HOES, key=lambda h: (self.costs.get(h, UNREACHABLE), h))
+            self.obtain(hoe, 1, visiting)
+            self.reserved[hoe] -= 1  # tools are used, not consumed
+        held_hoe = next(h for h in HOES if self.inventory[h] > 0)
+        planted = planted_for(count)
+        short = planted - self.free(farm.seed)
+        if short > 0:
+            for step in seed_steps(farm, short, self.inventory[farm.seed]):
+                self.add_step(step)
+            self.inventory[farm.seed] += short
+        self.inventory[farm.seed] -= planted
+        self.inventory[item] += count
+        for step in plot_steps(farm, count, held_hoe, self.inventory[item]):
+            self.add_step(step)
 
     def _craft(self, item: str, count: int, recipe: Recipe, visiting: frozenset[str]) -> None:
         crafts = math.ceil(count / recipe.count)
@@ -458,6 +465,8 @@ class _Expansion:
 IN_VIEW_DISTANCE = 24
 #: Game-time budget of an emitted explore step: 30 minutes, enough to branch-mine for diamonds.
 EXPLORE_TICKS = 36_000
+#: ... and for ores below y=0, sparser in a tunnel's walls: 50 minutes.
+DEEP_EXPLORE_TICKS = 60_000
 
 
 def explore_step(item: str, block: str, preconditions: list[Check], count: int = 1) -> PlanStep:
@@ -465,7 +474,8 @@ def explore_step(item: str, block: str, preconditions: list[Check], count: int =
 
     Underground, ``count`` blocks of it must have been in reach (the mining step takes that many)."""
     search = nature.search_cost_blocks(block) or UNSURVEYED_DISTANCE
-    args: dict[str, object] = {"target": item, "max_ticks": EXPLORE_TICKS}
+    deep = nature.where(block) == "deep_ore"  # rarer ores (gold, diamond, redstone) get longer to find
+    args: dict[str, object] = {"target": item, "max_ticks": DEEP_EXPLORE_TICKS if deep else EXPLORE_TICKS}
     if nature.where(block) not in ("surface", None):
         args["count"] = max(1, min(16, count))
     return PlanStep(
@@ -618,6 +628,12 @@ def _rederive_effects(steps: list[PlanStep], inventory: dict[str, int]) -> None:
             step.name = f"mine {step.args['count']} {step.args['item']}"
 
 
+def farm_cost(costs: dict[str, float]) -> float:
+    """Estimated ticks per item grown on a farm, with a share of the hoe's cost."""
+    hoe = min(costs.get(h, UNREACHABLE) for h in HOES)
+    return FARM_TICKS_PER_ITEM + TOOL_AMORTIZATION * hoe if hoe < UNREACHABLE else UNREACHABLE
+
+
 def _recipes(md: McData, item: str) -> list[Recipe]:
     """Recipes that actually produce something (minecraft-data has a map-extension entry with count 0)."""
     return [r for r in md.recipes_for(item) if r.count >= 1]
@@ -699,6 +715,8 @@ def _cost_fixpoint(
             if hunting:
                 for hunt in hunts_for(item):
                     best = min(best, HUNT_TICKS / hunt.per_kill)
+                if farms_for(item):
+                    best = min(best, farm_cost(cost))
             if best < cost.get(item, UNREACHABLE) - 1e-9:
                 cost[item] = best
                 changed = True
@@ -707,6 +725,13 @@ def _cost_fixpoint(
 
 
 __all__ = [
-    "STATIONS", "CraftingSolver", "explore_moves", "in_view", "mine_sources", "recipe_graph", "refuse_if_elsewhere",
+    "STATIONS",
+    "CraftingSolver",
+    "explore_moves",
+    "farm_cost",
+    "in_view",
+    "mine_sources",
+    "recipe_graph",
+    "refuse_if_elsewhere",
     "with_explores",
 ]

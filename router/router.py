@@ -651,7 +651,17 @@ def run_goal(
         if repeated.note(failure):
             run.stopped = f"repeated_guard_failure: {failure.get('code')} failed more than twice"
             break
-        decision = router.replan(intent, decision, failure, survey(body), body.observe(), planner=planner)
+        surveyed, observed = survey(body), body.observe()
+        try:
+            decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner)
+        except CraftbtError as err:
+            # no planner can repair from here (an HTN decomposition deeper than its bound, an exhausted
+            # search): the goal run ends failed with that reason, recorded on the last attempt's run
+            run.stopped = f"replan failed: {err.problems[0].message}"
+            executor.journal.record_decision(outcome.run_id, reason="replan_failed", node=str(intent.goal),
+                                             detail={"why": err.problems[0].message})
+            executor.journal.commit()
+            break
     return run
 
 

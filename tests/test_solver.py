@@ -7,6 +7,7 @@ import pytest
 from craftbt.capabilities.default import default_registry
 from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.intent import Intent
+from craftbt.planners.living import find_animal_step
 from craftbt.planners.solver import CraftingSolver, recipe_graph
 from craftbt.trees.model import LeafNode, Node
 
@@ -108,7 +109,7 @@ def test_animal_drops_are_hunted_for_on_a_surveyed_world() -> None:
     steps = plan("obtain cooked_beef", available_blocks=frozenset({"oak_log", "stone"}),
                  block_distance={"oak_log": 4.0, "stone": 6.0})
     verbs = [verb for verb, _ in steps]
-    assert ("explore", {"target": "cow", "max_ticks": 6_000}) in steps
+    assert ("explore", find_animal_step("cow", "beef").args) in steps
     kill = verbs.index("attack_entity")
     assert steps[kill][1]["entityType"] == "cow" and verbs[kill + 1] == "collect_items"
     assert kill < verbs.index("smelt")

@@ -12,13 +12,14 @@ same spot search as ``place_workstation``), so a plan need not inject ``place_wo
 from __future__ import annotations
 
 import math
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
 from craftbt.capabilities.contracts import WORKSTATIONS
-from craftbt.capabilities.leaves.blockwork import place_step
+from craftbt.capabilities.leaves.blockwork import dig_step, place_step
 from craftbt.capabilities.leaves.common import (
     REACH,
     Step,
@@ -45,7 +46,8 @@ from craftbt.capabilities.spec import (
     Verdict,
     VerificationResult,
 )
-from craftbt.world.body import TICKS_PER_SECOND, BlockPos, BodyError, Face, Observation, Position
+from craftbt.capabilities.structures import is_air, is_replaceable
+from craftbt.world.body import TICKS_PER_SECOND, ActionHandle, BlockPos, BodyError, Face, Observation, Position
 from craftbt.world.mcdata import McData, Recipe, UnknownName, load
 
 if TYPE_CHECKING:
@@ -211,8 +213,13 @@ def accept_craft(
 
 
 # == placement shared by place_workstation and smelt ================================================
+#: Replaceable, but a workstation placed there would stand in a liquid.
+LIQUID_BLOCKS = frozenset({"water", "lava"})
+
+
 def placement_spot(ctx: CapabilityContext, md: McData) -> BlockPos | None:
-    """An air cell next to the player, on a solid block, not where the player stands, within reach."""
+    """An air cell (or a grass tuft's) next to the player, on a solid block, not where the player stands,
+    within reach."""
     feet = ctx.body.position().block()
     candidates: list[BlockPos] = []
     for dist in (1, 2, 3):
@@ -225,7 +232,9 @@ def placement_spot(ctx: CapabilityContext, md: McData) -> BlockPos | None:
     for spot in candidates:
         if spot in (feet, feet.offset(dy=1)):
             continue
-        if not ctx.body.block_at(spot).is_air:
+        held = ctx.body.block_at(spot).name
+        # a grass tuft or snow layer is replaced by the placement (vanilla): a plains meadow has few bare cells
+        if not (is_air(held) or (is_replaceable(held) and held not in LIQUID_BLOCKS)):
             continue
         if not is_solid(md, ctx.body.block_at(spot.offset(dy=-1)).name):
             continue
@@ -234,11 +243,39 @@ def placement_spot(ctx: CapabilityContext, md: McData) -> BlockPos | None:
     return None
 
 
+#: Blocks a niche is never dug into: what holds water or lava back, or what someone placed to use.
+NICHE_NEVER = frozenset({"crafting_table", "furnace", "chest", "bedrock"})
+
+
+def dig_niche(ctx: CapabilityContext, md: McData) -> Generator[ActionHandle | None, Any, BlockPos | None]:
+    """Underground (a one-wide staircase, the crafting table in the only free cell), dig the wall block
+    beside the feet so a station fits there: the cell below must be solid, nothing liquid may touch it."""
+    feet = ctx.body.position().block()
+    for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        cell = feet.offset(dx, 0, dz)
+        name = ctx.body.block_at(cell).name
+        if name in NICHE_NEVER or not is_solid(md, name) or not md.block(name).breakable:
+            continue
+        if not is_solid(md, ctx.body.block_at(cell.offset(dy=-1)).name):
+            continue
+        touching = [ctx.body.block_at(cell.offset(*o)).name for o in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, 0, 1),
+                                                                       (0, 0, -1))]
+        if any(n in LIQUID_BLOCKS for n in touching):
+            continue
+        failure = yield from dig_step(ctx, cell)
+        if failure is None and ctx.body.block_at(cell).is_air:
+            return cell
+    return None
+
+
 def place_station(ctx: CapabilityContext, md: McData, station: str) -> Step:
     """Place ``station`` from the inventory next to the player; the spot is in ``ctx.memory``."""
     spot = placement_spot(ctx, md)
     if spot is None:
-        return ActionResult.failure("no_placement_spot", f"no air cell on solid ground within {REACH} blocks")
+        spot = yield from dig_niche(ctx, md)
+    if spot is None:
+        return ActionResult.failure("no_placement_spot", f"no air cell on solid ground within {REACH} blocks, "
+                                    "and no wall beside the feet to dig a niche into")
     failure = yield from equip(ctx, station)
     if failure is not None:
         return failure

@@ -69,6 +69,8 @@ TORCH_EVERY = 8
 #: Steps down before the staircase turns right (a square spiral staircase 8 blocks across).
 STAIR_FLIGHT = 8
 MEMORY_KEY = "explore_seen"
+#: Blocks kept between the search and the geofence.
+FENCE_MARGIN = 2
 INVENTORY_SLOTS = 36
 #: Toss filler when fewer slots than this are free.
 FREE_SLOTS_KEPT = 6
@@ -157,8 +159,16 @@ class Search:
     def out_of_time(self, ctx: CapabilityContext) -> bool:
         return self.elapsed(ctx) >= self.budget
 
+    def inside_fence(self, pos: BlockPos) -> bool:
+        """``pos`` and the cells within :data:`FENCE_MARGIN` of it are inside the geofence (a walk to a cell
+        at the fence's edge ends half a block beyond it, at the cell's centre, or further along a path)."""
+        if self.fence is None:
+            return True
+        m = FENCE_MARGIN
+        return all(self.fence.contains(pos.offset(dx, 0, dz)) for dx, dz in ((m, 0), (-m, 0), (0, m), (0, -m)))
+
     def too_far(self, pos: BlockPos) -> bool:
-        if self.fence is not None and not self.fence.contains(pos):
+        if not self.inside_fence(pos):
             return True
         return max(abs(pos.x - self.start.x), abs(pos.z - self.start.z)) > self.max_distance
 
@@ -186,7 +196,8 @@ def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -
     target = search.target
     if target.entity is not None:
         for e in ctx.body.entities(32.0):
-            if e.name == target.entity:
+            # an animal beyond the geofence is not one to walk to (the fence would stop the bot there)
+            if e.name == target.entity and search.inside_fence(e.position.block()):
                 search.entity_id = e.id
                 search.found = e.position.block()
                 return True

@@ -13,7 +13,7 @@ is the farmland block to plant on (the crop goes in the cell above);
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -42,7 +42,7 @@ from craftbt.capabilities.spec import (
     VerificationResult,
 )
 from craftbt.capabilities.structures import is_air
-from craftbt.world.body import BlockPos, BodyError, Face, Observation, block_key
+from craftbt.world.body import TICKS_PER_SECOND, BlockPos, BodyError, Face, Observation, block_key
 from craftbt.world.mcdata import McData
 
 if TYPE_CHECKING:
@@ -201,6 +201,8 @@ def collect_drops(ctx: CapabilityContext, around: list[BlockPos], items: frozens
 class TillSoilArgs(StrictArgs):
     position: Vec3 | None = Field(default=None, description="The dirt/grass block to till; default: the nearest")
     radius: int = Field(default=8, ge=1, le=32, description="Search radius when no position is given")
+    near_water: bool = Field(default=False, description="Prefer blocks within 4 of water (hydrated farmland grows "
+                             "twice as fast), and next to farmland already tilled (a row grows faster still)")
 
 
 def _till_target(ctx: CapabilityContext, args: TillSoilArgs) -> BlockPos | GuardResult:
@@ -213,7 +215,20 @@ def _till_target(ctx: CapabilityContext, args: TillSoilArgs) -> BlockPos | Guard
     cells = find_tillable(ctx, args.radius, hydrated_only=False)
     if not cells:
         return GuardResult.deny("no_target", f"no tillable block with air above within {args.radius}")
+    if args.near_water:
+        near = cells[:NEAR_WATER_CANDIDATES]  # the nearest few: each water check reads 162 blocks
+        return min(near, key=lambda p: (not water_near(ctx, p), not _beside_farmland(ctx, p), near.index(p)))
     return cells[0]
+
+
+#: How many of the nearest tillable cells ``near_water`` weighs.
+NEAR_WATER_CANDIDATES = 48
+
+
+def _beside_farmland(ctx: CapabilityContext, pos: BlockPos) -> bool:
+    """A cell next to farmland along x: vanilla grows a row of crops faster than lone ones, but halves the
+    growth of a crop with the same crop beside it along both x and z, so the plot is one row along x."""
+    return any(ctx.body.block_at(pos.offset(dx, 0, dz)).name == "farmland" for dx, dz in ((1, 0), (-1, 0)))
 
 
 def guard_till_soil(ctx: CapabilityContext, args: TillSoilArgs) -> GuardResult:
@@ -324,12 +339,30 @@ def accept_plant_crop(
 
 
 # -- harvest_crop ----------------------------------------------------------------------------------
+#: The longest a harvest waits for crops to ripen: 2.5 in-game hours of game time.
+MAX_RIPEN_WAIT_TICKS = 180_000
 class HarvestCropArgs(StrictArgs):
     crop: Crop | None = Field(default=None, description="Only this crop; default: any of the four")
     position: Vec3 | None = Field(default=None, description="Harvest only this crop block")
     radius: int = Field(default=8, ge=1, le=32, description="Search radius when no position is given")
     max_crops: int = Field(default=16, ge=1, le=64, description="At most this many crops per run")
     collect: bool = Field(default=True, description="Walk over the drops to pick them up")
+    wait_ticks: int = Field(default=0, ge=0, le=MAX_RIPEN_WAIT_TICKS, description="Wait up to this many game ticks "
+                            "for crops planted within radius to ripen (0: harvest only what is ripe now)")
+    min_ripe: int = Field(default=1, ge=1, le=64, description="With wait_ticks: harvest once this many are ripe "
+                          "(or all that stand, when fewer stand)")
+
+
+#: While waiting, count the ripe crops this often (ticks): each count reads the whole radius.
+RIPEN_CHECK_TICKS = 100
+
+
+def harvest_timeout_ms(args: HarvestCropArgs) -> int:
+    """The usual 30 s, plus the wait for the crops to ripen."""
+    return HARVEST_TIMEOUT_MS + args.wait_ticks * 1000 // TICKS_PER_SECOND
+
+
+HARVEST_TIMEOUT_MS = 30_000
 
 
 def _crop_names(args: HarvestCropArgs) -> list[str]:
@@ -355,8 +388,29 @@ def _harvest_targets(ctx: CapabilityContext, args: HarvestCropArgs) -> list[Bloc
 
 
 def guard_harvest_crop(ctx: CapabilityContext, args: HarvestCropArgs) -> GuardResult:
+    if args.wait_ticks > 0 and args.position is None:
+        if not ctx.body.find_blocks(_crop_names(args), args.radius, max_count=1):
+            return GuardResult.deny("no_target", f"no {'/'.join(_crop_names(args))} planted within {args.radius} "
+                                    "blocks to wait for")
+        return GuardResult.allow()
     targets = _harvest_targets(ctx, args)
     return targets if isinstance(targets, GuardResult) else GuardResult.allow()
+
+
+def wait_until_ripe(ctx: CapabilityContext, args: HarvestCropArgs) -> Generator[None, Any, dict[str, Any]]:
+    """Yield tick by tick until ``min_ripe`` crops (or every crop standing) are ripe, or ``wait_ticks`` ran out.
+
+    Ticks on: the world's random ticks grow the crops meanwhile."""
+    start = ctx.body.now_ticks()
+    until = start + args.wait_ticks
+    names = _crop_names(args)
+    while True:
+        standing = len(ctx.body.find_blocks(names, args.radius, max_count=256))
+        ripe = len(find_mature(ctx, names, args.radius))
+        if ripe >= min(args.min_ripe, standing) or ctx.body.now_ticks() >= until:
+            return {"waited_ticks": ctx.body.now_ticks() - start, "ripe": ripe, "standing": standing}
+        for _ in range(RIPEN_CHECK_TICKS):
+            yield None
 
 
 def harvest_step(
@@ -379,8 +433,16 @@ def harvest_step(
 
 
 def run_harvest_crop(ctx: CapabilityContext, args: HarvestCropArgs) -> RunnerGen:
+    waited: dict[str, Any] = {}
+    if args.wait_ticks > 0 and args.position is None:
+        waited = yield from wait_until_ripe(ctx, args)
     targets = _harvest_targets(ctx, args)
     if isinstance(targets, GuardResult):
+        if waited:  # say how long it waited and what stood there: a failed episode tells why
+            return ActionResult.failure(
+                targets.reason or "no_target", f"{targets.detail}; waited {waited['waited_ticks']} ticks for "
+                f"{args.min_ripe} to ripen, {waited['ripe']} of {waited['standing']} standing were ripe",
+                retryable=False, **waited)
         return ActionResult.failure(targets.reason or "no_target", targets.detail or "")
     done: list[tuple[BlockPos, str]] = []
     failure = yield from harvest_step(ctx, targets, args.collect, done)
@@ -392,7 +454,8 @@ def run_harvest_crop(ctx: CapabilityContext, args: HarvestCropArgs) -> RunnerGen
     md = registry_data(ctx)
     items = sorted(frozenset().union(*(produce(md, n) for _, n in done)))
     receipt = Receipt(positions=[p for p, _ in done], extra={"crops": {block_key(p): n for p, n in done}})
-    return ActionResult.success(receipt, harvested=[[*p, n] for p, n in done], produce=items, collected=args.collect)
+    return ActionResult.success(receipt, harvested=[[*p, n] for p, n in done], produce=items, collected=args.collect,
+                                **waited)
 
 
 def accept_harvest_crop(
@@ -552,7 +615,7 @@ def register(registry: Registry) -> None:
             timeout_ms=30_000,
             retries=3,
             idempotent=True,
-            preconditions=("has:hoe",),
+            preconditions=("holds:hoe",),  # a hoe of any tier: the gate cannot judge it, so it assumes it
             effects=("block:{position.x},{position.y},{position.z}=farmland",),
             description=(
                 "Till one dirt/grass block into farmland with a hoe (the given position, or the nearest tillable "
@@ -575,7 +638,7 @@ def register(registry: Registry) -> None:
             timeout_ms=20_000,
             retries=3,
             idempotent=True,
-            preconditions=("has:seeds:{crop}",),
+            preconditions=("has_seeds:{crop}",),  # the seed item comes from minecraft-data at run time
             effects=("planted:{crop}",),
             description=(
                 "Plant a crop on farmland (position = the farmland block; default: the nearest empty farmland). "
@@ -594,13 +657,17 @@ def register(registry: Registry) -> None:
             acceptance=accept_harvest_crop,
             guard=guard_harvest_crop,
             permissions=frozenset({Permission.MOVEMENT, Permission.DIG}),
-            timeout_ms=30_000,
+            timeout_ms=HARVEST_TIMEOUT_MS,
+            timeout_of=harvest_timeout_ms,
+            awaits_world=True,  # wait_ticks: the crops ripen by themselves, no actuator command meanwhile
             retries=3,
             preconditions=("mature_crop",),
             effects=("has:{crop}",),
             description=(
                 "Harvest mature crops (age state at its maximum: 7, beetroots 3) within radius or at a position, "
-                "then walk over the drops. Immature crops are refused (not_mature:<age>/<max>)."
+                "then walk over the drops. Immature crops are refused (not_mature:<age>/<max>), unless wait_ticks "
+                "lets it wait for min_ripe of the crops standing within radius to ripen first (the timeout grows "
+                "by the wait)."
             ),
         )
     )

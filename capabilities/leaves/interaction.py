@@ -55,6 +55,7 @@ from craftbt.capabilities.spec import (
     Verdict,
     VerificationResult,
 )
+from craftbt.world import mcdata
 from craftbt.world.body import (
     FACE_OFFSETS,
     ActionHandle,
@@ -217,6 +218,12 @@ class MaterialPlan:
     """Blocks to mine."""
     expected: frozenset[str]
     """Items whose inventory gain counts as acquisition (the drops, e.g. cobblestone for stone)."""
+    chance: float = 1.0
+    """The lowest chance one of ``blocks`` drops what is expected (grass: 1 in 8 for wheat seeds)."""
+
+
+#: Crop blocks someone planted: never broken to get their seeds back (a farm is not a seed mine).
+PLANTED_CROPS = frozenset({"wheat", "carrots", "potatoes", "beetroots"})
 
 
 def material_plan(md: McData, item: str) -> MaterialPlan:
@@ -225,14 +232,33 @@ def material_plan(md: McData, item: str) -> MaterialPlan:
     ``item`` may name a drop (cobblestone, oak_log, raw_iron: mine every block that drops it, expect it)
     or a block that drops something else (stone: mine stone, expect cobblestone).
     """
-    droppers = set(blocks_dropping(md, item))
+    droppers = set(blocks_dropping(md, item)) - PLANTED_CROPS
     if droppers:
         if md.has_block(item) and md.block(item).breakable:
             droppers.add(item)
-        return MaterialPlan(frozenset(droppers), frozenset({item}))
+        return MaterialPlan(frozenset(droppers), frozenset({item}), drop_chance(md, droppers, item))
     if md.has_block(item) and md.block(item).breakable:
         return MaterialPlan(frozenset({item}), drop_names(md, item))
     return MaterialPlan(frozenset(), frozenset())
+
+
+def drop_chance(md: McData, blocks: Iterable[str], item: str) -> float:
+    """The lowest chance over ``blocks`` that breaking one drops ``item`` (1 for blocks without a loot table)."""
+    chances = [max((e.chance for e in md.block(b).loot if e.item == item and e.condition is None), default=1.0)
+               for b in blocks if md.has_block(b)]
+    return min(chances, default=1.0)
+
+
+ACQUIRE_TIMEOUT_MS = 30_000
+
+
+def acquire_timeout_ms(args: AcquireMaterialArgs) -> int:
+    """30 s, times the blocks broken per item wanted when the drop is a chance (grass for seeds: 8)."""
+    try:
+        chance = material_plan(mcdata.load(), args.item).chance
+    except mcdata.McDataFileError:
+        chance = 1.0
+    return math.ceil(ACQUIRE_TIMEOUT_MS / max(chance, 0.05))
 
 
 class AcquireMaterialArgs(StrictArgs):
@@ -335,7 +361,9 @@ def run_acquire(ctx: CapabilityContext, args: AcquireMaterialArgs) -> RunnerGen:
     last_failure: ActionResult | None = None
     unreachable = 0
     pending: list[BlockPos] = []
-    while gained() < args.count and attempts < 3 * args.count and unreachable < MAX_UNREACHABLE:
+    # a chance drop (seeds from grass) takes many blocks per item: the attempt budget scales with it
+    most_attempts = math.ceil(3 * args.count / plan.chance)
+    while gained() < args.count and attempts < most_attempts and unreachable < MAX_UNREACHABLE:
         carried = tools or inventory_names(ctx)
         if not pending:  # one search per run (a rescan when used up): bodies pay for every search
             pending = nearest_blocks(ctx, plan.blocks, args.radius, skip)[:CANDIDATES_PER_SEARCH]
@@ -1075,7 +1103,8 @@ SPECS = (
         acceptance=accept_acquire,
         guard=guard_acquire,
         permissions=frozenset({Permission.DIG, Permission.MOVEMENT}),
-        timeout_ms=30_000,
+        timeout_ms=ACQUIRE_TIMEOUT_MS,
+            timeout_of=acquire_timeout_ms,
         retries=1,
         preconditions=("near:{item}",),
         effects=("has:{item}",),

@@ -244,6 +244,8 @@ def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: 
         for decision, attempt in zip(goal_run.decisions, goal_run.attempts, strict=False):
             console.print(f"[bold]{decision.chosen}[/] ({decision.method}): {decision.reason} "
                           f"-> {attempt['status']} [dim]{attempt['run_id']}[/]")
+        if goal_run.stopped:
+            console.print(f"[yellow]{goal_run.stopped}[/]")
     if not goal_run.outcomes:
         raise _err(f"no plan was run for {goal!r}")
     return goal_run.outcomes[-1]

@@ -21,6 +21,10 @@ from craftbt.capabilities.facts import instantiate
 from craftbt.planners.base import STATIONS
 from craftbt.planners.goap.costs import ActionCosts
 from craftbt.planners.htn.knowledge import SEARCH_RADIUS, Knowledge
+from craftbt.planners.living import HOES, Farm, Hunt
+
+#: Grounders of what living things give: used only on a surveyed world.
+LIVING = frozenset({"collect_items", "harvest_crop"})
 
 if TYPE_CHECKING:
     from craftbt.capabilities.registry import Registry
@@ -45,6 +49,9 @@ class GroundAction:
     cost: float = 1.0
     facts_pre: tuple[str, ...] = ()
     facts_eff: tuple[str, ...] = ()
+    #: a hunt or a farm: one action for the search, several plan steps (``planners.living``) when emitted
+    hunt: Hunt | None = field(default=None, hash=False, compare=False)
+    farm: Farm | None = field(default=None, hash=False, compare=False)
 
 
 def interpret(fact: str, knowledge: Knowledge) -> tuple[str, str] | None:
@@ -56,6 +63,10 @@ def interpret(fact: str, knowledge: Knowledge) -> tuple[str, str] | None:
         return "near", subject
     if kind == "has_smelted" and subject:
         return "smelted", subject
+    if kind == "holds" and subject:  # a tool of any tier (till_soil: holds:hoe), from the action's tools_any
+        return "holds", subject
+    if fact == "mature_crop":  # a farm action waits for its own crops to ripen
+        return "ripe", ""
     return None
 
 
@@ -83,6 +94,8 @@ def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
                     todo.append("crafting_table")
             elif option.smelt_input is not None:
                 todo.extend([option.smelt_input, "furnace", *(f for f, _ in _cheap_fuels(knowledge))])
+            elif option.farm is not None:
+                todo.extend(HOES)
     return seen
 
 
@@ -153,11 +166,45 @@ def _place(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[Ground
             )
 
 
+def _hunt(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundAction]:
+    """One kill's worth of an animal drop (emitted as find, kill, pick up)."""
+    for item in sorted(items):
+        for option in k.options(item):
+            if option.hunt is not None:
+                got = max(1, math.floor(option.hunt.per_kill))
+                yield GroundAction(
+                    name=f"hunt a {option.hunt.animal} for {item}", capability="collect_items",
+                    args={"itemName": item, "radius": 8, "maxItems": 16}, produces=((item, got),),
+                    cost=costs.cost("explore", 1) / 10 + costs.cost("attack_entity", 1), hunt=option.hunt,
+                )
+
+
+#: A GOAP farm action grows this many items (a loaf of bread's worth of wheat).
+FARM_BATCH = 3
+
+
+def _farm(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundAction]:
+    """A row of crops grown from grass seeds with a hoe (emitted as seeds, till, plant, harvest when ripe)."""
+    for item in sorted(items):
+        for option in k.options(item):
+            if option.farm is not None:
+                yield GroundAction(
+                    name=f"farm {FARM_BATCH} {item}", capability="harvest_crop",
+                    args={"crop": option.farm.crop}, produces=((item, FARM_BATCH),), tools_any=frozenset(HOES),
+                    cost=option.cost * FARM_BATCH * MS_PER_TICK, farm=option.farm,
+                )
+
+
+#: Game ticks to milliseconds: living.py estimates in ticks, GOAP costs in milliseconds.
+MS_PER_TICK = 50
+
 GROUNDERS: dict[str, Grounder] = {
     "acquire_material": _mine,
     "craft_recipe": _craft,
     "smelt": _smelt,
     "place_workstation": _place,
+    "collect_items": _hunt,
+    "harvest_crop": _farm,
 }
 
 
@@ -166,6 +213,8 @@ def ground(goal: str, knowledge: Knowledge, registry: Registry, costs: ActionCos
     items = relevant_items(goal, knowledge)
     out: list[GroundAction] = []
     for capability, grounder in GROUNDERS.items():
+        if capability in LIVING and not knowledge.living:
+            continue
         if not registry.has(capability):
             continue
         spec = registry.get(capability)
@@ -187,5 +236,6 @@ def ground(goal: str, knowledge: Knowledge, registry: Registry, costs: ActionCos
                 needs=tuple(sorted(needs.items())), consumes=action.consumes, produces=action.produces,
                 tools_any=action.tools_any, stations_needed=action.stations_needed,
                 station_added=action.station_added, cost=action.cost, facts_pre=pre, facts_eff=eff,
+                hunt=action.hunt, farm=action.farm,
             ))
     return out

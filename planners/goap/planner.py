@@ -21,6 +21,7 @@ from craftbt.planners.goap.costs import ActionCosts
 from craftbt.planners.goap.search import Heuristic, SearchBudgetExceeded, astar, make_state
 from craftbt.planners.htn.knowledge import Knowledge
 from craftbt.planners.intent import GoalVerb, Intent
+from craftbt.planners.living import HOES, harvest_step, hunt_steps, planted_for, plot_steps, seed_steps
 from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
 from craftbt.planners.solver import consolidate_mining, refuse_if_elsewhere, with_explores
 from craftbt.world.body import Observation
@@ -50,7 +51,8 @@ class GoapPlanner:
         return intent.goal.verb is GoalVerb.OBTAIN
 
     def emittable_verbs(self) -> frozenset[str]:
-        return frozenset(GROUNDERS) | {"explore"}  # explore steps go in before mining what is not in view
+        # explore steps go in before mining what is not in view; hunts and farms emit several leaves each
+        return frozenset(GROUNDERS) | {"explore", "attack_entity", "till_soil", "plant_crop"}
 
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         if not self.can_handle(intent):
@@ -114,6 +116,9 @@ def _steps(actions: list[GroundAction], state: PlanningState) -> list[PlanStep]:
     held: dict[str, int] = defaultdict(int, state.inventory)
     steps: list[PlanStep] = []
     for action in actions:
+        if action.hunt is not None or action.farm is not None:
+            steps += _living_steps(action, held, state.available_blocks or frozenset())
+            continue
         pre = [Check("has_item", {"item": i, "count": n}) for i, n in action.needs]
         if action.tools_any:
             tool = next((t for t in sorted(action.tools_any) if held[t] > 0), None)
@@ -139,3 +144,25 @@ def _steps(actions: list[GroundAction], state: PlanningState) -> list[PlanStep]:
             produces=dict(action.produces), consumes=dict(action.consumes),
         ))
     return steps
+
+
+def _living_steps(action: GroundAction, held: dict[str, int], surveyed: frozenset[str]) -> list[PlanStep]:
+    """A hunt or a farm action as the leaves it stands for (the same as the solver's and HTN's); crops
+    already standing in view are waited for and harvested, not planted again."""
+    (item, n), = action.produces
+    if action.hunt is not None:
+        steps = hunt_steps(item, n, action.hunt, held[item])
+        held[item] += n
+        return steps
+    assert action.farm is not None
+    farm = action.farm
+    if farm.crop in surveyed:
+        held[item] += n
+        return [harvest_step(farm, n, held[item], n)]
+    hoe = next((h for h in HOES if held[h] > 0), HOES[0])
+    planted = planted_for(n)
+    short = max(0, planted - held[farm.seed])
+    steps = seed_steps(farm, short, held[farm.seed]) if short else []
+    held[farm.seed] += short - planted
+    held[item] += n
+    return [*steps, *plot_steps(farm, n, hoe, held[item])]

@@ -4,11 +4,14 @@ Compound tasks and their methods (alternatives in brackets):
 
 * ``obtain(item, n)``: make ``n`` free in the virtual inventory and reserve them [held | produce].
 * ``produce(item, n)``: gathering [mine:<block> per source block], crafting [craft:<ingredients>
-  per recipe], smelting [smelt:<input>], farming [harvest:<crop> when a crop field was surveyed].
+  per recipe], smelting [smelt:<input>].
 * ``tool(tools)``: [held | make:<tool>], ``station(name)``: [in_reach | place].
 * ``fuel_for(input, n)``: [fuel:<item> per fuel].
 * ``build(module_id)``: [module: gather the bill of materials, then ``build_module``].
-* ``farm(crop)``: [plant: get a hoe, till, plant].
+* ``produce`` also: hunting [hunt:<animal>: find it, kill it, pick the drop up, per kill] and farming
+  [farm:standing when crops stand in view: wait for them to ripen and harvest | farm:plant -> ``grow``].
+* ``grow(item, n)``: [plant: a hoe, seeds from grass, a row tilled and sown, the harvest once ripe].
+* ``farm(crop)``: [plant: get a hoe, till, plant] (a field to build).
 * ``survive(need)``: hunger [eat:<food>], night [sleep | shelter], threat [retreat | block_in].
 
 Reservations follow the solver: an ingredient obtained for one recipe is not
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from craftbt.capabilities.structures import LIBRARY as MODULES
+from craftbt.planners import living
 from craftbt.planners.htn.engine import Domain, Task
 from craftbt.planners.htn.knowledge import MINE_BATCH, SEARCH_RADIUS, Knowledge
 from craftbt.planners.ppa import Check, PlanStep
@@ -48,7 +52,7 @@ CROPS: dict[str, tuple[str, str]] = {
     "potato": ("potatoes", "potato"),
     "beetroot": ("beetroots", "beetroot_seeds"),
 }
-HOES = ("wooden_hoe", "stone_hoe", "iron_hoe")
+HOES = living.HOES
 #: blocks good for blocking in or a pillar, cheapest first
 BLOCKING = ("dirt", "cobblestone", "oak_planks")
 STATION_RADIUS = 6
@@ -315,49 +319,92 @@ def build_domain() -> Domain:
             need = sum(step[4] for step in steps)
             yield fuel, [("obtain", fuel, need), *steps], cost
 
-    # -- farming -------------------------------------------------------------------------------------
-    @d.operator("!harvest", "harvest_crop")
-    def harvest(s: CraftState, item: str, crop: str, n: int) -> PlanStep | bool | None:
-        if crop not in s.knowledge.blocks:
-            return False
-        s.inventory[item] += n
-        return PlanStep(
-            name=f"harvest {crop}",
-            capability="harvest_crop",
-            args={"crop": crop, "max_crops": n, "radius": SEARCH_RADIUS},
-            effect=has(item, s.inventory[item]),
-            cost=MINE_TRAVEL_TICKS * n,
-            produces={item: n},
-        )
+    # -- hunting -------------------------------------------------------------------------------------
+    @d.operator("!find_animal", "explore")
+    def find_animal(s: CraftState, animal: str, item: str) -> PlanStep | bool | None:
+        return living.find_animal_step(animal, item)
 
-    @d.method("produce", "harvest", "farming")
-    def produce_harvest(s: CraftState, item: str, n: int) -> Iterator[tuple[Any, ...]]:
-        if item in CROPS and CROPS[item][0] in s.knowledge.blocks:
-            yield CROPS[item][0], [("!harvest", item, CROPS[item][0], n)], MINE_TRAVEL_TICKS * n
+    @d.operator("!kill", "attack_entity")
+    def kill(s: CraftState, animal: str, item: str) -> PlanStep | bool | None:
+        return living.kill_step(animal, item)
+
+    @d.operator("!pick_up", "collect_items")
+    def pick_up(s: CraftState, item: str, n: int) -> PlanStep | bool | None:
+        s.inventory[item] += n
+        return living.pickup_step(item, n, s.inventory[item])
+
+    @d.method("produce", "hunt", "hunting")
+    def produce_hunt(s: CraftState, item: str, n: int) -> Iterator[tuple[Any, ...]]:
+        for option in s.knowledge.options(item):
+            if option.hunt is None:
+                continue
+            hunt = option.hunt
+            subtasks: list[Task] = [task for got in living.kills_needed(n, hunt) for task in (
+                ("!find_animal", hunt.animal, item), ("!kill", hunt.animal, item), ("!pick_up", item, got))]
+            yield hunt.animal, subtasks, option.cost * n
+
+    # -- farming -------------------------------------------------------------------------------------
+    @d.operator("!find_grass", "explore")
+    def find_grass(s: CraftState, item: str) -> PlanStep | bool | None:
+        return living.find_grass_step(living.FARMS[item])
+
+    @d.operator("!break_grass", "acquire_material")
+    def break_grass(s: CraftState, item: str, n: int) -> PlanStep | bool | None:
+        farm = living.FARMS[item]
+        s.inventory[farm.seed] += n
+        return living.break_grass_step(farm, n, s.inventory[farm.seed])
 
     @d.operator("!till", "till_soil")
-    def till(s: CraftState) -> PlanStep | bool | None:
+    def till(s: CraftState, item: str) -> PlanStep | bool | None:
         hoe = next((h for h in HOES if s.inventory[h] > 0), None)
         if hoe is None:
             return False
-        return PlanStep(name="till soil", capability="till_soil", args={}, preconditions=[has(hoe, 1)],
-                        cost=CRAFT_TICKS)
+        return living.till_step(_farm_of(item), hoe)
 
     @d.operator("!plant", "plant_crop")
-    def plant(s: CraftState, crop: str, seed: str) -> PlanStep | bool | None:
-        if s.inventory[seed] < 1:
+    def plant(s: CraftState, item: str) -> PlanStep | bool | None:
+        farm = _farm_of(item)
+        if s.inventory[farm.seed] < 1:
             return False
-        s.inventory[seed] -= 1
-        return PlanStep(name=f"plant {crop}", capability="plant_crop", args={"crop": crop},
-                        preconditions=[has(seed, 1)], cost=CRAFT_TICKS, consumes={seed: 1})
+        s.inventory[farm.seed] -= 1
+        s.reserved[farm.seed] = max(0, s.reserved[farm.seed] - 1)
+        return living.sow_step(farm)
+
+    @d.operator("!harvest", "harvest_crop")
+    def harvest(s: CraftState, item: str, n: int, planted: int) -> PlanStep | bool | None:
+        s.inventory[item] += n
+        return living.harvest_step(living.FARMS[item], n, s.inventory[item], planted)
+
+    @d.method("produce", "farm", "farming")
+    def produce_farm(s: CraftState, item: str, n: int) -> Iterator[tuple[Any, ...]]:
+        for option in s.knowledge.options(item):
+            if option.farm is None:
+                continue
+            if option.farm.crop in s.knowledge.surveyed:  # crops stand in view already: wait and harvest
+                yield "standing", [("!harvest", item, n, n)], option.cost * n
+                continue
+            yield "plant", [("grow", item, n)], option.cost * n
 
     @d.method("farm", "plant", "farming")
     def farm(s: CraftState, crop_item: str) -> Iterator[tuple[Any, ...]]:
+        """A field to build (``build wheat_farm``): a hoe, one seed, one cell tilled and sown."""
         if crop_item in CROPS:
-            _, seed = CROPS[crop_item]
-            crop = "wheat" if crop_item == "wheat" else crop_item
-            yield crop_item, [("tool", HOES), ("obtain", seed, 1), ("!unreserve", seed, 1), ("!till",),
-                              ("!plant", crop, seed)]
+            seed = _farm_of(crop_item).seed
+            yield crop_item, [("tool", HOES), ("obtain", seed, 1), ("!unreserve", seed, 1), ("!till", crop_item),
+                              ("!plant", crop_item)]
+
+    @d.method("grow", "plant", "farming")
+    def grow(s: CraftState, item: str, n: int) -> Iterator[tuple[Any, ...]]:
+        """Grow ``n`` of ``item`` from nothing: a hoe, seeds from grass, a row sown, the harvest once ripe."""
+        found = living.FARMS.get(item)
+        if found is None:
+            return
+        planted = living.planted_for(n)
+        short = max(0, planted - s.free(found.seed))
+        seeds: list[Task] = ([("!find_grass", item)] + [("!break_grass", item, b) for b in living.seed_batches(short)]
+                             if short else [])
+        sow: list[Task] = [t for _ in range(planted) for t in (("!till", item), ("!plant", item))]
+        yield item, [("tool", HOES), *seeds, *sow, ("!harvest", item, n, planted)]
 
     # -- survival ------------------------------------------------------------------------------------
     @d.operator("!eat", "consume_food")
@@ -419,6 +466,12 @@ def build_domain() -> Domain:
     return d
 
 
+def _farm_of(crop_item: str) -> living.Farm:
+    """The farm of a crop item (wheat, carrot, potato, beetroot): the block it is planted as, its seed."""
+    block, seed = CROPS[crop_item]
+    return living.Farm(crop_item, block, seed)
+
+
 def _bill(module_id: str) -> dict[str, int]:
     bill: dict[str, int] = defaultdict(int)
     for placement in MODULES[module_id].placements:
@@ -429,4 +482,4 @@ def _bill(module_id: str) -> dict[str, int]:
 #: survive(<need>) targets the library answers
 SURVIVAL_NEEDS = ("hunger", "night", "threat")
 #: what the HTN method library covers, for documentation and ``craftbt plan --explain``
-LIBRARIES = ("gathering", "crafting", "smelting", "building", "farming", "survival")
+LIBRARIES = ("gathering", "crafting", "smelting", "building", "hunting", "farming", "survival")

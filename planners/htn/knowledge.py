@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from craftbt.planners.base import PlanningState
+from craftbt.planners.living import HUNT_TICKS, Farm, Hunt, farms_for, hunts_for
 from craftbt.planners.solver import (
     CRAFT_TICKS,
     MINE_TRAVEL_TICKS,
@@ -27,6 +28,7 @@ from craftbt.planners.solver import (
     _generated_blocks,
     _natural_blocks,
     _recipes,
+    farm_cost,
     mine_sources,
 )
 from craftbt.world.mcdata import McData, Recipe, load
@@ -36,7 +38,7 @@ SEARCH_RADIUS = 32
 #: acquire_material takes at most this many per dispatch (its args model: count 1..8).
 MINE_BATCH = 8
 
-OptionKind = Literal["mine", "craft", "smelt"]
+OptionKind = Literal["mine", "craft", "smelt", "hunt", "farm"]
 
 
 @dataclass(frozen=True)
@@ -50,11 +52,17 @@ class Option:
     tools: frozenset[str] = frozenset()
     recipe: Recipe | None = None
     smelt_input: str | None = None
+    hunt: Hunt | None = None
+    farm: Farm | None = None
 
     @property
     def label(self) -> str:
         if self.kind == "mine":
             return f"mine:{self.block}"
+        if self.hunt is not None:
+            return f"hunt:{self.hunt.animal}"
+        if self.farm is not None:
+            return f"farm:{self.farm.crop}"
         if self.kind == "smelt":
             return f"smelt:{self.smelt_input}"
         assert self.recipe is not None
@@ -71,6 +79,10 @@ class Knowledge:
         self.blocks = (_natural_blocks() if state.available_blocks is None
                        else state.available_blocks | _generated_blocks())
         self.assumed = state.available_blocks is None
+        #: a surveyed world has animals and grass to hunt and farm; an unsurveyed plan does not count on them
+        self.living = state.available_blocks is not None
+        #: what the survey saw (crops already standing are harvested, not planted again)
+        self.surveyed = state.available_blocks or frozenset()
         self.distance = {b: round(_distance(state, b)) for b in self.blocks}
         self.costs = _cost_table(self.md, version, state)
         self.sources = mine_sources(version)
@@ -109,6 +121,13 @@ class Knowledge:
             total = SMELT_TICKS + self.cost(smelting.input)
             if total < UNREACHABLE:
                 out.append(Option("smelt", item, total, smelt_input=smelting.input))
+        if self.living:
+            for hunt in hunts_for(item):
+                out.append(Option("hunt", item, HUNT_TICKS / hunt.per_kill, hunt=hunt))
+            for farm in farms_for(item):
+                cost = farm_cost(self.costs)
+                if cost < UNREACHABLE:
+                    out.append(Option("farm", item, cost, farm=farm))
         out.sort(key=lambda o: (o.cost, o.label))
         return tuple(out)
 
