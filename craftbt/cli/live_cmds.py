@@ -14,7 +14,6 @@ import json
 import queue
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +145,7 @@ def _open_body(kind: str, world: str, seed: int, realtime: bool, host: str, port
         if realtime:
             clock = getattr(getattr(sim, "world", None), "clock", None)
             if clock is not None:  # pace from now on, not from tick 0 (a restored world is ticks ahead)
-                clock.realtime, clock._tick_origin, clock._wall_origin = True, clock.tick, time.monotonic()
+                clock.start_pacing()
         return sim, scenario_fence(sim)
     if kind == "mineflayer":
         from craftbt.world.mineflayer.body import MineflayerBody
