@@ -48,8 +48,8 @@ from craftbt.world.sim.containers import CHEST_BLOCKS, FURNACE_BLOCKS, Chest, Fu
 from craftbt.world.sim.entities import ATTACK_REACH, PICKUP_DELAY_TOSSED, WEAPON_DAMAGE
 from craftbt.world.sim.flags import AIRLIKE, CONTAINER, LIQUID, REPLACEABLE, SOLID
 from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
-from craftbt.world.sim.mobs import provoke
 from craftbt.world.sim.handles import SimHandle, TimedHandle
+from craftbt.world.sim.mobs import provoke
 from craftbt.world.sim.player import ARMOUR_SLOTS, EQUIP_DESTINATIONS, EYE_HEIGHT, HOTBAR, MAX_FOOD, Inventory, Stack
 from craftbt.world.sim.storage import AIR, BlockState, make_state
 from craftbt.world.sim.world import World
