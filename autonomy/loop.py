@@ -47,19 +47,21 @@ from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.planners.intent import Intent, IntentSource
 from craftbt.planners.llm.client import LlmConfig
 from craftbt.router.priors import PriorsStore
-from craftbt.router.router import Router, survey
+from craftbt.router.router import RepeatedFailures, Router, survey
 from craftbt.router.thoughts import ThoughtProcessor
 from craftbt.trees import model as m
 from craftbt.world.body import TICKS_PER_DAY, BlockPos, Body
 
 POLL_TICKS = 20
+#: a routed goal whose tree failed is planned again from where the bot stands, at most this many times
+MAX_REPLANS = 2
 #: a single task's tree gets at most this many ticks (a quarter day) before the executor stops it
 TASK_TICKS = 6_000
 SNAPSHOT_EVERY = 1_200
 #: the reason a shelter task gives when the bot already stood sheltered (nothing was built)
 ALREADY = "already sheltered"
 #: what may run in the evening and at night
-NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter"})
+NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter", "flee"})
 #: ticks between two goals of the bootstrapper (a pause, not a hot loop of walks)
 EXPLORE_PAUSE = 600
 #: what the loop looks for while it lives, to remember where it was seen
@@ -67,14 +69,26 @@ RESOURCES = ("oak_log", "birch_log", "spruce_log", "coal_ore", "iron_ore", "copp
 #: an obtain goal whose plan fails for want of these may walk to where memory saw them first
 NEEDS_RESOURCE: dict[str, tuple[str, ...]] = {
     "iron_pickaxe": ("iron_ore",), "iron_ingot": ("iron_ore",), "stone_pickaxe": ("stone",),
-    "torch": ("coal_ore",), "wooden_pickaxe": ("oak_log", "birch_log", "spruce_log"),
+    "torch": ("coal_ore",), "coal": ("coal_ore",), "wooden_pickaxe": ("oak_log", "birch_log", "spruce_log"),
+    **{food: (animal,) for animal, foods in (("cow", ("beef", "cooked_beef", "leather")),
+                                              ("pig", ("porkchop", "cooked_porkchop")),
+                                              ("sheep", ("mutton", "cooked_mutton", "white_wool")),
+                                              ("chicken", ("chicken", "cooked_chicken", "feather")))
+       for food in foods},
 }
+#: animals are remembered like resources (where a herd grazed); they wander, so a place is kept per 8-block cell
+ANIMALS = ("cow", "pig", "sheep", "chicken")
+ANIMAL_CELL = 8
 RESOURCE_SCAN_RADIUS = 16
 #: a resource within this many blocks needs no recall
 NEAR_ENOUGH = 12
 DAMAGE_NOTE = 2.0
 #: at night the report counts hostile mobs alive within this radius (they spawn 16-32 blocks out)
 NIGHT_WATCH_RADIUS = 32.0
+#: what a failed walk says when the pathfinder found no way from where the bot stands (it does not dig or pillar)
+NO_PATH = ("no_path", "no standable route", "no path to")
+#: the task that digs a stair out when the bot is walled in (a hole a planner dug for stone, a cave)
+UNSTUCK = "unstuck"
 Hook = Callable[["LiveLoop", Percept], None]
 
 
@@ -209,12 +223,17 @@ class LiveLoop:
                                  sticky=True)
 
     def _scan_resources(self) -> None:
-        """Remember where resources are: the nearest of each kind, once per place."""
+        """Remember where resources are: the nearest of each kind, once per place, and the animals in view."""
         found = self.body.nearest_blocks(list(RESOURCES), RESOURCE_SCAN_RADIUS)
         for name, pos in found.items():
             if (name, pos) not in self._seen:
                 self._seen.add((name, pos))
                 self.memory.record("resource_seen", name, self.body.now_ticks(), _centre(pos))
+        for e in self.body.entities(RESOURCE_SCAN_RADIUS, kind="passive"):
+            cell = BlockPos(int(e.position.x) // ANIMAL_CELL, 0, int(e.position.z) // ANIMAL_CELL)
+            if e.name in ANIMALS and (e.name, cell) not in self._seen:
+                self._seen.add((e.name, cell))
+                self.memory.record("resource_seen", e.name, self.body.now_ticks(), e.position)
 
     # -- the loop -----------------------------------------------------------------------------------------
     def run(self) -> LiveReport:
@@ -306,8 +325,19 @@ class LiveLoop:
                 self.goals.block(spec.task_id, reason, self.now_ms())
             else:
                 self.goals.done(spec.task_id)  # a failed suggestion or exploration is not retried as is
+            if any(k in reason for k in NO_PATH) and spec.task_id != UNSTUCK:
+                self._offer_unstuck(reason)
         self._scan_resources()
         self.save()
+
+    def _offer_unstuck(self, reason: str) -> None:
+        """No way out from here on foot: by day, dig a stair up before anything else is tried from this spot."""
+        state = self.observe(force=True)
+        if resting(state) or state.sheltered:
+            return  # the evening keeps the bot in its hole; the morning's leave_shelter digs it out
+        self.goals.offer(GoalSpec(task_id=UNSTUCK, goal="leave_shelter", kind=GoalKind.ROUTINE, urgency=0.75,
+                                  why=[f"walled in: {reason[:80]}", "dig a stair up and walk out"]), sticky=True)
+        self.events.append({"tick": self.body.now_ticks(), "unstuck": reason[:80]})
 
     def _after_success(self, spec: GoalSpec, *, built: bool) -> None:
         if spec.goal == "shelter" and built:
@@ -331,8 +361,13 @@ class LiveLoop:
             # the stair did not get the bot out: walk to the surface at home, which the pathfinder may reach
             stages = (lambda b: routines.go_to(routines.surface(b, *self._home_column()) or self.home_pos.block(),
                                                2.0),)
+        elif spec.goal == "flee":
+            stages = (lambda _b: routines.flee(),)
         elif spec.goal == "eat":
-            food = next((f for f in FOODS if self.body.observe().inventory.get(f)), None)
+            carried = sorted(f for f in FOODS if self.body.observe().inventory.get(f))
+            # cooked food first: it restores most and raw chicken can poison
+            food = next((f for f in carried if f.startswith(("cooked_", "golden_", "bread"))), None) \
+                or next(iter(carried), None)
             stages = (lambda _b: routines.eat(food),)
         elif spec.goal.startswith("explore "):
             x, y, z = (int(v) for v in spec.goal.split(" ", 1)[1].split(","))
@@ -357,22 +392,34 @@ class LiveLoop:
         return home.x, home.z, home.y
 
     def _routed(self, spec: GoalSpec) -> tuple[str, str]:
+        """Route, execute, and on a failure replan from where the bot now stands (as ``router.run_goal`` does)."""
         urgency = 0.9 if spec.goal.startswith("survive") else min(spec.urgency, 0.7)
         intent = Intent.from_text(spec.goal, urgency=urgency, context={"threat": "threat"} if urgency >= 0.9 else {},
                                   source=IntentSource.USER if spec.source is GoalSource.USER else IntentSource.SYSTEM)
         if self._walk_to_remembered(spec):
             self.events.append({"tick": self.body.now_ticks(), "recall": spec.goal})
         decision = self.router.route(intent, survey(self.body), self.body.observe())
-        payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
-        outcome = self._execute(decision.plan.tree, spec, intent=payload)
-        if outcome.status != "preempted":
+        repeated = RepeatedFailures()
+        for attempt in range(MAX_REPLANS + 1):
+            payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
+            outcome = self._execute(decision.plan.tree, spec, intent=payload)
+            if outcome.status == "preempted":
+                return outcome.status, _why(outcome)
             self.router.record_outcome(decision, outcome.ok)
-        return outcome.status, _why(outcome)
+            if outcome.ok or attempt == MAX_REPLANS or self.body.now_ticks() >= self.report.end_tick:
+                return outcome.status, _why(outcome)
+            failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
+            if repeated.note(failure) or any(k in _why(outcome) for k in NO_PATH):
+                return outcome.status, _why(outcome)  # the same wall again, or no way out on foot: stop here
+            self.events.append({"tick": self.body.now_ticks(), "replan": spec.goal, "after": _why(outcome)[:80]})
+            decision = self.router.replan(intent, decision, failure, survey(self.body), self.body.observe())
+        return "failure", "replans exhausted"
 
     def _walk_to_remembered(self, spec: GoalSpec) -> bool:
         """Memory recall for planning: when the resource a goal needs is not near, go where memory saw it."""
         wanted = NEEDS_RESOURCE.get(spec.goal.split()[-1], ())
-        if not wanted or self.body.nearest_blocks(list(wanted), NEAR_ENOUGH):
+        if not wanted or self.body.nearest_blocks(list(wanted), NEAR_ENOUGH) \
+                or any(e.name in wanted for e in self.body.entities(NEAR_ENOUGH, kind="passive")):
             return False
         spot = self.memory.recall_resource(wanted, self.body.position())
         if spot is None:

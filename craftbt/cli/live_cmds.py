@@ -38,13 +38,9 @@ def _err(message: str) -> CraftbtError:
 
 
 def _sim(world: str, seed: int, realtime: bool) -> Body:
-    from craftbt.world.scenarios.loader import build, starter_world
-    from craftbt.world.scenarios.schema import Scenario
+    from craftbt.world.scenarios.loader import world_body
 
-    if world == "starter":
-        return starter_world(seed, realtime=realtime)
-    scenario = Scenario(name="natural", seed=seed, generator={"type": "natural"})  # type: ignore[arg-type]
-    return build(scenario, realtime=realtime)
+    return world_body(world, seed, realtime=realtime)  # the worlds `craftbt run --world` and `craftbt eval` build
 
 
 def _stdin_thoughts() -> queue.Queue[str]:
