@@ -48,7 +48,7 @@ from craftbt.planners.intent import Intent, IntentSource
 from craftbt.planners.llm.client import LlmConfig
 from craftbt.router.priors import PriorsStore
 from craftbt.router.router import RepeatedFailures, Router, survey
-from craftbt.router.thoughts import ThoughtProcessor
+from craftbt.router.thoughts import ThoughtDecision, ThoughtProcessor
 from craftbt.trees import model as m
 from craftbt.world.body import TICKS_PER_DAY, BlockPos, Body
 
@@ -95,7 +95,7 @@ Hook = Callable[["LiveLoop", Percept], None]
 class LiveLoop:
     def __init__(self, body: Body, home: Path, *, seed: int = 0, days: float = 3.0, world: str = "starter",
                  body_kind: str = "sim", registry: Registry | None = None, config: ExecutorConfig | None = None,
-                 llm: LlmConfig | None = None, thoughts: queue.Queue[str] | None = None,
+                 llm: LlmConfig | None = None, thoughts: queue.Queue[str | ThoughtDecision] | None = None,
                  snapshot: Path | None = None, report: LiveReport | None = None,
                  hooks: list[Hook] | None = None, poll_ticks: int = POLL_TICKS) -> None:
         self.body = body
@@ -132,6 +132,7 @@ class LiveLoop:
         self._resume_first: str | None = None
         self._seen: set[tuple[str, BlockPos]] = set()
         self._last_bootstrap = -EXPLORE_PAUSE
+        self._stopping: str | None = None
         self.home_pos = body.position()
 
     # -- sensing ---------------------------------------------------------------------------------------
@@ -207,12 +208,15 @@ class LiveLoop:
         r.signals_emitted, r.signals_held = self.signals.emitted, self.signals.held
 
     def _take_suggestions(self, p: Percept) -> None:
+        """Suggestions: a line of text passes this loop's filter; a decision was filtered already (by serve's
+        /api/cognitive/signals, which answers the caller at once) and is taken as it is."""
         while self.thoughts is not None:
             try:
-                text = self.thoughts.get_nowait()
+                item = self.thoughts.get_nowait()
             except queue.Empty:
                 return
-            decision = self.thought_filter.process(text, food=p.food)
+            decision = item if isinstance(item, ThoughtDecision) else self.thought_filter.process(item, food=p.food)
+            text = decision.text if isinstance(item, ThoughtDecision) else item
             self.report.suggestions.append({"text": text, "accepted": decision.accepted, "reason": decision.reason,
                                             "tick": p.tick})
             if decision.accepted and decision.intent is not None:
@@ -244,14 +248,23 @@ class LiveLoop:
             if self._resume_first is None:
                 self._resume_first = recovered.task_id
                 self.report.resumed_tasks.append(recovered.goal)
-        while self.body.now_ticks() < self.report.end_tick:
+        while self.body.now_ticks() < self.report.end_tick and self._stopping is None:
             spec = self._choose(self.observe())
+            if self._stopping is not None:
+                break  # a hook stopped the session while it chose
             if spec is None:
                 self._wait()
                 continue
             self._run_task(spec)
-        self.report.finished = True
+        self.report.finished = self._stopping is None
         return self.close()
+
+    def stop(self, reason: str = "stopped") -> None:
+        """End the session early (from the loop's own thread, e.g. a hook): the task in flight stops at its next
+        safe point and stays ``preempted`` in the task journal, so the next session resumes it."""
+        self._stopping = reason
+        if self.current is not None:
+            self.executor.request_stop(reason)
 
     def close(self) -> LiveReport:
         self._account(sense(self.body))  # what the last task changed (a tool made in its last tick) counts too

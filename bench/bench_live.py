@@ -37,7 +37,6 @@ sys.path.insert(0, str(ROOT))
 
 from bench._targets import Direction, report  # noqa: E402
 
-
 #: food at or below this is starving territory (vanilla: no sprinting at 6, damage at 0)
 STARVING = 6
 
@@ -124,7 +123,8 @@ def main() -> None:
     idle_deaths = sum(r["idle_deaths"] for r in results)
     deaths = sum(len(r["deaths"]) for r in results)
     fed = sum(ate_in_time(r) for r in results)
-    baseline = f"baseline, an idle bot on the same seeds: {idle_deaths} deaths, {sum(r['idle_deaths'] == 0 for r in results)}/{n} survive"
+    idle_ok = sum(r["idle_deaths"] == 0 for r in results)
+    baseline = f"baseline, an idle bot on the same seeds: {idle_deaths} deaths, {idle_ok}/{n} survive"
     ratio = deaths / idle_deaths if idle_deaths else float(deaths)
     report("live survival", survived, "seeds", n, Direction.AT_LEAST,
            absolute=f"{survived}/{n} survived {args.days:g} days; deaths {deaths} = {ratio:.3f}x the {baseline}")

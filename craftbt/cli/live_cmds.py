@@ -28,6 +28,7 @@ from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
 from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
 from craftbt.planners.llm.client import LlmConfig
+from craftbt.router.thoughts import ThoughtDecision
 from craftbt.world.body import Body
 
 WORLDS = ("starter", "natural")
@@ -43,9 +44,9 @@ def _sim(world: str, seed: int, realtime: bool) -> Body:
     return world_body(world, seed, realtime=realtime)  # the worlds `craftbt run --world` and `craftbt eval` build
 
 
-def _stdin_thoughts() -> queue.Queue[str]:
+def _stdin_thoughts() -> queue.Queue[str | ThoughtDecision]:
     """Each stdin line becomes a suggestion; a daemon thread, so a silent stdin never holds the exit."""
-    lines: queue.Queue[str] = queue.Queue()
+    lines: queue.Queue[str | ThoughtDecision] = queue.Queue()
 
     def read() -> None:
         try:
