@@ -47,14 +47,12 @@ from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.planners.intent import Intent, IntentSource
 from craftbt.planners.llm.client import LlmConfig
 from craftbt.router.priors import PriorsStore
-from craftbt.router.router import RepeatedFailures, Router, survey
+from craftbt.router.router import Router, survey
 from craftbt.router.thoughts import ThoughtDecision, ThoughtProcessor
 from craftbt.trees import model as m
 from craftbt.world.body import TICKS_PER_DAY, BlockPos, Body
 
 POLL_TICKS = 20
-#: a routed goal whose tree failed is planned again from where the bot stands, at most this many times
-MAX_REPLANS = 2
 #: a single task's tree gets at most this many ticks (a quarter day) before the executor stops it
 TASK_TICKS = 6_000
 SNAPSHOT_EVERY = 1_200
@@ -97,7 +95,7 @@ class LiveLoop:
                  body_kind: str = "sim", registry: Registry | None = None, config: ExecutorConfig | None = None,
                  llm: LlmConfig | None = None, thoughts: queue.Queue[str | ThoughtDecision] | None = None,
                  snapshot: Path | None = None, report: LiveReport | None = None,
-                 hooks: list[Hook] | None = None, poll_ticks: int = POLL_TICKS) -> None:
+                 hooks: list[Hook] | None = None, poll_ticks: int = POLL_TICKS, planner: str = "auto") -> None:
         self.body = body
         self.home = home
         self.registry = registry or default_registry()
@@ -115,6 +113,8 @@ class LiveLoop:
         self.snapshot = snapshot
         self.hooks = list(hooks or [])
         self.poll_ticks = poll_ticks
+        #: the router's planner choice for routed goals (``auto``: every eligible planner, scored by the priors)
+        self.planner = planner
         start = body.now_ticks()
         self.report = report or LiveReport(seed=seed, world=world, body=body_kind, days=days, start_tick=start,
                                            end_tick=start + int(days * TICKS_PER_DAY))
@@ -405,28 +405,20 @@ class LiveLoop:
         return home.x, home.z, home.y
 
     def _routed(self, spec: GoalSpec) -> tuple[str, str]:
-        """Route, execute, and on a failure replan from where the bot now stands (as ``router.run_goal`` does)."""
+        """Route and execute. A failed goal is not replanned on the spot: ``Router.replan`` after a failed
+        iron-pickaxe tree on a natural world searched for minutes and grew to gigabytes; the task board's backoff
+        routes it again later, from wherever the bot then stands."""
         urgency = 0.9 if spec.goal.startswith("survive") else min(spec.urgency, 0.7)
         intent = Intent.from_text(spec.goal, urgency=urgency, context={"threat": "threat"} if urgency >= 0.9 else {},
                                   source=IntentSource.USER if spec.source is GoalSource.USER else IntentSource.SYSTEM)
         if self._walk_to_remembered(spec):
             self.events.append({"tick": self.body.now_ticks(), "recall": spec.goal})
-        decision = self.router.route(intent, survey(self.body), self.body.observe())
-        repeated = RepeatedFailures()
-        for attempt in range(MAX_REPLANS + 1):
-            payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
-            outcome = self._execute(decision.plan.tree, spec, intent=payload)
-            if outcome.status == "preempted":
-                return outcome.status, _why(outcome)
+        decision = self.router.route(intent, survey(self.body), self.body.observe(), planner=self.planner)
+        payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
+        outcome = self._execute(decision.plan.tree, spec, intent=payload)
+        if outcome.status != "preempted":
             self.router.record_outcome(decision, outcome.ok)
-            if outcome.ok or attempt == MAX_REPLANS or self.body.now_ticks() >= self.report.end_tick:
-                return outcome.status, _why(outcome)
-            failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
-            if repeated.note(failure) or any(k in _why(outcome) for k in NO_PATH):
-                return outcome.status, _why(outcome)  # the same wall again, or no way out on foot: stop here
-            self.events.append({"tick": self.body.now_ticks(), "replan": spec.goal, "after": _why(outcome)[:80]})
-            decision = self.router.replan(intent, decision, failure, survey(self.body), self.body.observe())
-        return "failure", "replans exhausted"
+        return outcome.status, _why(outcome)
 
     def _walk_to_remembered(self, spec: GoalSpec) -> bool:
         """Memory recall for planning: when the resource a goal needs is not near, go where memory saw it."""

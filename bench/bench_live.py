@@ -37,6 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench._targets import Direction, report  # noqa: E402
 
+#: what `craftbt live` routes with by default (see docs/autonomy.md: HTN's blow-up on natural worlds)
+PLANNER = "solver"
 #: food at or below this is starving territory (vanilla: no sprinting at 6, damage at 0)
 STARVING = 6
 
@@ -60,7 +62,7 @@ def one(seed: int, days: float, world: str) -> dict[str, Any]:
     body = world_body(world, seed)
     assert body.world.rules.do_mob_spawning  # hostile mobs at night
     with tempfile.TemporaryDirectory(prefix=f"bench_live_{seed}_") as home:
-        loop = LiveLoop(body, Path(home), seed=seed, days=days, world=world,
+        loop = LiveLoop(body, Path(home), seed=seed, days=days, world=world, planner=PLANNER,
                         config=ExecutorConfig(geofence=scenario_fence(body)))
         report = loop.run()
         loop.memory.close()

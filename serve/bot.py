@@ -327,7 +327,7 @@ class Bot:
                 clock.start_pacing()  # the embedded world at Minecraft's pace, as a server would run it
         self.live = LiveLoop(self.body, self.home, seed=self.seed, days=self.live_days or 1.0,
                              world=self.scenario or "starter", body_kind=self.body_kind, registry=self.registry,
-                             config=self.config, thoughts=self.inbox, hooks=[self._live_cycle])
+                             config=self.config, thoughts=self.inbox, hooks=[self._live_cycle], planner="solver")
         self._live_running = True
         self.hub.publish(EventType.EXECUTION_STARTED, {"kind": "live", "days": self.live_days})
         try:

@@ -72,6 +72,8 @@ def live_cmd(
     realtime: bool = typer.Option(False, "--realtime", help="Pace the embedded world at 20 ticks a second"),
     fresh: bool = typer.Option(False, "--fresh", help="Start a new session even if one is unfinished"),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON"),
+    planner: str = typer.Option("solver", "--planner", help="The router's planner for obtain goals: solver (default) "
+                                "| auto | htn | goap | llm"),
 ) -> None:
     """Live autonomously: needs -> goals -> plans -> actions, for N game days; report at the end."""
     if world not in WORLDS:
@@ -109,7 +111,7 @@ def live_cmd(
         fence = Bounds(**session["fence"])
     loop = LiveLoop(the_body, home, seed=seed, days=days, world=world, body_kind=body,
                     config=ExecutorConfig(geofence=fence), llm=LlmConfig.from_env(), thoughts=_stdin_thoughts(),
-                    snapshot=snap if bodyinfo.can_snapshot(the_body) else None, report=report)
+                    snapshot=snap if bodyinfo.can_snapshot(the_body) else None, report=report, planner=planner)
     loop.memory.set_state("session", {"seed": seed, "world": world, "body": body, "days": days,
                                       "status": "running", "fence": fence.model_dump() if fence else None})
     if note and not as_json:
