@@ -1,4 +1,4 @@
-"""Episodic memory read when planning: a remembered herd changes what the bot does for a food goal."""
+"""The live loop acting on what it knows: a remembered herd changes a food goal; a walled-in bot digs out."""
 
 from __future__ import annotations
 
@@ -42,3 +42,28 @@ def test_a_remembered_cow_is_walked_to_and_found_without_a_search(tmp_path: Path
     assert not any("recall" in e for e in blind.events)
     # without the memory the bot searched for it: the explore leaves ran far longer (or never found it)
     assert explored(blind_steps) > with_memory + 100
+
+
+def test_a_bot_walled_in_by_day_digs_a_stair_out(tmp_path: Path) -> None:
+    """A walk with no path out (a hole a planner dug for stone) queues the stair routine, which gets the bot out."""
+    from craftbt.autonomy.goals import GoalSource
+    from craftbt.autonomy.loop import UNSTUCK
+    from craftbt.world.sim.storage import AIR
+
+    body = SimBody(new_world(seed=6))
+    body.world.rules.do_mob_spawning = False
+    feet = body.position().block()
+    for dy in range(1, 4):  # a 3-deep shaft under the bot: it falls in and cannot climb out
+        body.world.set_block((feet.x, feet.y - dy, feet.z), AIR)
+    body.advance(20)
+    ground = feet.y
+    assert body.position().y == ground - 3
+    loop = LiveLoop(body, tmp_path, seed=6, days=0.1, config=ExecutorConfig(geofence=scenario_fence(body)))
+    walk = GoalSpec(task_id="explore:20,0", goal=f"explore {feet.x + 20},{ground},{feet.z}", kind=GoalKind.ROUTINE,
+                    source=GoalSource.BOOTSTRAP, urgency=0.25)
+    loop._run_task(walk)
+    assert any("unstuck" in e for e in loop.events)
+    chosen = loop.goals.select(loop.now_ms())
+    assert chosen is not None and chosen.task_id == UNSTUCK
+    loop._run_task(chosen)
+    assert body.position().y >= ground  # out of the hole, on the ground again
