@@ -54,8 +54,8 @@ def idle(seed: int, days: float, world: str) -> int:
 
 
 def one(seed: int, days: float, world: str) -> dict[str, Any]:
-    from craftbt.autonomy.loop import LiveLoop
-    from craftbt.executor.config import ExecutorConfig, scenario_fence
+    from craftbt.autonomy.loop import LiveLoop, live_fence
+    from craftbt.executor.config import ExecutorConfig
     from craftbt.world.scenarios.loader import world_body
 
     t0 = time.perf_counter()
@@ -63,7 +63,7 @@ def one(seed: int, days: float, world: str) -> dict[str, Any]:
     assert body.world.rules.do_mob_spawning  # hostile mobs at night
     with tempfile.TemporaryDirectory(prefix=f"bench_live_{seed}_") as home:
         loop = LiveLoop(body, Path(home), seed=seed, days=days, world=world, planner=PLANNER,
-                        config=ExecutorConfig(geofence=scenario_fence(body)))
+                        config=ExecutorConfig(geofence=live_fence(body)))
         report = loop.run()
         loop.memory.close()
     out = report.as_json()

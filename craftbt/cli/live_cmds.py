@@ -20,13 +20,13 @@ from typing import Any
 import typer
 
 from craftbt.autonomy import bodyinfo
-from craftbt.autonomy.loop import LiveLoop
+from craftbt.autonomy.loop import LiveLoop, live_fence
 from craftbt.autonomy.memory import EpisodicMemory
 from craftbt.autonomy.report import LiveReport, render
 from craftbt.cli.console import table_console
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
-from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
+from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.planners.llm.client import LlmConfig
 from craftbt.router.thoughts import ThoughtDecision
 from craftbt.world.body import Body
@@ -145,7 +145,7 @@ def _open_body(kind: str, world: str, seed: int, realtime: bool, host: str, port
             clock = getattr(getattr(sim, "world", None), "clock", None)
             if clock is not None:  # pace from now on, not from tick 0 (a restored world is ticks ahead)
                 clock.start_pacing()
-        return sim, scenario_fence(sim)
+        return sim, live_fence(sim)
     if kind == "mineflayer":
         from craftbt.world.mineflayer.body import MineflayerBody
 
