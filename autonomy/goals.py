@@ -11,8 +11,10 @@ selected again once the urgent task is done, which is how it resumes.
 
 Goals are ``routed`` (the router plans them: ``obtain X``) or
 ``routine`` (a built-in tree in :mod:`~craftbt.autonomy.routines`: shelter,
-leave_shelter, eat, go to a place). A hostile near by day is answered with the shelter too: the
-executor's own fast path (retreat) covers a threat that arrives in the middle of a task.
+leave_shelter, eat, go to a place, flee). A creeper near, by day or night, is fled from (it does not
+burn, and a pit dug in front of it is not deep yet when it blows); another hostile near by day is
+answered with the shelter (undead burn in the sun, so the pit need only outlast the shade it stands
+in). The executor's own fast path (retreat) covers a threat that arrives in the middle of a task.
 """
 
 from __future__ import annotations
@@ -30,8 +32,11 @@ from craftbt.executor.backoff import TRANSIENT_BLOCK_BACKOFF_MS, Task, TaskBoard
 URGENT = 0.8
 #: ... when it beats the running task's priority by at least this much
 PREEMPT_MARGIN = 0.1
-#: foods the loop tries to obtain when it carries none, best first
-FOOD_GOALS = ("bread", "cooked_beef", "apple")
+#: foods the loop tries to obtain when it carries none, best first: animals to hunt and cook where the world
+#: has them (natural worlds place them with their chunks), then what crops and trees give
+FOOD_GOALS = ("cooked_beef", "cooked_porkchop", "cooked_mutton", "cooked_chicken", "bread", "apple")
+#: eat from this food level down: cooked meat restores 6-8 points, so little of a meal is wasted
+EAT_AT = 17
 #: the morning window in which a sheltered bot leaves its shelter (when no hostile is near): from time 1000,
 #: when the undead left from the night have burned in the sun for 50 s, until the evening work stop
 SHELTER_LEAVE_FROM, SHELTER_LEAVE_UNTIL = 1_000, 10_000
@@ -73,13 +78,20 @@ def goals_for(needs: list[Need], state: HomeostasisState) -> list[GoalSpec]:
     out: list[GoalSpec] = []
     for need in needs:
         if need.kind in (NeedKind.FOOD, NeedKind.HEALTH):
-            if p.food_carried and p.food <= 17:
+            if p.food_carried and p.food <= EAT_AT:
                 out.append(GoalSpec(task_id="eat", goal="eat", kind=GoalKind.ROUTINE, need=need.kind,
                                     urgency=need.urgency, why=need.reasons))
-            elif need.kind is NeedKind.FOOD and not p.food_carried and p.food <= 14:
-                for food in FOOD_GOALS:
+            elif need.kind is NeedKind.FOOD and not p.food_carried:
+                # one goal per food, in FOOD_GOALS order; memory's success rates sink the ones this world lacks
+                for i, food in enumerate(FOOD_GOALS):
                     out.append(GoalSpec(task_id=f"food:{food}", goal=f"obtain {food}", kind=GoalKind.ROUTED,
-                                        need=need.kind, urgency=need.urgency * 0.9, why=need.reasons))
+                                        need=need.kind, urgency=round(need.urgency * 0.9 - 0.01 * i, 4),
+                                        why=need.reasons))
+        elif need.kind is NeedKind.SAFETY and p.nearest_threat == "creeper" and not state.sheltered:
+            # run: a creeper lights its fuse within 3 blocks and gives up beyond 7; it walks slower than the bot
+            out.append(GoalSpec(task_id="flee", goal="flee", kind=GoalKind.ROUTINE, need=need.kind,
+                                urgency=max(need.urgency, URGENT + 0.05),
+                                why=[*need.reasons, "a creeper near: run from it"]))
         elif need.kind is NeedKind.SAFETY:
             # hide: the pit keeps every mob of the embedded world out of reach, by day as by night; hurt with a
             # hostile near, hiding becomes urgent (it may stop a routine task at its next safe point)

@@ -41,14 +41,14 @@ from craftbt.autonomy.signals import FOODS, Percept, SignalMonitor, sense
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError
-from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.planners.intent import Intent, IntentSource
 from craftbt.planners.llm.client import LlmConfig
 from craftbt.router.priors import PriorsStore
 from craftbt.router.router import Router, survey
-from craftbt.router.thoughts import ThoughtProcessor
+from craftbt.router.thoughts import ThoughtDecision, ThoughtProcessor
 from craftbt.trees import model as m
 from craftbt.world.body import TICKS_PER_DAY, BlockPos, Body
 
@@ -59,7 +59,7 @@ SNAPSHOT_EVERY = 1_200
 #: the reason a shelter task gives when the bot already stood sheltered (nothing was built)
 ALREADY = "already sheltered"
 #: what may run in the evening and at night
-NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter"})
+NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter", "flee"})
 #: ticks between two goals of the bootstrapper (a pause, not a hot loop of walks)
 EXPLORE_PAUSE = 600
 #: what the loop looks for while it lives, to remember where it was seen
@@ -67,23 +67,48 @@ RESOURCES = ("oak_log", "birch_log", "spruce_log", "coal_ore", "iron_ore", "copp
 #: an obtain goal whose plan fails for want of these may walk to where memory saw them first
 NEEDS_RESOURCE: dict[str, tuple[str, ...]] = {
     "iron_pickaxe": ("iron_ore",), "iron_ingot": ("iron_ore",), "stone_pickaxe": ("stone",),
-    "torch": ("coal_ore",), "wooden_pickaxe": ("oak_log", "birch_log", "spruce_log"),
+    "torch": ("coal_ore",), "coal": ("coal_ore",), "wooden_pickaxe": ("oak_log", "birch_log", "spruce_log"),
+    **{food: (animal,) for animal, foods in (("cow", ("beef", "cooked_beef", "leather")),
+                                              ("pig", ("porkchop", "cooked_porkchop")),
+                                              ("sheep", ("mutton", "cooked_mutton", "white_wool")),
+                                              ("chicken", ("chicken", "cooked_chicken", "feather")))
+       for food in foods},
 }
+#: animals are remembered like resources (where a herd grazed); they wander, so a place is kept per 8-block cell
+ANIMALS = ("cow", "pig", "sheep", "chicken")
+ANIMAL_CELL = 8
 RESOURCE_SCAN_RADIUS = 16
 #: a resource within this many blocks needs no recall
 NEAR_ENOUGH = 12
 DAMAGE_NOTE = 2.0
 #: at night the report counts hostile mobs alive within this radius (they spawn 16-32 blocks out)
 NIGHT_WATCH_RADIUS = 32.0
+#: what a failed walk says when the pathfinder found no way from where the bot stands (it does not dig or pillar)
+NO_PATH = ("no_path", "no standable route", "no path to")
+#: the task that digs a stair out when the bot is walled in (a hole a planner dug for stone, a cave)
+UNSTUCK = "unstuck"
 Hook = Callable[["LiveLoop", Percept], None]
+#: the live loop's default fence on an embedded world that declares none: days of hunting and exploring range
+#: further than one task's 64 blocks (on natural seed 5 a hunt crossed x = 64 and every later goal was refused)
+LIVE_FENCE_RADIUS = 192
+
+
+def live_fence(body: Body) -> Bounds:
+    """The scenario's declared bounds when it has them, else a box LIVE_FENCE_RADIUS around the bot."""
+    declared = any(getattr(h, "bounds", None) is not None
+                   for h in (body, getattr(body, "scenario", None), getattr(body, "world", None)) if h is not None)
+    if declared:
+        return scenario_fence(body)
+    p, r = body.position(), LIVE_FENCE_RADIUS
+    return Bounds(min_x=int(p.x) - r, min_y=-64, min_z=int(p.z) - r, max_x=int(p.x) + r, max_y=320, max_z=int(p.z) + r)
 
 
 class LiveLoop:
     def __init__(self, body: Body, home: Path, *, seed: int = 0, days: float = 3.0, world: str = "starter",
                  body_kind: str = "sim", registry: Registry | None = None, config: ExecutorConfig | None = None,
-                 llm: LlmConfig | None = None, thoughts: queue.Queue[str] | None = None,
+                 llm: LlmConfig | None = None, thoughts: queue.Queue[str | ThoughtDecision] | None = None,
                  snapshot: Path | None = None, report: LiveReport | None = None,
-                 hooks: list[Hook] | None = None, poll_ticks: int = POLL_TICKS) -> None:
+                 hooks: list[Hook] | None = None, poll_ticks: int = POLL_TICKS, planner: str = "auto") -> None:
         self.body = body
         self.home = home
         self.registry = registry or default_registry()
@@ -101,6 +126,8 @@ class LiveLoop:
         self.snapshot = snapshot
         self.hooks = list(hooks or [])
         self.poll_ticks = poll_ticks
+        #: the router's planner choice for routed goals (``auto``: every eligible planner, scored by the priors)
+        self.planner = planner
         start = body.now_ticks()
         self.report = report or LiveReport(seed=seed, world=world, body=body_kind, days=days, start_tick=start,
                                            end_tick=start + int(days * TICKS_PER_DAY))
@@ -118,6 +145,7 @@ class LiveLoop:
         self._resume_first: str | None = None
         self._seen: set[tuple[str, BlockPos]] = set()
         self._last_bootstrap = -EXPLORE_PAUSE
+        self._stopping: str | None = None
         self.home_pos = body.position()
 
     # -- sensing ---------------------------------------------------------------------------------------
@@ -193,12 +221,15 @@ class LiveLoop:
         r.signals_emitted, r.signals_held = self.signals.emitted, self.signals.held
 
     def _take_suggestions(self, p: Percept) -> None:
+        """Suggestions: a line of text passes this loop's filter; a decision was filtered already (by serve's
+        /api/cognitive/signals, which answers the caller at once) and is taken as it is."""
         while self.thoughts is not None:
             try:
-                text = self.thoughts.get_nowait()
+                item = self.thoughts.get_nowait()
             except queue.Empty:
                 return
-            decision = self.thought_filter.process(text, food=p.food)
+            decision = item if isinstance(item, ThoughtDecision) else self.thought_filter.process(item, food=p.food)
+            text = decision.text if isinstance(item, ThoughtDecision) else item
             self.report.suggestions.append({"text": text, "accepted": decision.accepted, "reason": decision.reason,
                                             "tick": p.tick})
             if decision.accepted and decision.intent is not None:
@@ -209,12 +240,17 @@ class LiveLoop:
                                  sticky=True)
 
     def _scan_resources(self) -> None:
-        """Remember where resources are: the nearest of each kind, once per place."""
+        """Remember where resources are: the nearest of each kind, once per place, and the animals in view."""
         found = self.body.nearest_blocks(list(RESOURCES), RESOURCE_SCAN_RADIUS)
         for name, pos in found.items():
             if (name, pos) not in self._seen:
                 self._seen.add((name, pos))
                 self.memory.record("resource_seen", name, self.body.now_ticks(), _centre(pos))
+        for e in self.body.entities(RESOURCE_SCAN_RADIUS, kind="passive"):
+            cell = BlockPos(int(e.position.x) // ANIMAL_CELL, 0, int(e.position.z) // ANIMAL_CELL)
+            if e.name in ANIMALS and (e.name, cell) not in self._seen:
+                self._seen.add((e.name, cell))
+                self.memory.record("resource_seen", e.name, self.body.now_ticks(), e.position)
 
     # -- the loop -----------------------------------------------------------------------------------------
     def run(self) -> LiveReport:
@@ -225,14 +261,23 @@ class LiveLoop:
             if self._resume_first is None:
                 self._resume_first = recovered.task_id
                 self.report.resumed_tasks.append(recovered.goal)
-        while self.body.now_ticks() < self.report.end_tick:
+        while self.body.now_ticks() < self.report.end_tick and self._stopping is None:
             spec = self._choose(self.observe())
+            if self._stopping is not None:
+                break  # a hook stopped the session while it chose
             if spec is None:
                 self._wait()
                 continue
             self._run_task(spec)
-        self.report.finished = True
+        self.report.finished = self._stopping is None
         return self.close()
+
+    def stop(self, reason: str = "stopped") -> None:
+        """End the session early (from the loop's own thread, e.g. a hook): the task in flight stops at its next
+        safe point and stays ``preempted`` in the task journal, so the next session resumes it."""
+        self._stopping = reason
+        if self.current is not None:
+            self.executor.request_stop(reason)
 
     def close(self) -> LiveReport:
         self._account(sense(self.body))  # what the last task changed (a tool made in its last tick) counts too
@@ -306,8 +351,19 @@ class LiveLoop:
                 self.goals.block(spec.task_id, reason, self.now_ms())
             else:
                 self.goals.done(spec.task_id)  # a failed suggestion or exploration is not retried as is
+            if any(k in reason for k in NO_PATH) and spec.task_id != UNSTUCK:
+                self._offer_unstuck(reason)
         self._scan_resources()
         self.save()
+
+    def _offer_unstuck(self, reason: str) -> None:
+        """No way out from here on foot: by day, dig a stair up before anything else is tried from this spot."""
+        state = self.observe(force=True)
+        if resting(state) or state.sheltered:
+            return  # the evening keeps the bot in its hole; the morning's leave_shelter digs it out
+        self.goals.offer(GoalSpec(task_id=UNSTUCK, goal="leave_shelter", kind=GoalKind.ROUTINE, urgency=0.75,
+                                  why=[f"walled in: {reason[:80]}", "dig a stair up and walk out"]), sticky=True)
+        self.events.append({"tick": self.body.now_ticks(), "unstuck": reason[:80]})
 
     def _after_success(self, spec: GoalSpec, *, built: bool) -> None:
         if spec.goal == "shelter" and built:
@@ -331,8 +387,13 @@ class LiveLoop:
             # the stair did not get the bot out: walk to the surface at home, which the pathfinder may reach
             stages = (lambda b: routines.go_to(routines.surface(b, *self._home_column()) or self.home_pos.block(),
                                                2.0),)
+        elif spec.goal == "flee":
+            stages = (lambda _b: routines.flee(),)
         elif spec.goal == "eat":
-            food = next((f for f in FOODS if self.body.observe().inventory.get(f)), None)
+            carried = sorted(f for f in FOODS if self.body.observe().inventory.get(f))
+            # cooked food first: it restores most and raw chicken can poison
+            food = next((f for f in carried if f.startswith(("cooked_", "golden_", "bread"))), None) \
+                or next(iter(carried), None)
             stages = (lambda _b: routines.eat(food),)
         elif spec.goal.startswith("explore "):
             x, y, z = (int(v) for v in spec.goal.split(" ", 1)[1].split(","))
@@ -357,12 +418,15 @@ class LiveLoop:
         return home.x, home.z, home.y
 
     def _routed(self, spec: GoalSpec) -> tuple[str, str]:
+        """Route and execute. A failed goal is not replanned on the spot: ``Router.replan`` after a failed
+        iron-pickaxe tree on a natural world searched for minutes and grew to gigabytes; the task board's backoff
+        routes it again later, from wherever the bot then stands."""
         urgency = 0.9 if spec.goal.startswith("survive") else min(spec.urgency, 0.7)
         intent = Intent.from_text(spec.goal, urgency=urgency, context={"threat": "threat"} if urgency >= 0.9 else {},
                                   source=IntentSource.USER if spec.source is GoalSource.USER else IntentSource.SYSTEM)
         if self._walk_to_remembered(spec):
             self.events.append({"tick": self.body.now_ticks(), "recall": spec.goal})
-        decision = self.router.route(intent, survey(self.body), self.body.observe())
+        decision = self.router.route(intent, survey(self.body), self.body.observe(), planner=self.planner)
         payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
         outcome = self._execute(decision.plan.tree, spec, intent=payload)
         if outcome.status != "preempted":
@@ -372,7 +436,8 @@ class LiveLoop:
     def _walk_to_remembered(self, spec: GoalSpec) -> bool:
         """Memory recall for planning: when the resource a goal needs is not near, go where memory saw it."""
         wanted = NEEDS_RESOURCE.get(spec.goal.split()[-1], ())
-        if not wanted or self.body.nearest_blocks(list(wanted), NEAR_ENOUGH):
+        if not wanted or self.body.nearest_blocks(list(wanted), NEAR_ENOUGH) \
+                or any(e.name in wanted for e in self.body.entities(NEAR_ENOUGH, kind="passive")):
             return False
         spot = self.memory.recall_resource(wanted, self.body.position())
         if spot is None:

@@ -20,6 +20,8 @@ from craftbt.world.daytime import NIGHT_START
 FOOD_FALLING = -1.0
 HEALTH_FALLING = -2.0
 MAX_TIER = 3  # iron: the tier the loop climbs to
+#: carrying no food is a need before hunger is: a bot that waits for hunger to hunt may starve in the night
+STOCK_FOOD = 0.35
 
 
 class NeedKind(StrEnum):
@@ -66,7 +68,7 @@ def generate(state: HomeostasisState) -> list[Need]:
     if state.food_trend < FOOD_FALLING:
         u, why = u + 0.15, [*why, f"food falling {state.food_trend:.1f}/1000 ticks"]
     if p.food_carried == 0:
-        why.append("no food carried")
+        u, why = max(u, STOCK_FOOD), [*why, "no food carried: stock up before hunger"]
     if u > 0:
         needs.append(Need(kind=NeedKind.FOOD, urgency=_clip(u), reasons=why or [f"food {p.food}"]))
 

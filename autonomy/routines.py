@@ -141,6 +141,13 @@ def _exit_direction(body: Body, feet: BlockPos) -> tuple[int, int]:
     return STEPS[0]
 
 
+def flee(distance: float = 16.0) -> m.TreeDefinition:
+    """Run from the hostiles near (retreat_from_threat): out of a creeper's fuse range and its reach."""
+    return _tree("flee", "run from the hostiles near", [
+        m.LeafNode(name="run", capability="retreat_from_threat",
+                   args={"retreatDistance": distance, "safeRadius": 12.0}, timeout_ms=30_000)])
+
+
 def eat(food: str | None = None) -> m.TreeDefinition:
     args: dict[str, Any] = {"until_saturation": False}
     if food:

@@ -19,7 +19,7 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from craftbt.autonomy import bodyinfo
-from craftbt.world.body import BlockPos, Body, Observation, Position
+from craftbt.world.body import BlockPos, Body, EntityInfo, Observation, Position
 from craftbt.world.daytime import is_night
 
 #: the first half of a heart is 1 health point: "below 6 hearts" is below 12
@@ -31,6 +31,8 @@ DARK_LIGHT = 7
 FULL_SLOTS = 36
 NEAR_FULL_FREE = 3
 FAR_FROM_HOME = 64.0
+#: vanilla: a spider in light 12 or more is neutral
+SPIDER_NEUTRAL_LIGHT = 12
 #: dusk: the last stretch of the day before hostile mobs can spawn (vanilla night starts at 13000)
 DUSK_FROM, DUSK_TO = 11_000, 13_000
 FOODS = frozenset({"apple", "bread", "cooked_beef", "cooked_porkchop", "cooked_chicken", "cooked_mutton",
@@ -64,6 +66,8 @@ class Percept(BaseModel):
     light: int
     weather: str | None
     home: Position | None = None
+    #: the nearest hostile within HOSTILE_RANGE, by name (a creeper is fled from, by day as by night)
+    nearest_threat: str | None = None
 
     @property
     def night(self) -> bool:
@@ -78,10 +82,20 @@ class Percept(BaseModel):
         return sum(n for item, n in self.inventory.items() if item in FOODS)
 
 
+def _neutral(body: Body, e: EntityInfo, night: bool) -> bool:
+    """A spider in bright light by day does not attack unless hit (vanilla): it is not a threat."""
+    if night or e.name != "spider":
+        return False
+    return body.light_level(e.position.block()) >= SPIDER_NEUTRAL_LIGHT
+
+
 def sense(body: Body, home: Position | None = None) -> Percept:
     obs: Observation = body.observe()
     me = obs.position
-    hostiles = [e for e in body.entities(HOSTILE_RANGE, kind="hostile") if e.position.distance_to(me) <= HOSTILE_RANGE]
+    night = is_night(obs.time_of_day)
+    hostiles = sorted((e for e in body.entities(HOSTILE_RANGE, kind="hostile")
+                       if e.position.distance_to(me) <= HOSTILE_RANGE and not _neutral(body, e, night)),
+                      key=lambda e: e.position.distance_to(me))
     players = [e for e in body.entities(PLAYER_RANGE, kind="player") if e.position.distance_to(me) <= PLAYER_RANGE]
     used = {s.slot for s in body.inventory() if s.slot is not None and 9 <= s.slot <= 44}
     feet = me.block()
@@ -90,6 +104,7 @@ def sense(body: Body, home: Position | None = None) -> Percept:
         inventory=dict(obs.inventory), free_slots=FULL_SLOTS - len(used), hostiles=len(hostiles),
         nearest_hostile=min((e.position.distance_to(me) for e in hostiles), default=None), players=len(players),
         light=body.light_level(BlockPos(feet.x, feet.y, feet.z)), weather=bodyinfo.weather(body), home=home,
+        nearest_threat=hostiles[0].name if hostiles else None,
     )
 
 

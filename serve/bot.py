@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import py_trees
 from pydantic import BaseModel, Field, model_validator
@@ -43,6 +43,9 @@ from craftbt.serve.events import EventHub, EventType
 from craftbt.serve.snapshot import TreeTracker, jsonable
 from craftbt.trees import model as m
 from craftbt.world.body import Body
+
+if TYPE_CHECKING:
+    from craftbt.autonomy.loop import LiveLoop
 
 T = TypeVar("T")
 
@@ -152,6 +155,7 @@ class Bot:
         scenario: str | None = None,
         seed: int = 0,
         pace_ms: float = 0.0,
+        live_days: float | None = None,
     ) -> None:
         self.body = body
         self.registry = registry
@@ -162,8 +166,13 @@ class Bot:
         self.scenario = scenario
         self.seed = seed
         self.control = ViewerControl(pace_ms=pace_ms)
-        self.thoughts = ThoughtProcessor()
-        #: accepted suggestions not yet acted on: the autonomy loop's inbox
+        #: with ``live_days`` the worker runs the autonomy loop (``craftbt serve --live DAYS``) instead of waiting for
+        #: runs; accepted suggestions go into the loop's inbox, and the filter checks the loop's geofence
+        self.live_days = live_days
+        self.live: LiveLoop | None = None
+        self.inbox: queue.Queue[str | ThoughtDecision] = queue.Queue()
+        self.thoughts = ThoughtProcessor(bounds=config.geofence) if live_days else ThoughtProcessor()
+        #: accepted suggestions not yet acted on: the autonomy loop's inbox when no loop runs here
         self.suggestions: deque[ThoughtDecision] = deque(maxlen=100)
         self.started_at = time.time()
         self.snapshot: dict[str, Any] = {}
@@ -242,6 +251,9 @@ class Bot:
         with self._lock:
             if self._stopping:
                 raise BusyError({"state": "stopping"})
+            if self.living:
+                raise BusyError({"state": "living", "detail": "the autonomy loop drives this bot: send suggestions "
+                                                              "to /api/cognitive/signals"})
             if self._active is not None:
                 raise BusyError(self._active.summary())
             job = Job(id="run-" + uuid.uuid4().hex[:12], kind=kind, label=label, payload=payload,
@@ -271,6 +283,8 @@ class Bot:
         self._executor = ScriptExecutor(self.registry, self.body, config=self.config, body_kind=self.body_kind,
                                         on_tick=self._on_tick, home=self.home)
         try:
+            if self.live_days:
+                self._live()
             while True:
                 try:
                     item = self._queue.get(timeout=IDLE_REFRESH_S)
@@ -295,6 +309,41 @@ class Bot:
                 return
             if isinstance(item, _Call):
                 item.future.set_exception(error)
+
+    # -- the autonomy loop (serve --live) ----------------------------------------------------------
+    @property
+    def living(self) -> bool:
+        return self.live is not None and not self.live.report.finished and self._live_running
+
+    _live_running = False
+
+    def _live(self) -> None:
+        """Run the autonomy loop on this thread; between its cycles, serve queued calls and keep the status fresh."""
+        from craftbt.autonomy.loop import LiveLoop
+
+        if self.control.pace_ms > 0:
+            clock = getattr(getattr(self.body, "world", None), "clock", None)
+            if clock is not None:
+                clock.start_pacing()  # the embedded world at Minecraft's pace, as a server would run it
+        self.live = LiveLoop(self.body, self.home, seed=self.seed, days=self.live_days or 1.0,
+                             world=self.scenario or "starter", body_kind=self.body_kind, registry=self.registry,
+                             config=self.config, thoughts=self.inbox, hooks=[self._live_cycle], planner="solver")
+        self._live_running = True
+        self.hub.publish(EventType.EXECUTION_STARTED, {"kind": "live", "days": self.live_days})
+        try:
+            report = self.live.run()
+        except Exception as exc:  # the loop failed: the service stays up and says why
+            self.snapshot = {**self.snapshot, "error": f"live loop: {type(exc).__name__}: {exc}"}
+            return
+        finally:
+            self._live_running = False
+        self.hub.publish(EventType.EXECUTION_COMPLETE, {"kind": "live", "report": report.as_json()})
+
+    def _live_cycle(self, loop: LiveLoop, _percept: Any) -> None:
+        self._safe_refresh()
+        self._serve_pending()
+        if self._stopping:
+            loop.stop("server_shutdown")
 
     @staticmethod
     def _run_call(call: _Call) -> None:
@@ -513,7 +562,9 @@ class Bot:
     def signal(self, text: str, source: str = "user") -> ThoughtDecision:
         food = self.snapshot.get("food")
         decision = self.thoughts.process(text, source=source, food=food if isinstance(food, int) else None)
-        if decision.accepted:
+        if decision.accepted and self.living:
+            self.inbox.put(decision)  # the loop takes it at its next cycle, as it takes a line of stdin
+        elif decision.accepted:
             self.suggestions.append(decision)
         self.hub.publish(EventType.SIGNAL, decision.model_dump(mode="json"))
         return decision

@@ -41,6 +41,8 @@ class BotOptions:
     max_ticks: int = 20 * 60 * 20
     pace_ms: float | None = None
     home: Path | None = None
+    #: run the autonomy loop for this many game days instead of waiting for runs (``--live``)
+    live_days: float | None = None
 
 
 def make_body(opts: BotOptions) -> tuple[Body, Bounds | None]:
@@ -73,7 +75,7 @@ def make_bot(opts: BotOptions) -> Bot:
     pace = opts.pace_ms if opts.pace_ms is not None else (GAME_PACE_MS if opts.body == "sim" else 0.0)
     return Bot(body, registry=default_registry(), home=opts.home or default_home(), config=config,
                body_kind=opts.body, scenario=str(opts.scenario) if opts.scenario else None, seed=opts.seed,
-               pace_ms=pace)
+               pace_ms=pace, live_days=opts.live_days)
 
 
 def serve(opts: BotOptions, *, host: str, port: int, token: str | None, max_body: int = DEFAULT_MAX_BODY) -> None:

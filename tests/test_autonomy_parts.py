@@ -218,3 +218,36 @@ def test_suggestions_pass_the_filter_and_a_place_outside_the_fence_is_refused(tm
     assert reasons == {"go to 9000 64 9000": "leave_geofence", "obtain 4 stick": "accepted",
                        "blow up the village with tnt": "griefing"}
     assert any(s.goal == "obtain 4 stick" and s.source.value == "user" for s in loop.goals.specs.values())
+
+
+# -- daylight threats and food stock ------------------------------------------------------------------------
+def test_a_creeper_by_day_is_fled_from_urgently_and_another_hostile_is_hidden_from() -> None:
+    creeper = state(hostiles=1, nearest_hostile=6.0, nearest_threat="creeper")
+    flee = next(g for g in goals_for(generate(creeper), creeper) if g.goal == "flee")
+    assert flee.urgent and flee.kind is GoalKind.ROUTINE
+    zombie = state(hostiles=1, nearest_hostile=6.0, nearest_threat="zombie")
+    goals = {g.goal for g in goals_for(generate(zombie), zombie)}
+    assert "flee" not in goals and "shelter" in goals
+
+
+def test_a_spider_in_daylight_is_no_threat_but_one_in_the_dark_is() -> None:
+    from craftbt.world.sim.body import SimBody, new_world
+
+    for time_of_day, threat in ((6000, None), (18000, "spider")):
+        body = SimBody(new_world(seed=3))
+        body.world.rules.do_mob_spawning = False
+        body.world.clock.set_time_of_day(time_of_day)
+        here = body.position()
+        body.world.spawn_mob("spider", here.x + 5, here.y, here.z, no_ai=True)
+        p = sense(body)
+        assert p.nearest_threat == threat and p.hostiles == (0 if threat is None else 1)
+
+
+def test_carrying_no_food_is_a_need_before_hunger_and_meat_comes_first() -> None:
+    fed = state(food=20)
+    food = next(n for n in generate(fed) if n.kind is NeedKind.FOOD)
+    assert food.urgency > 0 and any("stock up" in r for r in food.reasons)
+    goals = sorted((g for g in goals_for([food], fed) if g.goal.startswith("obtain")), key=lambda g: -g.urgency)
+    assert goals[0].goal == "obtain cooked_beef"
+    carrying = state(food=20, inventory={"cooked_beef": 4})
+    assert not any(n.kind is NeedKind.FOOD for n in generate(carrying))

@@ -14,21 +14,21 @@ import json
 import queue
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from craftbt.autonomy import bodyinfo
-from craftbt.autonomy.loop import LiveLoop
+from craftbt.autonomy.loop import LiveLoop, live_fence
 from craftbt.autonomy.memory import EpisodicMemory
 from craftbt.autonomy.report import LiveReport, render
 from craftbt.cli.console import table_console
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
-from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
+from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.planners.llm.client import LlmConfig
+from craftbt.router.thoughts import ThoughtDecision
 from craftbt.world.body import Body
 
 WORLDS = ("starter", "natural")
@@ -39,18 +39,14 @@ def _err(message: str) -> CraftbtError:
 
 
 def _sim(world: str, seed: int, realtime: bool) -> Body:
-    from craftbt.world.scenarios.loader import build, starter_world
-    from craftbt.world.scenarios.schema import Scenario
+    from craftbt.world.scenarios.loader import world_body
 
-    if world == "starter":
-        return starter_world(seed, realtime=realtime)
-    scenario = Scenario(name="natural", seed=seed, generator={"type": "natural"})  # type: ignore[arg-type]
-    return build(scenario, realtime=realtime)
+    return world_body(world, seed, realtime=realtime)  # the worlds `craftbt run --world` and `craftbt eval` build
 
 
-def _stdin_thoughts() -> queue.Queue[str]:
+def _stdin_thoughts() -> queue.Queue[str | ThoughtDecision]:
     """Each stdin line becomes a suggestion; a daemon thread, so a silent stdin never holds the exit."""
-    lines: queue.Queue[str] = queue.Queue()
+    lines: queue.Queue[str | ThoughtDecision] = queue.Queue()
 
     def read() -> None:
         try:
@@ -76,6 +72,8 @@ def live_cmd(
     realtime: bool = typer.Option(False, "--realtime", help="Pace the embedded world at 20 ticks a second"),
     fresh: bool = typer.Option(False, "--fresh", help="Start a new session even if one is unfinished"),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON"),
+    planner: str = typer.Option("solver", "--planner", help="The router's planner for obtain goals: solver (default) "
+                                "| auto | htn | goap | llm"),
 ) -> None:
     """Live autonomously: needs -> goals -> plans -> actions, for N game days; report at the end."""
     if world not in WORLDS:
@@ -113,7 +111,7 @@ def live_cmd(
         fence = Bounds(**session["fence"])
     loop = LiveLoop(the_body, home, seed=seed, days=days, world=world, body_kind=body,
                     config=ExecutorConfig(geofence=fence), llm=LlmConfig.from_env(), thoughts=_stdin_thoughts(),
-                    snapshot=snap if bodyinfo.can_snapshot(the_body) else None, report=report)
+                    snapshot=snap if bodyinfo.can_snapshot(the_body) else None, report=report, planner=planner)
     loop.memory.set_state("session", {"seed": seed, "world": world, "body": body, "days": days,
                                       "status": "running", "fence": fence.model_dump() if fence else None})
     if note and not as_json:
@@ -146,8 +144,8 @@ def _open_body(kind: str, world: str, seed: int, realtime: bool, host: str, port
         if realtime:
             clock = getattr(getattr(sim, "world", None), "clock", None)
             if clock is not None:  # pace from now on, not from tick 0 (a restored world is ticks ahead)
-                clock.realtime, clock._tick_origin, clock._wall_origin = True, clock.tick, time.monotonic()
-        return sim, scenario_fence(sim)
+                clock.start_pacing()
+        return sim, live_fence(sim)
     if kind == "mineflayer":
         from craftbt.world.mineflayer.body import MineflayerBody
 

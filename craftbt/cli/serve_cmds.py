@@ -48,12 +48,15 @@ def serve_cmd(
                                               "full speed)"),
     max_body: int = typer.Option(DEFAULT_MAX_BODY, "--max-body", min=1024, help="Request-body cap in bytes"),
     home: Path | None = _HOME,
+    live: float | None = typer.Option(None, "--live", min=0.01, help="Run the autonomy loop for this many game "
+                                      "days (suggestions via POST /api/cognitive/signals); runs are refused meanwhile"),
 ) -> None:
     """Serve one bot over HTTP and WebSocket, with an MCP endpoint at /mcp and a live viewer at /viewer."""
     from craftbt.serve.launch import BotOptions, serve  # FastAPI, uvicorn and mcp load only for this command
 
     opts = BotOptions(body=body, scenario=scenario, seed=seed, mc_host=mc_host, mc_port=mc_port, username=username,
-                      profile=profile, geofence=geofence, max_ticks=max_ticks, pace_ms=pace_ms, home=home)
+                      profile=profile, geofence=geofence, max_ticks=max_ticks, pace_ms=pace_ms, home=home,
+                      live_days=live)
     try:
         serve(opts, host=host, port=port, token=token or os.environ.get("CRAFTBT_SERVE_TOKEN") or None,
               max_body=max_body)

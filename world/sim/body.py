@@ -49,6 +49,7 @@ from craftbt.world.sim.entities import ATTACK_REACH, PICKUP_DELAY_TOSSED, WEAPON
 from craftbt.world.sim.flags import AIRLIKE, CONTAINER, LIQUID, REPLACEABLE, SOLID
 from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
 from craftbt.world.sim.handles import SimHandle, TimedHandle
+from craftbt.world.sim.mobs import provoke
 from craftbt.world.sim.player import ARMOUR_SLOTS, EQUIP_DESTINATIONS, EYE_HEIGHT, HOTBAR, MAX_FOOD, Inventory, Stack
 from craftbt.world.sim.storage import AIR, BlockState, make_state
 from craftbt.world.sim.world import World
@@ -958,6 +959,7 @@ class SimBody:
             held = self.world.player.held
             damage = WEAPON_DAMAGE.get(held or "", 1.0)
             e.health -= damage
+            provoke(e)  # a neutral mob hit by the player fights back
             self.world.player.exhaust(0.1)
             killed = e.health <= 0
             if killed:

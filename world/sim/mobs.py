@@ -1,5 +1,10 @@
 """Mob behaviour: passive mobs wander, hostiles spawn in the dark, chase and hit, creepers explode.
 
+Daylight follows vanilla: zombies and skeletons burn while the sky is bright over them (not under
+cover, not in water, not in rain); spiders turn neutral in light 12 or more (they wander and do not
+attack unless the player hit them, and forget that with a 1 % chance a tick while the light stays
+bright); creepers stay hostile around the clock.
+
 Movement is a greedy walk on the block grid (step up one block, fall any
 distance), not pathfinding: enough for mobs to close in and for walls to
 stop them. Explosions follow vanilla's shape (a sphere of radius ~power)
@@ -33,6 +38,13 @@ SPAWN_MIN_DIST = 16
 SPAWN_MAX_DIST = 32
 DESPAWN_DIST = 96.0
 UNDEAD = ("zombie", "skeleton")
+#: vanilla ``Level.isDay()``: the sky darkens by less than 4 (time of day before ~12650 or after ~23350)
+DAY_DARKENING = 4
+#: a spider is neutral in this much light or more (vanilla: brightness >= 0.5, i.e. light level 12)
+SPIDER_NEUTRAL_LIGHT = 12
+#: the chance per tick that a provoked spider in bright light forgets the player (vanilla SpiderAttackGoal)
+SPIDER_CALM_CHANCE = 0.01
+PROVOKED = "provoked"
 
 
 def kind_for(category: str) -> str:
@@ -55,11 +67,14 @@ def tick_mobs(world: World) -> None:
         if e.no_ai:
             continue
         if e.kind == "hostile":
-            if e.name in UNDEAD and world.clock.time_of_day < 12000 and e.age % 20 == 0 and _in_sun(world, e):
-                e.health -= 1.0  # burning in daylight
+            if e.name in UNDEAD and e.age % 20 == 0 and burns(world, e):
+                e.health -= 1.0  # on fire in daylight: 1 a second, as vanilla's fire
             dist = e.distance_to(p)
             if dist > DESPAWN_DIST:
                 dead.append(eid)
+                continue
+            if e.name == "spider" and not _spider_hostile(world, e):
+                _wander(world, e)
                 continue
             if alive and dist <= FOLLOW_RANGE:
                 _hostile_act(world, e, p, dist)
@@ -75,6 +90,41 @@ def tick_mobs(world: World) -> None:
 
 def _in_sun(world: World, e: Entity) -> bool:
     return light.raw_sky_light(world, math.floor(e.x), math.floor(e.y) + 1, math.floor(e.z)) >= 15
+
+
+def is_day(world: World) -> bool:
+    return light.sky_darkening(world.clock.time_of_day) < DAY_DARKENING
+
+
+def burns(world: World, e: Entity) -> bool:
+    """An undead mob catches fire: day, open sky over its head, not in water, not in rain."""
+    from craftbt.world.sim.flags import LAVA, LIQUID
+
+    if not is_day(world) or getattr(world, "weather", "clear") in ("rain", "thunder"):
+        return False
+    x, y, z = math.floor(e.x), math.floor(e.y), math.floor(e.z)
+    if any(world.flags(x, y + dy, z) & LIQUID and not world.flags(x, y + dy, z) & LAVA for dy in (0, 1)):
+        return False  # water puts the fire out
+    return _in_sun(world, e)
+
+
+def provoke(e: Entity) -> None:
+    """The player hit this mob: a neutral spider attacks back (vanilla HurtByTargetGoal)."""
+    e.extra[PROVOKED] = True
+
+
+def _spider_hostile(world: World, e: Entity) -> bool:
+    """Dark: hostile. Bright (light >= 12): neutral unless provoked, and a provoked spider calms down slowly."""
+    x, y, z = math.floor(e.x), math.floor(e.y), math.floor(e.z)
+    if light.light_level(world, x, y, z) < SPIDER_NEUTRAL_LIGHT:
+        return True
+    if e.extra.get(PROVOKED):
+        if world.rng.random() < SPIDER_CALM_CHANCE:
+            e.extra.pop(PROVOKED, None)
+            e.fuse = -1
+            return False
+        return True
+    return False
 
 
 def _hostile_act(world: World, e: Entity, p: Position, dist: float) -> None:
