@@ -8,7 +8,7 @@ import pytest
 
 from craftbt.capabilities.default import default_registry
 from craftbt.planners.base import PlanningFailure, PlanningState
-from craftbt.planners.htn.engine import BudgetExceeded, Domain, Engine
+from craftbt.planners.htn.engine import BudgetExceeded, Domain, Engine, plan_steps
 from craftbt.planners.htn.planner import HtnPlanner
 from craftbt.planners.intent import Intent
 from craftbt.planners.ppa import PlanStep
@@ -159,6 +159,36 @@ def test_engine_depth_and_expansion_limits() -> None:
     with pytest.raises(BudgetExceeded):
         looping: Engine[Any] = Engine(d, max_depth=20)
         looping.solve(S(), [("loop", 0)])
+
+
+def test_a_goal_needed_in_a_larger_amount_to_achieve_itself_is_a_dead_end_not_a_budget_error() -> None:
+    # A recipe loop: ingots from nuggets, nuggets from smelting a shovel, the shovel from ingots; each turn
+    # asks for more. With goal_args the loop is pruned like an identical task and the other method wins.
+    d = Domain(goal_args={"obtain": 1})
+
+    @d.operator("!mine", "wait")
+    def mine(s: dict[str, Any], item: str, n: int) -> PlanStep | bool | None:
+        return PlanStep(name=f"mine {n} {item}", capability="wait", args={})
+
+    @d.method("obtain", "by_loop")
+    def by_loop(s: Any, item: str, n: int) -> Any:
+        following = {"iron_ingot": "iron_nugget", "iron_nugget": "iron_shovel", "iron_shovel": "iron_ingot"}
+        yield "", [("obtain", following[item], n * 9)]
+
+    @d.method("obtain", "by_mining")
+    def by_mining(s: Any, item: str, n: int) -> Any:
+        yield "", [("!mine", item, n)]
+
+    class S(dict[str, Any]):
+        def copy(self) -> S:
+            return S(self)
+
+    solution = Engine(d, max_depth=20).solve(S(), [("obtain", "iron_ingot", 1)])
+    assert solution is not None
+    names = [step.name for step in plan_steps(solution.nodes)]
+    assert names == ["mine 81 iron_shovel"]  # the loop went as far as it could without repeating a goal
+    with pytest.raises(BudgetExceeded):  # the same domain without goal_args recurses until the budget ends
+        Engine(Domain(operators=d.operators, methods=d.methods), max_depth=20).solve(S(), [("obtain", "iron_ingot", 1)])
 
 
 def test_emittable_verbs_are_the_operators_capabilities() -> None:

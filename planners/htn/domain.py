@@ -98,7 +98,7 @@ def near(block: str) -> Check:
 
 def build_domain() -> Domain:
     """A fresh domain (each planner owns one: nothing global, safe across threads)."""
-    d = Domain()
+    d = Domain(goal_args={"obtain": 1, "produce": 1})
 
     # -- bookkeeping -------------------------------------------------------------------------------
     @d.operator("!reserve", None)

@@ -76,6 +76,16 @@ class Domain:
 
     operators: dict[str, Operator] = field(default_factory=dict)
     methods: dict[str, list[Method]] = field(default_factory=dict)
+    #: For a task name, how many leading arguments name its goal: ``obtain`` with 1 makes
+    #: ``("obtain", "iron_ingot", 9)`` under ``("obtain", "iron_ingot", 1)`` a cycle, as an
+    #: identical task is. Without it a recipe loop (ingot <- nugget <- smelted shovel <- ingot)
+    #: recursed with ever larger counts until the depth budget ran out.
+    goal_args: dict[str, int] = field(default_factory=dict)
+
+    def goal_of(self, task: Task) -> Task:
+        """The part of ``task`` that says what it achieves (the whole task unless ``goal_args`` says less)."""
+        n = self.goal_args.get(task[0])
+        return task if n is None else task[: 1 + n]
 
     def operator(self, task: str, capability: str | None) -> Callable[[OperatorFn], OperatorFn]:
         def register(fn: OperatorFn) -> OperatorFn:
@@ -226,8 +236,9 @@ class Engine(Generic[S]):
                 return
             yield PrimitiveNode(task, operator, step if isinstance(step, PlanStep) else None), after
             return
-        if task in stack:  # a task needed to achieve itself: this branch cannot ground out
-            return
+        goal = self.domain.goal_of(task)
+        if any(self.domain.goal_of(t) == goal for t in stack):
+            return  # a goal needed to achieve itself (in any amount): this branch cannot ground out
         alternatives = self.alternatives(task, state)
         for index, alternative in enumerate(alternatives):
             for children, after in self._seq(alternative.subtasks, state, (*stack, task)):
