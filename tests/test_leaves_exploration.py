@@ -168,3 +168,17 @@ def test_a_reachable_block_is_found_beside_one_that_is_not() -> None:
                    max_ticks=4_000)
     assert run.ok, run.result.error
     assert run.observables["found"] == [feet.x - 12, feet.y, feet.z]
+
+
+def test_a_boxed_in_search_says_it_could_walk_nowhere() -> None:
+    """Not `budget used up` after 0 s: a bot with no path to any waypoint says so."""
+    body = _flat()
+    feet = body.position().block()
+    for dx in (-1, 0, 1):
+        for dz in (-1, 0, 1):
+            for dy in (0, 1, 2):
+                if (dx, dz) != (0, 0) or dy == 2:
+                    body.world.set_block((feet.x + dx, feet.y + dy, feet.z + dz), make_state("bedrock"))
+    run = run_leaf(body, "explore", {"target": "oak_log", "max_distance": 16}, max_ticks=2_000)
+    assert run.code == "not_found"
+    assert run.result.error is not None and "no path to any waypoint" in run.result.error.detail

@@ -501,6 +501,9 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
             if result is not None:
                 return result
         ring += RING_STEP
+    if not search.walked_to and not search.out_of_time(ctx):
+        # not "budget used up": a bot boxed in (after a failed retreat, seed 13) walked nowhere in 0 s
+        return ActionResult.failure("no_path", f"no path to any waypoint of the spiral from {tuple(search.start)}")
     return None
 
 
