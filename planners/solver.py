@@ -556,10 +556,26 @@ def _distance(state: PlanningState, block: str) -> float:
 def consolidate_mining(steps: list[PlanStep], inventory: dict[str, int]) -> list[PlanStep]:
     """Gather each block in as few trips as possible, then re-derive every effect count.
 
+    Counts stay within ``MINE_BATCH`` per dispatch (a merged step is split again).
+    """
+    out: list[PlanStep] = []
+    for step in merge_mining(steps):
+        if step.capability == "acquire_material" and int(step.args["count"]) > MINE_BATCH:
+            out.extend(_split_batches(step))
+        else:
+            out.append(step)
+    rederive_effects(out, inventory)
+    return out
+
+
+def merge_mining(steps: list[PlanStep], cap: int | None = None) -> list[PlanStep]:
+    """``steps`` with each later mining step of a block folded into the first one (mutated in place).
+
     A later mining step of the same block with the same tool precondition moves
     up to the first one: its tool was already held there, and gathering earlier
-    never makes a later step infeasible. Counts stay within ``MINE_BATCH`` per
-    dispatch.
+    never makes a later step infeasible (and the wood for the last sticks is not
+    left to be found after a long walk away from the trees). With ``cap``, a first
+    step takes no more than ``cap`` blocks; the step that would exceed it stays.
     """
     merged: list[PlanStep] = []
     first_at: dict[tuple[str, str], int] = {}
@@ -569,6 +585,8 @@ def consolidate_mining(steps: list[PlanStep], inventory: dict[str, int]) -> list
             continue
         key = (str(step.args["item"]), repr(step.preconditions))
         index = first_at.get(key)
+        if index is not None and cap is not None and int(merged[index].args["count"]) + int(step.args["count"]) > cap:
+            index = None
         if index is None:
             first_at[key] = len(merged)
             merged.append(step)
@@ -578,14 +596,7 @@ def consolidate_mining(steps: list[PlanStep], inventory: dict[str, int]) -> list
             host.produces[produced] = host.produces.get(produced, 0) + count
         host.args["count"] = int(host.args["count"]) + int(step.args["count"])
         host.cost += step.cost
-    out: list[PlanStep] = []
-    for step in merged:
-        if step.capability == "acquire_material" and int(step.args["count"]) > MINE_BATCH:
-            out.extend(_split_batches(step))
-        else:
-            out.append(step)
-    _rederive_effects(out, inventory)
-    return out
+    return merged
 
 
 def _split_batches(step: PlanStep) -> list[PlanStep]:
@@ -612,7 +623,7 @@ def _split_batches(step: PlanStep) -> list[PlanStep]:
     return parts
 
 
-def _rederive_effects(steps: list[PlanStep], inventory: dict[str, int]) -> None:
+def rederive_effects(steps: list[PlanStep], inventory: dict[str, int]) -> None:
     """Walk the plan on a virtual inventory; each effect checks the count after its step."""
     held: dict[str, int] = defaultdict(int, inventory)
     for step in steps:
@@ -730,8 +741,10 @@ __all__ = [
     "explore_moves",
     "farm_cost",
     "in_view",
+    "merge_mining",
     "mine_sources",
     "recipe_graph",
+    "rederive_effects",
     "refuse_if_elsewhere",
     "with_explores",
 ]

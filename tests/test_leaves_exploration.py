@@ -136,3 +136,49 @@ def test_a_failed_search_says_why_in_craftbt_show(tmp_path: Path, monkeypatch: p
     assert shown.exit_code == 0
     why = " ".join(shown.output.split())
     assert "why" in why and "diamond_ore in view after" in why and "mine search from" in why
+
+
+def _log_on_a_pillar(body: SimBody) -> BlockPos:
+    """A spruce log in view but out of reach: on a bedrock pillar nine blocks high, ten blocks off."""
+    feet = body.position().block()
+    for dy in range(9):
+        body.world.set_block((feet.x + 10, feet.y + dy, feet.z), make_state("bedrock"))
+    log = BlockPos(feet.x + 10, feet.y + 9, feet.z)
+    body.world.set_block(tuple(log), make_state("spruce_log"))
+    return log
+
+
+def test_a_block_in_view_that_cannot_be_reached_is_not_found() -> None:
+    """A resumed search (a safety preemption re-dispatches it from scratch) once saw a log it could not
+    walk to, reported it found after 0 ms, and the next step failed `no path to` it: seen is not found."""
+    body = _flat()
+    log = _log_on_a_pillar(body)
+    run = run_leaf(body, "explore", {"target": "spruce_log", "max_distance": 16, "max_ticks": 3_000},
+                   max_ticks=4_000)
+    assert not run.ok and run.code == "not_found", run.observables
+    assert run.observables["found"] != list(log)
+
+
+def test_a_reachable_block_is_found_beside_one_that_is_not() -> None:
+    body = _flat()
+    _log_on_a_pillar(body)
+    feet = body.position().block()
+    body.world.set_block((feet.x - 12, feet.y, feet.z), make_state("spruce_log"))
+    run = run_leaf(body, "explore", {"target": "spruce_log", "max_distance": 16, "max_ticks": 3_000},
+                   max_ticks=4_000)
+    assert run.ok, run.result.error
+    assert run.observables["found"] == [feet.x - 12, feet.y, feet.z]
+
+
+def test_a_boxed_in_search_says_it_could_walk_nowhere() -> None:
+    """Not `budget used up` after 0 s: a bot with no path to any waypoint says so."""
+    body = _flat()
+    feet = body.position().block()
+    for dx in (-1, 0, 1):
+        for dz in (-1, 0, 1):
+            for dy in (0, 1, 2):
+                if (dx, dz) != (0, 0) or dy == 2:
+                    body.world.set_block((feet.x + dx, feet.y + dy, feet.z + dz), make_state("bedrock"))
+    run = run_leaf(body, "explore", {"target": "oak_log", "max_distance": 16}, max_ticks=2_000)
+    assert run.code == "not_found"
+    assert run.result.error is not None and "no path to any waypoint" in run.result.error.detail

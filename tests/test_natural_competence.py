@@ -242,3 +242,21 @@ def test_explore_does_not_take_an_animal_beyond_the_geofence() -> None:
     run = run_leaf(body, "explore", {"target": "cow", "max_ticks": 400, "max_distance": 8}, ctx=fenced, max_ticks=800)
     assert run.code == "not_found", run.result
     assert run_leaf(body, "explore", {"target": "cow", "max_ticks": 400}).ok  # unfenced, the same cow is found
+
+
+def test_htn_gathers_the_wood_of_the_whole_plan_before_it_explores() -> None:
+    """The iron pickaxe's sticks wanted one more log after the long search for iron, far from any tree
+    (seed 2: `no spruce_log within 32 blocks`): the first mining of logs takes all the planks need."""
+    result = HtnPlanner(fallbacks=False).plan(Intent.from_text("obtain iron_pickaxe"), MEADOW, default_registry())
+    steps = [(leaf.capability, leaf.args) for leaf in leaves(result.tree.root)]
+    logs = [i for i, (verb, args) in enumerate(steps) if verb == "acquire_material" and args["item"] == "oak_log"]
+    explore = next(i for i, (verb, _) in enumerate(steps) if verb == "explore")
+    planks = sum(int(args.get("qty", 1)) for verb, args in steps
+                 if verb == "craft_recipe" and args["recipe"] == "oak_planks")
+    assert logs[0] < explore and int(steps[logs[0]][1]["count"]) * 4 >= planks, steps
+
+
+def test_htn_obtains_an_iron_pickaxe_on_a_natural_world(tmp_path: Path) -> None:
+    run, seen = _obtain("iron_pickaxe", "htn", 2, tmp_path, 72_000)
+    assert run.ok, run.attempts
+    assert seen.count("iron_pickaxe") >= 1

@@ -28,6 +28,7 @@ from craftbt.capabilities.leaves.common import (
     Step,
     StrictArgs,
     act,
+    approach,
     count_item,
     failure_from_error,
     is_solid,
@@ -78,6 +79,11 @@ FREE_SLOTS_KEPT = 6
 JUNK = {"cobblestone": 64, "cobbled_deepslate": 0, "dirt": 0, "gravel": 0, "andesite": 0, "diorite": 0,
         "granite": 0, "tuff": 0, "sand": 0, "sandstone": 0, "calcite": 0, "flint": 0}
 CARDINALS = ((1, 0), (0, 1), (-1, 0), (0, -1))
+#: Blocks in view tried in turn (nearest first) before a surface search looks elsewhere: a tree's top logs
+#: or a log on a cliff are seen but not reached, and the next one in view usually is.
+REACH_TRIES = 6
+#: Failures a search stops on at once (the body or the run ended the walk, not the terrain).
+STOP_CODES = frozenset({"died", "cancelled", "preempted", "body_disconnected"})
 PICKAXES = ("netherite_pickaxe", "diamond_pickaxe", "iron_pickaxe", "stone_pickaxe", "golden_pickaxe",
             "wooden_pickaxe")
 
@@ -205,7 +211,7 @@ def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -
     feet = ctx.body.position().block()
     radius = radius or LOOK_RADIUS[search.strategy]
     seen = [p for p in ctx.body.find_blocks(sorted(target.blocks), radius, max_count=64, exposed=True)
-            if p.y - feet.y >= MIN_DY]
+            if p.y - feet.y >= MIN_DY and p not in search.unreachable]
     if seen:
         memory: dict[str, list[BlockPos]] = ctx.memory.setdefault(MEMORY_KEY, {})
         remembered = memory.setdefault(target.label, [])
@@ -219,10 +225,44 @@ def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -
             still = sorted(p for p in search.reached if ctx.body.block_at(p).name in target.blocks)
             if len(still) < search.count:
                 return False
-            seen = still
-        search.found = seen[0]
+            search.found = still[0]
+            return True
+        here = ctx.body.position()
+        search.found = min(seen, key=lambda p: p.distance_to(here))  # the nearest is walked to first
         return True
     return False
+
+
+def _reach_found(ctx: CapabilityContext, search: Search, radius: int | None = None) -> Step:
+    """Walk into reach of the block in view, or of the next one when it cannot be reached; success or None.
+
+    Seen is not found: a resumed search (a safety preemption re-dispatches it) once reported a log it had
+    no path to after 0 ms, and the next step failed ``no path to`` it.
+    """
+    for _ in range(REACH_TRIES):
+        pos = search.found
+        if pos is None:
+            break
+        moved = yield from approach(ctx, pos)
+        if within_reach(ctx, pos):
+            return ActionResult.success()
+        if moved is not None and moved.error is not None and moved.error.code in STOP_CODES:
+            return moved
+        search.unreachable.add(pos)
+        search.found = None
+        if not in_view(ctx, search, radius):
+            return None
+    search.found = None
+    return None
+
+
+def _found_here(ctx: CapabilityContext, search: Search, radius: int | None = None) -> Step:
+    """Success when the target is in view (a block: and was walked into reach); a failure to stop on; else None."""
+    if not in_view(ctx, search, radius):
+        return None
+    if search.target.entity is not None:
+        return ActionResult.success()
+    return (yield from _reach_found(ctx, search, radius))
 
 
 def _reach_seen(ctx: CapabilityContext, search: Search) -> Step:
@@ -435,8 +475,9 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
         if failure is not None:
             return failure
         search.start = ctx.body.position().block()
-    if in_view(ctx, search):
-        return ActionResult.success()
+    result = yield from _found_here(ctx, search)
+    if result is not None:
+        return result
     ring = RING_STEP
     while ring <= search.max_distance and not search.out_of_time(ctx):
         for k in range(RING_POINTS):
@@ -456,14 +497,18 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
             if failure is not None and failure.error is not None and failure.error.code in ("died", "cancelled"):
                 return failure
             search.walked_to.append(ctx.body.position().block())
-            if in_view(ctx, search):
-                return ActionResult.success()
+            result = yield from _found_here(ctx, search)
+            if result is not None:
+                return result
         ring += RING_STEP
+    if not search.walked_to and not search.out_of_time(ctx):
+        # not "budget used up": a bot boxed in (after a failed retreat, seed 13) walked nowhere in 0 s
+        return ActionResult.failure("no_path", f"no path to any waypoint of the spiral from {tuple(search.start)}")
     return None
 
 
 def _walk_near(ctx: CapabilityContext, search: Search) -> Step:
-    """Walk within the look radius of what is already in view (a tree 40 blocks off), or just succeed."""
+    """Walk within the look radius of an animal already in view, or just succeed (it wanders: no reach test)."""
     found = search.found
     here = ctx.body.position()
     if found is not None and found.distance_to(here) > LOOK_RADIUS["surface"]:
@@ -544,8 +589,10 @@ def _remembered(ctx: CapabilityContext, search: Search) -> Step:
         except BodyError:
             continue
         failure = yield from act(handle)
-        if failure is None and in_view(ctx, search):
-            return ActionResult.success()
+        if failure is None:
+            result = yield from _found_here(ctx, search)
+            if result is not None:
+                return result
     return None
 
 
@@ -570,8 +617,10 @@ def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
     result: ActionResult | None = None
     if strategy == "mine" and target.blocks:
         result = yield from _reach_seen(ctx, search)
-    elif in_view(ctx, search, START_RADIUS[strategy]):
+    elif target.entity is not None and in_view(ctx, search, START_RADIUS[strategy]):
         result = yield from _walk_near(ctx, search)
+    else:
+        result = yield from _found_here(ctx, search, START_RADIUS[strategy])
     if result is None and target.blocks:
         result = yield from _remembered(ctx, search)
     if result is None:

@@ -31,7 +31,7 @@ from craftbt.planners.htn.engine import (
 from craftbt.planners.htn.knowledge import Knowledge
 from craftbt.planners.intent import GoalVerb, Intent, context_key
 from craftbt.planners.ppa import Check, PlanStep, dedupe_leaf_names, station_moves
-from craftbt.planners.solver import explore_moves, refuse_if_elsewhere
+from craftbt.planners.solver import MINE_BATCH, explore_moves, merge_mining, rederive_effects, refuse_if_elsewhere
 from craftbt.trees.model import Node, SelectorNode, SequenceNode, TreeDefinition
 from craftbt.world.mcdata import load
 
@@ -126,7 +126,7 @@ class HtnPlanner:
             if intent.goal.verb is GoalVerb.OBTAIN:
                 refuse_if_elsewhere(load(self.version), self.version, intent.goal.target)
             raise PlanningFailure("no_decomposition", f"no method decomposes {intent.goal} from this state")
-        steps = plan_steps(solution.nodes)
+        steps = gather_up_front(plan_steps(solution.nodes), state.inventory)
         self._inserts = _inserts(steps, state)
         children = [n for n in (self._node(x, engine) for x in solution.nodes) if n is not None]
         plan: Node = SequenceNode(name=str(intent.goal), memory=True, children=children)
@@ -218,6 +218,25 @@ def _label(node: CompoundNode) -> str:
     alt = node.alternative
     how = alt.method.name + (f" {alt.label}" if alt.label else "")
     return f"{_task_label(node.task)} [{how}]"
+
+
+def gather_up_front(steps: list[PlanStep], inventory: dict[str, int]) -> list[PlanStep]:
+    """The steps that gather: each block's later mining steps folded into its first (as the solver does).
+
+    The decomposition mines one log per batch of planks, so the iron pickaxe's sticks wanted a log after
+    the long search for iron, far from any tree (seed 2: ``no spruce_log within 32 blocks``). A folded
+    step stays in the tree, producing nothing in the plan: its effect then holds on the surplus gathered
+    earlier, so it runs only when that surplus was lost. Returns the steps that still gather (the
+    explore and station moves are worked out on those).
+    """
+    kept = merge_mining(steps, cap=MINE_BATCH)  # one dispatch each: a tree node cannot be split
+    still = {id(s) for s in kept}
+    for step in steps:
+        if id(step) not in still:
+            step.produces = dict.fromkeys(step.produces, 0)
+            step.cost = 0.0
+    rederive_effects(steps, inventory)
+    return kept
 
 
 def _inserts(steps: list[PlanStep], state: PlanningState) -> dict[int, list[PlanStep]]:
