@@ -209,9 +209,16 @@ class FakeBody:
         lines = [f"<fake> {m}" for m in self.said]
         return len(lines), lines[since:]
 
-    def start(self, kind: str, ticks: int, *, error: BodyError | None = None) -> FakeHandle:
-        """A generic action for test capabilities: finishes (or fails) after ``ticks``."""
-        return FakeHandle(self, kind, ticks, error=error)
+    def start(
+        self,
+        kind: str,
+        ticks: int,
+        effect: Callable[[], dict[str, Any] | None] | None = None,
+        *,
+        error: BodyError | None = None,
+    ) -> FakeHandle:
+        """A generic action: finishes after ``ticks`` (running ``effect`` on the fake world then), or fails."""
+        return FakeHandle(self, kind, ticks, effect, error=error)
 
     def _unsupported(self, kind: str) -> FakeHandle:
         return FakeHandle(self, kind, 0, error=BodyError(BodyErrorCode.UNSUPPORTED, f"fake body cannot {kind}"))
@@ -300,14 +307,11 @@ class FlatFakeBody(FakeBody):
     def ground(self, pos: BlockPos) -> str:
         return "stone" if pos.y <= 63 else "air"
 
-    def _after(self, kind: str, ticks: int, effect: Callable[[], dict[str, Any] | None] | None = None) -> FakeHandle:
-        return FakeHandle(self, kind, ticks, effect)
-
     def goto(self, target: BlockPos, tolerance: float = 1.0) -> FakeHandle:
         def arrive() -> dict[str, Any]:
             self.pos = Position(target.x + 0.5, float(target.y), target.z + 0.5)
             return {"arrived": True}
-        return self._after("goto", self.goto_ticks, arrive)
+        return self.start("goto", self.goto_ticks, arrive)
 
     def dig(self, pos: BlockPos) -> FakeHandle:
         def broken() -> dict[str, Any]:
@@ -315,7 +319,7 @@ class FlatFakeBody(FakeBody):
             self.blocks[pos] = "air"
             self.items[name] = self.items.get(name, 0) + 1
             return {"block": name}
-        return self._after("dig", 3, broken)
+        return self.start("dig", 3, broken)
 
     def place(self, item: str, against: BlockPos, face: Face) -> FakeHandle:
         if self.items.get(item, 0) < 1:
@@ -330,47 +334,47 @@ class FlatFakeBody(FakeBody):
             self.blocks[target] = item
             self.placed.append(target)
             return {"position": list(target), "block": item}
-        return self._after("place", self.place_ticks, put)
+        return self.start("place", self.place_ticks, put)
 
     def equip(self, item: str, destination: str = "hand") -> FakeHandle:
-        return self._after("equip", 1)
+        return self.start("equip", 1)
 
     def craft(self, item: str, count: int = 1, table: BlockPos | None = None) -> FakeHandle:
         def made() -> dict[str, Any]:
             self.items[item] = self.items.get(item, 0) + count
             return {}
-        return self._after("craft", 2, made)
+        return self.start("craft", 2, made)
 
     def open_container(self, pos: BlockPos) -> FakeHandle:
-        return self._after("open_container", 1)
+        return self.start("open_container", 1)
 
     def container_put(self, item: str, count: int, slot: str = "any") -> FakeHandle:
-        return self._after("container_put", 1)
+        return self.start("container_put", 1)
 
     def container_take(self, item: str, count: int, slot: str = "any") -> FakeHandle:
-        return self._after("container_take", 1)
+        return self.start("container_take", 1)
 
     def close_container(self) -> FakeHandle:
-        return self._after("close_container", 1)
+        return self.start("close_container", 1)
 
     def consume(self, item: str) -> FakeHandle:
         def eat() -> dict[str, Any]:
             self.items[item] -= 1
             self.hunger = 20
             return {}
-        return self._after("consume", 2, eat)
+        return self.start("consume", 2, eat)
 
     def attack(self, entity_id: int) -> FakeHandle:
-        return self._after("attack", 1)
+        return self.start("attack", 1)
 
     def activate_block(self, pos: BlockPos) -> FakeHandle:
-        return self._after("activate_block", 1)
+        return self.start("activate_block", 1)
 
     def use_item(self, item: str | None = None, target: BlockPos | None = None) -> FakeHandle:
-        return self._after("use_item", 1)
+        return self.start("use_item", 1)
 
     def sleep(self, bed: BlockPos) -> FakeHandle:
-        return self._after("sleep", 1)
+        return self.start("sleep", 1)
 
     def toss(self, item: str, count: int) -> FakeHandle:
-        return self._after("toss", 1)
+        return self.start("toss", 1)
