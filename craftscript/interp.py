@@ -21,6 +21,7 @@ from typing import Any, NoReturn, Protocol
 
 from pydantic import ValidationError
 
+from craftbt.capabilities.leaves.common import is_item_entity
 from craftbt.capabilities.spec import ActionResult
 from craftbt.craftscript import ast as a
 from craftbt.craftscript.commands import COMMANDS, HAZARD_NAMES, PREDICATES
@@ -829,7 +830,13 @@ class Interpreter:
 
     def cmd_pickup_blocks(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         radius = self._int(args[0], c.args[0].loc) if args else 8
-        result = yield from self._dispatch(c, "collect_items", {"radius": max(1, min(radius, 64))})
+        reach = max(1, min(radius, 64))
+        me = self.body.position()
+        if not any(is_item_entity(e) and e.position.distance_to(me) <= reach for e in self.body.entities(float(reach))):
+            # nothing on the ground is nothing to do, not a failure: the bot often picks drops up by walking
+            # past them (section 13's fell_oak breaks logs beside itself, then calls pickup_blocks(16))
+            return {"radius": radius, "itemsCollected": 0}
+        result = yield from self._dispatch(c, "collect_items", {"radius": reach})
         self.cache.clear()
         return {"radius": radius, **_small(result.observables)}
 

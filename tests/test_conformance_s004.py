@@ -412,6 +412,8 @@ def _pickup(tmp: Path) -> None:
     out, _ = run("pickup_blocks(16);", on=b)
     assert out.ok, out.error
     assert inv.count("gold_ingot") == 2
+    nothing, _ = run("pickup_blocks();")  # chosen: nothing on the ground is nothing to do, not a failure
+    assert nothing.ok and nothing.steps[0]["notes"]["itemsCollected"] == 0
 
 
 @row("S004-35")
@@ -1166,6 +1168,7 @@ wait(2000);  // Single wait after all breaks
 pickup_blocks(16);"""
 
 
+@row("S004-113")
 def _fell_oak(tmp: Path) -> None:
     s = store(tmp)
     s.create("fell_oak", FELL_OAK_V1, description="Fell an oak tree by breaking logs from bottom to top", args=[
