@@ -830,7 +830,7 @@ class Interpreter:
 
     def cmd_pickup_blocks(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         radius = self._int(args[0], c.args[0].loc) if args else 8
-        reach = max(1, min(radius, 64))
+        reach = max(1, min(radius, COLLECT_MAX_RADIUS))
         me = self.body.position()
         if not any(is_item_entity(e) and e.position.distance_to(me) <= reach for e in self.body.entities(float(reach))):
             # nothing on the ground is nothing to do, not a failure: the bot often picks drops up by walking
@@ -1000,6 +1000,9 @@ class Interpreter:
         yield from self._dispatch(c, "consume_food", {"food_type": item})
         return {"id": canonical(item)}
 
+
+#: collect_items' own upper bound on its radius: a larger pickup_blocks(N) is clamped, not refused
+COLLECT_MAX_RADIUS = 32
 
 #: command name -> implementing method suffix (aliases and shared implementations)
 COMMANDS_IMPL = {"break": "dig", "open": "open_container", "close": "close_container"}

@@ -414,6 +414,11 @@ def _pickup(tmp: Path) -> None:
     assert inv.count("gold_ingot") == 2
     nothing, _ = run("pickup_blocks();")  # chosen: nothing on the ground is nothing to do, not a failure
     assert nothing.ok and nothing.steps[0]["notes"]["itemsCollected"] == 0
+    far = body()
+    far.world.spawn_item("gold_ingot", 1, 20.5, 64, 0.5, delay=0, jitter=False)
+    out, _ = run("pickup_blocks(40);", on=far)  # collect_items reaches 32 at most: clamped, not refused
+    assert out.ok, out.error
+    assert far.world.player.inventory.count("gold_ingot") == 1
 
 
 @row("S004-35")
