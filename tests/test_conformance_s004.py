@@ -284,6 +284,7 @@ def _blocks_and_empty(tmp: Path) -> None:
 def _named_args(tmp: Path) -> None:
     errors = check("goto(0,64,5, tolerance:1);")
     assert errors[0].render().startswith("F.cs:1:14:") and "tolerance" in errors[0].message
+    assert errors[0].suggestion == "tol"
     dup = check("goto(0,64,5, tol:1, tol:2);")
     assert dup and "tol" in dup[0].message
     assert check('goto(0,64,5, tol:1); place("dirt", f1, face:"up"); drop("dirt", count:1); scan(r:2);') == []
