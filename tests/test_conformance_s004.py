@@ -684,6 +684,17 @@ def _fail_shape(tmp: Path) -> None:
     assert before <= e["ts"] <= int(time.time() * 1000)  # chosen: ts in epoch milliseconds
 
 
+@row("S004-66")
+def _error_codes(tmp: Path) -> None:
+    from craftbt.craftscript.errors import ScriptErrorCode
+
+    codes = {c.value for c in ScriptErrorCode}
+    assert {"move_blocked", "timeout", "no_path", "invariant_violation", "no_target"} <= codes
+    assert {"syntax_error", "unknown_command", "assert_failed", "op_limit", "depth_limit"} <= codes
+    # each is produced by a row's case: move_blocked S004-27, no_path S004-37, invariant_violation S004-59..62,
+    # no_target S004-30, timeout tests/test_craftscript_run.py::test_place_timeouts_are_retried_with_backoff
+
+
 @row("S004-67")
 def _first_error_stops(tmp: Path) -> None:
     out, _ = run('log("a"); break(0,70,0); log("b");')
@@ -956,6 +967,16 @@ def _determinism(tmp: Path) -> None:
 
 
 # -- section 10: integration mapping ------------------------------------------------------------
+@row("S004-91")
+def _scan_is_get_vox(tmp: Path) -> None:
+    out, b = run("scan(r:3);")
+    vox = Introspection(b).get_vox(3)
+    assert out.steps[0]["notes"]["voxels"] == len(vox["voxels"]) == 7 * 7 * 3  # dirt, dirt, grass under the feet
+    walk, _ = run("goto(5, 64, 5, tol:1);")
+    assert walk.ok, walk.error
+    assert "nav_id" not in kinds(walk, "goto")[0]  # goto runs the move_to leaf itself, not nav(start): no nav_id
+
+
 @row("S004-92")
 def _ids(tmp: Path) -> None:
     out, _ = run("block_info(0,63,0); dig(f1+d1);")
@@ -1009,6 +1030,18 @@ def _example_11d_on_grass(tmp: Path) -> None:
            "      plant(\"oak_sapling\", px, oy, pz);\n    }\n  }\n}")
     out, _ = run(src, give={"oak_sapling": 2})
     assert out.ok and out.block_changes == [] and len(kinds(out, "predicate")) == 20
+
+
+@row("S004-100")
+def _example_11e_as_written(tmp: Path) -> None:
+    # with tol:0 it is tests/test_craftscript_run.py::test_example_11c_pillar_and_11e_tower; as written (tol:1) the
+    # walk stops a block short, the pillar rises beside x=140 and the torch at 140,70,92 has nothing to hang on
+    src = ('goto(140, 64, 92, tol:1);\nrepeat(h: 1..6) {\n  build_up();\n}\n'
+           'if (has_item("minecraft:torch")) { place("minecraft:torch", 140, 64+6, 92, face: up); }')
+    out, b = run(src, give={"cobblestone": 6, "torch": 1})
+    e = err(out)
+    assert (e["error"], e["loc"]) == ("no_reference_block", {"line": 5, "column": 36})
+    assert b.position().y == 70 and len(out.block_changes) == 6
 
 
 # -- section 13: functions ----------------------------------------------------------------------
