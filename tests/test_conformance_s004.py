@@ -76,10 +76,11 @@ def check(src: str, functions: dict[str, Any] | None = None) -> list[ScriptError
     return Checker(program, core_macros=core_macros(), functions=functions or {}).check()
 
 
-def cli(*args: str) -> tuple[int, str]:
+def cli(home: Path, *args: str) -> tuple[int, str]:
+    """``craftbt ARGS`` with its home (journal, function store) in the case's own directory, not the user's."""
     from craftbt.cli.root import app
 
-    result = CliRunner().invoke(app, list(args))
+    result = CliRunner().invoke(app, list(args), env={"CRAFTBT_HOME": str(home)})
     return result.exit_code, result.stdout + result.stderr
 
 
@@ -158,7 +159,7 @@ def _equality(tmp: Path) -> None:
 def _semicolons(tmp: Path) -> None:
     assert check('log("a")\nlog("b");')[0].render().startswith("F.cs:2:1:")
     assert check("if (true) { ; } repeat(1) { ; } while (false) { ; } { ; }") == []
-    code, output = cli("script", "run", "-e", 'log("a")\nlog("b");', "--world", "flat", "--json")
+    code, output = cli(tmp, "script", "run", "-e", 'log("a")\nlog("b");', "--world", "flat", "--json")
     assert code == 1 and '"text": "a"' not in output  # a compile error: nothing ran
 
 
@@ -538,7 +539,7 @@ def _unknown_command(tmp: Path) -> None:
     e = check('log("a"); dgi(f1);')[0]
     assert e.render().startswith("F.cs:1:11:") and e.code == "unknown_command" and e.suggestion == "dig"
     assert check("log(is_ayr(f1));")[0].code == "unknown_predicate"
-    code, output = cli("script", "run", "-e", 'log("a"); dgi(f1);', "--world", "flat", "--json")
+    code, output = cli(tmp, "script", "run", "-e", 'log("a"); dgi(f1);', "--world", "flat", "--json")
     assert code == 1 and '"text": "a"' not in output and "dgi" in output
 
 
