@@ -670,9 +670,9 @@ class Interpreter:
 
     def cmd_scan(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         radius_v = named.get("r", args[0] if args else 2)
-        radius = self._int(radius_v, c.loc)
+        radius = max(0, min(self._int(radius_v, c.loc), 8))  # the largest window get_vox reads; notes say so
         self.cache.clear()
-        vox = self.vox.get_vox(max(0, min(radius, 8)))
+        vox = self.vox.get_vox(radius)
         self.logs.append({"kind": "scan", "radius": radius, "auto": False, "voxels": len(vox["voxels"]),
                           "hazards": vox["predicates"]["HAZARDS"], "line": c.loc.line})
         return {"radius": radius, "voxels": len(vox["voxels"]), "hazards": vox["predicates"]["HAZARDS"]}

@@ -431,6 +431,9 @@ def _scan(tmp: Path) -> None:
     assert out.steps[0]["notes"]["radius"] == 2 and out.steps[0]["notes"]["voxels"] == len(full["voxels"]) == 50
     scans = kinds(out, "scan")
     assert [(s["radius"], s["auto"]) for s in scans] == [(2, False), (1, False)]
+    wide, wb = run("scan(r:20);")  # the window is at most radius 8: the notes say what was scanned
+    assert wide.steps[0]["notes"]["radius"] == kinds(wide, "scan")[0]["radius"] == 8
+    assert wide.steps[0]["notes"]["voxels"] == len(Introspection(wb).get_vox(8)["voxels"])
 
 
 @row("S004-36")
