@@ -9,7 +9,8 @@ the module at the cursor — then, module by module from ``module_cursor``:
    recomputed from it (every placement for a fresh or destroyed module, only
    the diff for a partial or drifted one) — never "continue from step N";
 2. a material deficit spawns a resource sub-task (stage 4) and blocks the
-   parent until it completes;
+   parent until it completes: the materials carried and the bot back where it
+   left the build (:mod:`router.build.return_trip`);
 3. the work package (a tree: ``place_block_at``/``dig_block_at`` leaves, then
    ``verify_module``) runs through the :class:`~executor.executor.Executor` on a
    :class:`~executor.build_state.journal_body.JournalingBody`;
@@ -82,6 +83,7 @@ from craftbt.planners.building.decompose import BuildStep, StepKind, materials_f
 from craftbt.planners.building.order import MacroPlan
 from craftbt.planners.building.planner import BuildingPlanner, clearance_package, deficits, work_package
 from craftbt.router.build.convergence import AttemptGuard, attempt_digest, stuck_report, why
+from craftbt.router.build.return_trip import record_departure, return_to_site
 from craftbt.router.build.stations import WORKSTATION_KINDS, adopt_journaled, ensure_workstation
 from craftbt.trees.structure_template import StructureTemplate, anchor_for
 from craftbt.trees.structure_witness import ModuleState, ModuleWitnessV1, classify, scan
@@ -456,9 +458,9 @@ class BuildRunner:
                 },
             )
             ok = have >= task["goal"]["count"] or (self.acquirer is not None and self.acquirer(self, task))
-            status = (
-                "done" if ok and self.inventory().get(task["goal"]["item"], 0) >= task["goal"]["count"] else "failed"
-            )
+            # done means the materials are carried and the bot is back where it left the build
+            ok = ok and self.inventory().get(task["goal"]["item"], 0) >= task["goal"]["count"]
+            status = "done" if ok and return_to_site(self, task) else "failed"
             self.store.upsert_task(
                 task["task_id"], kind="acquire", goal=task["goal"], status=status, parent_task_id=meta.task_id
             )
@@ -514,8 +516,10 @@ class BuildRunner:
             self.store.upsert_task(
                 sub_id, kind="acquire", goal=task["goal"], status="running", parent_task_id=meta.task_id
             )
+            record_departure(self, sub_id)  # before the sub-task moves the bot: where it must come back to
             ok = self.acquirer is not None and self.acquirer(self, task)
-            if not ok or self.inventory().get(item, 0) < task["goal"]["count"]:
+            ok = ok and self.inventory().get(item, 0) >= task["goal"]["count"]
+            if not ok or not return_to_site(self, task):
                 self.store.upsert_task(
                     sub_id, kind="acquire", goal=task["goal"], status="failed", parent_task_id=meta.task_id
                 )

@@ -4,7 +4,9 @@
 (:class:`planners.solver.CraftingSolver`) and runs it through the executor on
 the build's journaling body. Each executor run appends a progress entry (the
 item count reached) to the child task — its checkpoint — so a killed sub-task
-resumes from its inventory, not from its first step.
+resumes from its inventory, not from its first step. Where the bot ends up is not its
+concern: the runner brings it back to where it left the build afterwards, whichever acquirer ran
+(:mod:`router.build.return_trip`).
 """
 
 from __future__ import annotations
