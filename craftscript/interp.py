@@ -38,6 +38,13 @@ HEADING_NAMES = ("north", "east", "south", "west")
 #: transient retries for place/plant (place_timeout) and container opens (container_timeout)
 RETRY_DELAYS_TICKS = (5, 10, 20)
 MAX_WAIT_CHUNK_MS = 60_000
+#: what each way a run can stop before its script ends means to the script's author
+_STOPPED_WHY = {
+    "budget_exhausted": "the run's game-time budget (max_ticks) ran out",
+    "cancelled": "the run was cancelled",
+    "hung": "a command made no progress (the run was stopped as hung)",
+    "escalated": "the run escalated (craftbt show RUN has why)",
+}
 #: plant walks to within this many blocks of its cell before placing
 APPROACH_DISTANCE = 3.5
 #: commands after which the bot may still be falling or landing (a dig under the feet, a jump-place, a step)
@@ -159,6 +166,8 @@ class Interpreter:
         self.scopes: list[dict[str, Value]] = [dict(args or {})]
         self._fn_cache: dict[str, a.Program] = {}
         self._last_loc = program.loc
+        #: the command being run, for a failure that comes from outside the script (see :meth:`stopped`)
+        self._op: str | None = None
 
     # -- entry --------------------------------------------------------------------------------
     def run(self) -> Generator[ActionHandle | None, ActionHandle | None, ScriptOutcome]:
@@ -176,9 +185,26 @@ class Interpreter:
             status = "failed"
         except GeneratorExit:
             raise
-        p = self.body.position()
         return ScriptOutcome(ok=error is None, status=status, ops=self.ops, error=error, steps=self.steps,
-                             logs=self.logs, block_changes=self.changes, position=[p.x, p.y, p.z])
+                             logs=self.logs, block_changes=self.changes, position=self._position())
+
+    def stopped(self, run_status: str) -> ScriptOutcome:
+        """The outcome of a script its run stopped before the script ended (the game-time budget used up, a
+        cancel, a hung leaf, the body gone): section 7's failure located at the statement that was running,
+        with everything logged, done and changed until then."""
+        why = _STOPPED_WHY.get(run_status, f"the run ended as {run_status}")
+        error = self._failure(_Abort(ScriptError(run_status, f"{why} while the script was running", self._last_loc),
+                                     self._op, None, {"run_status": run_status}))
+        return ScriptOutcome(ok=False, status="canceled" if run_status == "cancelled" else "failed", ops=self.ops,
+                             error=error, steps=self.steps, logs=self.logs, block_changes=self.changes,
+                             position=self._position())
+
+    def _position(self) -> list[float]:
+        try:
+            p = self.body.position()
+        except BodyError:  # the body is gone (the run ended escalated): no position to report
+            return []
+        return [p.x, p.y, p.z]
 
     def _failure(self, abort: _Abort) -> dict[str, Any]:
         err = abort.error
@@ -467,9 +493,10 @@ class Interpreter:
             yield from self.call_function(c, fn)
             return
         self.op_index += 1
-        op = c.name
+        op = self._op = c.name
         args = [self.eval(x) for x in c.args]
         named = {n.key: self._named(n) for n in c.named}
+        self._last_loc = c.loc  # the command, not a predicate among its arguments, is what runs from here
         started = time.perf_counter()
         tick = self.body.now_ticks()
         notes: dict[str, Any] = yield from getattr(self, f"cmd_{COMMANDS_IMPL.get(op, op)}")(c, args, named)

@@ -94,3 +94,39 @@ def test_script_run_unknown_world_is_a_usage_error() -> None:
     result = CliRunner().invoke(app, ["script", "run", "-e", "log(1);", "--world", "mars"])
     assert result.exit_code != 0
     assert "unknown world 'mars'" in result.stderr + str(result.exception)
+
+
+def test_script_logs_and_trace_read_a_finished_run_back() -> None:
+    code, out, _ = cli("script", "run", "-e", 'log("go"); place("dirt", 2, 64, 0); goto(3, 64, 3, tol: 1);\n'
+                       'dig(2, 64, 0);', "--scenario", FLAT, "--give", "dirt:1", "--json")
+    assert code == 0, out
+    run_id = json.loads(out)["run_id"]
+    code, out, _ = cli("script", "logs", run_id, "--json")
+    logs = json.loads(out)
+    assert code == 0 and logs["job_id"] == run_id and logs["status"] == "completed" and logs["error"] is None
+    assert [e["op"] for e in logs["logs"] if e["kind"] == "ok"] == ["log", "place", "goto", "dig"]
+    code, out, _ = cli("script", "trace", run_id[:10], "--json")  # a unique prefix, as craftbt show takes
+    trace = json.loads(out)
+    assert code == 0 and trace["total_changes"] == 2
+    assert [(c["action"], c["x"], c["y"], c["z"], c["block_id"], c["command"]) for c in trace["changes"]] == [
+        ("placed", 2, 64, 0, "minecraft:dirt", "place"), ("destroyed", 2, 64, 0, "minecraft:dirt", "dig")]
+    assert [m["to"] for m in trace["movement"]] == [[3, 64, 3]]
+    result = CliRunner().invoke(app, ["script", "trace", "run-nosuchrun"])
+    assert result.exit_code == 1 and "no script run 'run-nosuchrun'" in result.stderr + str(result.exception)
+
+
+def test_a_run_stopped_by_its_budget_is_a_located_failure_that_keeps_what_it_did(tmp_path: Path) -> None:
+    f = tmp_path / "slow.cs"
+    f.write_text('place("dirt", 2, 64, 0);\nlog("placed");\n  wait(600000);\nlog("never");\n')
+    code, out, _ = cli("script", "run", str(f), "--scenario", FLAT, "--give", "dirt:1", "--max-ticks", "200",
+                       "--json")
+    data = json.loads(out)
+    assert code == 1 and data["status"] == "failed"
+    assert data["error"]["error"] == "budget_exhausted" and data["error"]["op"] == "wait"
+    assert data["error"]["loc"] == {"line": 3, "column": 3, "source": str(f)}
+    assert [c["pos"] for c in data["block_changes"]] == [[2, 64, 0]]
+    assert [e["text"] for e in data["logs"] if e["kind"] == "log"] == ["placed"]
+    code, _, err = cli("script", "run", str(f), "--scenario", FLAT, "--give", "dirt:1", "--max-ticks", "200")
+    assert code == 1 and f"{f}:3:3: budget_exhausted" in err
+    logs = json.loads(cli("script", "logs", data["run_id"], "--json")[1])
+    assert logs["error"]["loc"]["line"] == 3 and logs["logs"][-1]["kind"] == "fail"

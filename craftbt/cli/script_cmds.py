@@ -1,4 +1,4 @@
-"""CraftScript commands: ``craftbt script run|check`` and ``craftbt fn create|edit|delete|list|show|versions``.
+"""CraftScript commands: ``craftbt script run|check|logs|trace``, ``craftbt fn create|edit|delete|list|show|versions``.
 
 ``script run`` parses and checks the script, then runs it as an executor run on the embedded world
 (or a real server): every command goes through the capability pipeline and lands in the journal.
@@ -16,7 +16,7 @@ from typing import Any
 import typer
 
 from craftbt.capabilities.default import default_registry
-from craftbt.cli.run_cmds import _make_body
+from craftbt.cli.run_cmds import _RUN_REF, _make_body
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.inputs import read_text
 from craftbt.craftscript import ast as a
@@ -26,6 +26,7 @@ from craftbt.craftscript.functions import FunctionStore, FunctionStoreError, par
 from craftbt.craftscript.interp import Limits
 from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.parser import parse
+from craftbt.craftscript.records import ScriptRuns, logs_view, trace_view
 from craftbt.craftscript.runner import ScriptExecutor, outcome_json
 from craftbt.executor.config import Bounds, ExecutorConfig
 
@@ -171,6 +172,49 @@ def script_check(
         print(f"{file}: ok", file=sys.stderr)
 
 
+def _kept(run_id: str) -> dict[str, Any]:
+    """A script run's kept result, by run id or a unique prefix (exit 1 naming the store when there is none)."""
+    if not _RUN_REF.fullmatch(run_id):
+        raise _usage(f"RUN {run_id[:80]!r} is not a run id")
+    records = ScriptRuns(read_only=True)
+    try:
+        payload = records.payload(run_id)
+    finally:
+        records.close()
+    if payload is None:
+        raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND, f"no script run {run_id!r} in {records.path}")
+    return payload
+
+
+def script_logs(run_id: str = typer.Argument(..., help="Run id (or a unique prefix) of a script run"),
+                as_json: bool = typer.Option(False, "--json")) -> None:
+    """A script run's status, error and ordered logs (seed 004's craftscript_logs)."""
+    view = logs_view(_kept(run_id))
+    if as_json:
+        print(json.dumps(view, indent=2, default=str))
+        return
+    for entry in view["logs"]:
+        rest = {k: v for k, v in entry.items() if k not in ("kind", "line")}
+        print(f"{entry.get('line', '-')}: {entry['kind']} {json.dumps(rest, default=str)}")
+    print(f"{view['job_id']}: {view['status']}, {view['ops']} ops", file=sys.stderr)
+
+
+def script_trace(run_id: str = typer.Argument(..., help="Run id (or a unique prefix) of a script run"),
+                 as_json: bool = typer.Option(False, "--json")) -> None:
+    """A script run's block changes and goto movement (seed 004's craftscript_trace)."""
+    view = trace_view(_kept(run_id))
+    if as_json:
+        print(json.dumps(view, indent=2, default=str))
+        return
+    for c in view["changes"]:
+        print(f"{c['action']} {c['block_id']} at {c['x']},{c['y']},{c['z']} by {c['command']}")
+    for m in view["movement"]:
+        print(f"goto from {m.get('from')} to {m.get('to')} arrived {m.get('arrived')}"
+              + (f" (waypoint {m['waypoint']})" if m.get("waypoint") else ""))
+    print(f"{view['job_id']}: {view['total_changes']} block change(s), {len(view['movement'])} goto(s)",
+          file=sys.stderr)
+
+
 # -- fn ----------------------------------------------------------------------------------------
 def _store_call(fn: Any, as_json: bool) -> dict[str, Any]:
     try:
@@ -263,6 +307,8 @@ def fn_versions(name: str = typer.Argument(...), limit: int | None = typer.Optio
 def register(app: typer.Typer) -> None:
     script_app.command("run")(script_run)
     script_app.command("check")(script_check)
+    script_app.command("logs")(script_logs)
+    script_app.command("trace")(script_trace)
     fn_app.command("create")(fn_create)
     fn_app.command("edit")(fn_edit)
     fn_app.command("delete")(fn_delete)
