@@ -38,6 +38,8 @@ HEADING_NAMES = ("north", "east", "south", "west")
 #: transient retries for place/plant (place_timeout) and container opens (container_timeout)
 RETRY_DELAYS_TICKS = (5, 10, 20)
 MAX_WAIT_CHUNK_MS = 60_000
+#: a log line keeps at most this many characters of its text
+MAX_LOG_TEXT = 4_096
 #: what each way a run can stop before its script ends means to the script's author
 _STOPPED_WHY = {
     "budget_exhausted": "the run's game-time budget (max_ticks) ran out",
@@ -78,6 +80,8 @@ Value = int | bool | str | Rel | Pos
 class Limits:
     max_ops: int = 10_000
     max_depth: int = 10
+    #: the longest string ``+`` may build: ``s = s + s`` doubles, so 10,000 ops could otherwise ask for 2**10000
+    max_string: int = 100_000
 
 
 @dataclass
@@ -356,6 +360,9 @@ class Interpreter:
             same = _type_name(left) == _type_name(right) and left == right
             return same if e.op == "==" else not same
         if e.op == "+" and isinstance(left, str) and isinstance(right, str):
+            if len(left) + len(right) > self.limits.max_string:
+                self._fail(ScriptErrorCode.TOO_LONG, f"string of {len(left) + len(right)} characters; the limit is "
+                           f"{self.limits.max_string}", e.loc)
             return left + right
         li, ri = self._int(left, e.left.loc), self._int(right, e.right.loc)
         if e.op == "+":
@@ -678,6 +685,8 @@ class Interpreter:
     # -- section 4 commands -------------------------------------------------------------------
     def cmd_log(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         text = " ".join(_fmt(v) for v in args)
+        if len(text) > MAX_LOG_TEXT:  # 10,000 log lines of the longest string would be a gigabyte of logs
+            text = f"{text[:MAX_LOG_TEXT]}... ({len(text) - MAX_LOG_TEXT} more characters)"
         self.logs.append({"kind": "log", "text": text, "line": c.loc.line})
         return {"text": text}
         yield  # pragma: no cover - a generator like every command
