@@ -309,7 +309,8 @@ class McpTools:
                         extra = {k: v for k, v in args.items() if k not in names}
                         return getattr(store, method)(*positional, **extra)
                     except FunctionStoreError as err:
-                        raise ToolError({"ok": False, "error": err.code, "message": str(err)}) from None
+                        raise ToolError({"ok": False, "error": err.code, "message": err.message,
+                                         "loc": err.loc.as_dict() if err.loc else None}) from None
                     finally:
                         store.close()
                 return await asyncio.to_thread(work)

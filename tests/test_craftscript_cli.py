@@ -76,6 +76,24 @@ def test_fn_lifecycle(tmp_path: Path) -> None:
     assert cli("fn", "create", "dig", "--body-file", str(v1))[0] == 1
 
 
+def test_fn_bodies_that_do_not_parse_are_located_in_their_file_and_names_must_be_callable(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.cs"
+    bad.write_text('log("a");\nrepeat(n) { dig(d1) }\n')
+    code, _, err = cli("fn", "create", "broken", "--body-file", str(bad), "--arg", "n:int")
+    assert code == 1 and err.strip() == f"{bad}:2:21: syntax_error: missing ';' before '}}'"
+    code, out, _ = cli("fn", "create", "broken", "--body-file", str(bad), "--json")
+    assert code == 1 and json.loads(out)["loc"] == {"line": 2, "column": 21, "source": str(bad)}
+    good = tmp_path / "good.cs"
+    good.write_text('log("mine");\n')
+    assert cli("fn", "create", "broken", "--body-file", str(good))[0] == 0
+    code, _, err = cli("fn", "edit", "broken", "--body-file", str(bad))
+    assert code == 1 and err.startswith(f"{bad}:2:21: syntax_error")
+    # a core macro is called before a function of the same name, a predicate is read where a value is
+    for name, what in (("build_pillar", "a core macro"), ("is_air", "a predicate"), ("has_item", "a predicate")):
+        code, _, err = cli("fn", "create", name, "--body-file", str(good))
+        assert code == 1 and f"function name {name!r} is {what}" in err, err
+
+
 @pytest.mark.parametrize("world", ["flat", "natural"])
 def test_script_run_world_picks_the_generated_world(world: str) -> None:
     from craftbt.world.scenarios.loader import world_body

@@ -221,9 +221,10 @@ def _store_call(fn: Any, as_json: bool) -> dict[str, Any]:
         result: dict[str, Any] = fn()
     except FunctionStoreError as err:
         if as_json:
-            print(json.dumps({"ok": False, "error": err.code, "message": err.message}))
+            print(json.dumps({"ok": False, "error": err.code, "message": err.message,
+                              "loc": err.loc.as_dict() if err.loc else None}))
         else:
-            print(f"{err.code}: {err.message}", file=sys.stderr)
+            print(err.render(), file=sys.stderr)
         raise typer.Exit(1) from None
     return result
 
@@ -240,7 +241,7 @@ def fn_create(
     store = FunctionStore(_bot(bot))
     body = _read(body_file)
     out = _store_call(lambda: store.create(name, body, description=description,
-                                           args=[parse_arg_spec(s) for s in arg]), as_json)
+                                           args=[parse_arg_spec(s) for s in arg], source=str(body_file)), as_json)
     print(json.dumps(out) if as_json else f"created {out['name']} version {out['version']}")
 
 
@@ -256,7 +257,8 @@ def fn_edit(
     store = FunctionStore(_bot(bot))
     body = _read(body_file)
     out = _store_call(lambda: store.edit(name, body, change_summary=summary,
-                                         args=[parse_arg_spec(s) for s in arg] if arg else None), as_json)
+                                         args=[parse_arg_spec(s) for s in arg] if arg else None,
+                                         source=str(body_file)), as_json)
     print(json.dumps(out) if as_json else f"{out['name']} is now version {out['version']}")
 
 
