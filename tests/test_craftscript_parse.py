@@ -84,6 +84,15 @@ def test_located_compile_errors(src: str, where: str) -> None:
     assert first(src).startswith(where + ":")
 
 
+@pytest.mark.parametrize(("src", "where"), [
+    ("repeat(3) {\n  dig(f1);\n  if (is_air(f1)) {\n    move(f1);\n", "F.cs:3:19: syntax_error: this '{'"),
+    ('log("a {"); // {\n/* ( */ log(1,\n', "F.cs:2:12: syntax_error: this '('"),
+    ("macro m() {\n  log(1);\n\nm();\n", "F.cs:1:11: syntax_error: this '{'"),
+])
+def test_a_script_that_ends_inside_a_block_names_the_bracket_left_open(src: str, where: str) -> None:
+    assert first(src).startswith(where), first(src)
+
+
 def test_unknown_command_suggests_the_close_one() -> None:
     err = check('log("a"); dgi(f1);')[0]
     assert err.code == "unknown_command" and err.suggestion == "dig"
