@@ -108,6 +108,15 @@ def test_script_run_world_picks_the_generated_world(world: str) -> None:
     assert [x, y, z] == list(expected.position().block().offset(dy=-1))
 
 
+@pytest.mark.parametrize(("option", "value", "says"), [
+    ("--geofence", "1,2", "--geofence: geofence '1,2' is not 'x1,y1,z1:x2,y2,z2'"),
+    ("--profile", "nope", "--profile 'nope' is not a permission profile"),
+])
+def test_script_run_bad_options_are_usage_errors(option: str, value: str, says: str) -> None:
+    result = CliRunner().invoke(app, ["script", "run", "-e", "log(1);", "--world", "flat", option, value])
+    assert result.exit_code == 1 and says in result.stderr + str(result.exception)  # not 3, a craftbt bug
+
+
 def test_script_run_unknown_world_is_a_usage_error() -> None:
     result = CliRunner().invoke(app, ["script", "run", "-e", "log(1);", "--world", "mars"])
     assert result.exit_code != 0

@@ -16,7 +16,7 @@ from typing import Any
 import typer
 
 from craftbt.capabilities.default import default_registry
-from craftbt.cli.run_cmds import _RUN_REF, _make_body
+from craftbt.cli.run_cmds import _RUN_REF, _make_body, _profile
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.inputs import read_text
 from craftbt.craftscript import ast as a
@@ -104,6 +104,12 @@ def script_run(
         raise _usage("craftbt script run: give a FILE or -e TEXT (exactly one)")
     source = str(file) if file is not None else "<eval>"
     script = _read(file) if file is not None else str(text)
+    # options first: a bad one is a usage error before a server is joined or a world generated
+    profile = _profile(profile)
+    try:
+        fence_given = Bounds.parse(geofence) if geofence is not None else None
+    except ValueError as exc:
+        raise _usage(f"--geofence: {exc}") from None
     world, bounds = _make_body(body, scenario, seed, host, port, username, world=world_kind)
     store = FunctionStore(world.name)
     program, errors = _compile(script, source, store.signatures())
@@ -112,7 +118,7 @@ def script_run(
         raise typer.Exit(1)
     for g in give:
         _give(world, g)
-    fence = Bounds.parse(geofence) if geofence is not None else bounds
+    fence = fence_given if fence_given is not None else bounds
     try:
         config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks)
     except ValueError as exc:
