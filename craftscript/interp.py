@@ -365,12 +365,9 @@ class Interpreter:
                            f"{self.limits.max_string}", e.loc)
             return left + right
         li, ri = self._int(left, e.left.loc), self._int(right, e.right.loc)
-        if e.op == "+":
-            return li + ri
-        if e.op == "-":
-            return li - ri
-        if e.op == "*":
-            return li * ri
+        if e.op in ("+", "-", "*"):
+            # the result is checked as the operands are: 2**53 + 2**53 must not reach a log or a coordinate
+            return self._int(li + ri if e.op == "+" else li - ri if e.op == "-" else li * ri, e.loc)
         if e.op in ("/", "%"):
             if ri == 0:
                 self._fail(ScriptErrorCode.DIVISION_BY_ZERO, "division by zero", e.loc)
@@ -381,8 +378,8 @@ class Interpreter:
     def _int(self, v: Value, loc: a.Loc) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
             self._fail(ScriptErrorCode.BAD_TYPE, f"expected an int, got {_type_name(v)} {_fmt(v)!r}", loc)
-        if abs(v) > 2**53:
-            self._fail(ScriptErrorCode.BAD_TYPE, "integer out of range", loc)
+        if abs(v) > a.MAX_INT:
+            self._fail(ScriptErrorCode.BAD_TYPE, f"integer out of range (beyond +/-{a.MAX_INT})", loc)
         return v
 
     def _bool(self, v: Value, loc: a.Loc, what: str) -> bool:

@@ -79,6 +79,7 @@ def test_precedence_and_comparisons() -> None:
     ('macro build_stairs(int steps) { repeat(steps) { ; } } build_stairs("x");', "F.cs:1:68"),
     ('log(is_hazard("nope"));', "F.cs:1:15"),
     ("log(1,);", "F.cs:1:7"),
+    ("log(1);\nlet big = 99999999999999999999;", "F.cs:2:11"),
 ])
 def test_located_compile_errors(src: str, where: str) -> None:
     assert first(src).startswith(where + ":")

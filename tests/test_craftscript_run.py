@@ -78,6 +78,13 @@ def test_string_growth_stops_at_the_string_limit() -> None:
     assert long.ok and texts(long) == ["x" * 4096 + "... (61440 more characters)"]
 
 
+def test_integers_stay_within_2_to_the_53() -> None:
+    out, _ = run("let x = 9007199254740992;\nlog(x);\nx = x + x;\nlog(x);")
+    assert texts(out) == ["9007199254740992"]  # 2**53 itself is fine, twice it is not
+    assert out.error is not None and out.error["error"] == "type_error" and out.error["loc"]["line"] == 3
+    assert "out of range" in out.error["message"]
+
+
 def test_dig_place_and_block_changes() -> None:
     out, b = run('dig(0,63,1); break(f1+d1); place("minecraft:cobblestone", 2, 64, 0); '
                  'place("cobblestone", f1+d1, face:"up");', give={"cobblestone": 4})
