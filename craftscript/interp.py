@@ -606,7 +606,8 @@ class Interpreter:
                 for _ in range(delay):
                     yield None
                 continue
-            self._fail(_runtime_code(code), f"{c.name}: {code}: {detail}".rstrip(": "), c.loc, op=c.name, at=at,
+            shown = code.removeprefix("guard_failed:")  # a refusal before dispatch reads as its reason
+            self._fail(_runtime_code(code), f"{c.name}: {shown}: {detail}".rstrip(": "), c.loc, op=c.name, at=at,
                        notes={"capability": capability, "code": code,
                               **({"retry_note": retry_note} if retry_note and code == "timeout" else {})})
 

@@ -85,6 +85,13 @@ def test_integers_stay_within_2_to_the_53() -> None:
     assert "out of range" in out.error["message"]
 
 
+def test_a_guard_refusal_reads_as_its_reason() -> None:
+    out, _ = run('place("torch", 1, 64, 0);')
+    assert out.error is not None and out.error["error"] == "precond_missing:item:torch"
+    assert out.error["message"] == "place: precond_missing:item:torch: no torch in the inventory"
+    assert out.error["notes"]["code"] == "guard_failed:precond_missing:item:torch"  # the capability's own code
+
+
 def test_dig_place_and_block_changes() -> None:
     out, b = run('dig(0,63,1); break(f1+d1); place("minecraft:cobblestone", 2, 64, 0); '
                  'place("cobblestone", f1+d1, face:"up");', give={"cobblestone": 4})
