@@ -45,6 +45,18 @@ def test_script_run_failure_exits_1_with_section7_error(tmp_path: Path) -> None:
     assert code == 1 and data["error"]["error"] == "no_target" and data["error"]["loc"]["line"] == 2
 
 
+def test_script_run_json_of_a_script_that_does_not_compile_has_the_run_shape(tmp_path: Path) -> None:
+    f = tmp_path / "typo.cs"
+    f.write_text('log("a");\ndgi(f1);\nmvoe(f1);\n')
+    code, out, _ = cli("script", "run", str(f), "--scenario", FLAT, "--json")
+    data = json.loads(out)
+    assert code == 1 and data["ok"] is False and data["status"] == "compile_error" and data["run_id"] is None
+    assert data["error"]["error"] == "unknown_command" and data["error"]["loc"] == {"line": 2, "column": 1,
+                                                                                   "source": str(f)}
+    assert data["error"]["notes"] == {"suggestion": "dig"}
+    assert [e["loc"]["line"] for e in data["errors"]] == [2, 3]
+
+
 def test_script_check_reports_file_line_col(tmp_path: Path) -> None:
     f = tmp_path / "F.cs"
     f.write_text('log("a"); dgi(f1);\n')

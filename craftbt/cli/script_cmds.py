@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -56,12 +57,28 @@ def _compile(text: str, source: str, functions: dict[str, dict[str, Any]]) -> tu
 
 def _print_errors(errors: list[ScriptError], as_json: bool) -> None:
     if as_json:
-        print(json.dumps({"ok": False, "errors": [
-            {"code": e.code, "message": e.message, "loc": e.loc.as_dict() if e.loc else None,
-             "file": e.loc.source if e.loc else None, "suggestion": e.suggestion} for e in errors]}, indent=2))
+        print(json.dumps({"ok": False, "errors": [_problem(e) for e in errors]}, indent=2))
     else:
         for e in errors:
             print(e.render(), file=sys.stderr)
+
+
+def _not_run(errors: list[ScriptError]) -> dict[str, Any]:
+    """``script run --json`` for a script that did not compile: status ``compile_error``, the first problem
+    as section 7's failure in ``error``, every problem in ``errors`` (as ``script check --json`` lists them)."""
+    first = errors[0]
+    return {"ok": False, "status": "compile_error", "ops": 0,
+            "error": {"ok": False, "error": first.code, "message": first.message, "op_index": 0,
+                      "loc": first.loc.as_dict() if first.loc else None,
+                      "notes": {"suggestion": first.suggestion} if first.suggestion else {},
+                      "ts": int(time.time() * 1000)},
+            "errors": [_problem(e) for e in errors], "logs": [], "steps": [], "block_changes": [], "position": None,
+            "run_id": None}
+
+
+def _problem(e: ScriptError) -> dict[str, Any]:
+    return {"code": e.code, "message": e.message, "loc": e.loc.as_dict() if e.loc else None,
+            "file": e.loc.source if e.loc else None, "suggestion": e.suggestion}
 
 
 def _bot(bot: str | None) -> str:
@@ -114,7 +131,10 @@ def script_run(
     store = FunctionStore(world.name)
     program, errors = _compile(script, source, store.signatures())
     if errors or program is None:
-        _print_errors(errors, as_json)
+        if as_json:  # the run's own shape (nothing ran), so a caller reads "error" either way
+            print(json.dumps(_not_run(errors), indent=2))
+        else:
+            _print_errors(errors, as_json)
         raise typer.Exit(1)
     for g in give:
         _give(world, g)
