@@ -771,8 +771,11 @@ class Interpreter:
             self._fail(ScriptErrorCode.MOVE_BLOCKED, f"no floor under {tuple(target)}", c.loc, op=c.name, at=at)
         start = self.body.position()
         # through move_to (stand in the target block), so geofence, permissions and the journal apply
-        yield from self._dispatch(c, "move_to", {"pos": _xyz(target), "goal": "block", "timeout": 5_000}, at=at)
+        result = yield from self._dispatch(c, "move_to", {"pos": _xyz(target), "goal": "block", "timeout": 5_000},
+                                           at=at)
         self.cache.clear()
+        if result.observables.get("dispatched") is False:  # shadow mode: observed, not walked; nothing to check
+            return {"selector": v.text, "world": list(target), "dispatched": False}
         here = self.body.position()
         if here.block() != target:
             self._fail(ScriptErrorCode.MOVE_BLOCKED, f"ended at {tuple(here.block())}, not {tuple(target)}", c.loc,

@@ -57,6 +57,15 @@ def test_script_run_json_of_a_script_that_does_not_compile_has_the_run_shape(tmp
     assert [e["loc"]["line"] for e in data["errors"]] == [2, 3]
 
 
+def test_script_run_in_shadow_mode_observes_every_command_and_changes_nothing() -> None:
+    code, out, _ = cli("script", "run", "-e", 'dig(f1+d1); move(f1); goto(3, 64, 3); log("end");', "--scenario",
+                       FLAT, "--shadow", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["ok"], data["error"]
+    assert [s["op"] for s in data["steps"]] == ["dig", "move", "goto", "log"]
+    assert data["block_changes"] == [] and data["position"] == [0.5, 64.0, 0.5]
+
+
 def test_script_check_reports_file_line_col(tmp_path: Path) -> None:
     f = tmp_path / "F.cs"
     f.write_text('log("a"); dgi(f1);\n')
