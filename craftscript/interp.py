@@ -38,6 +38,8 @@ HEADING_NAMES = ("north", "east", "south", "west")
 #: transient retries for place/plant (place_timeout) and container opens (container_timeout)
 RETRY_DELAYS_TICKS = (5, 10, 20)
 MAX_WAIT_CHUNK_MS = 60_000
+#: collect_items' largest radius: pickup_blocks(N) asks for at most this much
+MAX_PICKUP_RADIUS = 32
 #: a log line keeps at most this many characters of its text
 MAX_LOG_TEXT = 4_096
 #: what each way a run can stop before its script ends means to the script's author
@@ -866,7 +868,7 @@ class Interpreter:
 
     def cmd_pickup_blocks(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         radius = self._int(args[0], c.args[0].loc) if args else 8
-        result = yield from self._dispatch(c, "collect_items", {"radius": max(1, min(radius, 64))})
+        result = yield from self._dispatch(c, "collect_items", {"radius": max(1, min(radius, MAX_PICKUP_RADIUS))})
         self.cache.clear()
         return {"radius": radius, **_small(result.observables)}
 
