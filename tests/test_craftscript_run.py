@@ -183,6 +183,24 @@ def test_example_11c_pillar_and_11e_tower() -> None:
     assert name_at(t, 140, 70, 92) == "torch"
 
 
+EXAMPLE_11C = ('build_pillar(4);\nplace("minecraft:oak_planks", f1+u1, face:"up");\n'
+               "descend_pillar_safely(4);")
+EXAMPLE_11E = ("// Start near the target, then build up 6 blocks\ngoto(140, 64, 92, tol:1);\nrepeat(h: 1..6) {\n"
+               "  build_up(); // jumps and places beneath using reliable move-listener logic\n}\n// Mark the top\n"
+               'if (has_item("minecraft:torch")) { place("minecraft:torch", 140, 64+6, 92, face: up); }')
+
+
+def test_examples_11c_and_11e_verbatim_on_their_scenario() -> None:
+    out, b = run(EXAMPLE_11C, "craftscript_pillar")
+    assert out.ok, out.error
+    assert name_at(b, 140, 69, 91) == "oak_planks"  # on the wall, placed from the top of the pillar
+    assert b.position().block() == (140, 64, 92) and all(name_at(b, 140, y, 92) == "air" for y in range(64, 68))
+    out, b = run(EXAMPLE_11E, "craftscript_pillar")
+    assert out.ok, out.error
+    assert all(name_at(b, 140, y, 92) == "cobblestone" for y in range(64, 70))
+    assert name_at(b, 140, 70, 92) == "torch" and b.position().block() == (140, 70, 92)
+
+
 def test_example_11d_grid_plants_only_on_dirt() -> None:
     src = ("let ox = 113; let oy = 64; let oz = 114;\nrepeat(ix: 0..4) {\n  repeat(iz: 0..3) {\n"
            "    let px = ox + ix * 6;\n    let pz = oz + iz * 6;\n    if (block_is(px, oy - 1, pz, \"dirt\")) {\n"
