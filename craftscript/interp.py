@@ -112,6 +112,8 @@ class _Abort(Exception):
         self.op = op
         self.at = at
         self.notes = notes
+        #: the macro and function calls the failure happened in, innermost first (set where it is raised)
+        self.calls: list[dict[str, Any]] | None = None
 
 
 def _type_name(v: Value) -> str:
@@ -174,6 +176,10 @@ class Interpreter:
         self._last_loc = program.loc
         #: the command being run, for a failure that comes from outside the script (see :meth:`stopped`)
         self._op: str | None = None
+        #: the macro and function calls running: name and call site
+        self._calls: list[tuple[str, a.Loc]] = []
+        #: those calls as they were when the run closed the script (the stack has unwound since)
+        self._stopped_in: list[dict[str, Any]] | None = None
 
     # -- entry --------------------------------------------------------------------------------
     def run(self) -> Generator[ActionHandle | None, ActionHandle | None, ScriptOutcome]:
@@ -199,8 +205,10 @@ class Interpreter:
         cancel, a hung leaf, the body gone): section 7's failure located at the statement that was running,
         with everything logged, done and changed until then."""
         why = _STOPPED_WHY.get(run_status, f"the run ended as {run_status}")
-        error = self._failure(_Abort(ScriptError(run_status, f"{why} while the script was running", self._last_loc),
-                                     self._op, None, {"run_status": run_status}))
+        abort = _Abort(ScriptError(run_status, f"{why} while the script was running", self._last_loc), self._op,
+                       None, {"run_status": run_status})
+        abort.calls = self._stopped_in if self._stopped_in is not None else self._call_sites()
+        error = self._failure(abort)
         return ScriptOutcome(ok=False, status="canceled" if run_status == "cancelled" else "failed", ops=self.ops,
                              error=error, steps=self.steps, logs=self.logs, block_changes=self.changes,
                              position=self._position())
@@ -222,6 +230,8 @@ class Interpreter:
         if abort.at is not None:
             out["at"] = abort.at
         out["notes"] = abort.notes or {}
+        if abort.calls:  # a failure inside a macro or function: where the script called it
+            out["notes"] = {**out["notes"], "called_from": abort.calls}
         out["ts"] = int(self.clock() * 1000)
         self.logs.append({"kind": "fail", **{k: v for k, v in out.items() if k != "ok"}})
         return out
@@ -533,7 +543,7 @@ class Interpreter:
                 self._fail(ScriptErrorCode.BAD_TYPE, f"macro {m.name}: {p.name} must be {p.param_type}, got "
                            f"{_type_name(v)}", x.loc)
             bound[p.name] = v
-        yield from self._call_body(m.body.body, bound, c.loc)
+        yield from self._call_body(m.name, m.body.body, bound, c.loc)
 
     def call_function(self, c: a.Command, fn: dict[str, Any]) -> Gen:
         if c.args:
@@ -572,21 +582,35 @@ class Interpreter:
         saved = self.macros
         self.macros = {**saved, **program.macros}
         try:
-            yield from self._call_body(program.body, bound, c.loc)
+            yield from self._call_body(c.name, program.body, bound, c.loc)
         finally:
             self.macros = saved
 
-    def _call_body(self, body: tuple[a.Stmt, ...], bound: dict[str, Value], loc: a.Loc) -> Gen:
+    def _call_body(self, name: str, body: tuple[a.Stmt, ...], bound: dict[str, Value], loc: a.Loc) -> Gen:
         if self.depth >= self.limits.max_depth:
             self._fail(ScriptErrorCode.DEPTH_LIMIT, "Maximum function call depth exceeded", loc)
         saved = self.scopes
         self.scopes = [bound]
         self.depth += 1
+        self._calls.append((name, loc))
         try:
             yield from self.exec_block(body, new_scope=False)
+        except _Abort as abort:
+            if abort.calls is None:  # the innermost call sees the whole stack: the failure's loc is in its body
+                abort.calls = self._call_sites()
+            raise
+        except GeneratorExit:  # the run stopped the script here (see stopped)
+            if self._stopped_in is None:
+                self._stopped_in = self._call_sites()
+            raise
         finally:
+            self._calls.pop()
             self.depth -= 1
             self.scopes = saved
+
+    def _call_sites(self) -> list[dict[str, Any]]:
+        """Where each macro or function call now running was made, innermost first."""
+        return [{"name": name, **loc.as_dict()} for name, loc in reversed(self._calls)]
 
     # -- dispatch helpers ---------------------------------------------------------------------
     def _dispatch(self, c: a.Command, capability: str, args: dict[str, Any], *,

@@ -66,6 +66,18 @@ def test_script_run_in_shadow_mode_observes_every_command_and_changes_nothing() 
     assert data["block_changes"] == [] and data["position"] == [0.5, 64.0, 0.5]
 
 
+def test_a_failure_inside_a_macro_says_where_the_script_called_it(tmp_path: Path) -> None:
+    f = tmp_path / "m.cs"
+    f.write_text('macro outer() {\n  stair_up_step();\n}\nlog("start");\n  outer();\n')
+    code, out, _ = cli("script", "run", str(f), "--scenario", FLAT, "--json")
+    error = json.loads(out)["error"]
+    assert code == 1 and error["error"] == "assert_failed" and error["loc"]["source"] == "core_macros.cs"
+    assert error["notes"]["called_from"] == [{"name": "stair_up_step", "line": 2, "column": 3, "source": str(f)},
+                                             {"name": "outer", "line": 5, "column": 3, "source": str(f)}]
+    code, _, err = cli("script", "run", str(f), "--scenario", FLAT)
+    assert code == 1 and f"  in stair_up_step, called at {f}:2:3\n  in outer, called at {f}:5:3" in err
+
+
 def test_script_check_reports_file_line_col(tmp_path: Path) -> None:
     f = tmp_path / "F.cs"
     f.write_text('log("a"); dgi(f1);\n')
@@ -172,9 +184,15 @@ def test_a_run_stopped_by_its_budget_is_a_located_failure_that_keeps_what_it_did
     assert code == 1 and data["status"] == "failed"
     assert data["error"]["error"] == "budget_exhausted" and data["error"]["op"] == "wait"
     assert data["error"]["loc"] == {"line": 3, "column": 3, "source": str(f)}
+    assert "called_from" not in data["error"]["notes"]
     assert [c["pos"] for c in data["block_changes"]] == [[2, 64, 0]]
     assert [e["text"] for e in data["logs"] if e["kind"] == "log"] == ["placed"]
     code, _, err = cli("script", "run", str(f), "--scenario", FLAT, "--give", "dirt:1", "--max-ticks", "200")
     assert code == 1 and f"{f}:3:3: budget_exhausted" in err
     logs = json.loads(cli("script", "logs", data["run_id"], "--json")[1])
     assert logs["error"]["loc"]["line"] == 3 and logs["logs"][-1]["kind"] == "fail"
+    code, out, _ = cli("script", "run", "-e", "macro slow() {\n  wait(600000);\n}\nslow();", "--scenario", FLAT,
+                       "--max-ticks", "200", "--json")
+    error = json.loads(out)["error"]
+    assert code == 1 and error["loc"] == {"line": 2, "column": 3, "source": "<eval>"}
+    assert error["notes"]["called_from"] == [{"name": "slow", "line": 4, "column": 1, "source": "<eval>"}]

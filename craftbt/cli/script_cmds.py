@@ -164,6 +164,9 @@ def script_run(
             loc = err.get("loc") or {}
             print(f"{loc.get('source', source)}:{loc.get('line', '?')}:{loc.get('column', '?')}: "
                   f"{err.get('error')}: {err.get('message')} (run {payload['run_id']})", file=sys.stderr)
+            for call in (err.get("notes") or {}).get("called_from", []):
+                print(f"  in {call['name']}, called at {call.get('source', source)}:{call['line']}:{call['column']}",
+                      file=sys.stderr)
     raise typer.Exit(0 if payload["ok"] else 1)
 
 
