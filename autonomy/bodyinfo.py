@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from craftbt.world.body import Body
+from craftbt.world.body import Body, BodyError
 
 
 def _world(body: Body) -> Any:
@@ -19,7 +19,14 @@ def _world(body: Body) -> Any:
 
 
 def weather(body: Body) -> str | None:
+    """The embedded world's ``world.weather``, or a body's ``weather()`` (the mineflayer body's, as the
+    server last said); None when neither is there or the body cannot answer."""
     value = getattr(_world(body), "weather", None) or getattr(body, "weather", None)
+    if callable(value):
+        try:
+            value = value()
+        except BodyError:
+            return None
     return str(value) if isinstance(value, str) else None
 
 

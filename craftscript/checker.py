@@ -17,8 +17,14 @@ FACE_NAMES = frozenset({"up", "down", "north", "south", "east", "west"})
 
 
 def _suggest(name: str, candidates: Iterable[str]) -> str | None:
-    found = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
-    return found[0] if found else None
+    pool = sorted(set(candidates))
+    found = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    if found:
+        return found[0]
+    # a name spelled out where the language abbreviates it (tolerance for tol), or the reverse: too far apart
+    # for difflib, yet the one a user meant
+    stems = [c for c in pool if min(len(c), len(name)) >= 3 and (name.startswith(c) or c.startswith(name))]
+    return stems[0] if len(stems) == 1 else None
 
 
 class Checker:

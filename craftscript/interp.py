@@ -21,6 +21,7 @@ from typing import Any, NoReturn, Protocol
 
 from pydantic import ValidationError
 
+from craftbt.capabilities.leaves.common import is_item_entity
 from craftbt.capabilities.spec import ActionResult
 from craftbt.craftscript import ast as a
 from craftbt.craftscript.commands import COMMANDS, HAZARD_NAMES, PREDICATES
@@ -38,8 +39,6 @@ HEADING_NAMES = ("north", "east", "south", "west")
 #: transient retries for place/plant (place_timeout) and container opens (container_timeout)
 RETRY_DELAYS_TICKS = (5, 10, 20)
 MAX_WAIT_CHUNK_MS = 60_000
-#: collect_items' largest radius: pickup_blocks(N) asks for at most this much
-MAX_PICKUP_RADIUS = 32
 #: a log line keeps at most this many characters of its text
 MAX_LOG_TEXT = 4_096
 #: what each way a run can stop before its script ends means to the script's author
@@ -729,9 +728,9 @@ class Interpreter:
 
     def cmd_scan(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         radius_v = named.get("r", args[0] if args else 2)
-        radius = self._int(radius_v, c.loc)
+        radius = max(0, min(self._int(radius_v, c.loc), 8))  # the largest window get_vox reads; notes say so
         self.cache.clear()
-        vox = self.vox.get_vox(max(0, min(radius, 8)))
+        vox = self.vox.get_vox(radius)
         self.logs.append({"kind": "scan", "radius": radius, "auto": False, "voxels": len(vox["voxels"]),
                           "hazards": vox["predicates"]["HAZARDS"], "line": c.loc.line})
         return {"radius": radius, "voxels": len(vox["voxels"]), "hazards": vox["predicates"]["HAZARDS"]}
@@ -892,7 +891,13 @@ class Interpreter:
 
     def cmd_pickup_blocks(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         radius = self._int(args[0], c.args[0].loc) if args else 8
-        result = yield from self._dispatch(c, "collect_items", {"radius": max(1, min(radius, MAX_PICKUP_RADIUS))})
+        reach = max(1, min(radius, COLLECT_MAX_RADIUS))
+        me = self.body.position()
+        if not any(is_item_entity(e) and e.position.distance_to(me) <= reach for e in self.body.entities(float(reach))):
+            # nothing on the ground is nothing to do, not a failure: the bot often picks drops up by walking
+            # past them (section 13's fell_oak breaks logs beside itself, then calls pickup_blocks(16))
+            return {"radius": radius, "itemsCollected": 0}
+        result = yield from self._dispatch(c, "collect_items", {"radius": reach})
         self.cache.clear()
         return {"radius": radius, **_small(result.observables)}
 
@@ -1056,6 +1061,9 @@ class Interpreter:
         yield from self._dispatch(c, "consume_food", {"food_type": item})
         return {"id": canonical(item)}
 
+
+#: collect_items' own upper bound on its radius: a larger pickup_blocks(N) is clamped, not refused
+COLLECT_MAX_RADIUS = 32
 
 #: command name -> implementing method suffix (aliases and shared implementations)
 COMMANDS_IMPL = {"break": "dig", "open": "open_container", "close": "close_container"}

@@ -66,6 +66,33 @@ def test_the_taxonomy_covers_the_six_categories_and_reads_either_body() -> None:
     assert p.weather == "clear" and p.free_slots == 36 and p.food_carried == 0
 
 
+class _ServerLike:
+    """A body like MineflayerBody: no embedded ``world``; the weather is a method (what the server last said)."""
+
+    def __init__(self, inner: Any, weather: str) -> None:
+        self._inner, self._weather = inner, weather
+
+    def weather(self) -> str:
+        return self._weather
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "world":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+def test_a_body_that_reports_weather_as_a_method_is_read_and_raises_the_weather_signals() -> None:
+    """Seed 003's raw sensory data includes weather: the mineflayer body answers ``weather()``, not an attribute."""
+    from craftbt.world.scenarios.loader import starter_world
+
+    body = _ServerLike(starter_world(0), "thunder")
+    p = sense(body)
+    assert p.weather == "thunder"
+    mon = SignalMonitor()
+    names = {e.name for e in mon.poll(p)}
+    assert {"raining", "thunder"} <= names
+
+
 # -- homeostasis and needs ------------------------------------------------------------------------------------
 def test_trends_are_least_squares_per_thousand_ticks() -> None:
     assert slope([(0, 20.0), (1000, 18.0), (2000, 16.0)]) == pytest.approx(-2.0)

@@ -85,14 +85,6 @@ def test_integers_stay_within_2_to_the_53() -> None:
     assert "out of range" in out.error["message"]
 
 
-def test_pickup_blocks_past_collect_items_largest_radius_asks_for_that_radius() -> None:
-    b = body()
-    b.world.spawn_item("diamond", 2, 3.5, 64.0, 0.5, jitter=False)
-    out, _ = run("pickup_blocks(1000);", on=b)
-    assert out.ok, out.error
-    assert b.observe().count("diamond") == 2
-
-
 def test_a_guard_refusal_reads_as_its_reason() -> None:
     out, _ = run('place("torch", 1, 64, 0);')
     assert out.error is not None and out.error["error"] == "precond_missing:item:torch"

@@ -85,6 +85,29 @@ def test_the_blocked_payload_names_leaf_original_leaf_and_args_source(tmp_path: 
     assert "original_leaf" in blocked[0]["detail"]
 
 
+def test_a_remapped_leaf_that_is_blocked_names_its_original_leaf_in_the_blocked_payload(tmp_path: Path) -> None:
+    """S002-24: ``original_leaf`` reaches the blocked payload (and the golden-run report) when the leaf that was
+    blocked is one the executor rewrote (dig_block -> acquire_material)."""
+    from craftbt.capabilities.default import default_registry
+    from craftbt.executor.config import scenario_fence
+    from craftbt.world.scenarios.loader import starter_world
+
+    body = starter_world(0)  # no pickaxe: acquire_material's guard refuses stone
+    ex = Executor(default_registry(), body, config=ExecutorConfig(geofence=scenario_fence(body)), home=tmp_path)
+    out = ex.run(m.TreeDefinition(tree="dig", root=m.SequenceNode(children=[
+        m.LeafNode(capability="dig_block", name="dig stone", args={"blockType": "stone"})])))
+    report = ex.recorder.get_report(out.run_id)
+    detail = ex.journal.run_detail(out.run_id)
+    ex.journal.close()
+    assert out.status == "escalated" and out.dispatches == 0
+    assert report is not None
+    payload = report["execution"]["executor_blocked_payload"]
+    assert payload["leaf"] == "acquire_material" and payload["original_leaf"] == "dig_block@1.0.0"
+    assert report["execution"]["executor_blocked_reason"].startswith("guard_failed:precond_missing:tool")
+    blocked = [d for d in detail["decisions"] if d["reason"].startswith("guard_failed")]
+    assert blocked and blocked[0]["detail"]["original_leaf"] == "dig_block@1.0.0"
+
+
 def test_missing_minecraft_data_falls_back_with_a_warning() -> None:
     """Seed 002: the fallback to the default version's data is not silent."""
     import warnings

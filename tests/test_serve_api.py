@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from starlette.websockets import WebSocketDisconnect
 from craftbt.serve.bot import Bot
 from craftbt.serve.security import SecurityError, resolve_token
 from craftbt.trees.paths import LIBRARY_DIR
+from craftbt.world.scenarios.loader import SCENARIO_DIR
 from tests.servekit import AUTH, HELLO_TREE, TOKEN, app_for, bot
 
 PICKAXE = (LIBRARY_DIR / "obtain_wooden_pickaxe.yaml").read_text()
@@ -72,6 +74,26 @@ def test_a_posted_tree_runs_in_the_background_to_success_and_lands_in_the_journa
     sla = client.get("/api/sla").json()
     assert any(row["capability"] == "craft_recipe" for row in sla["capabilities"])
     assert "craft_recipe" in client.get("/api/sla.html").text
+
+
+def test_a_posted_prepare_site_reaches_the_leaf_and_prepares_the_site(tmp_path: Path) -> None:
+    """Seed 001 (S001-04): ``prepare_site`` sent over HTTP reaches the real construction leaf, which clears the box
+    and fills the two holes in its floor with the bot's cobblestone."""
+    b = bot(tmp_path, scenario=str(SCENARIO_DIR / "leaves" / "prepare_site.yaml"))
+    with TestClient(app_for(b)) as client:
+        before = client.get("/api/bot/status").json()["bot"]
+        x, y, z = (math.floor(before["position"][k]) for k in "xyz")
+        tree = ("tree: site\nroot:\n  leaf: prepare_site\n"
+                f"  args: {{origin: {{x: {x + 3}, y: {y}, z: {z}}},"
+                " size: {dx: 3, dy: 2, dz: 3}, floor: cobblestone}\n")
+        started = client.post("/api/cognitive/execute", json={"tree": tree}, headers=AUTH)
+        assert started.status_code == 202, started.json()
+        done = wait_done(client, started.json()["run_id"], timeout=120)
+        after = client.get("/api/bot/status").json()["bot"]
+    assert done["outcome"]["status"] == "success", done["outcome"]
+    steps = done["journal"]["steps"]
+    assert [s["capability"] for s in steps] == ["prepare_site"] and steps[0]["verdict"] == "verified"
+    assert before["inventory"]["cobblestone"] - after["inventory"].get("cobblestone", 0) == 2
 
 
 def test_one_run_at_a_time_and_cancel(client: TestClient) -> None:
