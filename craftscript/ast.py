@@ -34,6 +34,11 @@ class Node:
 
 
 # -- expressions -------------------------------------------------------------------------
+#: the largest integer magnitude a script computes with (exact in a JSON double); the checker refuses larger
+#: literals and the interpreter larger results
+MAX_INT = 2**53
+
+
 @dataclass(frozen=True, slots=True)
 class Number(Node):
     value: int

@@ -158,7 +158,9 @@ class Checker:
                 self._err(ScriptErrorCode.BAD_ARGS, f"function {c.name}: missing required argument {name!r}", c.loc)
 
     def _expr(self, e: a.Expr) -> None:
-        if isinstance(e, a.Identifier):
+        if isinstance(e, a.Number) and abs(e.value) > a.MAX_INT:
+            self._err(ScriptErrorCode.BAD_TYPE, f"integer literal out of range (beyond +/-{a.MAX_INT})", e.loc)
+        elif isinstance(e, a.Identifier):
             if not self._declared(e.name):
                 self._err(ScriptErrorCode.UNDEFINED_VARIABLE, f"undefined variable {e.name!r}", e.loc,
                           _suggest(e.name, set().union(*self.scopes)))

@@ -9,8 +9,9 @@ macro stair_up_step() {
   move(f1^);
 }
 
-// Step forward and down one block, digging the two cells in the way.
+// Step forward and down one block, digging the three cells in the way (the head passes f1+u1 first).
 macro stair_down_step() {
+  if (!is_air(f1+u1)) { dig(f1+u1); }
   if (!is_air(f1)) { dig(f1); }
   if (!is_air(f1+d1)) { dig(f1+d1); }
   move(f1_);

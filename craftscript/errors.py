@@ -16,6 +16,7 @@ class ScriptErrorCode(StrEnum):
 
     SYNTAX = "syntax_error"
     TOO_DEEP = "too_deep"
+    TOO_LONG = "too_long"
     UNKNOWN_COMMAND = "unknown_command"
     UNKNOWN_PREDICATE = "unknown_predicate"
     BAD_ARGS = "bad_args"

@@ -17,8 +17,10 @@ import orjson
 
 from craftbt.core.home import default_home
 from craftbt.core.sqlite import open_store
-from craftbt.craftscript.commands import COMMANDS
-from craftbt.craftscript.errors import ScriptError, ScriptErrorCode
+from craftbt.craftscript.ast import Loc
+from craftbt.craftscript.commands import COMMANDS, PREDICATES
+from craftbt.craftscript.errors import ScriptError
+from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.parser import KEYWORDS, SELECTOR_NAME, parse
 
 NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -50,10 +52,18 @@ CREATE TABLE IF NOT EXISTS function_versions (
 
 
 class FunctionStoreError(Exception):
-    def __init__(self, code: str, message: str) -> None:
+    """A refused store call; ``loc`` locates a body that does not parse."""
+
+    def __init__(self, code: str, message: str, loc: Loc | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.loc = loc
+
+    def render(self) -> str:
+        """``FILE:LINE:COL: code: message`` for a located error, else ``code: message``."""
+        where = f"{self.loc.source}:{self.loc.line}:{self.loc.column}: " if self.loc else ""
+        return f"{where}{self.code}: {self.message}"
 
 
 def default_store_path() -> Path:
@@ -127,10 +137,11 @@ class FunctionStore:
 
     # -- writes --------------------------------------------------------------------------------
     def create(self, name: str, body: str, *, description: str = "", args: list[dict[str, Any]] | None = None,
-               created_by: str | None = None) -> dict[str, Any]:
+               created_by: str | None = None, source: str | None = None) -> dict[str, Any]:
+        """Version 1 of ``name``; ``source`` names the body's file in a syntax error (default ``fn:NAME``)."""
         self._check_name(name)
         spec = normalise_args(args or [])
-        self._check_body(name, body)
+        self._check_body(name, body, source)
         now = _ms()
         with self._conn:
             if self._row(name) is not None:
@@ -146,8 +157,10 @@ class FunctionStore:
         return {"ok": True, "id": fid, "name": name, "version": 1}
 
     def edit(self, name: str, body: str, *, change_summary: str = "", args: list[dict[str, Any]] | None = None,
-             description: str | None = None, created_by: str | None = None) -> dict[str, Any]:
-        self._check_body(name, body)
+             description: str | None = None, created_by: str | None = None,
+             source: str | None = None) -> dict[str, Any]:
+        """A new version of ``name``, which calls run from now on."""
+        self._check_body(name, body, source)
         now = _ms()
         with self._conn:
             row = self._require(name)
@@ -238,12 +251,18 @@ class FunctionStore:
                                      "reserved word")
         if name in COMMANDS or name in ("waypoint", "block"):
             raise FunctionStoreError("bad_name", f"function name {name!r} is a built-in command")
+        # a call reads a core macro first and a predicate where a value is expected: such a function could
+        # never be called as itself
+        if name in core_macros():
+            raise FunctionStoreError("bad_name", f"function name {name!r} is a core macro")
+        if name in PREDICATES:
+            raise FunctionStoreError("bad_name", f"function name {name!r} is a predicate")
 
-    def _check_body(self, name: str, body: str) -> None:
+    def _check_body(self, name: str, body: str, source: str | None) -> None:
         try:
-            parse(body, source=f"fn:{name}")
+            parse(body, source=source or f"fn:{name}")
         except ScriptError as err:
-            raise FunctionStoreError(ScriptErrorCode.SYNTAX.value, err.render()) from None
+            raise FunctionStoreError(err.code, err.message, err.loc) from None
 
 
 def _ms() -> int:

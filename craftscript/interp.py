@@ -39,6 +39,15 @@ HEADING_NAMES = ("north", "east", "south", "west")
 #: transient retries for place/plant (place_timeout) and container opens (container_timeout)
 RETRY_DELAYS_TICKS = (5, 10, 20)
 MAX_WAIT_CHUNK_MS = 60_000
+#: a log line keeps at most this many characters of its text
+MAX_LOG_TEXT = 4_096
+#: what each way a run can stop before its script ends means to the script's author
+_STOPPED_WHY = {
+    "budget_exhausted": "the run's game-time budget (max_ticks) ran out",
+    "cancelled": "the run was cancelled",
+    "hung": "a command made no progress (the run was stopped as hung)",
+    "escalated": "the run escalated (craftbt show RUN has why)",
+}
 #: plant walks to within this many blocks of its cell before placing
 APPROACH_DISTANCE = 3.5
 #: commands after which the bot may still be falling or landing (a dig under the feet, a jump-place, a step)
@@ -72,6 +81,8 @@ Value = int | bool | str | Rel | Pos
 class Limits:
     max_ops: int = 10_000
     max_depth: int = 10
+    #: the longest string ``+`` may build: ``s = s + s`` doubles, so 10,000 ops could otherwise ask for 2**10000
+    max_string: int = 100_000
 
 
 @dataclass
@@ -100,6 +111,8 @@ class _Abort(Exception):
         self.op = op
         self.at = at
         self.notes = notes
+        #: the macro and function calls the failure happened in, innermost first (set where it is raised)
+        self.calls: list[dict[str, Any]] | None = None
 
 
 def _type_name(v: Value) -> str:
@@ -160,6 +173,12 @@ class Interpreter:
         self.scopes: list[dict[str, Value]] = [dict(args or {})]
         self._fn_cache: dict[str, a.Program] = {}
         self._last_loc = program.loc
+        #: the command being run, for a failure that comes from outside the script (see :meth:`stopped`)
+        self._op: str | None = None
+        #: the macro and function calls running: name and call site
+        self._calls: list[tuple[str, a.Loc]] = []
+        #: those calls as they were when the run closed the script (the stack has unwound since)
+        self._stopped_in: list[dict[str, Any]] | None = None
 
     # -- entry --------------------------------------------------------------------------------
     def run(self) -> Generator[ActionHandle | None, ActionHandle | None, ScriptOutcome]:
@@ -177,9 +196,28 @@ class Interpreter:
             status = "failed"
         except GeneratorExit:
             raise
-        p = self.body.position()
         return ScriptOutcome(ok=error is None, status=status, ops=self.ops, error=error, steps=self.steps,
-                             logs=self.logs, block_changes=self.changes, position=[p.x, p.y, p.z])
+                             logs=self.logs, block_changes=self.changes, position=self._position())
+
+    def stopped(self, run_status: str) -> ScriptOutcome:
+        """The outcome of a script its run stopped before the script ended (the game-time budget used up, a
+        cancel, a hung leaf, the body gone): section 7's failure located at the statement that was running,
+        with everything logged, done and changed until then."""
+        why = _STOPPED_WHY.get(run_status, f"the run ended as {run_status}")
+        abort = _Abort(ScriptError(run_status, f"{why} while the script was running", self._last_loc), self._op,
+                       None, {"run_status": run_status})
+        abort.calls = self._stopped_in if self._stopped_in is not None else self._call_sites()
+        error = self._failure(abort)
+        return ScriptOutcome(ok=False, status="canceled" if run_status == "cancelled" else "failed", ops=self.ops,
+                             error=error, steps=self.steps, logs=self.logs, block_changes=self.changes,
+                             position=self._position())
+
+    def _position(self) -> list[float]:
+        try:
+            p = self.body.position()
+        except BodyError:  # the body is gone (the run ended escalated): no position to report
+            return []
+        return [p.x, p.y, p.z]
 
     def _failure(self, abort: _Abort) -> dict[str, Any]:
         err = abort.error
@@ -191,6 +229,8 @@ class Interpreter:
         if abort.at is not None:
             out["at"] = abort.at
         out["notes"] = abort.notes or {}
+        if abort.calls:  # a failure inside a macro or function: where the script called it
+            out["notes"] = {**out["notes"], "called_from": abort.calls}
         out["ts"] = int(self.clock() * 1000)
         self.logs.append({"kind": "fail", **{k: v for k, v in out.items() if k != "ok"}})
         return out
@@ -331,14 +371,14 @@ class Interpreter:
             same = _type_name(left) == _type_name(right) and left == right
             return same if e.op == "==" else not same
         if e.op == "+" and isinstance(left, str) and isinstance(right, str):
+            if len(left) + len(right) > self.limits.max_string:
+                self._fail(ScriptErrorCode.TOO_LONG, f"string of {len(left) + len(right)} characters; the limit is "
+                           f"{self.limits.max_string}", e.loc)
             return left + right
         li, ri = self._int(left, e.left.loc), self._int(right, e.right.loc)
-        if e.op == "+":
-            return li + ri
-        if e.op == "-":
-            return li - ri
-        if e.op == "*":
-            return li * ri
+        if e.op in ("+", "-", "*"):
+            # the result is checked as the operands are: 2**53 + 2**53 must not reach a log or a coordinate
+            return self._int(li + ri if e.op == "+" else li - ri if e.op == "-" else li * ri, e.loc)
         if e.op in ("/", "%"):
             if ri == 0:
                 self._fail(ScriptErrorCode.DIVISION_BY_ZERO, "division by zero", e.loc)
@@ -349,8 +389,8 @@ class Interpreter:
     def _int(self, v: Value, loc: a.Loc) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
             self._fail(ScriptErrorCode.BAD_TYPE, f"expected an int, got {_type_name(v)} {_fmt(v)!r}", loc)
-        if abs(v) > 2**53:
-            self._fail(ScriptErrorCode.BAD_TYPE, "integer out of range", loc)
+        if abs(v) > a.MAX_INT:
+            self._fail(ScriptErrorCode.BAD_TYPE, f"integer out of range (beyond +/-{a.MAX_INT})", loc)
         return v
 
     def _bool(self, v: Value, loc: a.Loc, what: str) -> bool:
@@ -468,9 +508,10 @@ class Interpreter:
             yield from self.call_function(c, fn)
             return
         self.op_index += 1
-        op = c.name
+        op = self._op = c.name
         args = [self.eval(x) for x in c.args]
         named = {n.key: self._named(n) for n in c.named}
+        self._last_loc = c.loc  # the command, not a predicate among its arguments, is what runs from here
         started = time.perf_counter()
         tick = self.body.now_ticks()
         notes: dict[str, Any] = yield from getattr(self, f"cmd_{COMMANDS_IMPL.get(op, op)}")(c, args, named)
@@ -501,7 +542,7 @@ class Interpreter:
                 self._fail(ScriptErrorCode.BAD_TYPE, f"macro {m.name}: {p.name} must be {p.param_type}, got "
                            f"{_type_name(v)}", x.loc)
             bound[p.name] = v
-        yield from self._call_body(m.body.body, bound, c.loc)
+        yield from self._call_body(m.name, m.body.body, bound, c.loc)
 
     def call_function(self, c: a.Command, fn: dict[str, Any]) -> Gen:
         if c.args:
@@ -540,21 +581,35 @@ class Interpreter:
         saved = self.macros
         self.macros = {**saved, **program.macros}
         try:
-            yield from self._call_body(program.body, bound, c.loc)
+            yield from self._call_body(c.name, program.body, bound, c.loc)
         finally:
             self.macros = saved
 
-    def _call_body(self, body: tuple[a.Stmt, ...], bound: dict[str, Value], loc: a.Loc) -> Gen:
+    def _call_body(self, name: str, body: tuple[a.Stmt, ...], bound: dict[str, Value], loc: a.Loc) -> Gen:
         if self.depth >= self.limits.max_depth:
             self._fail(ScriptErrorCode.DEPTH_LIMIT, "Maximum function call depth exceeded", loc)
         saved = self.scopes
         self.scopes = [bound]
         self.depth += 1
+        self._calls.append((name, loc))
         try:
             yield from self.exec_block(body, new_scope=False)
+        except _Abort as abort:
+            if abort.calls is None:  # the innermost call sees the whole stack: the failure's loc is in its body
+                abort.calls = self._call_sites()
+            raise
+        except GeneratorExit:  # the run stopped the script here (see stopped)
+            if self._stopped_in is None:
+                self._stopped_in = self._call_sites()
+            raise
         finally:
+            self._calls.pop()
             self.depth -= 1
             self.scopes = saved
+
+    def _call_sites(self) -> list[dict[str, Any]]:
+        """Where each macro or function call now running was made, innermost first."""
+        return [{"name": name, **loc.as_dict()} for name, loc in reversed(self._calls)]
 
     # -- dispatch helpers ---------------------------------------------------------------------
     def _dispatch(self, c: a.Command, capability: str, args: dict[str, Any], *,
@@ -576,7 +631,8 @@ class Interpreter:
                 for _ in range(delay):
                     yield None
                 continue
-            self._fail(_runtime_code(code), f"{c.name}: {code}: {detail}".rstrip(": "), c.loc, op=c.name, at=at,
+            shown = code.removeprefix("guard_failed:")  # a refusal before dispatch reads as its reason
+            self._fail(_runtime_code(code), f"{c.name}: {shown}: {detail}".rstrip(": "), c.loc, op=c.name, at=at,
                        notes={"capability": capability, "code": code,
                               **({"retry_note": retry_note} if retry_note and code == "timeout" else {})})
 
@@ -652,6 +708,8 @@ class Interpreter:
     # -- section 4 commands -------------------------------------------------------------------
     def cmd_log(self, c: a.Command, args: list[Value], named: dict[str, Value]) -> Gen:
         text = " ".join(_fmt(v) for v in args)
+        if len(text) > MAX_LOG_TEXT:  # 10,000 log lines of the longest string would be a gigabyte of logs
+            text = f"{text[:MAX_LOG_TEXT]}... ({len(text) - MAX_LOG_TEXT} more characters)"
         self.logs.append({"kind": "log", "text": text, "line": c.loc.line})
         return {"text": text}
         yield  # pragma: no cover - a generator like every command
@@ -738,8 +796,11 @@ class Interpreter:
             self._fail(ScriptErrorCode.MOVE_BLOCKED, f"no floor under {tuple(target)}", c.loc, op=c.name, at=at)
         start = self.body.position()
         # through move_to (stand in the target block), so geofence, permissions and the journal apply
-        yield from self._dispatch(c, "move_to", {"pos": _xyz(target), "goal": "block", "timeout": 5_000}, at=at)
+        result = yield from self._dispatch(c, "move_to", {"pos": _xyz(target), "goal": "block", "timeout": 5_000},
+                                           at=at)
         self.cache.clear()
+        if result.observables.get("dispatched") is False:  # shadow mode: observed, not walked; nothing to check
+            return {"selector": v.text, "world": list(target), "dispatched": False}
         here = self.body.position()
         if here.block() != target:
             self._fail(ScriptErrorCode.MOVE_BLOCKED, f"ended at {tuple(here.block())}, not {tuple(target)}", c.loc,

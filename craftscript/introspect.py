@@ -120,11 +120,13 @@ class Introspection:
         return self.solid(floor) and not self.solid(into) and not self.solid(self.name_at(me.offset(dy=2)))
 
     def safe_step_down(self, front: BlockPos) -> bool:
-        """Step forward and down into ``front - 1``: ``front`` and the cell below it free, a safe floor under that."""
-        head, into, floor = self.name_at(front), self.name_at(front.offset(dy=-1)), self.name_at(front.offset(dy=-2))
-        if any(n in HAZARD_BLOCKS for n in (head, into, floor)) or into in LIQUIDS or floor in LIQUIDS:
+        """Step forward and down into ``front - 1``: ``front``, the cell above it (the head walks through it
+        before the drop: a staircase dug down needs it clear) and the cell below it free, a safe floor under."""
+        over, head = self.name_at(front.offset(dy=1)), self.name_at(front)
+        into, floor = self.name_at(front.offset(dy=-1)), self.name_at(front.offset(dy=-2))
+        if any(n in HAZARD_BLOCKS for n in (over, head, into, floor)) or into in LIQUIDS or floor in LIQUIDS:
             return False
-        return not self.solid(head) and not self.solid(into) and self.solid(floor)
+        return not self.solid(over) and not self.solid(head) and not self.solid(into) and self.solid(floor)
 
     # -- 1) get_vox -------------------------------------------------------------------------
     def get_vox(self, radius: int = 2, include_air: bool = False, grep: list[str] | None = None) -> dict[str, Any]:

@@ -386,6 +386,12 @@ def _syntax_error(exc: UnexpectedInput, text: str, source: str) -> ScriptError:
             line = text.count("\n", 0, idx) + 1
             column = idx - (text.rfind("\n", 0, idx) + 1) + 1
             return ScriptError(ScriptErrorCode.SYNTAX, "unterminated /* comment", a.Loc(line, column, source))
+        open_at = _unclosed(text)
+        if open_at is not None:  # the usual cause: a block or a call left open far above the end
+            bracket, b_line, b_column = open_at
+            closer = "}" if bracket == "{" else ")"
+            return ScriptError(ScriptErrorCode.SYNTAX, f"this {bracket!r} is never closed: the script ends before "
+                               f"its {closer!r}", a.Loc(b_line, b_column, source))
         return ScriptError(ScriptErrorCode.SYNTAX, f"{what}; expected {_expected(expected)}",
                            a.Loc(line, column, source))
     if isinstance(exc, UnexpectedCharacters):
@@ -412,6 +418,43 @@ def _syntax_error(exc: UnexpectedInput, text: str, source: str) -> ScriptError:
         return ScriptError(ScriptErrorCode.SYNTAX, f"unexpected {got!r}; expected {_expected(expected)}",
                            a.Loc(line, column, source))
     return ScriptError(ScriptErrorCode.SYNTAX, str(exc).splitlines()[0], a.Loc(line, column, source))
+
+
+def _unclosed(text: str) -> tuple[str, int, int] | None:
+    """The innermost ``(`` or ``{`` still open at the end of ``text`` and its line and column, or None.
+
+    Strings and comments are skipped as the lexer skips them; a stray closer pops what it can.
+    """
+    stack: list[tuple[str, int, int]] = []
+    line, line_start, i, n = 1, 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            line, line_start = line + 1, i + 1
+        elif ch == '"':
+            i += 1
+            while i < n and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+            if i < n and text[i] == "\n":  # an unterminated string ends at its line (the lexer refuses it anyway)
+                continue
+        elif text.startswith("//", i):
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+            continue
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            nl = text.count("\n", i, end)
+            if nl:
+                line, line_start = line + nl, text.rfind("\n", i, end) + 1
+            i = end
+            continue
+        elif ch in "({":
+            stack.append((ch, line, i - line_start + 1))
+        elif ch in ")}" and stack:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else None
 
 
 _NAMES = {"BINOP": "an operator", "MACRO": "'macro'", "IF": "'if'", "REPEAT": "'repeat'", "WHILE": "'while'",

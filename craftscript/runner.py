@@ -23,6 +23,7 @@ from craftbt.craftscript import ast as a
 from craftbt.craftscript.dispatch import Dispatcher
 from craftbt.craftscript.interp import FunctionSource, Interpreter, Limits, ScriptOutcome, Value
 from craftbt.craftscript.macros import core_macros
+from craftbt.craftscript.records import ScriptRuns
 from craftbt.executor.digests import digest
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.pipeline import Pipeline
@@ -83,7 +84,8 @@ class ScriptExecutor(Executor):
         seed: int | None = None,
         scenario: str | None = None,
         run_id: str | None = None,
-    ) -> tuple[RunOutcome, ScriptOutcome | None]:
+    ) -> tuple[RunOutcome, ScriptOutcome]:
+        """Run ``program`` as one journalled run; its result is also kept for ``craftscript_logs``/``_trace``."""
         wall_start = time.perf_counter()
         plan_digest = digest({"craftscript": source})
         run_id = self.journal.begin_run(
@@ -110,8 +112,16 @@ class ScriptExecutor(Executor):
         status = self._loop(run, root, ctx, pipeline)
         if status == "success" or status == "failure":
             status = "success" if root.outcome is not None and root.outcome.ok else "failure"
+        # a run stopped before the script ended (budget, cancel, a hung leaf, the body gone) is still a located
+        # failure with the logs and block changes until then
+        script = root.outcome if root.outcome is not None else interp.stopped(status)
         outcome = self._close(run, base, status, wall_start)
-        return outcome, root.outcome
+        records = ScriptRuns(self.home / "craftscript.sqlite")
+        try:
+            records.save(run_id, name, outcome_json(script, outcome))
+        finally:
+            records.close()
+        return outcome, script
 
 
 def run_inline(
@@ -153,15 +163,8 @@ def drive(gen: Generator[ActionHandle | None, ActionHandle | None, ScriptOutcome
         return result
 
 
-def outcome_json(outcome: ScriptOutcome | None, run: RunOutcome | None = None) -> dict[str, Any]:
+def outcome_json(outcome: ScriptOutcome, run: RunOutcome | None = None) -> dict[str, Any]:
     """``script run --json``'s payload."""
-    if outcome is None:
-        status = run.status if run is not None else "failed"
-        return {"ok": False, "status": status, "ops": 0, "error": {
-            "ok": False, "error": status, "message": f"the run ended as {status} before the script finished",
-            "loc": None, "op_index": 0, "notes": {"failures": run.failures[-3:] if run else []},
-            "ts": int(time.time() * 1000)}, "logs": [], "steps": [], "block_changes": [], "position": None,
-            "run_id": run.run_id if run else None}
     return {
         "ok": outcome.ok, "status": outcome.status, "ops": outcome.ops, "error": outcome.error,
         "logs": outcome.logs, "steps": outcome.steps, "block_changes": outcome.block_changes,

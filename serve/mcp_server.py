@@ -34,6 +34,7 @@ from craftbt._version import __version__
 from craftbt.core.errors import CraftbtError
 from craftbt.craftscript.functions import FunctionStore, FunctionStoreError
 from craftbt.craftscript.introspect import Introspection
+from craftbt.craftscript.records import ScriptRuns, logs_view, trace_view
 from craftbt.router.router import plan_for_goal
 from craftbt.serve.bot import Bot, BusyError, CompileError, ExecuteRequest, Job, JobState
 from craftbt.serve.compile import compile_tree
@@ -272,24 +273,32 @@ class McpTools:
             job = self._submit(lambda: bot.submit(request))
             return await self._wait(job, args.get("wait", True))
 
-        async def logs(args: dict[str, Any]) -> Any:
-            job = bot.jobs.get(str(args["job_id"]))
+        async def script_payload(args: dict[str, Any]) -> dict[str, Any]:
+            """A job's script result: this server's own job, else any script run kept in ``--home``."""
+            job_id = str(args["job_id"])
+            job = bot.jobs.get(job_id)
+            script = (job.result or {}).get("script") if job is not None else None
+            if script:
+                return {**script, "run_id": job_id}
+
+            def read() -> dict[str, Any] | None:
+                records = ScriptRuns(bot.home / "craftscript.sqlite", read_only=True)
+                try:
+                    return records.payload(job_id)
+                finally:
+                    records.close()
+            kept = await asyncio.to_thread(read)
+            if kept is not None:
+                return kept
             if job is None:
                 raise ToolError({"error": "unknown_job", "job_id": args["job_id"]})
-            script = (job.result or {}).get("script") or {}
-            return {"job_id": job.id, "status": script.get("status") or job.state.value,
-                    "error": script.get("error"), "logs": script.get("logs", []), "steps": script.get("steps", []),
-                    "block_changes": script.get("block_changes", [])}
+            return {"run_id": job.id, "status": job.state.value}  # still queued or running
+
+        async def logs(args: dict[str, Any]) -> Any:
+            return logs_view(await script_payload(args))
 
         async def trace(args: dict[str, Any]) -> Any:
-            job = bot.jobs.get(str(args["job_id"]))
-            if job is None:
-                raise ToolError({"error": "unknown_job", "job_id": args["job_id"]})
-            script = (job.result or {}).get("script") or {}
-            return {"job_id": job.id, "status": script.get("status") or job.state.value,
-                    "block_changes": script.get("block_changes", []),
-                    "movement": [e for e in script.get("logs", []) if e.get("kind") == "goto"],
-                    "position": script.get("position")}
+            return trace_view(await script_payload(args))
 
         def store_call(method: str, *names: str) -> Handler:
             async def call(args: dict[str, Any]) -> Any:
@@ -300,7 +309,8 @@ class McpTools:
                         extra = {k: v for k, v in args.items() if k not in names}
                         return getattr(store, method)(*positional, **extra)
                     except FunctionStoreError as err:
-                        raise ToolError({"ok": False, "error": err.code, "message": str(err)}) from None
+                        raise ToolError({"ok": False, "error": err.code, "message": err.message,
+                                         "loc": err.loc.as_dict() if err.loc else None}) from None
                     finally:
                         store.close()
                 return await asyncio.to_thread(work)

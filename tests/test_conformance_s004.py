@@ -29,6 +29,7 @@ from craftbt.craftscript.interp import Limits, ScriptOutcome
 from craftbt.craftscript.introspect import Introspection
 from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.parser import parse
+from craftbt.craftscript.records import trace_view
 from craftbt.craftscript.runner import run_inline
 from craftbt.world.body import ActionStatus, BlockPos, Position
 from craftbt.world.sim.body import SimBody
@@ -843,6 +844,11 @@ def _changes_survive_failure(tmp: Path) -> None:
     assert [(c["action"], c["pos"], c["command"]) for c in out.block_changes] == [
         ("placed", [2, 64, 0], "place"), ("destroyed", [2, 64, 0], "dig")]
     assert all(isinstance(c["timestamp"], int) for c in out.block_changes)
+    trace = trace_view({"run_id": "run-x", "status": out.status, "block_changes": out.block_changes,
+                        "logs": out.logs})  # craftscript_trace's answer (MCP, craftbt script trace)
+    assert trace["job_id"] == "run-x" and trace["total_changes"] == 2
+    assert [(c["action"], c["x"], c["y"], c["z"], c["block_id"], c["command"]) for c in trace["changes"]] == [
+        ("placed", 2, 64, 0, "minecraft:cobblestone", "place"), ("destroyed", 2, 64, 0, "minecraft:cobblestone", "dig")]
 
 
 # -- section 8: macros --------------------------------------------------------------------------

@@ -79,9 +79,19 @@ def test_precedence_and_comparisons() -> None:
     ('macro build_stairs(int steps) { repeat(steps) { ; } } build_stairs("x");', "F.cs:1:68"),
     ('log(is_hazard("nope"));', "F.cs:1:15"),
     ("log(1,);", "F.cs:1:7"),
+    ("log(1);\nlet big = 99999999999999999999;", "F.cs:2:11"),
 ])
 def test_located_compile_errors(src: str, where: str) -> None:
     assert first(src).startswith(where + ":")
+
+
+@pytest.mark.parametrize(("src", "where"), [
+    ("repeat(3) {\n  dig(f1);\n  if (is_air(f1)) {\n    move(f1);\n", "F.cs:3:19: syntax_error: this '{'"),
+    ('log("a {"); // {\n/* ( */ log(1,\n', "F.cs:2:12: syntax_error: this '('"),
+    ("macro m() {\n  log(1);\n\nm();\n", "F.cs:1:11: syntax_error: this '{'"),
+])
+def test_a_script_that_ends_inside_a_block_names_the_bracket_left_open(src: str, where: str) -> None:
+    assert first(src).startswith(where), first(src)
 
 
 def test_unknown_command_suggests_the_close_one() -> None:

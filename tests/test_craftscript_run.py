@@ -69,6 +69,29 @@ def test_op_cap_stops_infinite_loops() -> None:
     assert not small.ok and len(texts(small)) < 5
 
 
+def test_string_growth_stops_at_the_string_limit() -> None:
+    # s = s + s doubles: under the op cap alone 60 doublings would ask for 2**61 characters
+    out, _ = run('let s = "ab";\nrepeat(20) {\n  s = s + s;\n}\nlog("never");')
+    assert out.error is not None and out.error["error"] == "too_long", out.error
+    assert out.error["loc"]["line"] == 3 and out.error["loc"]["column"] == 7 and texts(out) == []
+    long, _ = run('let s = "x";\nrepeat(16) { s = s + s; }\nlog(s);')  # 65,536 characters: a string, but a log line
+    assert long.ok and texts(long) == ["x" * 4096 + "... (61440 more characters)"]
+
+
+def test_integers_stay_within_2_to_the_53() -> None:
+    out, _ = run("let x = 9007199254740992;\nlog(x);\nx = x + x;\nlog(x);")
+    assert texts(out) == ["9007199254740992"]  # 2**53 itself is fine, twice it is not
+    assert out.error is not None and out.error["error"] == "type_error" and out.error["loc"]["line"] == 3
+    assert "out of range" in out.error["message"]
+
+
+def test_a_guard_refusal_reads_as_its_reason() -> None:
+    out, _ = run('place("torch", 1, 64, 0);')
+    assert out.error is not None and out.error["error"] == "precond_missing:item:torch"
+    assert out.error["message"] == "place: precond_missing:item:torch: no torch in the inventory"
+    assert out.error["notes"]["code"] == "guard_failed:precond_missing:item:torch"  # the capability's own code
+
+
 def test_dig_place_and_block_changes() -> None:
     out, b = run('dig(0,63,1); break(f1+d1); place("minecraft:cobblestone", 2, 64, 0); '
                  'place("cobblestone", f1+d1, face:"up");', give={"cobblestone": 4})
@@ -150,6 +173,24 @@ def test_example_11c_pillar_and_11e_tower() -> None:
     assert t.position().block() == (140, 70, 92)
     assert all(name_at(t, 140, y, 92) == "cobblestone" for y in range(64, 70))
     assert name_at(t, 140, 70, 92) == "torch"
+
+
+EXAMPLE_11C = ('build_pillar(4);\nplace("minecraft:oak_planks", f1+u1, face:"up");\n'
+               "descend_pillar_safely(4);")
+EXAMPLE_11E = ("// Start near the target, then build up 6 blocks\ngoto(140, 64, 92, tol:1);\nrepeat(h: 1..6) {\n"
+               "  build_up(); // jumps and places beneath using reliable move-listener logic\n}\n// Mark the top\n"
+               'if (has_item("minecraft:torch")) { place("minecraft:torch", 140, 64+6, 92, face: up); }')
+
+
+def test_examples_11c_and_11e_verbatim_on_their_scenario() -> None:
+    out, b = run(EXAMPLE_11C, "craftscript_pillar")
+    assert out.ok, out.error
+    assert name_at(b, 140, 69, 91) == "oak_planks"  # on the wall, placed from the top of the pillar
+    assert b.position().block() == (140, 64, 92) and all(name_at(b, 140, y, 92) == "air" for y in range(64, 68))
+    out, b = run(EXAMPLE_11E, "craftscript_pillar")
+    assert out.ok, out.error
+    assert all(name_at(b, 140, y, 92) == "cobblestone" for y in range(64, 70))
+    assert name_at(b, 140, 70, 92) == "torch" and b.position().block() == (140, 70, 92)
 
 
 def test_example_11d_grid_plants_only_on_dirt() -> None:
@@ -308,6 +349,23 @@ def test_core_macros_stairs_tunnel_and_torch_cadence() -> None:
     assert out.ok, out.error
     assert name_at(b, 0, 64, 0) == "torch" and name_at(b, 0, 64, -7) == "torch"
     assert b.world.player.inventory.count("torch") == 3  # two placed: 7 blocks apart, none in between
+
+
+def test_stairs_dug_down_into_the_ground_clear_the_head_cell() -> None:
+    # from the second step down, the cell over f1 is ground: the head passes through it before the drop
+    # (a shovel in hand: a drop picked up mid-dig does not land in the empty hand and cancel the dig)
+    out, b = run('turn_face("east");\nrepeat(4) { stair_down_step(); }', give={"stone_shovel": 1})
+    assert out.ok, out.error
+    assert b.position().block() == (4, 60, 0)
+    assert [name_at(b, 4, y, 0) for y in (60, 61, 62)] == ["air", "air", "air"]
+    b = body()
+    for y in (64, 63):
+        b.world.set_block((1, y, 0), ("air", ()))
+    b.world.set_block((1, 65, 0), ("stone", ()))  # a ledge over the step down
+    out, _ = run('turn_face("east");\nlog(safe_step_down(f1));\nmove(f1_);', on=b)
+    assert texts(out) == ["false"]
+    assert out.error is not None and out.error["error"] == "invariant_violation", out.error
+    assert out.error["notes"]["invariant"] == 2 and out.error["loc"]["line"] == 3
 
 
 def test_invariant_4_no_dig_next_to_lava_and_the_hazard_predicate() -> None:

@@ -262,6 +262,15 @@ def test_collect_items_by_name_and_refusal() -> None:
     assert run_leaf(body, "collect_items", {"itemName": "emerald"}).code == "guard_failed:no_target"
 
 
+def test_collect_items_walks_under_a_drop_still_falling() -> None:
+    # a log broken five blocks up drops its item there: the walk goes to where it lands, not into the air
+    body = load_scenario("flat_empty")
+    body.world.spawn_item("oak_log", 1, 3.5, 69.5, 0.5, jitter=False)
+    run = run_leaf(body, "collect_items", {})
+    assert run.ok and run.verdict is Verdict.VERIFIED, run.code
+    assert body.observe().count("oak_log") == 1
+
+
 def test_registry_data_follows_the_body_version() -> None:
     body = load_scenario("flat_empty")
     assert registry_data(make_context(body)).version == body.version

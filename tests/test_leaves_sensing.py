@@ -24,6 +24,15 @@ def test_wait_lets_game_time_pass() -> None:
     assert body.now_ticks() - before >= 20
 
 
+@pytest.mark.parametrize(("ms", "ticks"), [(0, 0), (1, 1), (49, 1), (50, 1), (75, 2), (1001, 21)])
+def test_wait_of_a_part_of_a_tick_waits_the_whole_tick(ms: int, ticks: int) -> None:
+    body = load_scenario("flat_empty")
+    before = body.now_ticks()
+    run = run_leaf(body, "wait", {"ms": ms})
+    assert run.ok and run.verdict is Verdict.VERIFIED, run.code
+    assert body.now_ticks() - before >= ticks
+
+
 def test_chat_sends_and_rejects_empty() -> None:
     body = load_scenario("flat_empty")
     assert run_leaf(body, "chat", {"message": "hello"}).verdict is Verdict.VERIFIED

@@ -218,6 +218,36 @@ def test_a_craftscript_text_runs(client: TestClient) -> None:
     assert bad.status_code == 422 and bad.json()["problems"][0]["code"] == "unknown_command"
 
 
+def test_a_cancelled_script_is_a_located_failure_kept_for_its_logs(tmp_path: Path) -> None:
+    from craftbt.craftscript.records import ScriptRuns, logs_view
+    from craftbt.serve.bot import ExecuteRequest, JobState
+
+    b = bot(tmp_path, scenario="flat_empty", pace_ms=10)  # paced: the wait is still running when cancelled
+    b.start()
+    try:
+        job = b.submit(ExecuteRequest(script='log("before");\nwait(60000);\nlog("after");'))
+        deadline = time.monotonic() + 30
+        while job.state is not JobState.RUNNING and time.monotonic() < deadline:
+            time.sleep(0.05)  # queued: a job cancelled before it starts never runs
+        time.sleep(0.5)
+        assert b.cancel(job.id)
+        assert job.done.wait(30)
+    finally:
+        b.stop()
+    assert job.result is not None
+    script = job.result["script"]
+    assert script["status"] == "canceled" and script["error"]["error"] == "cancelled"
+    assert script["error"]["loc"]["line"] == 2 and script["error"]["op"] == "wait"
+    kept = ScriptRuns(tmp_path / "craftscript.sqlite", read_only=True)
+    try:
+        payload = kept.payload(job.id)
+    finally:
+        kept.close()
+    assert payload is not None
+    logs = logs_view(payload)
+    assert [e["text"] for e in logs["logs"] if e["kind"] == "log"] == ["before"] and logs["status"] == "canceled"
+
+
 def test_cross_origin_websockets_and_foreign_hosts_are_refused(client: TestClient) -> None:
     with pytest.raises(WebSocketDisconnect), client.websocket_connect(
             "/ws", headers={"origin": "http://evil.example"}) as ws:

@@ -86,8 +86,16 @@ def test_mcp_over_http_needs_the_token_and_runs_tools(tmp_path: Path) -> None:
 
 
 def test_craftscript_functions_nav_and_plans_in_process(tmp_path: Path) -> None:
+    from craftbt.craftscript.records import ScriptRuns
     from craftbt.serve.mcp_server import McpTools, build_server
 
+    dug = {"pos": [1, 2, 3], "before": "minecraft:dirt", "after": "minecraft:air", "action": "destroyed",
+           "command": "dig", "timestamp": 1}
+    kept = ScriptRuns(tmp_path / "craftscript.sqlite")  # a script run of another process (craftbt script run)
+    kept.save("run-fromcli", "cli.cs", {"ok": True, "status": "completed", "ops": 1, "error": None,
+                                         "run_id": "run-fromcli", "logs": [{"kind": "log", "text": "from the cli"}],
+                                         "steps": [], "block_changes": [dug]})
+    kept.close()
     b = bot(tmp_path, scenario="flat_empty")
     b.start()
     try:
@@ -105,6 +113,9 @@ def test_craftscript_functions_nav_and_plans_in_process(tmp_path: Path) -> None:
                 placed = payload(await client.call_tool("craftscript_run", {
                     "script": "goto(3, 64, 3);"}))
                 out["trace"] = payload(await client.call_tool("craftscript_trace", {"job_id": placed["run_id"]}))
+                out["kept_logs"] = payload(await client.call_tool("craftscript_logs", {"job_id": "run-fromcli"}))
+                out["kept_trace"] = payload(await client.call_tool("craftscript_trace", {"job_id": "run-fromcli"}))
+                out["no_job"] = await client.call_tool("craftscript_trace", {"job_id": "run-nosuchrun"})
                 out["nav"] = payload(await client.call_tool("nav", {"action": "start",
                                                                     "target": {"x": 3, "y": 64, "z": 0}}))
                 out["nav_done"] = payload(await client.call_tool("get_run", {"run_id": out["nav"]["nav_id"]}))
@@ -121,6 +132,11 @@ def test_craftscript_functions_nav_and_plans_in_process(tmp_path: Path) -> None:
     assert [e["text"] for e in out["logs"]["logs"] if e["kind"] == "log"] == ["hello from a function"]
     assert out["trace"]["block_changes"] == []
     assert out["trace"]["movement"] and out["trace"]["movement"][0]["to"] == [3, 64, 3]
+    assert [e["text"] for e in out["kept_logs"]["logs"]] == ["from the cli"]
+    assert out["kept_trace"]["changes"] == [{"action": "destroyed", "x": 1, "y": 2, "z": 3,
+                                             "block_id": "minecraft:dirt", "before": "minecraft:dirt",
+                                             "after": "minecraft:air", "command": "dig", "timestamp": 1}]
+    assert out["no_job"].is_error
     assert out["nav"]["state"] == "planning"
     assert out["nav_done"]["job"]["kind"] == "capability" and out["nav_done"]["job"]["label"].startswith("move_to")
     assert out["plan"].is_error and "no planner could plan" in payload(out["plan"])["problems"][0]["message"]

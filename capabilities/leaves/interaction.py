@@ -985,6 +985,10 @@ def accept_sleep(pre: Observation, post: Observation, args: SleepArgs, result: A
 
 
 # -- collect_items ------------------------------------------------------------------------------
+#: how far below a falling drop its landing cell is looked for
+LANDING_DEPTH = 16
+
+
 class CollectItemsArgs(StrictArgs):
     itemName: str | None = Field(default=None, description="Only pick up this item; default: every dropped item")
     radius: int = Field(default=8, ge=1, le=32, description="Pick up drops within this many blocks")
@@ -1002,6 +1006,17 @@ def visible_drops(ctx: CapabilityContext, args: CollectItemsArgs, skip: set[int]
         and (args.itemName is None or (e.item is not None and e.item.name == args.itemName))
     ]
     return sorted(drops, key=lambda e: e.position.distance_to(me))
+
+
+def landing_cell(ctx: CapabilityContext, cell: BlockPos) -> BlockPos:
+    """Where a drop in ``cell`` ends up: the cell itself, or, for one still falling (a log broken high up),
+    the first cell below it with a floor. A walk to the air cell it is passing through finds no path."""
+    md = registry_data(ctx)
+    for dy in range(LANDING_DEPTH):
+        below = cell.offset(dy=-dy)
+        if standable(md, ctx, below) != "no_floor":
+            return below
+    return cell
 
 
 def guard_collect(ctx: CapabilityContext, args: CollectItemsArgs) -> GuardResult:
@@ -1029,7 +1044,7 @@ def run_collect(ctx: CapabilityContext, args: CollectItemsArgs) -> RunnerGen:
             break
         drop = drops[0]
         try:
-            handle = ctx.body.goto(drop.position.block(), tolerance=0.5)
+            handle = ctx.body.goto(landing_cell(ctx, drop.position.block()), tolerance=0.5)
         except BodyError:
             skip.add(drop.id)
             continue

@@ -1,4 +1,4 @@
-"""CraftScript commands: ``craftbt script run|check`` and ``craftbt fn create|edit|delete|list|show|versions``.
+"""CraftScript commands: ``craftbt script run|check|logs|trace``, ``craftbt fn create|edit|delete|list|show|versions``.
 
 ``script run`` parses and checks the script, then runs it as an executor run on the embedded world
 (or a real server): every command goes through the capability pipeline and lands in the journal.
@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from craftbt.capabilities.default import default_registry
-from craftbt.cli.run_cmds import _make_body
+from craftbt.cli.run_cmds import _RUN_REF, _make_body, _profile
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.inputs import read_text
 from craftbt.craftscript import ast as a
@@ -26,6 +27,7 @@ from craftbt.craftscript.functions import FunctionStore, FunctionStoreError, par
 from craftbt.craftscript.interp import Limits
 from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.parser import parse
+from craftbt.craftscript.records import ScriptRuns, logs_view, trace_view
 from craftbt.craftscript.runner import ScriptExecutor, outcome_json
 from craftbt.executor.config import Bounds, ExecutorConfig
 
@@ -55,12 +57,28 @@ def _compile(text: str, source: str, functions: dict[str, dict[str, Any]]) -> tu
 
 def _print_errors(errors: list[ScriptError], as_json: bool) -> None:
     if as_json:
-        print(json.dumps({"ok": False, "errors": [
-            {"code": e.code, "message": e.message, "loc": e.loc.as_dict() if e.loc else None,
-             "file": e.loc.source if e.loc else None, "suggestion": e.suggestion} for e in errors]}, indent=2))
+        print(json.dumps({"ok": False, "errors": [_problem(e) for e in errors]}, indent=2))
     else:
         for e in errors:
             print(e.render(), file=sys.stderr)
+
+
+def _not_run(errors: list[ScriptError]) -> dict[str, Any]:
+    """``script run --json`` for a script that did not compile: status ``compile_error``, the first problem
+    as section 7's failure in ``error``, every problem in ``errors`` (as ``script check --json`` lists them)."""
+    first = errors[0]
+    return {"ok": False, "status": "compile_error", "ops": 0,
+            "error": {"ok": False, "error": first.code, "message": first.message, "op_index": 0,
+                      "loc": first.loc.as_dict() if first.loc else None,
+                      "notes": {"suggestion": first.suggestion} if first.suggestion else {},
+                      "ts": int(time.time() * 1000)},
+            "errors": [_problem(e) for e in errors], "logs": [], "steps": [], "block_changes": [], "position": None,
+            "run_id": None}
+
+
+def _problem(e: ScriptError) -> dict[str, Any]:
+    return {"code": e.code, "message": e.message, "loc": e.loc.as_dict() if e.loc else None,
+            "file": e.loc.source if e.loc else None, "suggestion": e.suggestion}
 
 
 def _bot(bot: str | None) -> str:
@@ -103,15 +121,24 @@ def script_run(
         raise _usage("craftbt script run: give a FILE or -e TEXT (exactly one)")
     source = str(file) if file is not None else "<eval>"
     script = _read(file) if file is not None else str(text)
+    # options first: a bad one is a usage error before a server is joined or a world generated
+    profile = _profile(profile)
+    try:
+        fence_given = Bounds.parse(geofence) if geofence is not None else None
+    except ValueError as exc:
+        raise _usage(f"--geofence: {exc}") from None
     world, bounds = _make_body(body, scenario, seed, host, port, username, world=world_kind)
     store = FunctionStore(world.name)
     program, errors = _compile(script, source, store.signatures())
     if errors or program is None:
-        _print_errors(errors, as_json)
+        if as_json:  # the run's own shape (nothing ran), so a caller reads "error" either way
+            print(json.dumps(_not_run(errors), indent=2))
+        else:
+            _print_errors(errors, as_json)
         raise typer.Exit(1)
     for g in give:
         _give(world, g)
-    fence = Bounds.parse(geofence) if geofence is not None else bounds
+    fence = fence_given if fence_given is not None else bounds
     try:
         config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks)
     except ValueError as exc:
@@ -137,6 +164,9 @@ def script_run(
             loc = err.get("loc") or {}
             print(f"{loc.get('source', source)}:{loc.get('line', '?')}:{loc.get('column', '?')}: "
                   f"{err.get('error')}: {err.get('message')} (run {payload['run_id']})", file=sys.stderr)
+            for call in (err.get("notes") or {}).get("called_from", []):
+                print(f"  in {call['name']}, called at {call.get('source', source)}:{call['line']}:{call['column']}",
+                      file=sys.stderr)
     raise typer.Exit(0 if payload["ok"] else 1)
 
 
@@ -171,15 +201,59 @@ def script_check(
         print(f"{file}: ok", file=sys.stderr)
 
 
+def _kept(run_id: str) -> dict[str, Any]:
+    """A script run's kept result, by run id or a unique prefix (exit 1 naming the store when there is none)."""
+    if not _RUN_REF.fullmatch(run_id):
+        raise _usage(f"RUN {run_id[:80]!r} is not a run id")
+    records = ScriptRuns(read_only=True)
+    try:
+        payload = records.payload(run_id)
+    finally:
+        records.close()
+    if payload is None:
+        raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND, f"no script run {run_id!r} in {records.path}")
+    return payload
+
+
+def script_logs(run_id: str = typer.Argument(..., help="Run id (or a unique prefix) of a script run"),
+                as_json: bool = typer.Option(False, "--json")) -> None:
+    """A script run's status, error and ordered logs (seed 004's craftscript_logs)."""
+    view = logs_view(_kept(run_id))
+    if as_json:
+        print(json.dumps(view, indent=2, default=str))
+        return
+    for entry in view["logs"]:
+        rest = {k: v for k, v in entry.items() if k not in ("kind", "line")}
+        print(f"{entry.get('line', '-')}: {entry['kind']} {json.dumps(rest, default=str)}")
+    print(f"{view['job_id']}: {view['status']}, {view['ops']} ops", file=sys.stderr)
+
+
+def script_trace(run_id: str = typer.Argument(..., help="Run id (or a unique prefix) of a script run"),
+                 as_json: bool = typer.Option(False, "--json")) -> None:
+    """A script run's block changes and goto movement (seed 004's craftscript_trace)."""
+    view = trace_view(_kept(run_id))
+    if as_json:
+        print(json.dumps(view, indent=2, default=str))
+        return
+    for c in view["changes"]:
+        print(f"{c['action']} {c['block_id']} at {c['x']},{c['y']},{c['z']} by {c['command']}")
+    for m in view["movement"]:
+        print(f"goto from {m.get('from')} to {m.get('to')} arrived {m.get('arrived')}"
+              + (f" (waypoint {m['waypoint']})" if m.get("waypoint") else ""))
+    print(f"{view['job_id']}: {view['total_changes']} block change(s), {len(view['movement'])} goto(s)",
+          file=sys.stderr)
+
+
 # -- fn ----------------------------------------------------------------------------------------
 def _store_call(fn: Any, as_json: bool) -> dict[str, Any]:
     try:
         result: dict[str, Any] = fn()
     except FunctionStoreError as err:
         if as_json:
-            print(json.dumps({"ok": False, "error": err.code, "message": err.message}))
+            print(json.dumps({"ok": False, "error": err.code, "message": err.message,
+                              "loc": err.loc.as_dict() if err.loc else None}))
         else:
-            print(f"{err.code}: {err.message}", file=sys.stderr)
+            print(err.render(), file=sys.stderr)
         raise typer.Exit(1) from None
     return result
 
@@ -196,7 +270,7 @@ def fn_create(
     store = FunctionStore(_bot(bot))
     body = _read(body_file)
     out = _store_call(lambda: store.create(name, body, description=description,
-                                           args=[parse_arg_spec(s) for s in arg]), as_json)
+                                           args=[parse_arg_spec(s) for s in arg], source=str(body_file)), as_json)
     print(json.dumps(out) if as_json else f"created {out['name']} version {out['version']}")
 
 
@@ -212,7 +286,8 @@ def fn_edit(
     store = FunctionStore(_bot(bot))
     body = _read(body_file)
     out = _store_call(lambda: store.edit(name, body, change_summary=summary,
-                                         args=[parse_arg_spec(s) for s in arg] if arg else None), as_json)
+                                         args=[parse_arg_spec(s) for s in arg] if arg else None,
+                                         source=str(body_file)), as_json)
     print(json.dumps(out) if as_json else f"{out['name']} is now version {out['version']}")
 
 
@@ -263,6 +338,8 @@ def fn_versions(name: str = typer.Argument(...), limit: int | None = typer.Optio
 def register(app: typer.Typer) -> None:
     script_app.command("run")(script_run)
     script_app.command("check")(script_check)
+    script_app.command("logs")(script_logs)
+    script_app.command("trace")(script_trace)
     fn_app.command("create")(fn_create)
     fn_app.command("edit")(fn_edit)
     fn_app.command("delete")(fn_delete)
