@@ -37,7 +37,8 @@ from craftbt.autonomy.homeostasis import TIER_NAMES, HomeostasisMonitor, Homeost
 from craftbt.autonomy.memory import EpisodicMemory
 from craftbt.autonomy.needs import generate, resting
 from craftbt.autonomy.report import GoalDone, LiveReport
-from craftbt.autonomy.signals import FOODS, Percept, SignalMonitor, sense
+from craftbt.autonomy.signals import ANIMALS, FOODS, Percept, SignalMonitor, sense
+from craftbt.autonomy.threats import StuckHostiles
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError
@@ -62,6 +63,8 @@ ALREADY = "already sheltered"
 NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter", "flee"})
 #: ticks between two goals of the bootstrapper (a pause, not a hot loop of walks)
 EXPLORE_PAUSE = 600
+#: ticks a task cut by a flight from a creeper waits before it resumes (a creeper loses a player beyond 16 blocks)
+FLEE_PAUSE = 400
 #: what the loop looks for while it lives, to remember where it was seen
 RESOURCES = ("oak_log", "birch_log", "spruce_log", "coal_ore", "iron_ore", "copper_ore", "stone")
 #: an obtain goal whose plan fails for want of these may walk to where memory saw them first
@@ -75,8 +78,9 @@ NEEDS_RESOURCE: dict[str, tuple[str, ...]] = {
        for food in foods},
 }
 #: animals are remembered like resources (where a herd grazed); they wander, so a place is kept per 8-block cell
-ANIMALS = ("cow", "pig", "sheep", "chicken")
 ANIMAL_CELL = 8
+#: ticks between two readings of where memory saw each animal (the food goals' order uses it)
+RECALL_EVERY = 200
 RESOURCE_SCAN_RADIUS = 16
 #: a resource within this many blocks needs no recall
 NEAR_ENOUGH = 12
@@ -119,6 +123,8 @@ class LiveLoop:
         self.router = Router(self.registry, self.priors, seed=seed)
         self.goals = GoalManager(self.memory)
         self.signals = SignalMonitor()
+        #: hostiles stuck out of reach (a spider in a cave by the pit) are not threats: they kept seed 6 in its pit
+        self.stuck = StuckHostiles()
         self.homeostasis = HomeostasisMonitor()
         self.bootstrap = TaskBootstrapper(self.memory, llm=llm, seed=seed, bounds=self.config.geofence)
         self.thought_filter = ThoughtProcessor(bounds=self.config.geofence)
@@ -146,6 +152,7 @@ class LiveLoop:
         self._seen: set[tuple[str, BlockPos]] = set()
         self._last_bootstrap = -EXPLORE_PAUSE
         self._stopping: str | None = None
+        self._animals_at: tuple[int, dict[str, float]] | None = None
         self.home_pos = body.position()
 
     # -- sensing ---------------------------------------------------------------------------------------
@@ -158,7 +165,7 @@ class LiveLoop:
         if self.state is not None and not force and tick - self._last_poll < self.poll_ticks:
             return self.state
         self._last_poll = tick
-        p = sense(self.body)
+        p = sense(self.body, stuck=self.stuck)
         for event in self.signals.poll(p):
             self._on_signal(event.name, event.on, p)
         self._account(p)
@@ -168,10 +175,18 @@ class LiveLoop:
         self.state = self.homeostasis.update(p, sheltered=routines.sheltered(self.body),
                                              remembered_danger=bool(dangers) and p.time_of_day >= 10_000)
         self._take_suggestions(p)
-        self.goals.refresh(goals_for(generate(self.state), self.state))
+        self.goals.refresh(goals_for(generate(self.state), self.state, self._remembered_animals(p)))
         for hook in self.hooks:
             hook(self, p)
         return self.state
+
+    def _remembered_animals(self, p: Percept) -> dict[str, float]:
+        """Hunted animal -> how far from here memory last saw one (re-read every RECALL_EVERY ticks)."""
+        if self._animals_at is None or p.tick - self._animals_at[0] >= RECALL_EVERY:
+            spots = {a: self.memory.recall_resource((a,), p.position) for a in ANIMALS}
+            self._animals_at = (p.tick, {a: round(s.distance_to(p.position), 1)
+                                         for a, s in spots.items() if s is not None})
+        return self._animals_at[1]
 
     def _on_signal(self, name: str, on: bool, p: Percept) -> None:
         self.events.append({"tick": p.tick, "signal": name, "on": on})
@@ -331,6 +346,7 @@ class LiveLoop:
             status, reason = "blocked", err.problems[0].render()
         end = self.body.now_ticks()
         self.current = None
+        stop_for, self._stop_for = self._stop_for, None
         self.events.append({"tick": end, "task": spec.task_id, "goal": spec.goal, "status": status})
         if status == "success":
             self.goals.done(spec.task_id)
@@ -341,8 +357,17 @@ class LiveLoop:
             self._after_success(spec, built=reason != ALREADY)
         elif status == "preempted":
             self.report.preemptions += 1
-            self.goals.keep(spec)
             self.memory.set_task(spec.task_id, status="preempted")
+            fled = stop_for is not None and stop_for.goal == "flee"
+            if fled and spec.source is GoalSource.BOOTSTRAP:
+                # an exploration walk cut by a creeper is not resumed: it led back to the creeper (natural seed 6:
+                # walk, flee, walk, 60 times); the bootstrapper picks a new walk later
+                self.goals.done(spec.task_id)
+                self.memory.set_task(spec.task_id, status="failed", ended_tick=end, blocked_reason="fled")
+            else:
+                self.goals.keep(spec)
+                if fled:  # give the creeper time to lose the bot before the task walks back its way
+                    self.goals.defer(spec.task_id, self.now_ms() + FLEE_PAUSE * MS_PER_TICK)
         else:
             self.report.goals_failed += 1
             self.memory.record("goal_failed", spec.goal, end, self.body.position(), reason=reason)
@@ -355,12 +380,20 @@ class LiveLoop:
                 self._offer_unstuck(reason)
         self._scan_resources()
         self.save()
+        # what the task changed (a pickaxe made, a pit dug) must be seen before the next choice: a percept up to
+        # POLL_TICKS old chose the hunt after the wooden pickaxe (the stone pickaxe goal was not offered yet)
+        self.observe(force=True)
 
     def _offer_unstuck(self, reason: str) -> None:
         """No way out from here on foot: by day, dig a stair up before anything else is tried from this spot."""
         state = self.observe(force=True)
         if resting(state) or state.sheltered:
             return  # the evening keeps the bot in its hole; the morning's leave_shelter digs it out
+        if not routines.walled_in(self.body):
+            # on open ground the stair digs nothing useful and fails: on natural seed 6 every walk from a bot
+            # 100 blocks from home failed, and each queued an `unstuck` that failed too (dozens of failed goals)
+            self.events.append({"tick": self.body.now_ticks(), "no_path_in_the_open": reason[:80]})
+            return
         self.goals.offer(GoalSpec(task_id=UNSTUCK, goal="leave_shelter", kind=GoalKind.ROUTINE, urgency=0.75,
                                   why=[f"walled in: {reason[:80]}", "dig a stair up and walk out"]), sticky=True)
         self.events.append({"tick": self.body.now_ticks(), "unstuck": reason[:80]})
@@ -464,6 +497,7 @@ class LiveLoop:
             better = self.goals.preempting(spec, self.now_ms())
             if better is not None:
                 asked[0] = True
+                self._stop_for = better
                 self.events.append({"tick": self.body.now_ticks(), "preempt": spec.task_id, "by": better.task_id})
                 ex.request_stop(f"{better.goal} (priority {better.priority:.2f} > {spec.priority:.2f})")
 

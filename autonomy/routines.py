@@ -69,6 +69,24 @@ def sheltered(body: Body) -> bool:
     return roof and walls
 
 
+def walled_in(body: Body) -> bool:
+    """No side to walk or step up to: the feet and head cells of every side are blocked (a hole a planner dug,
+    a pit), so digging a stair is the way out. On open ground a walk that found no path failed for a reason a
+    stair does not mend (a target beyond water or cliffs)."""
+    feet = body.position().block()
+
+    def free(p: BlockPos) -> bool:
+        return body.block_at(p).name in SOFT - {"lava"}
+
+    for dx, dz in STEPS:
+        side = feet.offset(dx=dx, dz=dz)
+        if free(side) and free(side.offset(dy=1)):
+            return False  # a step across
+        if free(side.offset(dy=1)) and free(side.offset(dy=2)) and free(feet.offset(dy=2)):
+            return False  # a step up
+    return True
+
+
 def dig_pit(body: Body) -> m.TreeDefinition | None:
     """Dig PIT_DEPTH blocks down under the feet; None when the ground there cannot be dug."""
     feet = body.position().block()
