@@ -63,6 +63,8 @@ ALREADY = "already sheltered"
 NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter", "flee"})
 #: ticks between two goals of the bootstrapper (a pause, not a hot loop of walks)
 EXPLORE_PAUSE = 600
+#: stairs of PIT_DEPTH steps dug at most to climb out from underground (48 blocks)
+CLIMB_STAGES = 12
 #: ticks a task cut by a flight from a creeper waits before it resumes (a creeper loses a player beyond 16 blocks)
 FLEE_PAUSE = 400
 #: what the loop looks for while it lives, to remember where it was seen
@@ -79,6 +81,8 @@ NEEDS_RESOURCE: dict[str, tuple[str, ...]] = {
 }
 #: animals are remembered like resources (where a herd grazed); they wander, so a place is kept per 8-block cell
 ANIMAL_CELL = 8
+#: ticks between two looks for animals to remember, also while a task runs
+ANIMAL_SCAN_EVERY = 100
 #: ticks between two readings of where memory saw each animal (the food goals' order uses it)
 RECALL_EVERY = 200
 RESOURCE_SCAN_RADIUS = 16
@@ -153,6 +157,7 @@ class LiveLoop:
         self._last_bootstrap = -EXPLORE_PAUSE
         self._stopping: str | None = None
         self._animals_at: tuple[int, dict[str, float]] | None = None
+        self._animals_scanned = -ANIMAL_SCAN_EVERY
         self.home_pos = body.position()
 
     # -- sensing ---------------------------------------------------------------------------------------
@@ -175,6 +180,8 @@ class LiveLoop:
         self.state = self.homeostasis.update(p, sheltered=routines.sheltered(self.body),
                                              remembered_danger=bool(dangers) and p.time_of_day >= 10_000)
         self._take_suggestions(p)
+        if p.tick - self._animals_scanned >= ANIMAL_SCAN_EVERY:
+            self._scan_animals()
         self.goals.refresh(goals_for(generate(self.state), self.state, self._remembered_animals(p)))
         for hook in self.hooks:
             hook(self, p)
@@ -261,6 +268,12 @@ class LiveLoop:
             if (name, pos) not in self._seen:
                 self._seen.add((name, pos))
                 self.memory.record("resource_seen", name, self.body.now_ticks(), _centre(pos))
+        self._scan_animals()
+
+    def _scan_animals(self) -> None:
+        """Remember the hunted animals in view, once per ANIMAL_CELL cell. Called while tasks run too: a walk passes
+        herds that neither end of it sees, and the food goals' order and the walk to a herd read this memory."""
+        self._animals_scanned = self.body.now_ticks()
         for e in self.body.entities(RESOURCE_SCAN_RADIUS, kind="passive"):
             cell = BlockPos(int(e.position.x) // ANIMAL_CELL, 0, int(e.position.z) // ANIMAL_CELL)
             if e.name in ANIMALS and (e.name, cell) not in self._seen:
@@ -389,7 +402,7 @@ class LiveLoop:
         state = self.observe(force=True)
         if resting(state) or state.sheltered:
             return  # the evening keeps the bot in its hole; the morning's leave_shelter digs it out
-        if not routines.walled_in(self.body):
+        if not routines.walled_in(self.body) and not routines.underground(self.body):
             # on open ground the stair digs nothing useful and fails: on natural seed 6 every walk from a bot
             # 100 blocks from home failed, and each queued an `unstuck` that failed too (dozens of failed goals)
             self.events.append({"tick": self.body.now_ticks(), "no_path_in_the_open": reason[:80]})
@@ -415,6 +428,13 @@ class LiveLoop:
             stages = routines.SHELTER
         elif spec.goal == "leave_shelter":
             outcome = self._execute(routines.leave_shelter(self.body), spec)
+            climbs = 1
+            # out of a pit one stair is enough; out of a mine shaft (natural seed 6 was left at y=31 by an iron
+            # pickaxe plan, and every surface search failed from there) the stair goes on up, a stage at a time
+            while outcome.ok and climbs < CLIMB_STAGES and routines.underground(self.body):
+                routines.settle(self.body)
+                outcome = self._execute(routines.leave_shelter(self.body), spec)
+                climbs += 1
             if outcome.ok or outcome.status == "preempted":
                 return outcome.status, _why(outcome)
             # the stair did not get the bot out: walk to the surface at home, which the pathfinder may reach
@@ -476,6 +496,17 @@ class LiveLoop:
         if spot is None:
             return False
         outcome = self._execute(routines.go_to(spot.block(), 4.0), spec)
+        animals = [w for w in wanted if w in ANIMALS]
+        if animals and outcome.status != "preempted" and not any(
+                e.name in animals for e in self.body.entities(RESOURCE_SCAN_RADIUS, kind="passive")):
+            # the herd moved on (or was hunted, or the place cannot be reached): forget the place, or every later
+            # food goal walks back to it first
+            cell = BlockPos(int(spot.x) // ANIMAL_CELL, 0, int(spot.z) // ANIMAL_CELL)
+            for animal in animals:
+                self.memory.record("resource_gone", animal, self.body.now_ticks(), spot)
+                self._seen.discard((animal, cell))  # a herd grazing there again is remembered again
+            self._animals_at = None
+            self.events.append({"tick": self.body.now_ticks(), "recall_gone": spec.goal})
         return outcome.ok
 
     def _execute(self, tree: m.TreeDefinition, spec: GoalSpec, intent: dict[str, Any] | None = None) -> RunOutcome:

@@ -29,6 +29,8 @@ PIT_DEPTH = 4
 #: the roof sits in the old ground level: this many blocks over the pit floor's feet cell
 ROOF_ABOVE_FEET = PIT_DEPTH - 1
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+#: blocks over the head looked at, and how many of them must be solid, for the bot to be underground
+UNDERGROUND_SCAN, UNDERGROUND_ROCK = 64, 4
 
 
 def _vec(p: BlockPos) -> dict[str, int]:
@@ -85,6 +87,20 @@ def walled_in(body: Body) -> bool:
         if free(side.offset(dy=1)) and free(side.offset(dy=2)) and free(feet.offset(dy=2)):
             return False  # a step up
     return True
+
+
+def underground(body: Body) -> bool:
+    """At least UNDERGROUND_ROCK solid blocks (not leaves or logs: a tree is no ceiling to dig through) stand in the
+    column over the head: a mine shaft or a cave a planner left the bot in, not a pit under its one-block roof."""
+    head = body.position().block().offset(dy=1)
+    rock = 0
+    for dy in range(1, UNDERGROUND_SCAN + 1):
+        name = body.block_at(head.offset(dy=dy)).name
+        if name not in SOFT and not name.endswith(("_leaves", "_log")):
+            rock += 1
+            if rock >= UNDERGROUND_ROCK:
+                return True
+    return False
 
 
 def dig_pit(body: Body) -> m.TreeDefinition | None:

@@ -93,3 +93,27 @@ def test_an_exploration_walk_cut_by_a_creeper_is_not_walked_again_into_it(tmp_pa
     started = [e["task"] for e in loop.events if e.get("status") == "started"]
     assert started[:2] == ["explore:mine", "flee"]
     assert "explore:mine" not in started[2:]  # not resumed towards the creeper
+
+
+def test_a_bot_left_deep_underground_climbs_back_to_the_surface(tmp_path: Path) -> None:
+    """A mining plan left natural seed 6 at y=31 in a tunnel: every surface search failed there. Not walled in
+    (the corridor is open along it), but underground: the stair is dug, stage after stage, up to the surface."""
+    from craftbt.world.sim.storage import AIR
+
+    body = _world(6)
+    body.world.player.inventory.add("stone_pickaxe", 1)
+    body.world.clock.set_time_of_day(2_000)
+    loop = LiveLoop(body, tmp_path, seed=6, days=0.2, config=ExecutorConfig(geofence=scenario_fence(body)))
+    top = body.position().block()
+    cave = top.offset(dy=-14)
+    for dx in range(-2, 3):  # a mine corridor, two high: open along it, rock over it
+        for dy in (0, 1):
+            body.world.set_block((cave.x + dx, cave.y + dy, cave.z), AIR)
+    body.world.player.position = Position(cave.x + 0.5, float(cave.y), cave.z + 0.5)
+    body.advance(5)
+    assert routines.underground(body) and not routines.walled_in(body)
+    loop._offer_unstuck("local_repair_exhausted: not_found no cow in view: no path to any waypoint of the spiral")
+    chosen = loop.goals.select(loop.now_ms())
+    assert chosen is not None and chosen.task_id == UNSTUCK
+    loop._run_task(chosen)
+    assert not routines.underground(body) and body.position().y >= top.y - 2
