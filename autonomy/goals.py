@@ -28,7 +28,7 @@ from craftbt.autonomy.homeostasis import TIER_NAMES, HomeostasisState
 from craftbt.autonomy.memory import EpisodicMemory
 from craftbt.autonomy.needs import MAX_TIER, Need, NeedKind
 from craftbt.autonomy.signals import Percept
-from craftbt.executor.backoff import TRANSIENT_BLOCK_BACKOFF_MS, Task, TaskBoard
+from craftbt.executor.backoff import DETERMINISTIC_BLOCK_BACKOFF_MS, TRANSIENT_BLOCK_BACKOFF_MS, Task, TaskBoard
 from craftbt.executor.state import MS_PER_TICK
 from craftbt.world import nature
 from craftbt.world.body import TICKS_PER_DAY
@@ -51,6 +51,8 @@ REMEMBERED_RANGE = 64.0
 NO_PLAN = ("no planner could plan", "unobtainable")
 #: such a goal waits a game day (ms): the world around the bot, its tools and inventory will have changed
 UNPLANNABLE_BACKOFF_MS = TICKS_PER_DAY * MS_PER_TICK
+#: what a task that used up its whole tick budget fails with (the executor's status)
+OUT_OF_TIME = "budget_exhausted"
 #: eat from this food level down: cooked meat restores 6-8 points, so little of a meal is wasted
 EAT_AT = 17
 #: raw food is eaten as it is from this level down (the `hungry` signal's): above it, it is cooked first
@@ -220,7 +222,11 @@ class GoalManager:
         if spec is not None and any(k in reason for k in NO_PLAN):
             task.next_eligible_at = self.unplannable[spec.goal] = now_ms + UNPLANNABLE_BACKOFF_MS
             return task.next_eligible_at
-        if task.next_eligible_at <= now_ms:  # a failure that is not a block code still must not hot-loop
+        if reason.startswith(OUT_OF_TIME):
+            # it ran a whole task budget (a quarter day) in vain: a hunt for an animal nowhere near, bread waiting
+            # for wheat; retried half a minute later it spent the next quarter day the same way
+            task.next_eligible_at = now_ms + DETERMINISTIC_BLOCK_BACKOFF_MS * min(4, task.blocks)
+        elif task.next_eligible_at <= now_ms:  # a failure that is not a block code still must not hot-loop
             task.next_eligible_at = now_ms + TRANSIENT_BLOCK_BACKOFF_MS * min(8, 2 ** (task.blocks - 1))
         if spec is not None and spec.urgent:  # the night will not wait 5 minutes: retry from where the bot stands
             task.next_eligible_at = min(task.next_eligible_at, now_ms + TRANSIENT_BLOCK_BACKOFF_MS)

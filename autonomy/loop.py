@@ -65,6 +65,8 @@ NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter", "flee"})
 EXPLORE_PAUSE = 600
 #: stairs of PIT_DEPTH steps dug at most to climb out from underground (48 blocks)
 CLIMB_STAGES = 12
+#: exploration walks centre on home while the bot is this near it (blocks), else on the bot
+EXPLORE_HOME_RANGE = 48
 #: ticks a task cut by a flight from a creeper waits before it resumes (a creeper loses a player beyond 16 blocks)
 FLEE_PAUSE = 400
 #: what the loop looks for while it lives, to remember where it was seen
@@ -336,7 +338,11 @@ class LiveLoop:
             return None  # between walks the bot stays put and lets the world run
         self._last_bootstrap = p.tick
         llm_state = {"inventory": p.inventory, "food": p.food, "health": p.health, "tool_tier": state.tool_tier}
-        return self.goals.offer(self.bootstrap.next_goal(self.home_pos, llm_state), sticky=True)
+        # walks start from home, on ground the bot knows; far from home they start where it stands: on natural
+        # seed 6, 100 blocks out, every walk back towards home found no path and failed at once
+        near_home = p.position.distance_to(self.home_pos) <= EXPLORE_HOME_RANGE
+        return self.goals.offer(self.bootstrap.next_goal(self.home_pos if near_home else p.position, llm_state),
+                                sticky=True)
 
     def _wait(self) -> None:
         self.body.advance(self.poll_ticks)

@@ -15,6 +15,7 @@ from craftbt.autonomy.goals import (
 )
 from craftbt.autonomy.memory import EpisodicMemory
 from craftbt.autonomy.needs import NeedKind, generate
+from craftbt.executor.backoff import DETERMINISTIC_BLOCK_BACKOFF_MS
 from tests.test_autonomy_parts import state
 
 
@@ -70,4 +71,15 @@ def test_a_goal_no_planner_can_plan_waits_a_day_even_when_its_need_comes_back(tm
     assert manager.select(2_000) is None and manager.select(until) is not None
     # any other failure still backs off for seconds, not a day
     manager.refresh([apple, GoalSpec(task_id="food:bread", goal="obtain bread", kind=GoalKind.ROUTED)])
-    assert manager.block("food:bread", "budget_exhausted:", 1_000) < 1_000 + UNPLANNABLE_BACKOFF_MS // 10
+    assert manager.block("food:bread", "escalated", 1_000) < 1_000 + UNPLANNABLE_BACKOFF_MS // 10
+
+
+def test_a_goal_that_used_up_a_whole_task_budget_waits_minutes_not_seconds(tmp_path: Path) -> None:
+    manager = GoalManager(EpisodicMemory(tmp_path / "m.sqlite"))
+    hunt = GoalSpec(task_id="food:cooked_beef", goal="obtain cooked_beef", kind=GoalKind.ROUTED, urgency=0.3)
+    manager.refresh([hunt])
+    first = manager.block("food:cooked_beef", "budget_exhausted:", 0)
+    assert first >= DETERMINISTIC_BLOCK_BACKOFF_MS  # a quarter day spent in vain is not retried 30 s later
+    assert manager.block("food:cooked_beef", "budget_exhausted:", first) - first > first  # and waits longer
+    manager.refresh([hunt, GoalSpec(task_id="food:bread", goal="obtain bread", kind=GoalKind.ROUTED)])
+    assert manager.block("food:bread", "local_repair_exhausted: no_path", 0) < DETERMINISTIC_BLOCK_BACKOFF_MS

@@ -117,3 +117,19 @@ def test_a_bot_left_deep_underground_climbs_back_to_the_surface(tmp_path: Path) 
     assert chosen is not None and chosen.task_id == UNSTUCK
     loop._run_task(chosen)
     assert not routines.underground(body) and body.position().y >= top.y - 2
+
+
+def test_far_from_home_an_exploration_walk_starts_where_the_bot_stands(tmp_path: Path) -> None:
+    from craftbt.autonomy.bootstrap import EXPLORE_FAR
+
+    body = _world(6)
+    body.world.player.inventory.add("iron_pickaxe", 1)
+    body.world.player.inventory.add("cooked_beef", 4)
+    body.world.clock.set_time_of_day(2_000)
+    loop = LiveLoop(body, tmp_path, seed=6, days=0.1, config=ExecutorConfig(geofence=scenario_fence(body)))
+    here = body.position()
+    loop.home_pos = Position(here.x + 100, here.y, here.z)  # the bot wandered 100 blocks from home
+    walk = loop._choose(loop.observe(force=True))
+    assert walk is not None and walk.goal.startswith("explore ")
+    x, _, z = (int(v) for v in walk.goal.split(" ", 1)[1].split(","))
+    assert Position(x, here.y, z).distance_to(here) <= EXPLORE_FAR + 2
