@@ -408,7 +408,7 @@ class LiveLoop:
         state = self.observe(force=True)
         if resting(state) or state.sheltered:
             return  # the evening keeps the bot in its hole; the morning's leave_shelter digs it out
-        if not routines.walled_in(self.body) and not routines.underground(self.body):
+        if not (routines.walled_in(self.body) or routines.in_a_hole(self.body) or routines.underground(self.body)):
             # on open ground the stair digs nothing useful and fails: on natural seed 6 every walk from a bot
             # 100 blocks from home failed, and each queued an `unstuck` that failed too (dozens of failed goals)
             self.events.append({"tick": self.body.now_ticks(), "no_path_in_the_open": reason[:80]})

@@ -133,3 +133,27 @@ def test_far_from_home_an_exploration_walk_starts_where_the_bot_stands(tmp_path:
     assert walk is not None and walk.goal.startswith("explore ")
     x, _, z = (int(v) for v in walk.goal.split(" ", 1)[1].split(","))
     assert Position(x, here.y, z).distance_to(here) <= EXPLORE_FAR + 2
+
+
+def test_a_bot_in_a_pit_wider_than_itself_digs_a_stair_out(tmp_path: Path) -> None:
+    """Natural seed 5 spent a day at the bottom of a hole a stone-pickaxe plan dug: room to step about, so not
+    walled in, but no way out on foot; every goal failed 'no path' there (116 failures in 3 days)."""
+    from craftbt.world.sim.storage import AIR
+
+    body = _world(6)
+    body.world.player.inventory.add("stone_pickaxe", 1)
+    body.world.clock.set_time_of_day(2_000)
+    loop = LiveLoop(body, tmp_path, seed=6, days=0.2, config=ExecutorConfig(geofence=scenario_fence(body)))
+    top = body.position().block()
+    for dx in (-1, 0, 1):  # a 3x3 pit, 4 deep
+        for dz in (-1, 0, 1):
+            for dy in range(0, 4):
+                body.world.set_block((top.x + dx, top.y - 1 - dy, top.z + dz), AIR)
+    body.advance(40)
+    assert body.position().y <= top.y - 4
+    assert routines.in_a_hole(body) and not routines.walled_in(body) and not routines.underground(body)
+    loop._offer_unstuck("local_repair_exhausted: no_path no path to (20, 64, 0): no standable route to the target")
+    chosen = loop.goals.select(loop.now_ms())
+    assert chosen is not None and chosen.task_id == UNSTUCK
+    loop._run_task(chosen)
+    assert body.position().y >= top.y - 1 and not routines.in_a_hole(body)
