@@ -51,7 +51,7 @@ from craftbt.router.priors import PriorsStore
 from craftbt.router.router import Router, survey
 from craftbt.router.thoughts import ThoughtDecision, ThoughtProcessor
 from craftbt.trees import model as m
-from craftbt.world.body import TICKS_PER_DAY, BlockPos, Body
+from craftbt.world.body import TICKS_PER_DAY, BlockPos, Body, Position
 
 POLL_TICKS = 20
 #: a single task's tree gets at most this many ticks (a quarter day) before the executor stops it
@@ -65,6 +65,8 @@ NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter", "flee"})
 EXPLORE_PAUSE = 600
 #: stairs of PIT_DEPTH steps dug at most to climb out from underground (48 blocks)
 CLIMB_STAGES = 12
+#: blocks from where a stair out started within which no other is dug (unless shut in)
+STAIR_NEAR = 4.0
 #: exploration walks centre on home while the bot is this near it (blocks), else on the bot
 EXPLORE_HOME_RANGE = 48
 #: ticks a task cut by a flight from a creeper waits before it resumes (a creeper loses a player beyond 16 blocks)
@@ -160,6 +162,8 @@ class LiveLoop:
         self._stopping: str | None = None
         self._animals_at: tuple[int, dict[str, float]] | None = None
         self._animals_scanned = -ANIMAL_SCAN_EVERY
+        #: where stairs out (the unstuck task) started: none is dug again nearby unless the bot is plainly shut in
+        self._stairs_from: list[Position] = []
         self.home_pos = body.position()
 
     # -- sensing ---------------------------------------------------------------------------------------
@@ -353,6 +357,8 @@ class LiveLoop:
     def _run_task(self, spec: GoalSpec) -> None:
         start = self.body.now_ticks()
         self.current = spec
+        if spec.task_id == UNSTUCK:
+            self._stairs_from.append(self.body.position())
         self.memory.upsert_task(spec.task_id, spec.goal, spec.kind.value, spec.source.value, spec.priority,
                                 "running", tick=start)
         self.memory.set_task(spec.task_id, started_tick=start)
@@ -408,9 +414,13 @@ class LiveLoop:
         state = self.observe(force=True)
         if resting(state) or state.sheltered:
             return  # the evening keeps the bot in its hole; the morning's leave_shelter digs it out
-        if not (routines.walled_in(self.body) or routines.in_a_hole(self.body) or routines.underground(self.body)):
-            # on open ground the stair digs nothing useful and fails: on natural seed 6 every walk from a bot
-            # 100 blocks from home failed, and each queued an `unstuck` that failed too (dozens of failed goals)
+        here = self.body.position()
+        shut = routines.walled_in(self.body) or routines.in_a_hole(self.body) or routines.underground(self.body)
+        if not shut and any(here.distance_to(spot) <= STAIR_NEAR for spot in self._stairs_from):
+            # the bot does not look shut in, and a stair dug near here did not get it anywhere: nor would another.
+            # On natural seed 6 every walk from a bot 100 blocks from home failed, and each queued a stair that
+            # failed too (dozens of failed goals). Where the signs miss a way out (a shaft in a mountain, natural
+            # seed 7), the first stair is still tried, and it got the bot out.
             self.events.append({"tick": self.body.now_ticks(), "no_path_in_the_open": reason[:80]})
             return
         self.goals.offer(GoalSpec(task_id=UNSTUCK, goal="leave_shelter", kind=GoalKind.ROUTINE, urgency=0.75,

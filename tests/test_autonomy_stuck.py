@@ -68,15 +68,21 @@ def test_the_next_goal_is_chosen_from_what_the_last_task_changed(tmp_path: Path)
     assert "tools:stone_pickaxe" in loop.goals.specs and "tools:wooden_pickaxe" not in loop.goals.specs
 
 
-def test_a_walk_with_no_path_on_open_ground_digs_no_stair(tmp_path: Path) -> None:
+def test_a_walk_with_no_path_on_open_ground_digs_one_stair_not_one_per_failure(tmp_path: Path) -> None:
     body = _world(6)
+    body.world.clock.set_time_of_day(2_000)
     loop = LiveLoop(body, tmp_path, seed=6, days=0.1, config=ExecutorConfig(geofence=scenario_fence(body)))
-    assert not routines.walled_in(body)
-    # a target no walk reaches: high in the air
+    assert not routines.walled_in(body) and not routines.in_a_hole(body) and not routines.underground(body)
     feet = body.position().block()
-    loop._offer_unstuck("local_repair_exhausted: no_path no path to (9, 200, 9): no standable route")
-    assert UNSTUCK not in loop.goals.specs and any("no_path_in_the_open" in e for e in loop.events)
-    assert feet == body.position().block()
+    reason = "local_repair_exhausted: no_path no path to (9, 200, 9): no standable route to the target"
+    loop._offer_unstuck(reason)  # the signs may miss a way out: one stair is tried
+    stair = loop.goals.select(loop.now_ms())
+    assert stair is not None and stair.task_id == UNSTUCK
+    loop._run_task(stair)
+    assert body.position().distance_to(Position(feet.x + 0.5, feet.y, feet.z + 0.5)) <= 4  # it got nowhere
+    loop._offer_unstuck(reason)  # the next failed walk from here queues no other
+    assert UNSTUCK not in loop.goals.specs or loop.goals.board.get(UNSTUCK).next_eligible_at > loop.now_ms()
+    assert any("no_path_in_the_open" in e for e in loop.events)
 
 
 def test_an_exploration_walk_cut_by_a_creeper_is_not_walked_again_into_it(tmp_path: Path) -> None:
