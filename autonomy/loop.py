@@ -331,7 +331,9 @@ class LiveLoop:
         rest = resting(state)
         hold = rest or state.sheltered  # in the shelter only the shelter's own goals and urgent ones run
         while (spec := self.goals.select(self.now_ms())) is not None:
-            if not hold or spec.urgent or spec.goal in NIGHT_GOALS:
+            # the stair out of a hole is the leave_shelter routine, but not a shelter goal: run in the evening it dug
+            # the night's roof open, the shelter dug a new pit under it, and so on 19 times (natural seed 3, to y=-10)
+            if not hold or spec.urgent or (spec.goal in NIGHT_GOALS and spec.task_id != UNSTUCK):
                 return spec
             # work waits on the task board: for the next morning, or a while when sheltered by day
             wait = (SHELTER_LEAVE_FROM - p.time_of_day) % TICKS_PER_DAY if rest else EXPLORE_PAUSE

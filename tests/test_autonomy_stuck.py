@@ -167,3 +167,19 @@ def test_a_bot_in_a_pit_wider_than_itself_digs_a_stair_out(tmp_path: Path) -> No
     assert chosen is not None and chosen.task_id == UNSTUCK
     loop._run_task(chosen)
     assert body.position().y >= top.y - 1 and not routines.in_a_hole(body)
+
+
+def test_a_stair_out_queued_by_day_waits_for_the_morning_once_the_bot_shelters(tmp_path: Path) -> None:
+    """Natural seed 3: a stair out left on the board ran in the evening (its goal is leave_shelter), opened the
+    night's roof, the shelter dug a new pit under it, and so on 19 times, down to y=-10."""
+    body = _world(6)
+    body.world.clock.set_time_of_day(10_500)
+    loop = LiveLoop(body, tmp_path, seed=6, days=0.1, config=ExecutorConfig(geofence=scenario_fence(body)))
+    loop.goals.offer(GoalSpec(task_id=UNSTUCK, goal="leave_shelter", kind=GoalKind.ROUTINE, urgency=0.75), sticky=True)
+    loop.goals.block(UNSTUCK, "escalated", loop.now_ms())  # it failed once by day and waits on the board
+    loop._run_task(GoalSpec(task_id="shelter", goal="shelter", kind=GoalKind.ROUTINE, urgency=0.9))
+    assert routines.sheltered(body)
+    body.advance(1_200)  # the evening: the stair's backoff is over
+    chosen = loop._choose(loop.observe(force=True))
+    assert chosen is None or chosen.task_id != UNSTUCK
+    assert routines.sheltered(body)
