@@ -37,7 +37,8 @@ from craftbt.autonomy.homeostasis import TIER_NAMES, HomeostasisMonitor, Homeost
 from craftbt.autonomy.memory import EpisodicMemory
 from craftbt.autonomy.needs import generate, resting
 from craftbt.autonomy.report import GoalDone, LiveReport
-from craftbt.autonomy.signals import FOODS, Percept, SignalMonitor, sense
+from craftbt.autonomy.signals import ANIMALS, FOODS, Percept, SignalMonitor, sense
+from craftbt.autonomy.threats import StuckHostiles
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError
@@ -50,7 +51,7 @@ from craftbt.router.priors import PriorsStore
 from craftbt.router.router import Router, survey
 from craftbt.router.thoughts import ThoughtDecision, ThoughtProcessor
 from craftbt.trees import model as m
-from craftbt.world.body import TICKS_PER_DAY, BlockPos, Body
+from craftbt.world.body import TICKS_PER_DAY, BlockPos, Body, Position
 
 POLL_TICKS = 20
 #: a single task's tree gets at most this many ticks (a quarter day) before the executor stops it
@@ -62,6 +63,14 @@ ALREADY = "already sheltered"
 NIGHT_GOALS = frozenset({"shelter", "eat", "leave_shelter", "flee"})
 #: ticks between two goals of the bootstrapper (a pause, not a hot loop of walks)
 EXPLORE_PAUSE = 600
+#: stairs of PIT_DEPTH steps dug at most to climb out from underground (48 blocks)
+CLIMB_STAGES = 12
+#: blocks from where a stair out started within which no other is dug (unless shut in)
+STAIR_NEAR = 4.0
+#: exploration walks centre on home while the bot is this near it (blocks), else on the bot
+EXPLORE_HOME_RANGE = 48
+#: ticks a task cut by a flight from a creeper waits before it resumes (a creeper loses a player beyond 16 blocks)
+FLEE_PAUSE = 400
 #: what the loop looks for while it lives, to remember where it was seen
 RESOURCES = ("oak_log", "birch_log", "spruce_log", "coal_ore", "iron_ore", "copper_ore", "stone")
 #: an obtain goal whose plan fails for want of these may walk to where memory saw them first
@@ -75,8 +84,11 @@ NEEDS_RESOURCE: dict[str, tuple[str, ...]] = {
        for food in foods},
 }
 #: animals are remembered like resources (where a herd grazed); they wander, so a place is kept per 8-block cell
-ANIMALS = ("cow", "pig", "sheep", "chicken")
 ANIMAL_CELL = 8
+#: ticks between two looks for animals to remember, also while a task runs
+ANIMAL_SCAN_EVERY = 100
+#: ticks between two readings of where memory saw each animal (the food goals' order uses it)
+RECALL_EVERY = 200
 RESOURCE_SCAN_RADIUS = 16
 #: a resource within this many blocks needs no recall
 NEAR_ENOUGH = 12
@@ -119,6 +131,8 @@ class LiveLoop:
         self.router = Router(self.registry, self.priors, seed=seed)
         self.goals = GoalManager(self.memory)
         self.signals = SignalMonitor()
+        #: hostiles stuck out of reach (a spider in a cave by the pit) are not threats: they kept seed 6 in its pit
+        self.stuck = StuckHostiles()
         self.homeostasis = HomeostasisMonitor()
         self.bootstrap = TaskBootstrapper(self.memory, llm=llm, seed=seed, bounds=self.config.geofence)
         self.thought_filter = ThoughtProcessor(bounds=self.config.geofence)
@@ -146,6 +160,10 @@ class LiveLoop:
         self._seen: set[tuple[str, BlockPos]] = set()
         self._last_bootstrap = -EXPLORE_PAUSE
         self._stopping: str | None = None
+        self._animals_at: tuple[int, dict[str, float]] | None = None
+        self._animals_scanned = -ANIMAL_SCAN_EVERY
+        #: where stairs out (the unstuck task) started: none is dug again nearby unless the bot is plainly shut in
+        self._stairs_from: list[Position] = []
         self.home_pos = body.position()
 
     # -- sensing ---------------------------------------------------------------------------------------
@@ -158,7 +176,7 @@ class LiveLoop:
         if self.state is not None and not force and tick - self._last_poll < self.poll_ticks:
             return self.state
         self._last_poll = tick
-        p = sense(self.body)
+        p = sense(self.body, stuck=self.stuck)
         for event in self.signals.poll(p):
             self._on_signal(event.name, event.on, p)
         self._account(p)
@@ -168,10 +186,20 @@ class LiveLoop:
         self.state = self.homeostasis.update(p, sheltered=routines.sheltered(self.body),
                                              remembered_danger=bool(dangers) and p.time_of_day >= 10_000)
         self._take_suggestions(p)
-        self.goals.refresh(goals_for(generate(self.state), self.state))
+        if p.tick - self._animals_scanned >= ANIMAL_SCAN_EVERY:
+            self._scan_animals()
+        self.goals.refresh(goals_for(generate(self.state), self.state, self._remembered_animals(p)))
         for hook in self.hooks:
             hook(self, p)
         return self.state
+
+    def _remembered_animals(self, p: Percept) -> dict[str, float]:
+        """Hunted animal -> how far from here memory last saw one (re-read every RECALL_EVERY ticks)."""
+        if self._animals_at is None or p.tick - self._animals_at[0] >= RECALL_EVERY:
+            spots = {a: self.memory.recall_resource((a,), p.position) for a in ANIMALS}
+            self._animals_at = (p.tick, {a: round(s.distance_to(p.position), 1)
+                                         for a, s in spots.items() if s is not None})
+        return self._animals_at[1]
 
     def _on_signal(self, name: str, on: bool, p: Percept) -> None:
         self.events.append({"tick": p.tick, "signal": name, "on": on})
@@ -246,6 +274,12 @@ class LiveLoop:
             if (name, pos) not in self._seen:
                 self._seen.add((name, pos))
                 self.memory.record("resource_seen", name, self.body.now_ticks(), _centre(pos))
+        self._scan_animals()
+
+    def _scan_animals(self) -> None:
+        """Remember the hunted animals in view, once per ANIMAL_CELL cell. Called while tasks run too: a walk passes
+        herds that neither end of it sees, and the food goals' order and the walk to a herd read this memory."""
+        self._animals_scanned = self.body.now_ticks()
         for e in self.body.entities(RESOURCE_SCAN_RADIUS, kind="passive"):
             cell = BlockPos(int(e.position.x) // ANIMAL_CELL, 0, int(e.position.z) // ANIMAL_CELL)
             if e.name in ANIMALS and (e.name, cell) not in self._seen:
@@ -297,7 +331,9 @@ class LiveLoop:
         rest = resting(state)
         hold = rest or state.sheltered  # in the shelter only the shelter's own goals and urgent ones run
         while (spec := self.goals.select(self.now_ms())) is not None:
-            if not hold or spec.urgent or spec.goal in NIGHT_GOALS:
+            # the stair out of a hole is the leave_shelter routine, but not a shelter goal: run in the evening it dug
+            # the night's roof open, the shelter dug a new pit under it, and so on 19 times (natural seed 3, to y=-10)
+            if not hold or spec.urgent or (spec.goal in NIGHT_GOALS and spec.task_id != UNSTUCK):
                 return spec
             # work waits on the task board: for the next morning, or a while when sheltered by day
             wait = (SHELTER_LEAVE_FROM - p.time_of_day) % TICKS_PER_DAY if rest else EXPLORE_PAUSE
@@ -308,7 +344,11 @@ class LiveLoop:
             return None  # between walks the bot stays put and lets the world run
         self._last_bootstrap = p.tick
         llm_state = {"inventory": p.inventory, "food": p.food, "health": p.health, "tool_tier": state.tool_tier}
-        return self.goals.offer(self.bootstrap.next_goal(self.home_pos, llm_state), sticky=True)
+        # walks start from home, on ground the bot knows; far from home they start where it stands: on natural
+        # seed 6, 100 blocks out, every walk back towards home found no path and failed at once
+        near_home = p.position.distance_to(self.home_pos) <= EXPLORE_HOME_RANGE
+        return self.goals.offer(self.bootstrap.next_goal(self.home_pos if near_home else p.position, llm_state),
+                                sticky=True)
 
     def _wait(self) -> None:
         self.body.advance(self.poll_ticks)
@@ -319,6 +359,8 @@ class LiveLoop:
     def _run_task(self, spec: GoalSpec) -> None:
         start = self.body.now_ticks()
         self.current = spec
+        if spec.task_id == UNSTUCK:
+            self._stairs_from.append(self.body.position())
         self.memory.upsert_task(spec.task_id, spec.goal, spec.kind.value, spec.source.value, spec.priority,
                                 "running", tick=start)
         self.memory.set_task(spec.task_id, started_tick=start)
@@ -331,6 +373,7 @@ class LiveLoop:
             status, reason = "blocked", err.problems[0].render()
         end = self.body.now_ticks()
         self.current = None
+        stop_for, self._stop_for = self._stop_for, None
         self.events.append({"tick": end, "task": spec.task_id, "goal": spec.goal, "status": status})
         if status == "success":
             self.goals.done(spec.task_id)
@@ -341,8 +384,17 @@ class LiveLoop:
             self._after_success(spec, built=reason != ALREADY)
         elif status == "preempted":
             self.report.preemptions += 1
-            self.goals.keep(spec)
             self.memory.set_task(spec.task_id, status="preempted")
+            fled = stop_for is not None and stop_for.goal == "flee"
+            if fled and spec.source is GoalSource.BOOTSTRAP:
+                # an exploration walk cut by a creeper is not resumed: it led back to the creeper (natural seed 6:
+                # walk, flee, walk, 60 times); the bootstrapper picks a new walk later
+                self.goals.done(spec.task_id)
+                self.memory.set_task(spec.task_id, status="failed", ended_tick=end, blocked_reason="fled")
+            else:
+                self.goals.keep(spec)
+                if fled:  # give the creeper time to lose the bot before the task walks back its way
+                    self.goals.defer(spec.task_id, self.now_ms() + FLEE_PAUSE * MS_PER_TICK)
         else:
             self.report.goals_failed += 1
             self.memory.record("goal_failed", spec.goal, end, self.body.position(), reason=reason)
@@ -355,12 +407,24 @@ class LiveLoop:
                 self._offer_unstuck(reason)
         self._scan_resources()
         self.save()
+        # what the task changed (a pickaxe made, a pit dug) must be seen before the next choice: a percept up to
+        # POLL_TICKS old chose the hunt after the wooden pickaxe (the stone pickaxe goal was not offered yet)
+        self.observe(force=True)
 
     def _offer_unstuck(self, reason: str) -> None:
         """No way out from here on foot: by day, dig a stair up before anything else is tried from this spot."""
         state = self.observe(force=True)
         if resting(state) or state.sheltered:
             return  # the evening keeps the bot in its hole; the morning's leave_shelter digs it out
+        here = self.body.position()
+        shut = routines.walled_in(self.body) or routines.in_a_hole(self.body) or routines.underground(self.body)
+        if not shut and any(here.distance_to(spot) <= STAIR_NEAR for spot in self._stairs_from):
+            # the bot does not look shut in, and a stair dug near here did not get it anywhere: nor would another.
+            # On natural seed 6 every walk from a bot 100 blocks from home failed, and each queued a stair that
+            # failed too (dozens of failed goals). Where the signs miss a way out (a shaft in a mountain, natural
+            # seed 7), the first stair is still tried, and it got the bot out.
+            self.events.append({"tick": self.body.now_ticks(), "no_path_in_the_open": reason[:80]})
+            return
         self.goals.offer(GoalSpec(task_id=UNSTUCK, goal="leave_shelter", kind=GoalKind.ROUTINE, urgency=0.75,
                                   why=[f"walled in: {reason[:80]}", "dig a stair up and walk out"]), sticky=True)
         self.events.append({"tick": self.body.now_ticks(), "unstuck": reason[:80]})
@@ -382,6 +446,13 @@ class LiveLoop:
             stages = routines.SHELTER
         elif spec.goal == "leave_shelter":
             outcome = self._execute(routines.leave_shelter(self.body), spec)
+            climbs = 1
+            # out of a pit one stair is enough; out of a mine shaft (natural seed 6 was left at y=31 by an iron
+            # pickaxe plan, and every surface search failed from there) the stair goes on up, a stage at a time
+            while outcome.ok and climbs < CLIMB_STAGES and routines.underground(self.body):
+                routines.settle(self.body)
+                outcome = self._execute(routines.leave_shelter(self.body), spec)
+                climbs += 1
             if outcome.ok or outcome.status == "preempted":
                 return outcome.status, _why(outcome)
             # the stair did not get the bot out: walk to the surface at home, which the pathfinder may reach
@@ -443,6 +514,17 @@ class LiveLoop:
         if spot is None:
             return False
         outcome = self._execute(routines.go_to(spot.block(), 4.0), spec)
+        animals = [w for w in wanted if w in ANIMALS]
+        if animals and outcome.status != "preempted" and not any(
+                e.name in animals for e in self.body.entities(RESOURCE_SCAN_RADIUS, kind="passive")):
+            # the herd moved on (or was hunted, or the place cannot be reached): forget the place, or every later
+            # food goal walks back to it first
+            cell = BlockPos(int(spot.x) // ANIMAL_CELL, 0, int(spot.z) // ANIMAL_CELL)
+            for animal in animals:
+                self.memory.record("resource_gone", animal, self.body.now_ticks(), spot)
+                self._seen.discard((animal, cell))  # a herd grazing there again is remembered again
+            self._animals_at = None
+            self.events.append({"tick": self.body.now_ticks(), "recall_gone": spec.goal})
         return outcome.ok
 
     def _execute(self, tree: m.TreeDefinition, spec: GoalSpec, intent: dict[str, Any] | None = None) -> RunOutcome:
@@ -464,6 +546,7 @@ class LiveLoop:
             better = self.goals.preempting(spec, self.now_ms())
             if better is not None:
                 asked[0] = True
+                self._stop_for = better
                 self.events.append({"tick": self.body.now_ticks(), "preempt": spec.task_id, "by": better.task_id})
                 ex.request_stop(f"{better.goal} (priority {better.priority:.2f} > {spec.priority:.2f})")
 

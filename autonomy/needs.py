@@ -69,6 +69,8 @@ def generate(state: HomeostasisState) -> list[Need]:
         u, why = u + 0.15, [*why, f"food falling {state.food_trend:.1f}/1000 ticks"]
     if p.food_carried == 0:
         u, why = max(u, STOCK_FOOD), [*why, "no food carried: stock up before hunger"]
+    elif p.ready_food == 0:  # a hunt whose cooking failed left raw meat: cook it (food goals), do not rest on it
+        u, why = max(u, STOCK_FOOD), [*why, "only raw food carried: cook it"]
     if u > 0:
         needs.append(Need(kind=NeedKind.FOOD, urgency=_clip(u), reasons=why or [f"food {p.food}"]))
 

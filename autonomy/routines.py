@@ -29,6 +29,10 @@ PIT_DEPTH = 4
 #: the roof sits in the old ground level: this many blocks over the pit floor's feet cell
 ROOF_ABOVE_FEET = PIT_DEPTH - 1
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+#: a hole: on at least HOLE_WALLS of the 8 columns HOLE_RING blocks out, the ground is HOLE_STEP or more up
+HOLE_RING, HOLE_STEP, HOLE_WALLS = 3, 2, 6
+#: blocks over the head looked at, and how many of them must be solid, for the bot to be underground
+UNDERGROUND_SCAN, UNDERGROUND_ROCK = 64, 4
 
 
 def _vec(p: BlockPos) -> dict[str, int]:
@@ -67,6 +71,53 @@ def sheltered(body: Body) -> bool:
     roof = solid(feet.offset(dy=2)) or solid(feet.offset(dy=3))
     walls = all(solid(feet.offset(dx=dx, dz=dz)) and solid(feet.offset(dx=dx, dy=1, dz=dz)) for dx, dz in STEPS)
     return roof and walls
+
+
+def walled_in(body: Body) -> bool:
+    """No side to walk or step up to: the feet and head cells of every side are blocked (a hole a planner dug,
+    a pit), so digging a stair is the way out. On open ground a walk that found no path failed for a reason a
+    stair does not mend (a target beyond water or cliffs)."""
+    feet = body.position().block()
+
+    def free(p: BlockPos) -> bool:
+        return body.block_at(p).name in SOFT - {"lava"}
+
+    for dx, dz in STEPS:
+        side = feet.offset(dx=dx, dz=dz)
+        if free(side) and free(side.offset(dy=1)):
+            return False  # a step across
+        if free(side.offset(dy=1)) and free(side.offset(dy=2)) and free(feet.offset(dy=2)):
+            return False  # a step up
+    return True
+
+
+def in_a_hole(body: Body) -> bool:
+    """The ground stands at least HOLE_STEP over the feet on most of the ring HOLE_RING blocks around: a pit or a
+    quarry a planner dug for stone, wider than one block (so not ``walled_in``) but no way out on foot."""
+    feet = body.position().block()
+    r = HOLE_RING
+    walls = 0
+    for dx, dz in ((r, 0), (-r, 0), (0, r), (0, -r), (r, r), (r, -r), (-r, r), (-r, -r)):
+        for dy in range(HOLE_STEP + 6, HOLE_STEP - 1, -1):  # the ground from a little above down to the step
+            name = body.block_at(feet.offset(dx=dx, dy=dy - 1, dz=dz)).name
+            if _floor(name):
+                walls += 1
+                break
+    return walls >= HOLE_WALLS
+
+
+def underground(body: Body) -> bool:
+    """At least UNDERGROUND_ROCK solid blocks (not leaves or logs: a tree is no ceiling to dig through) stand in the
+    column over the head: a mine shaft or a cave a planner left the bot in, not a pit under its one-block roof."""
+    head = body.position().block().offset(dy=1)
+    rock = 0
+    for dy in range(1, UNDERGROUND_SCAN + 1):
+        name = body.block_at(head.offset(dy=dy)).name
+        if name not in SOFT and not name.endswith(("_leaves", "_log")):
+            rock += 1
+            if rock >= UNDERGROUND_ROCK:
+                return True
+    return False
 
 
 def dig_pit(body: Body) -> m.TreeDefinition | None:
@@ -110,6 +161,14 @@ def leave_shelter(body: Body) -> m.TreeDefinition:
     cells are dug, and the last step is the surface, PIT_DEPTH blocks out and up.
     """
     feet = body.position().block()
+    leaves: list[m.LeafNode] = []
+    start = _stair_start(body, feet)
+    if start is not None and start != feet:
+        # in a hole wider than the bot no first step has a floor from the middle: start from the side (a cave,
+        # a quarry a planner dug; natural seed 5 spent a day at the bottom of one)
+        leaves.append(m.LeafNode(name="walk to the side", capability="move_to",
+                                 args={"pos": _vec(start), "range": 0.5}, timeout_ms=20_000))
+        feet = start
     dx, dz = _exit_direction(body, feet)
 
     def at(k: int, dy: int) -> BlockPos:
@@ -118,7 +177,6 @@ def leave_shelter(body: Body) -> m.TreeDefinition:
     cells = [at(0, dy) for dy in range(2, ROOF_ABOVE_FEET + 1)]
     for k in range(1, PIT_DEPTH + 1):
         cells += [at(k, k), at(k, k + 1)] + ([at(k, k + 2)] if k < PIT_DEPTH else [])
-    leaves: list[m.LeafNode] = []
     for i, cell in enumerate(cells):
         if body.block_at(cell).name not in SOFT:
             leaves.append(m.LeafNode(name=f"dig exit {i}", capability="dig_block_at",
@@ -134,11 +192,31 @@ def _floor(name: str) -> bool:
 
 def _exit_direction(body: Body, feet: BlockPos) -> tuple[int, int]:
     """The first side whose stair floors (k blocks out and k - 1 up, for every step) are solid."""
+    return _stair_direction(body, feet) or STEPS[0]
+
+
+def _stair_direction(body: Body, feet: BlockPos) -> tuple[int, int] | None:
     for dx, dz in STEPS:
         floors = [feet.offset(dx=k * dx, dy=k - 1, dz=k * dz) for k in range(1, PIT_DEPTH + 1)]
         if all(_floor(body.block_at(p).name) for p in floors):
             return dx, dz
-    return STEPS[0]
+    return None
+
+
+def _stair_start(body: Body, feet: BlockPos) -> BlockPos | None:
+    """Where a stair can start: here, else the nearest cell within 2 blocks on this level that the bot can stand
+    in and from which some side's stair floors are solid."""
+    if _stair_direction(body, feet) is not None:
+        return feet
+    cells = sorted(((dx, dz) for dx in range(-2, 3) for dz in range(-2, 3) if (dx, dz) != (0, 0)),
+                   key=lambda d: abs(d[0]) + abs(d[1]))
+    for dx, dz in cells:
+        cell = feet.offset(dx=dx, dz=dz)
+        standing = (_floor(body.block_at(cell.offset(dy=-1)).name) and body.block_at(cell).name in SOFT
+                    and body.block_at(cell.offset(dy=1)).name in SOFT)
+        if standing and _stair_direction(body, cell) is not None:
+            return cell
+    return None
 
 
 def flee(distance: float = 16.0) -> m.TreeDefinition:

@@ -19,6 +19,7 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from craftbt.autonomy import bodyinfo
+from craftbt.autonomy.threats import StuckHostiles
 from craftbt.world.body import BlockPos, Body, EntityInfo, Observation, Position
 from craftbt.world.daytime import is_night
 
@@ -39,6 +40,15 @@ FOODS = frozenset({"apple", "bread", "cooked_beef", "cooked_porkchop", "cooked_c
                    "cooked_cod", "cooked_salmon", "baked_potato", "carrot", "potato", "beef", "porkchop",
                    "chicken", "mutton", "cod", "salmon", "rotten_flesh", "sweet_berries", "melon_slice",
                    "golden_apple", "golden_carrot", "beetroot", "mushroom_stew", "pumpkin_pie", "cookie"})
+
+
+#: raw food -> what a furnace makes of it: carried raw, it is food to cook rather than a stock to rest on
+COOKS: dict[str, str] = {"beef": "cooked_beef", "porkchop": "cooked_porkchop", "mutton": "cooked_mutton",
+                         "chicken": "cooked_chicken", "cod": "cooked_cod", "salmon": "cooked_salmon",
+                         "potato": "baked_potato"}
+#: the animals the loop hunts, looked for within ANIMAL_RANGE blocks
+ANIMALS = ("cow", "pig", "sheep", "chicken")
+ANIMAL_RANGE = 16.0
 
 
 class Category(StrEnum):
@@ -68,6 +78,8 @@ class Percept(BaseModel):
     home: Position | None = None
     #: the nearest hostile within HOSTILE_RANGE, by name (a creeper is fled from, by day as by night)
     nearest_threat: str | None = None
+    #: hunted animals in view (within ANIMAL_RANGE): name -> distance of the nearest
+    animals: dict[str, float] = {}
 
     @property
     def night(self) -> bool:
@@ -81,6 +93,11 @@ class Percept(BaseModel):
     def food_carried(self) -> int:
         return sum(n for item, n in self.inventory.items() if item in FOODS)
 
+    @property
+    def ready_food(self) -> int:
+        """Food carried that is worth keeping as it is (raw meat is food to cook, see COOKS)."""
+        return sum(n for item, n in self.inventory.items() if item in FOODS and item not in COOKS)
+
 
 def _neutral(body: Body, e: EntityInfo, night: bool) -> bool:
     """A spider in bright light by day does not attack unless hit (vanilla): it is not a threat."""
@@ -89,14 +106,21 @@ def _neutral(body: Body, e: EntityInfo, night: bool) -> bool:
     return body.light_level(e.position.block()) >= SPIDER_NEUTRAL_LIGHT
 
 
-def sense(body: Body, home: Position | None = None) -> Percept:
+def sense(body: Body, home: Position | None = None, stuck: StuckHostiles | None = None) -> Percept:
+    """One percept; with ``stuck``, hostiles stuck out of reach for a while are not counted (see ``threats``)."""
     obs: Observation = body.observe()
     me = obs.position
     night = is_night(obs.time_of_day)
-    hostiles = sorted((e for e in body.entities(HOSTILE_RANGE, kind="hostile")
-                       if e.position.distance_to(me) <= HOSTILE_RANGE and not _neutral(body, e, night)),
-                      key=lambda e: e.position.distance_to(me))
+    near = [e for e in body.entities(HOSTILE_RANGE, kind="hostile")
+            if e.position.distance_to(me) <= HOSTILE_RANGE and not _neutral(body, e, night)]
+    away = stuck.update(obs.tick, near, me) if stuck is not None else frozenset()
+    hostiles = sorted((e for e in near if e.id not in away), key=lambda e: e.position.distance_to(me))
     players = [e for e in body.entities(PLAYER_RANGE, kind="player") if e.position.distance_to(me) <= PLAYER_RANGE]
+    animals: dict[str, float] = {}
+    for e in body.entities(ANIMAL_RANGE, kind="passive"):
+        d = e.position.distance_to(me)
+        if e.name in ANIMALS and d <= ANIMAL_RANGE:
+            animals[e.name] = round(min(d, animals.get(e.name, d)), 1)
     used = {s.slot for s in body.inventory() if s.slot is not None and 9 <= s.slot <= 44}
     feet = me.block()
     return Percept(
@@ -104,7 +128,7 @@ def sense(body: Body, home: Position | None = None) -> Percept:
         inventory=dict(obs.inventory), free_slots=FULL_SLOTS - len(used), hostiles=len(hostiles),
         nearest_hostile=min((e.position.distance_to(me) for e in hostiles), default=None), players=len(players),
         light=body.light_level(BlockPos(feet.x, feet.y, feet.z)), weather=bodyinfo.weather(body), home=home,
-        nearest_threat=hostiles[0].name if hostiles else None,
+        nearest_threat=hostiles[0].name if hostiles else None, animals=animals,
     )
 
 

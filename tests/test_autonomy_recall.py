@@ -67,3 +67,26 @@ def test_a_bot_walled_in_by_day_digs_a_stair_out(tmp_path: Path) -> None:
     assert chosen is not None and chosen.task_id == UNSTUCK
     loop._run_task(chosen)
     assert body.position().y >= ground  # out of the hole, on the ground again
+
+
+def test_a_herd_passed_on_a_walk_is_remembered_and_an_empty_place_is_forgotten(tmp_path: Path) -> None:
+    from craftbt.autonomy import routines
+    from craftbt.autonomy.goals import GoalSource
+
+    body = SimBody(new_world(seed=5))
+    body.world.rules.do_mob_spawning = False
+    loop = LiveLoop(body, tmp_path, seed=5, days=0.1, config=ExecutorConfig(geofence=scenario_fence(body)))
+    here = body.position().block()
+    end = routines.surface(body, here.x + 40, here.z, here.y)
+    assert end is not None
+    # beside the middle of the walk: more than 16 blocks from either end, 10 from the path
+    body.world.spawn_mob("pig", here.x + 20.5, end.y + 2, here.z + 10.5, no_ai=True)
+    loop._run_task(GoalSpec(task_id="w", goal=f"explore {end.x},{end.y},{end.z}", kind=GoalKind.ROUTINE,
+                            source=GoalSource.BOOTSTRAP))
+    assert loop.memory.recall_resource(("pig",), body.position()) is not None  # seen on the way
+    # a cow memory places where there is none: the bot walks there, finds nothing, and forgets the place
+    loop.memory.record("resource_seen", "cow", 0, Position(here.x + 0.5, here.y, here.z + 0.5))
+    spec = GoalSpec(task_id="food:beef", goal="obtain beef", kind=GoalKind.ROUTED, urgency=0.5)
+    loop._walk_to_remembered(spec)
+    assert any(e.get("recall_gone") == "obtain beef" for e in loop.events)
+    assert loop.memory.recall_resource(("cow",), body.position()) is None
