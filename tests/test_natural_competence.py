@@ -260,3 +260,45 @@ def test_htn_obtains_an_iron_pickaxe_on_a_natural_world(tmp_path: Path) -> None:
     run, seen = _obtain("iron_pickaxe", "htn", 2, tmp_path, 72_000)
     assert run.ok, run.attempts
     assert seen.count("iron_pickaxe") >= 1
+
+
+# -- the natural world's fence and spawn -------------------------------------------------------------------------
+def test_the_natural_worlds_default_fence_is_wider_than_the_starter_worlds() -> None:
+    """One definition for every entry point: 192 blocks around spawn on the natural world, 64 elsewhere,
+    declared bounds as declared; the live loop's fence stays 192 blocks on every world."""
+    from types import SimpleNamespace
+
+    from craftbt.autonomy.loop import live_fence
+    from craftbt.executor.config import Bounds, scenario_fence
+    from craftbt.world.scenarios.loader import world_body
+
+    natural, starter = world_body("natural", 9), world_body("starter", 9)
+    for body, radius, live in ((natural, 192, 192), (starter, 64, 192)):
+        p = body.position()
+        fence = scenario_fence(body)
+        assert (fence.min_x, fence.max_x, fence.min_z, fence.max_z) == (
+            int(p.x) - radius, int(p.x) + radius, int(p.z) - radius, int(p.z) + radius)
+        assert live_fence(body).max_x - live_fence(body).min_x == 2 * live
+    box = Bounds(min_x=-5, min_y=0, min_z=-5, max_x=5, max_y=80, max_z=5)
+    declared = SimpleNamespace(bounds=box, world=natural.world, position=natural.position)
+    assert scenario_fence(declared) == box and live_fence(declared) == box  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("world", "seed"), [("natural", 15), ("natural", 17), ("starter", 12)])
+def test_the_player_spawns_with_room_for_its_head(world: str, seed: int) -> None:
+    """Under a low canopy the spawn once put the head in leaves: no path led anywhere, and every surface
+    search for an animal on natural seed 17 ended at once without a step."""
+    from craftbt.world.scenarios.loader import world_body
+
+    body = world_body(world, seed)
+    feet = body.position().block()
+    assert [body.block_at(feet.offset(dy=dy)).name for dy in (0, 1)] == ["air", "air"]
+    assert body.block_at(feet.offset(dy=-1)).name == "grass_block"
+
+
+@pytest.mark.parametrize("seed", [13, 17])
+def test_a_bed_is_made_from_hunted_wool_on_a_natural_world(seed: int, tmp_path: Path) -> None:
+    """Seed 13's third sheep hunt walked out of a 64-block fence; seed 17 spawned boxed in under leaves."""
+    run, seen = _obtain("white_bed", "solver", seed, tmp_path, 144_000)
+    assert run.ok, run.attempts
+    assert seen.count("white_bed") >= 1
