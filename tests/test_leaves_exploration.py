@@ -182,3 +182,45 @@ def test_a_boxed_in_search_says_it_could_walk_nowhere() -> None:
     run = run_leaf(body, "explore", {"target": "oak_log", "max_distance": 16}, max_ticks=2_000)
     assert run.code == "not_found"
     assert run.result.error is not None and "no path to any waypoint" in run.result.error.detail
+
+
+def _stone_under_the_floor(body: SimBody) -> None:
+    """Stone over a closed pocket just under the grass by the feet: open to the pocket, not to the player."""
+    for x in range(1, 4):
+        for z in range(-1, 2):
+            body.set_block((x, 61, z), "air")
+            body.set_block((x, 62, z), "stone")
+
+
+def test_a_block_seen_through_the_floor_is_not_in_sight() -> None:
+    from craftbt.capabilities.leaves.common import sees
+
+    body = _flat()
+    _stone_under_the_floor(body)
+    body.set_block((3, 64, 0), "stone")
+    ctx = make_context(body)
+    assert not sees(ctx, BlockPos(1, 62, 0)) and sees(ctx, BlockPos(3, 64, 0))
+
+
+def test_once_a_drop_is_lost_only_blocks_in_sight_are_dug() -> None:
+    """Natural seed 16: stone open only to a cave under a sandstone floor was dug 27 times, each drop fell
+    into the cave, and no cobblestone arrived; stone in sight a few blocks further was never tried."""
+    body = _flat("wooden_pickaxe")
+    _stone_under_the_floor(body)
+    body.set_block((6, 64, 0), "stone")
+    run = run_leaf(body, "acquire_material", {"item": "cobblestone", "count": 1, "radius": 16}, max_ticks=4_000)
+    assert run.ok, run.result.error
+    assert body.observe().count("cobblestone") == 1 and body.block_at(BlockPos(6, 64, 0)).name == "air"
+
+
+def test_mining_search_does_not_count_stone_seen_through_the_floor() -> None:
+    body = _flat("wooden_pickaxe")
+    _stone_under_the_floor(body)
+    ctx = make_context(body)
+    run = run_leaf(body, "explore", {"target": "cobblestone", "strategy": "mine", "max_ticks": 4_000},
+                   max_ticks=6_000, ctx=ctx)
+    assert run.ok, run.result.error
+    assert run.observables["blocks_dug"] > 0  # it dug on until stone was in sight
+    mined = run_leaf(body, "acquire_material", {"item": "cobblestone", "count": 1, "radius": 16}, max_ticks=4_000,
+                     ctx=ctx)
+    assert mined.ok, mined.result.error

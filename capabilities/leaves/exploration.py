@@ -33,6 +33,7 @@ from craftbt.capabilities.leaves.common import (
     failure_from_error,
     is_solid,
     registry_data,
+    sees,
     within_reach,
 )
 from craftbt.capabilities.leaves.interaction import MIN_DY, material_plan
@@ -219,9 +220,10 @@ def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -
         if search.strategy == "mine":
             # underground, a block across a cave gap is seen but not got: only those in reach count, and
             # the search goes on until as many were in reach as the next step will mine
-            # (and no higher than the head: the drop of a block dug above stays in its hole, out of pickup range)
-            search.reached.update(p for p in seen if within_reach(ctx, p) and p.y <= feet.y + 1
-                                  and p not in search.unreachable)
+            # (and no higher than the head: the drop of a block dug above stays in its hole, out of pickup range;
+            # and in sight: a block open only to a cave under the floor drops into that cave)
+            search.reached.update(p for p in seen if p not in search.reached and within_reach(ctx, p)
+                                  and p.y <= feet.y + 1 and p not in search.unreachable and sees(ctx, p))
             still = sorted(p for p in search.reached if ctx.body.block_at(p).name in target.blocks)
             if len(still) < search.count:
                 return False
@@ -278,7 +280,7 @@ def _reach_seen(ctx: CapabilityContext, search: Search) -> Step:
                 search.unreachable.add(pos)
                 continue
             yield from act(handle)
-        if not within_reach(ctx, pos) or pos.y > ctx.body.position().block().y + 1:
+        if not within_reach(ctx, pos) or pos.y > ctx.body.position().block().y + 1 or not sees(ctx, pos):
             search.unreachable.add(pos)
             continue
         search.reached.add(pos)
