@@ -169,6 +169,21 @@ def test_a_station_goes_into_a_niche_when_no_cell_is_free() -> None:
     assert body.find_blocks(["crafting_table"], 2, max_count=1)
 
 
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_a_station_in_reach_is_carried_along_an_explore(planner: str) -> None:
+    """A replan of the compass (HTN, natural seed 0) found its furnace in reach, explored for logs to burn,
+    and could not smelt: the furnace had stayed behind."""
+    state = PlanningState(inventory={"raw_iron": 3, "stone_pickaxe": 1}, stations=frozenset({"furnace"}),
+                          available_blocks=frozenset({"grass_block", "dirt", "stone"}),
+                          block_distance={"grass_block": 1.0, "dirt": 1.0, "stone": 3.0})
+    steps = plan(planner, "obtain 3 iron_ingot", state)
+    verbs = [(verb, args.get("item") or args.get("workstation")) for verb, args in steps]
+    explore = next(i for i, (verb, _) in enumerate(verbs) if verb == "explore")
+    smelt = next(i for i, (verb, _) in enumerate(verbs) if verb == "smelt")
+    assert ("acquire_material", "furnace") in verbs[:explore], verbs
+    assert ("place_workstation", "furnace") in verbs[explore:smelt], verbs
+
+
 # -- the router: a replan no planner can make ends the run with the reason -----------------------------------
 def test_a_failed_replan_ends_the_goal_run_with_its_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from craftbt.executor.config import ExecutorConfig
