@@ -224,3 +224,19 @@ def test_mining_search_does_not_count_stone_seen_through_the_floor() -> None:
     mined = run_leaf(body, "acquire_material", {"item": "cobblestone", "count": 1, "radius": 16}, max_ticks=4_000,
                      ctx=ctx)
     assert mined.ok, mined.result.error
+
+
+def test_a_bot_walled_in_by_leaves_breaks_out_and_searches_on() -> None:
+    """A hunt in a dense forest (natural seed 24) ended in a pocket of leaves: no waypoint of the next
+    search had a path, and it ended at once."""
+    body = _flat()
+    feet = body.position().block()
+    for dx in range(-2, 3):
+        for dz in range(-2, 3):
+            for dy in range(4):
+                if max(abs(dx), abs(dz)) >= 1 or dy >= 2:
+                    body.set_block((feet.x + dx, feet.y + dy, feet.z + dz), "oak_leaves")
+    body.run_command(f"/summon sheep {feet.x + 40} {feet.y} {feet.z}")
+    run = run_leaf(body, "explore", {"target": "sheep", "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    assert run.observables["waypoints"] >= 1 and run.observables["blocks_dug"] > 0

@@ -85,6 +85,8 @@ CARDINALS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 REACH_TRIES = 6
 #: Failures a search stops on at once (the body or the run ended the walk, not the terrain).
 STOP_CODES = frozenset({"died", "cancelled", "preempted", "body_disconnected"})
+#: Leaves broken this far around a bot that no waypoint has a path from (two layers of a canopy).
+BREAK_OUT_RADIUS = 2
 PICKAXES = ("netherite_pickaxe", "diamond_pickaxe", "iron_pickaxe", "stone_pickaxe", "golden_pickaxe",
             "wooden_pickaxe")
 
@@ -471,7 +473,10 @@ def _surface_cell(ctx: CapabilityContext, x: int, z: int, near_y: int) -> BlockP
 
 
 def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
-    """Visit rings of waypoints around the start, looking around at each (climbing out first if underground)."""
+    """Visit rings of waypoints around the start, looking around at each (climbing out first if underground).
+
+    A bot no waypoint has a path from (walled in by foliage: a hunt in a dense forest ended in a pocket of
+    leaves, natural seed 24) breaks the leaves around it and tries the rings once more."""
     if _roofed(ctx, registry_data(ctx)) and ctx.body.position().y < SEA_LEVEL_Y:
         failure = yield from _climb_out(ctx, search)
         if failure is not None:
@@ -480,6 +485,21 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
     result = yield from _found_here(ctx, search)
     if result is not None:
         return result
+    result = yield from _rings(ctx, search)
+    if result is None and not search.walked_to and not search.out_of_time(ctx):
+        cleared = yield from _break_out(ctx, search)
+        if cleared:
+            result = yield from _rings(ctx, search)
+    if result is not None:
+        return result
+    if not search.walked_to and not search.out_of_time(ctx):
+        # not "budget used up": a bot boxed in (after a failed retreat, seed 13) walked nowhere in 0 s
+        return ActionResult.failure("no_path", f"no path to any waypoint of the spiral from {tuple(search.start)}")
+    return None
+
+
+def _rings(ctx: CapabilityContext, search: Search) -> Step:
+    """Walk the rings of waypoints, looking around at each; success or a failure to stop on, else None."""
     ring = RING_STEP
     while ring <= search.max_distance and not search.out_of_time(ctx):
         for k in range(RING_POINTS):
@@ -503,10 +523,23 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
             if result is not None:
                 return result
         ring += RING_STEP
-    if not search.walked_to and not search.out_of_time(ctx):
-        # not "budget used up": a bot boxed in (after a failed retreat, seed 13) walked nowhere in 0 s
-        return ActionResult.failure("no_path", f"no path to any waypoint of the spiral from {tuple(search.start)}")
     return None
+
+
+def _break_out(ctx: CapabilityContext, search: Search) -> Generator[ActionHandle | None, ActionHandle | None, bool]:
+    """Break the leaves at feet and head height up to BREAK_OUT_RADIUS blocks around, nearest first, and over
+    the head (the pathfinder walks through no block); True when any were broken."""
+    feet = ctx.body.position().block()
+    r = BREAK_OUT_RADIUS
+    cells = sorted((feet.offset(dx, dy, dz) for dy in (0, 1) for dx in range(-r, r + 1) for dz in range(-r, r + 1)
+                    if dx or dz), key=lambda c: (abs(c.x - feet.x) + abs(c.z - feet.z), c.y))
+    cells.append(feet.offset(dy=2))
+    broken = False
+    for cell in cells:
+        if ctx.body.block_at(cell).name.endswith("_leaves") and not search.too_far(cell):
+            result = yield from _clear(ctx, cell, search)
+            broken = broken or result.ok
+    return broken
 
 
 def _walk_near(ctx: CapabilityContext, search: Search) -> Step:
