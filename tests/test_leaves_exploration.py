@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from craftbt.world.body import BlockPos
+from craftbt.world.body import BlockPos, Position
 from craftbt.world.scenarios.loader import world_body
 from craftbt.world.sim.body import SimBody
 from craftbt.world.sim.storage import make_state
@@ -240,3 +240,18 @@ def test_a_bot_walled_in_by_leaves_breaks_out_and_searches_on() -> None:
     run = run_leaf(body, "explore", {"target": "sheep", "max_ticks": 6_000}, max_ticks=8_000)
     assert run.ok, run.result.error
     assert run.observables["waypoints"] >= 1 and run.observables["blocks_dug"] > 0
+
+
+def test_a_climb_out_of_a_cave_walks_to_a_wall_before_it_cuts_stairs() -> None:
+    """A replan on natural seed 4 stood in a cave at y=14 with every side open and gave up at once
+    (`no way up to the surface`): a stair is cut into a wall, and there was none beside the feet."""
+    body = _flat("stone_pickaxe")
+    for x in range(-4, 5):
+        for z in range(-4, 5):
+            for y in (40, 41, 42):
+                body.set_block((x, y, z), "air")
+    body.teleport(Position(0.5, 40, 0.5))
+    body.world.spawn_mob("sheep", 45.5, 64, 0.5, no_ai=True)  # out of view from the cave (51 blocks)
+    run = run_leaf(body, "explore", {"target": "sheep", "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    assert body.position().y >= 63

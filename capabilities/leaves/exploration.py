@@ -85,6 +85,8 @@ CARDINALS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 REACH_TRIES = 6
 #: Failures a search stops on at once (the body or the run ended the walk, not the terrain).
 STOP_CODES = frozenset({"died", "cancelled", "preempted", "body_disconnected"})
+#: Blocks a climb out of a cave walks across its open floor before it cuts stairs wherever it stands.
+CLIMB_WALK_STEPS = 32
 #: Leaves broken this far around a bot that no waypoint has a path from (two layers of a canopy).
 BREAK_OUT_RADIUS = 2
 PICKAXES = ("netherite_pickaxe", "diamond_pickaxe", "iron_pickaxe", "stone_pickaxe", "golden_pickaxe",
@@ -578,15 +580,27 @@ def _make_room(ctx: CapabilityContext, search: Search) -> Step:
 
 
 def _climb_out(ctx: CapabilityContext, search: Search) -> Step:
-    """From underground, a staircase up until the sky is overhead (a surface search starts there)."""
+    """From underground, a staircase up until the sky is overhead (a surface search starts there).
+
+    In a cave, with no wall ahead to cut the next stair into, it walks on across the open floor first (up to
+    CLIMB_WALK_STEPS blocks): a replan on natural seed 4 stood in a cave at y=14, every side open, and
+    gave up at once."""
     md = registry_data(ctx)
     direction = CARDINALS[0]
     blocked = 0
-    while _roofed(ctx, md) and not search.out_of_time(ctx):
+    walked = 0
+    # on until the sky is overhead and a neighbour can be stepped onto (the top of the stair shaft is a
+    # block short of the ground around it)
+    while (_roofed(ctx, md) or not _can_step_out(ctx, md)) and not search.out_of_time(ctx):
         feet = ctx.body.position().block()
         dx, dz = direction
         ahead = feet.offset(dx, 0, dz)
         nxt = ahead.offset(dy=1)
+        if walked < CLIMB_WALK_STEPS and _open_floor(ctx, md, ahead) and not search.too_far(ahead):
+            result = yield from _step_to(ctx, ahead, search)
+            if result.ok:
+                walked += 1
+                continue
         cells = [feet.offset(dy=2), nxt, nxt.offset(dy=1)]
         ok = not search.too_far(nxt) and is_solid(md, ctx.body.block_at(ahead).name) and not any(
             _hazard_near(ctx, c) for c in cells)
@@ -600,11 +614,26 @@ def _climb_out(ctx: CapabilityContext, search: Search) -> Step:
         if not ok:
             blocked += 1
             if blocked > 8:
+                if not _roofed(ctx, md):
+                    return None  # under the sky already: the walk may still find a way out
                 return ActionResult.failure("boxed_in", "no way up to the surface")
             direction = _turn(direction)
             continue
         blocked = 0
     return None
+
+
+def _open_floor(ctx: CapabilityContext, md: Any, cell: BlockPos) -> bool:
+    """``cell`` and the one over it are open and dry, with solid ground under it: a step across a cave."""
+    names = [ctx.body.block_at(cell.offset(dy=dy)).name for dy in (-1, 0, 1)]
+    return (is_solid(md, names[0]) and not is_solid(md, names[1]) and not is_solid(md, names[2])
+            and not any(n in LIQUIDS for n in names) and not _hazard_near(ctx, cell))
+
+
+def _can_step_out(ctx: CapabilityContext, md: Any) -> bool:
+    """A neighbouring cell at the feet's level, or one up, can be walked onto."""
+    feet = ctx.body.position().block()
+    return any(_open_floor(ctx, md, feet.offset(dx, dy, dz)) for dx, dz in CARDINALS for dy in (0, 1))
 
 
 def _roofed(ctx: CapabilityContext, md: Any) -> bool:
