@@ -255,3 +255,18 @@ def test_a_climb_out_of_a_cave_walks_to_a_wall_before_it_cuts_stairs() -> None:
     run = run_leaf(body, "explore", {"target": "sheep", "max_ticks": 6_000}, max_ticks=8_000)
     assert run.ok, run.result.error
     assert body.position().y >= 63
+
+
+def test_a_mining_search_from_far_below_the_ores_depth_climbs_there_first() -> None:
+    """Coal is commonest at y=40: a search for it from y=-20 tunnelled 30 minutes at y=-20 (clock, GOAP,
+    natural seed 17)."""
+    body = _flat("stone_pickaxe")
+    for x in range(0, 64):
+        for z in range(-3, 4):
+            body.set_block((x, 41, z), "coal_ore")
+    for y in (10, 11):
+        body.set_block((0, y, 0), "air")
+    body.teleport(Position(0.5, 10, 0.5))
+    run = run_leaf(body, "explore", {"target": "coal", "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    assert 30 <= body.position().y <= 45
