@@ -613,10 +613,13 @@ def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) ->
         dx, dz = direction
         ahead = feet.offset(dx, 0, dz)
         nxt = ahead.offset(dy=1)
-        if walked < CLIMB_WALK_STEPS and _open_floor(ctx, md, ahead) and not search.too_far(ahead):
+        # only once no side had a wall to cut a stair into (a stair where there is one, as before)
+        if (blocked >= len(CARDINALS) and walked < CLIMB_WALK_STEPS and _open_floor(ctx, md, ahead)
+                and not search.too_far(ahead)):
             result = yield from _step_to(ctx, ahead, search)
             if result.ok:
                 walked += 1
+                blocked = 0
                 continue
         cells = [feet.offset(dy=2), nxt, nxt.offset(dy=1)]
         ok = not search.too_far(nxt) and is_solid(md, ctx.body.block_at(ahead).name) and not any(
