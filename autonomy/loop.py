@@ -42,7 +42,14 @@ from craftbt.autonomy.threats import StuckHostiles
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError
-from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
+from craftbt.executor.config import (
+    NATURAL_FENCE_RADIUS,
+    Bounds,
+    ExecutorConfig,
+    declared_bounds,
+    fence_around,
+    fence_radius,
+)
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.planners.intent import Intent, IntentSource
@@ -101,18 +108,18 @@ NO_PATH = ("no_path", "no standable route", "no path to")
 UNSTUCK = "unstuck"
 Hook = Callable[["LiveLoop", Percept], None]
 #: the live loop's default fence on an embedded world that declares none: days of hunting and exploring range
-#: further than one task's 64 blocks (on natural seed 5 a hunt crossed x = 64 and every later goal was refused)
-LIVE_FENCE_RADIUS = 192
+#: further than one task's 64 blocks (on natural seed 5 a hunt crossed x = 64 and every later goal was refused);
+#: as wide as one task's fence on the natural world (executor.config.NATURAL_FENCE_RADIUS), on every world
+LIVE_FENCE_RADIUS = NATURAL_FENCE_RADIUS
 
 
 def live_fence(body: Body) -> Bounds:
-    """The scenario's declared bounds when it has them, else a box LIVE_FENCE_RADIUS around the bot."""
-    declared = any(getattr(h, "bounds", None) is not None
-                   for h in (body, getattr(body, "scenario", None), getattr(body, "world", None)) if h is not None)
-    if declared:
-        return scenario_fence(body)
-    p, r = body.position(), LIVE_FENCE_RADIUS
-    return Bounds(min_x=int(p.x) - r, min_y=-64, min_z=int(p.z) - r, max_x=int(p.x) + r, max_y=320, max_z=int(p.z) + r)
+    """The scenario's declared bounds when it has them, else a box LIVE_FENCE_RADIUS around the bot (or the
+    task's own default fence, :func:`scenario_fence`, should that ever be wider)."""
+    declared = declared_bounds(body)
+    if declared is not None:
+        return declared
+    return fence_around(body, max(LIVE_FENCE_RADIUS, fence_radius(body)))
 
 
 class LiveLoop:

@@ -19,8 +19,10 @@ from craftbt.world import nature
 #: Estimated ticks to find (explore), chase and kill one animal and pick its drops up.
 HUNT_TICKS = 400
 #: Game-time budget (10 minutes) and reach of the explore step that looks for an animal: animals spawn with
-#: their chunks in grassy biomes only, so a spawn in a forest or a desert walks a while. Not further than
-#: 48 blocks: the walks of a wider spiral left the natural world's geofence (64 blocks) on most seeds.
+#: their chunks in grassy biomes only, so a spawn in a forest or a desert walks a while. 48 blocks:
+#: a wider spiral once walked out of the natural world's fence (then 64 blocks, now 192:
+#: executor.config.NATURAL_FENCE_RADIUS), and with the wider fence 96 blocks did no better than 48
+#: (white_bed, natural seeds 20-39: 14 of 20 either way).
 FIND_ANIMAL_TICKS = 12_000
 FIND_ANIMAL_DISTANCE = 48
 #: Hoes a farm can be tilled with, cheapest first.

@@ -17,6 +17,7 @@ Steps are grouped under named sequences to keep a planner's hierarchy visible.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -160,23 +161,27 @@ def _stations_needed(step: PlanStep) -> list[str]:
     return [str(c.args["block"]) for c in step.preconditions if c.check == "block_nearby"]
 
 
-def station_moves(steps: list[PlanStep]) -> dict[int, list[PlanStep]]:
+def station_moves(steps: list[PlanStep], here: Collection[str] = ()) -> dict[int, list[PlanStep]]:
     """Steps to insert before ``steps[i]`` (keyed by ``id(step)``) so workstations travel with the body.
 
     Crafting and smelting need their station within a few blocks, but gathering
-    walks away. A station placed here and needed again after a move is picked
-    up (``acquire_material``) before the move and placed again
-    (``place_workstation``, reused if one is in reach) before the next step
-    that needs it.
+    walks away. A station placed here and needed again after a move is picked up
+    (``acquire_material``) before the move and placed again (``place_workstation``,
+    reused if one is in reach) before the next step that needs it. One in reach when
+    planning began (``here``: the state's stations) is reused where it stands, and
+    picked up like the others only before an explore, which walks out of its reach
+    for sure (a replan of the compass on natural seed 0 found its furnace in reach,
+    explored for logs and could not smelt: nothing had picked the furnace up).
     """
     inserts: dict[int, list[PlanStep]] = {}
-    where: dict[str, str] = {}  # station -> "here" | "carried"
+    # station -> "here" | "carried" | "found" (in reach when planning began)
+    where: dict[str, str] = dict.fromkeys(here, "found")
     for i, step in enumerate(steps):
         before: list[PlanStep] = []
         if step.capability in MOVING_CAPABILITIES:
             later = {s for nxt in steps[i + 1:] for s in _stations_needed(nxt)}
             for station, state in where.items():
-                if state == "here" and station in later:
+                if (state == "here" or (state == "found" and step.capability == "explore")) and station in later:
                     before.append(PlanStep(
                         name=f"pick up {station}", capability="acquire_material",
                         args={"item": station, "count": 1, "radius": PICKUP_RADIUS},
@@ -200,7 +205,7 @@ def station_moves(steps: list[PlanStep]) -> dict[int, list[PlanStep]]:
     return inserts
 
 
-def carry_stations(steps: list[PlanStep]) -> list[PlanStep]:
+def carry_stations(steps: list[PlanStep], here: Collection[str] = ()) -> list[PlanStep]:
     """``steps`` with the pick-up and re-place steps of :func:`station_moves` inserted."""
-    inserts = station_moves(steps)
+    inserts = station_moves(steps, here)
     return [s for step in steps for s in (*inserts.get(id(step), ()), step)]

@@ -147,7 +147,8 @@ class CraftingSolver:
         refuse_if_elsewhere(md, self.version, goal.target)
         expansion = _Expansion(md, state, self.version)
         expansion.obtain(goal.target, goal.count, frozenset())
-        steps = carry_stations(with_explores(consolidate_mining(expansion.steps, state.inventory), state))
+        steps = carry_stations(with_explores(consolidate_mining(expansion.steps, state.inventory), state),
+                               state.stations)
         tree = steps_to_tree(
             tree_name=f"obtain_{goal.target}",
             description=f"Obtain {goal.count} {goal.target} (crafting solver, {len(steps)} steps)",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from craftbt.world.body import BlockPos
+from craftbt.world.body import BlockPos, Position
 from craftbt.world.scenarios.loader import world_body
 from craftbt.world.sim.body import SimBody
 from craftbt.world.sim.storage import make_state
@@ -182,3 +182,91 @@ def test_a_boxed_in_search_says_it_could_walk_nowhere() -> None:
     run = run_leaf(body, "explore", {"target": "oak_log", "max_distance": 16}, max_ticks=2_000)
     assert run.code == "not_found"
     assert run.result.error is not None and "no path to any waypoint" in run.result.error.detail
+
+
+def _stone_under_the_floor(body: SimBody) -> None:
+    """Stone over a closed pocket just under the grass by the feet: open to the pocket, not to the player."""
+    for x in range(1, 4):
+        for z in range(-1, 2):
+            body.set_block((x, 61, z), "air")
+            body.set_block((x, 62, z), "stone")
+
+
+def test_a_block_seen_through_the_floor_is_not_in_sight() -> None:
+    from craftbt.capabilities.leaves.common import sees
+
+    body = _flat()
+    _stone_under_the_floor(body)
+    body.set_block((3, 64, 0), "stone")
+    ctx = make_context(body)
+    assert not sees(ctx, BlockPos(1, 62, 0)) and sees(ctx, BlockPos(3, 64, 0))
+
+
+def test_once_a_drop_is_lost_only_blocks_in_sight_are_dug() -> None:
+    """Natural seed 16: stone open only to a cave under a sandstone floor was dug 27 times, each drop fell
+    into the cave, and no cobblestone arrived; stone in sight a few blocks further was never tried."""
+    body = _flat("wooden_pickaxe")
+    _stone_under_the_floor(body)
+    body.set_block((6, 64, 0), "stone")
+    run = run_leaf(body, "acquire_material", {"item": "cobblestone", "count": 1, "radius": 16}, max_ticks=4_000)
+    assert run.ok, run.result.error
+    assert body.observe().count("cobblestone") == 1 and body.block_at(BlockPos(6, 64, 0)).name == "air"
+
+
+def test_mining_search_does_not_count_stone_seen_through_the_floor() -> None:
+    body = _flat("wooden_pickaxe")
+    _stone_under_the_floor(body)
+    ctx = make_context(body)
+    run = run_leaf(body, "explore", {"target": "cobblestone", "strategy": "mine", "max_ticks": 4_000},
+                   max_ticks=6_000, ctx=ctx)
+    assert run.ok, run.result.error
+    assert run.observables["blocks_dug"] > 0  # it dug on until stone was in sight
+    mined = run_leaf(body, "acquire_material", {"item": "cobblestone", "count": 1, "radius": 16}, max_ticks=4_000,
+                     ctx=ctx)
+    assert mined.ok, mined.result.error
+
+
+def test_a_bot_walled_in_by_leaves_breaks_out_and_searches_on() -> None:
+    """A hunt in a dense forest (natural seed 24) ended in a pocket of leaves: no waypoint of the next
+    search had a path, and it ended at once."""
+    body = _flat()
+    feet = body.position().block()
+    for dx in range(-2, 3):
+        for dz in range(-2, 3):
+            for dy in range(4):
+                if max(abs(dx), abs(dz)) >= 1 or dy >= 2:
+                    body.set_block((feet.x + dx, feet.y + dy, feet.z + dz), "oak_leaves")
+    body.run_command(f"/summon sheep {feet.x + 40} {feet.y} {feet.z}")
+    run = run_leaf(body, "explore", {"target": "sheep", "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    assert run.observables["waypoints"] >= 1 and run.observables["blocks_dug"] > 0
+
+
+def test_a_climb_out_of_a_cave_walks_to_a_wall_before_it_cuts_stairs() -> None:
+    """A replan on natural seed 4 stood in a cave at y=14 with every side open and gave up at once
+    (`no way up to the surface`): a stair is cut into a wall, and there was none beside the feet."""
+    body = _flat("stone_pickaxe")
+    for x in range(-4, 5):
+        for z in range(-4, 5):
+            for y in (40, 41, 42):
+                body.set_block((x, y, z), "air")
+    body.teleport(Position(0.5, 40, 0.5))
+    body.world.spawn_mob("sheep", 45.5, 64, 0.5, no_ai=True)  # out of view from the cave (51 blocks)
+    run = run_leaf(body, "explore", {"target": "sheep", "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    assert body.position().y >= 63
+
+
+def test_a_mining_search_from_far_below_the_ores_depth_climbs_there_first() -> None:
+    """Coal is commonest at y=40: a search for it from y=-20 tunnelled 30 minutes at y=-20 (clock, GOAP,
+    natural seed 17)."""
+    body = _flat("stone_pickaxe")
+    for x in range(0, 64):
+        for z in range(-3, 4):
+            body.set_block((x, 41, z), "coal_ore")
+    for y in (10, 11):
+        body.set_block((0, y, 0), "air")
+    body.teleport(Position(0.5, 10, 0.5))
+    run = run_leaf(body, "explore", {"target": "coal", "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    assert 30 <= body.position().y <= 45

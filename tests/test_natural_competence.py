@@ -169,6 +169,21 @@ def test_a_station_goes_into_a_niche_when_no_cell_is_free() -> None:
     assert body.find_blocks(["crafting_table"], 2, max_count=1)
 
 
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_a_station_in_reach_is_carried_along_an_explore(planner: str) -> None:
+    """A replan of the compass (HTN, natural seed 0) found its furnace in reach, explored for logs to burn,
+    and could not smelt: the furnace had stayed behind."""
+    state = PlanningState(inventory={"raw_iron": 3, "stone_pickaxe": 1}, stations=frozenset({"furnace"}),
+                          available_blocks=frozenset({"grass_block", "dirt", "stone"}),
+                          block_distance={"grass_block": 1.0, "dirt": 1.0, "stone": 3.0})
+    steps = plan(planner, "obtain 3 iron_ingot", state)
+    verbs = [(verb, args.get("item") or args.get("workstation")) for verb, args in steps]
+    explore = next(i for i, (verb, _) in enumerate(verbs) if verb == "explore")
+    smelt = next(i for i, (verb, _) in enumerate(verbs) if verb == "smelt")
+    assert ("acquire_material", "furnace") in verbs[:explore], verbs
+    assert ("place_workstation", "furnace") in verbs[explore:smelt], verbs
+
+
 # -- the router: a replan no planner can make ends the run with the reason -----------------------------------
 def test_a_failed_replan_ends_the_goal_run_with_its_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from craftbt.executor.config import ExecutorConfig
@@ -260,3 +275,45 @@ def test_htn_obtains_an_iron_pickaxe_on_a_natural_world(tmp_path: Path) -> None:
     run, seen = _obtain("iron_pickaxe", "htn", 2, tmp_path, 72_000)
     assert run.ok, run.attempts
     assert seen.count("iron_pickaxe") >= 1
+
+
+# -- the natural world's fence and spawn -------------------------------------------------------------------------
+def test_the_natural_worlds_default_fence_is_wider_than_the_starter_worlds() -> None:
+    """One definition for every entry point: 192 blocks around spawn on the natural world, 64 elsewhere,
+    declared bounds as declared; the live loop's fence stays 192 blocks on every world."""
+    from types import SimpleNamespace
+
+    from craftbt.autonomy.loop import live_fence
+    from craftbt.executor.config import Bounds, scenario_fence
+    from craftbt.world.scenarios.loader import world_body
+
+    natural, starter = world_body("natural", 9), world_body("starter", 9)
+    for body, radius, live in ((natural, 192, 192), (starter, 64, 192)):
+        p = body.position()
+        fence = scenario_fence(body)
+        assert (fence.min_x, fence.max_x, fence.min_z, fence.max_z) == (
+            int(p.x) - radius, int(p.x) + radius, int(p.z) - radius, int(p.z) + radius)
+        assert live_fence(body).max_x - live_fence(body).min_x == 2 * live
+    box = Bounds(min_x=-5, min_y=0, min_z=-5, max_x=5, max_y=80, max_z=5)
+    declared = SimpleNamespace(bounds=box, world=natural.world, position=natural.position)
+    assert scenario_fence(declared) == box and live_fence(declared) == box  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("world", "seed"), [("natural", 15), ("natural", 17), ("starter", 12)])
+def test_the_player_spawns_with_room_for_its_head(world: str, seed: int) -> None:
+    """Under a low canopy the spawn once put the head in leaves: no path led anywhere, and every surface
+    search for an animal on natural seed 17 ended at once without a step."""
+    from craftbt.world.scenarios.loader import world_body
+
+    body = world_body(world, seed)
+    feet = body.position().block()
+    assert [body.block_at(feet.offset(dy=dy)).name for dy in (0, 1)] == ["air", "air"]
+    assert body.block_at(feet.offset(dy=-1)).name == "grass_block"
+
+
+@pytest.mark.parametrize("seed", [13, 17])
+def test_a_bed_is_made_from_hunted_wool_on_a_natural_world(seed: int, tmp_path: Path) -> None:
+    """Seed 13's third sheep hunt walked out of a 64-block fence; seed 17 spawned boxed in under leaves."""
+    run, seen = _obtain("white_bed", "solver", seed, tmp_path, 144_000)
+    assert run.ok, run.attempts
+    assert seen.count("white_bed") >= 1

@@ -8,6 +8,7 @@ failure the leaf should return as-is.
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from craftbt.capabilities.spec import ActionResult, VerificationResult
 from craftbt.world import mcdata
 from craftbt.world.body import (
+    FACE_OFFSETS,
     ActionHandle,
     ActionStatus,
     BlockPos,
@@ -109,6 +111,36 @@ def within_reach(ctx: CapabilityContext, target: BlockPos, reach: float = REACH)
     eye = (pos.x, pos.y + EYE_HEIGHT, pos.z)
     centre = (target.x + 0.5, target.y + 0.5, target.z + 0.5)
     return sum((a - b) ** 2 for a, b in zip(eye, centre, strict=True)) <= reach * reach
+
+
+#: Steps per block along a line of sight: fine enough not to step over a block's corner by more than a tenth.
+SIGHT_STEPS_PER_BLOCK = 10
+
+
+def sees(ctx: CapabilityContext, target: BlockPos) -> bool:
+    """A straight line runs from the eyes to the centre of one of ``target``'s open faces through no solid block
+    (vanilla breaks only a block the player looks at). A block in reach may lie under the floor or behind a
+    wall, open only to a cave the player cannot walk into: dug from above, its drop falls where no path goes."""
+    md = registry_data(ctx)
+    pos = ctx.body.position()
+    eye = (pos.x, pos.y + EYE_HEIGHT, pos.z)
+    solid: dict[BlockPos, bool] = {}
+
+    def blocked(cell: BlockPos) -> bool:
+        if cell not in solid:
+            solid[cell] = is_solid(md, ctx.body.block_at(cell).name)
+        return solid[cell]
+
+    for dx, dy, dz in FACE_OFFSETS.values():
+        if blocked(target.offset(dx, dy, dz)):
+            continue
+        aim = (target.x + 0.5 + 0.5 * dx, target.y + 0.5 + 0.5 * dy, target.z + 0.5 + 0.5 * dz)
+        steps = max(1, int(math.dist(eye, aim) * SIGHT_STEPS_PER_BLOCK))
+        cells = {BlockPos(*(math.floor(a + (b - a) * i / steps) for a, b in zip(eye, aim, strict=True)))
+                 for i in range(steps)}
+        if not any(blocked(c) for c in cells if c != target):
+            return True
+    return False
 
 
 def approach(ctx: CapabilityContext, target: BlockPos, reach: float = REACH) -> Step:

@@ -17,7 +17,7 @@ what was searched for, where and for how long.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,6 +33,7 @@ from craftbt.capabilities.leaves.common import (
     failure_from_error,
     is_solid,
     registry_data,
+    sees,
     within_reach,
 )
 from craftbt.capabilities.leaves.interaction import MIN_DY, material_plan
@@ -84,6 +85,12 @@ CARDINALS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 REACH_TRIES = 6
 #: Failures a search stops on at once (the body or the run ended the walk, not the terrain).
 STOP_CODES = frozenset({"died", "cancelled", "preempted", "body_disconnected"})
+#: A mining search this far below its ore's commonest depth climbs there before it tunnels.
+CLIMB_TO_DEPTH_MARGIN = 12
+#: Blocks a climb out of a cave walks across its open floor before it cuts stairs wherever it stands.
+CLIMB_WALK_STEPS = 32
+#: Leaves broken this far around a bot that no waypoint has a path from (two layers of a canopy).
+BREAK_OUT_RADIUS = 2
 PICKAXES = ("netherite_pickaxe", "diamond_pickaxe", "iron_pickaxe", "stone_pickaxe", "golden_pickaxe",
             "wooden_pickaxe")
 
@@ -219,9 +226,11 @@ def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -
         if search.strategy == "mine":
             # underground, a block across a cave gap is seen but not got: only those in reach count, and
             # the search goes on until as many were in reach as the next step will mine
-            # (and no higher than the head: the drop of a block dug above stays in its hole, out of pickup range)
-            search.reached.update(p for p in seen if within_reach(ctx, p) and p.y <= feet.y + 1
-                                  and p not in search.unreachable)
+            # (and no higher than the head: the drop of a block dug above stays in its hole, out of pickup range;
+            # and one below the feet only in sight: a block open only to a cave under the floor drops into it)
+            search.reached.update(p for p in seen if p not in search.reached and within_reach(ctx, p)
+                                  and p.y <= feet.y + 1 and p not in search.unreachable
+                                  and (p.y >= feet.y or sees(ctx, p)))
             still = sorted(p for p in search.reached if ctx.body.block_at(p).name in target.blocks)
             if len(still) < search.count:
                 return False
@@ -278,7 +287,8 @@ def _reach_seen(ctx: CapabilityContext, search: Search) -> Step:
                 search.unreachable.add(pos)
                 continue
             yield from act(handle)
-        if not within_reach(ctx, pos) or pos.y > ctx.body.position().block().y + 1:
+        feet_y = ctx.body.position().block().y
+        if not within_reach(ctx, pos) or pos.y > feet_y + 1 or (pos.y < feet_y and not sees(ctx, pos)):
             search.unreachable.add(pos)
             continue
         search.reached.add(pos)
@@ -413,8 +423,15 @@ def mine(ctx: CapabilityContext, search: Search, depth: int | None) -> Step:
     """Staircase down to ``depth`` (or until in view), then tunnel a square spiral (branch mining).
 
     A staircase blocked on every side (lava, water, a drop) tunnels sideways until it can go down again.
+    Well below ``depth`` (an ore commonest higher up, sought from deep down), it climbs there first: a
+    search for coal at y=-20 tunnelled 30 minutes where coal is rare (clock, GOAP, natural seed 17).
     """
     feet = ctx.body.position().block()
+    if depth is not None and feet.y < depth - CLIMB_TO_DEPTH_MARGIN:
+        climbed = yield from _climb(ctx, search, lambda: ctx.body.position().y < depth and not in_view(ctx, search))
+        if climbed is not None and climbed.error is not None and climbed.error.code in STOP_CODES:
+            return climbed
+        feet = ctx.body.position().block()
     direction = CARDINALS[(feet.x * 31 + feet.z * 17) % 4]
     target_y = depth if depth is not None else feet.y - 48
     leg, walked, legs_done, blocked, flight = 4, 0, 0, 0, 0
@@ -469,7 +486,10 @@ def _surface_cell(ctx: CapabilityContext, x: int, z: int, near_y: int) -> BlockP
 
 
 def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
-    """Visit rings of waypoints around the start, looking around at each (climbing out first if underground)."""
+    """Visit rings of waypoints around the start, looking around at each (climbing out first if underground).
+
+    A bot no waypoint has a path from (walled in by foliage: a hunt in a dense forest ended in a pocket of
+    leaves, natural seed 24) breaks the leaves around it and tries the rings once more."""
     if _roofed(ctx, registry_data(ctx)) and ctx.body.position().y < SEA_LEVEL_Y:
         failure = yield from _climb_out(ctx, search)
         if failure is not None:
@@ -478,6 +498,21 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
     result = yield from _found_here(ctx, search)
     if result is not None:
         return result
+    result = yield from _rings(ctx, search)
+    if result is None and not search.walked_to and not search.out_of_time(ctx):
+        cleared = yield from _break_out(ctx, search)
+        if cleared:
+            result = yield from _rings(ctx, search)
+    if result is not None:
+        return result
+    if not search.walked_to and not search.out_of_time(ctx):
+        # not "budget used up": a bot boxed in (after a failed retreat, seed 13) walked nowhere in 0 s
+        return ActionResult.failure("no_path", f"no path to any waypoint of the spiral from {tuple(search.start)}")
+    return None
+
+
+def _rings(ctx: CapabilityContext, search: Search) -> Step:
+    """Walk the rings of waypoints, looking around at each; success or a failure to stop on, else None."""
     ring = RING_STEP
     while ring <= search.max_distance and not search.out_of_time(ctx):
         for k in range(RING_POINTS):
@@ -501,10 +536,23 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
             if result is not None:
                 return result
         ring += RING_STEP
-    if not search.walked_to and not search.out_of_time(ctx):
-        # not "budget used up": a bot boxed in (after a failed retreat, seed 13) walked nowhere in 0 s
-        return ActionResult.failure("no_path", f"no path to any waypoint of the spiral from {tuple(search.start)}")
     return None
+
+
+def _break_out(ctx: CapabilityContext, search: Search) -> Generator[ActionHandle | None, ActionHandle | None, bool]:
+    """Break the leaves at feet and head height up to BREAK_OUT_RADIUS blocks around, nearest first, and over
+    the head (the pathfinder walks through no block); True when any were broken."""
+    feet = ctx.body.position().block()
+    r = BREAK_OUT_RADIUS
+    cells = sorted((feet.offset(dx, dy, dz) for dy in (0, 1) for dx in range(-r, r + 1) for dz in range(-r, r + 1)
+                    if dx or dz), key=lambda c: (abs(c.x - feet.x) + abs(c.z - feet.z), c.y))
+    cells.append(feet.offset(dy=2))
+    broken = False
+    for cell in cells:
+        if ctx.body.block_at(cell).name.endswith("_leaves") and not search.too_far(cell):
+            result = yield from _clear(ctx, cell, search)
+            broken = broken or result.ok
+    return broken
 
 
 def _walk_near(ctx: CapabilityContext, search: Search) -> Step:
@@ -545,13 +593,34 @@ def _make_room(ctx: CapabilityContext, search: Search) -> Step:
 def _climb_out(ctx: CapabilityContext, search: Search) -> Step:
     """From underground, a staircase up until the sky is overhead (a surface search starts there)."""
     md = registry_data(ctx)
+    # on until the sky is overhead and a neighbour can be stepped onto (the top of the stair shaft is a
+    # block short of the ground around it)
+    return (yield from _climb(ctx, search, lambda: _roofed(ctx, md) or not _can_step_out(ctx, md)))
+
+
+def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) -> Step:
+    """A staircase up while ``going()`` holds.
+
+    In a cave, with no wall ahead to cut the next stair into, it walks on across the open floor first (up to
+    CLIMB_WALK_STEPS blocks): a replan on natural seed 4 stood in a cave at y=14, every side open, and
+    gave up at once."""
+    md = registry_data(ctx)
     direction = CARDINALS[0]
     blocked = 0
-    while _roofed(ctx, md) and not search.out_of_time(ctx):
+    walked = 0
+    while going() and not search.out_of_time(ctx):
         feet = ctx.body.position().block()
         dx, dz = direction
         ahead = feet.offset(dx, 0, dz)
         nxt = ahead.offset(dy=1)
+        # only once no side had a wall to cut a stair into (a stair where there is one, as before)
+        if (blocked >= len(CARDINALS) and walked < CLIMB_WALK_STEPS and _open_floor(ctx, md, ahead)
+                and not search.too_far(ahead)):
+            result = yield from _step_to(ctx, ahead, search)
+            if result.ok:
+                walked += 1
+                blocked = 0
+                continue
         cells = [feet.offset(dy=2), nxt, nxt.offset(dy=1)]
         ok = not search.too_far(nxt) and is_solid(md, ctx.body.block_at(ahead).name) and not any(
             _hazard_near(ctx, c) for c in cells)
@@ -565,11 +634,26 @@ def _climb_out(ctx: CapabilityContext, search: Search) -> Step:
         if not ok:
             blocked += 1
             if blocked > 8:
+                if not _roofed(ctx, md):
+                    return None  # under the sky already: the walk may still find a way out
                 return ActionResult.failure("boxed_in", "no way up to the surface")
             direction = _turn(direction)
             continue
         blocked = 0
     return None
+
+
+def _open_floor(ctx: CapabilityContext, md: Any, cell: BlockPos) -> bool:
+    """``cell`` and the one over it are open and dry, with solid ground under it: a step across a cave."""
+    names = [ctx.body.block_at(cell.offset(dy=dy)).name for dy in (-1, 0, 1)]
+    return (is_solid(md, names[0]) and not is_solid(md, names[1]) and not is_solid(md, names[2])
+            and not any(n in LIQUIDS for n in names) and not _hazard_near(ctx, cell))
+
+
+def _can_step_out(ctx: CapabilityContext, md: Any) -> bool:
+    """A neighbouring cell at the feet's level, or one up, can be walked onto."""
+    feet = ctx.body.position().block()
+    return any(_open_floor(ctx, md, feet.offset(dx, dy, dz)) for dx, dz in CARDINALS for dy in (0, 1))
 
 
 def _roofed(ctx: CapabilityContext, md: Any) -> bool:

@@ -74,7 +74,8 @@ class GoapPlanner:
             refuse_if_elsewhere(knowledge.md, self.version, goal)
             raise PlanningFailure("unobtainable", f"no action sequence reaches {count} {goal} from here")
         self.last_expanded = found.expanded
-        steps = carry_stations(with_explores(consolidate_mining(_steps(found.actions, state), state.inventory), state))
+        steps = carry_stations(with_explores(consolidate_mining(_steps(found.actions, state), state.inventory), state),
+                               state.stations)
         tree = steps_to_tree(
             tree_name=f"obtain_{goal}",
             description=f"Obtain {count} {goal} (GOAP A*, {len(steps)} steps)",

@@ -244,7 +244,7 @@ def _inserts(steps: list[PlanStep], state: PlanningState) -> dict[int, list[Plan
     along (picked up before any move, the explore steps' included, and placed again where needed)."""
     explores = explore_moves(steps, state)
     full = [s for step in steps for s in (*explores.get(id(step), ()), step)]
-    stations = station_moves(full)
+    stations = station_moves(full, state.stations)
     out: dict[int, list[PlanStep]] = {}
     for step in steps:
         before = [m for e in explores.get(id(step), ()) for m in (*stations.get(id(e), ()), e)]

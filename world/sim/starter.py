@@ -21,7 +21,8 @@ TREE_RADIUS = 12
 
 
 def find_spawn(world: World, near: tuple[int, int] = (0, 0), radius: int = 64) -> Position:
-    """The nearest dry grass column to ``near`` (spiral search); sets ``world.spawn`` too."""
+    """The nearest dry grass column to ``near`` with two blocks of air over it (spiral search); sets
+    ``world.spawn`` too."""
     gen = world.generator
     cx, cz = near
     for r in range(radius + 1):
@@ -29,7 +30,10 @@ def find_spawn(world: World, near: tuple[int, int] = (0, 0), radius: int = 64) -
                 if max(abs(dx), abs(dz)) == r]
         for x, z in ring:
             h = gen.surface_y(x, z)
-            if h >= SEA_LEVEL + 1 and world.name(x, h, z) == "grass_block" and world.name(x, h + 1, z) == "air":
+            # room for the head too: under a low canopy (natural seeds 15 and 17) the player stood in a
+            # one-high gap with its head in leaves and no path led anywhere
+            if (h >= SEA_LEVEL + 1 and world.name(x, h, z) == "grass_block" and world.name(x, h + 1, z) == "air"
+                    and world.name(x, h + 2, z) == "air"):
                 world.spawn = Position(x + 0.5, float(h + 1), z + 0.5)
                 world.player.position = world.spawn
                 return world.spawn
