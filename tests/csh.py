@@ -8,6 +8,7 @@ from craftbt.capabilities.default import default_registry
 from craftbt.craftscript.interp import Limits, ScriptOutcome
 from craftbt.craftscript.parser import parse
 from craftbt.craftscript.runner import run_inline
+from craftbt.world.body import ActionStatus
 from craftbt.world.scenarios.loader import load_scenario
 from craftbt.world.sim.body import SimBody
 
@@ -36,3 +37,23 @@ def texts(out: ScriptOutcome) -> list[str]:
 
 def name_at(b: SimBody, x: int, y: int, z: int) -> str:
     return b.world.name(x, y, z)
+
+
+class StuckAction:
+    """An action that never finishes (a slow server): the leaf's timeout ends it."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.cancelled = False
+
+    def status(self) -> ActionStatus:
+        return ActionStatus.CANCELLED if self.cancelled else ActionStatus.RUNNING
+
+    def error(self) -> None:
+        return None
+
+    def result(self) -> dict[str, object]:
+        return {}
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        self.cancelled = True

@@ -31,9 +31,9 @@ from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.parser import parse
 from craftbt.craftscript.records import trace_view
 from craftbt.craftscript.runner import run_inline
-from craftbt.world.body import ActionStatus, BlockPos, Position
+from craftbt.world.body import BlockPos, Position
 from craftbt.world.sim.body import SimBody
-from tests.csh import body, name_at
+from tests.csh import StuckAction, body, name_at
 
 STONE = ("stone", ())
 LAVA = ("lava", ())
@@ -707,26 +707,6 @@ def _first_error_stops(tmp: Path) -> None:
     assert [s["op"] for s in out.steps] == ["log"]
 
 
-class _Stuck:
-    """An action that never finishes (a slow server): the leaf's timeout ends it."""
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-        self.cancelled = False
-
-    def status(self) -> ActionStatus:
-        return ActionStatus.CANCELLED if self.cancelled else ActionStatus.RUNNING
-
-    def error(self) -> None:
-        return None
-
-    def result(self) -> dict[str, object]:
-        return {}
-
-    def cancel(self, reason: str = "cancelled") -> None:
-        self.cancelled = True
-
-
 @row("S004-68")
 def _container_timeout_retries(tmp: Path) -> None:
     # place_timeout is tests/test_craftscript_run.py::test_place_timeouts_are_retried_with_backoff; this is the
@@ -737,7 +717,7 @@ def _container_timeout_retries(tmp: Path) -> None:
 
     def slow_then_fine(pos: BlockPos) -> Any:
         calls.append(b.now_ticks())
-        return _Stuck("open_container") if len(calls) <= 2 else real(pos)
+        return StuckAction("open_container") if len(calls) <= 2 else real(pos)
 
     b.open_container = slow_then_fine  # type: ignore[method-assign]
     out, _ = run("open_container(2, 64, 0);\nclose_container();", on=b)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from craftbt.craftscript.functions import FunctionStore
-from craftbt.world.body import ActionHandle, ActionStatus, BlockPos, Face
-from tests.csh import body, name_at, run, texts
+from craftbt.world.body import ActionHandle, BlockPos, Face
+from tests.csh import StuckAction, body, name_at, run, texts
 
 # flat_empty: feet at 0,64,0 facing north (-z); grass at y=63, dirt below.
 
@@ -291,35 +291,14 @@ def test_example_11b_goto_waypoint_and_place_a_torch() -> None:
     assert out.ok and [s["op"] for s in out.steps] == ["goto"]
 
 
-class _Stuck:
-    """A place that never finishes (a slow server): the leaf's timeout ends it."""
-
-    kind = "place"
-
-    def __init__(self) -> None:
-        self.cancelled = False
-
-    def status(self) -> ActionStatus:
-        return ActionStatus.CANCELLED if self.cancelled else ActionStatus.RUNNING
-
-    def error(self) -> None:
-        return None
-
-    def result(self) -> dict[str, object]:
-        return {}
-
-    def cancel(self, reason: str = "cancelled") -> None:
-        self.cancelled = True
-
-
 def test_place_timeouts_are_retried_with_backoff() -> None:
     b = body(give={"dirt": 1})
     real = b.place
     calls: list[int] = []
 
-    def slow_then_fine(item: str, against: BlockPos, face: Face) -> ActionHandle | _Stuck:
+    def slow_then_fine(item: str, against: BlockPos, face: Face) -> ActionHandle | StuckAction:
         calls.append(b.now_ticks())
-        return _Stuck() if len(calls) <= 2 else real(item, against, face)
+        return StuckAction("place") if len(calls) <= 2 else real(item, against, face)
 
     b.place = slow_then_fine  # type: ignore[method-assign]
     out, _ = run('place("dirt", 2, 64, 0);', on=b)
@@ -329,7 +308,7 @@ def test_place_timeouts_are_retried_with_backoff() -> None:
     assert [(r["note"], r["attempt"], r["delay_ticks"]) for r in retries] == [("place_timeout", 1, 5),
                                                                             ("place_timeout", 2, 10)]
     b2 = body(give={"dirt": 1})
-    b2.place = lambda item, against, face: _Stuck()  # type: ignore[method-assign,assignment,misc,return-value]
+    b2.place = lambda item, against, face: StuckAction("place")  # type: ignore[method-assign,assignment,misc,return-value]
     out2, _ = run('place("dirt", 2, 64, 0);', on=b2)
     assert not out2.ok and out2.error is not None and out2.error["error"] == "timeout"
     assert out2.error["notes"]["retry_note"] == "place_timeout"
