@@ -99,7 +99,9 @@ def test_cli_writes_results_and_an_escaped_report(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_two_workers_on_ray_give_the_same_results_as_one(tmp_path: Path) -> None:
     pytest.importorskip("ray")
-    specs = expand(["obtain stick", "obtain wooden_pickaxe"], range(4), ["auto"], ["starter"], 24_000)
+    # one named planner: auto routing and the HTN/GOAP searches stop on wall-clock budgets, so on a loaded
+    # machine a planner can run out of time in one backend and not the other (seen once in a CI run)
+    specs = expand(["obtain stick", "obtain wooden_pickaxe"], range(4), ["solver"], ["starter"], 24_000)
     here = evaluate(specs, tmp_path / "one", workers=1)
     ray_run = evaluate(specs, tmp_path / "two", workers=2)
     assert here.backend == "in-process" and ray_run.backend == "ray:local"
