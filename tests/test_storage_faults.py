@@ -122,6 +122,34 @@ def test_a_directory_where_the_journal_belongs(tmp_path: Path) -> None:
     assert info.value.code is ErrorCode.STORAGE_UNAVAILABLE and "directory" in str(info.value)
 
 
+def test_a_fifo_where_the_journal_belongs_is_refused_not_waited_on(tmp_path: Path) -> None:
+    # opening a FIFO for reading blocks until a writer comes: a read-only `craftbt show` hung on one
+    fifo = tmp_path / "journal.sqlite"
+    os.mkfifo(fifo)
+    outcome: list[BaseException | None] = []
+
+    def open_it(read_only: bool) -> None:
+        try:
+            Journal(fifo, read_only=read_only).list_runs()
+            outcome.append(None)
+        except BaseException as exc:  # handed to the test thread
+            outcome.append(exc)
+
+    for read_only in (True, False):
+        outcome.clear()
+        worker = threading.Thread(target=open_it, args=(read_only,), daemon=True)
+        worker.start()
+        worker.join(timeout=20)
+        if worker.is_alive():  # unblock the open so the thread ends, then fail
+            with open(fifo, "wb"):
+                pass
+            pytest.fail(f"opening a FIFO journal (read_only={read_only}) blocked")
+        error = outcome[0]
+        assert isinstance(error, StorageError), error
+        assert error.code is ErrorCode.STORAGE_UNAVAILABLE and "not a regular file" in str(error)
+        assert str(fifo) in str(error)
+
+
 def test_a_home_that_is_a_file(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.write_text("not a directory")

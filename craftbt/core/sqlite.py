@@ -143,6 +143,10 @@ def _check_place(path: Path) -> None:
     """A directory where the file belongs, or a file where the home directory belongs: say so before SQLite does."""
     if path.is_dir():
         raise StorageError(ErrorCode.STORAGE_UNAVAILABLE, path, "a directory is where the database file belongs")
+    if path.exists() and not path.is_file():
+        # a FIFO blocks the open until a writer comes (a read-only `craftbt show` hung on one); a device or
+        # socket is no database either
+        raise StorageError(ErrorCode.STORAGE_UNAVAILABLE, path, "is not a regular file (a FIFO, device or socket)")
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
