@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from craftbt.core.sqlite import open_store, storage_errors
+from craftbt.core.sqlite import like_prefix, open_store, storage_errors
 from craftbt.craftscript.functions import default_store_path
 
 SCHEMA = """
@@ -56,10 +56,8 @@ class ScriptRuns:
         with storage_errors(self.path):
             row = self._conn.execute("SELECT payload_json FROM script_runs WHERE run_id = ?", (ref,)).fetchone()
             if row is None:
-                # a prefix, not a pattern: % and _ in what the user typed match themselves
-                prefix = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
                 rows = self._conn.execute("SELECT payload_json FROM script_runs WHERE run_id LIKE ? ESCAPE '\\'"
-                                          " LIMIT 2", (prefix + "%",)).fetchall()
+                                          " LIMIT 2", (like_prefix(ref),)).fetchall()
                 if len(rows) != 1:
                     return None
                 row = rows[0]

@@ -40,7 +40,7 @@ import orjson
 
 from craftbt.core import owner as owners
 from craftbt.core.home import default_home
-from craftbt.core.sqlite import open_store, storage_errors
+from craftbt.core.sqlite import like_prefix, open_store, storage_errors
 from craftbt.executor.digests import canonical_json
 
 #: a dispatch ended by the tree or by preemption, not by the capability: not an SLA failure
@@ -433,10 +433,8 @@ class Journal:
         self._write_pending()  # this connection reads its own buffered rows, as before
         row = self._conn.execute("SELECT * FROM runs WHERE run_id = ?", (ref,)).fetchone()
         if row is None:
-            # a prefix, not a pattern: % and _ in what the user typed match themselves
-            prefix = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             rows = self._conn.execute("SELECT * FROM runs WHERE run_id LIKE ? ESCAPE '\\'",
-                                      (prefix + "%",)).fetchall()
+                                      (like_prefix(ref),)).fetchall()
             if len(rows) != 1:
                 return None
             row = rows[0]
@@ -468,7 +466,7 @@ class Journal:
             params.append(name)
             if version:
                 sql += " AND version LIKE ? ESCAPE '\\'"
-                params.append(version.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+                params.append(like_prefix(version))
         sql += " ORDER BY step_id"
         return [_decode(dict(r)) for r in self._conn.execute(sql, params)]
 

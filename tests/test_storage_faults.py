@@ -23,7 +23,7 @@ import pytest
 
 from craftbt.cli import root
 from craftbt.core.errors import ErrorCode
-from craftbt.core.sqlite import StorageError, classify, integrity_check, open_store, retry_locked
+from craftbt.core.sqlite import StorageError, classify, integrity_check, like_prefix, open_store, retry_locked
 from craftbt.executor.journal import Journal
 from craftbt.executor.recorder import GoldenRunRecorder
 from craftbt.router.priors import PriorsStore
@@ -292,3 +292,18 @@ def test_lock_errors_sqlite_does_not_wait_for_are_retried() -> None:
     assert retry_locked(flaky) == "done" and len(calls) == 3
     with pytest.raises(sqlite3.OperationalError):
         retry_locked(lambda: (_ for _ in ()).throw(sqlite3.OperationalError("no such table: x")))
+
+
+def test_like_prefix_matches_a_prefix_literally() -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t (s TEXT)")
+    conn.executemany("INSERT INTO t VALUES (?)", [("run-a_b1",), ("run-axb2",), ("50%_off",), ("50x_off",),
+                                                  ("a\\b",), ("axb",)])
+
+    def matches(prefix: str) -> list[str]:
+        return sorted(r[0] for r in conn.execute("SELECT s FROM t WHERE s LIKE ? ESCAPE '\\'", (like_prefix(prefix),)))
+
+    assert matches("run-a_") == ["run-a_b1"]
+    assert matches("50%") == ["50%_off"]
+    assert matches("a\\") == ["a\\b"]
+    assert matches("run-") == ["run-a_b1", "run-axb2"]

@@ -155,6 +155,12 @@ def _check_place(path: Path) -> None:
             break
 
 
+def like_prefix(text: str) -> str:
+    """A ``LIKE ? ESCAPE '\\'`` pattern for the strings that start with ``text``: a prefix, not a pattern, so
+    ``%`` and ``_`` in what the user typed match themselves."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
 def _statements(script: str) -> Iterator[str]:
     """The statements of an SQL script (a trigger body's semicolons stay inside its statement)."""
     pending = ""
