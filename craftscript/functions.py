@@ -66,8 +66,9 @@ class FunctionStoreError(Exception):
         return f"{where}{self.code}: {self.message}"
 
 
-def default_store_path() -> Path:
-    return default_home() / "craftscript.sqlite"
+def store_path(home: Path | None = None) -> Path:
+    """The CraftScript store of ``home`` (``$CRAFTBT_HOME`` by default): the functions and the kept script runs."""
+    return (home if home is not None else default_home()) / "craftscript.sqlite"
 
 
 def parse_arg_spec(text: str) -> dict[str, Any]:
@@ -126,7 +127,7 @@ class FunctionStore:
 
     def __init__(self, bot: str, path: Path | str | None = None) -> None:
         self.bot = bot
-        self.path = Path(path) if path is not None else default_store_path()
+        self.path = Path(path) if path is not None else store_path()
         # opened like every craftbt store: busy timeout, WAL, a checked file, errors that name it
         self._conn = open_store(self.path, SCHEMA, check=True)
         self._conn.row_factory = sqlite3.Row

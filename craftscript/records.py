@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from craftbt.core.sqlite import like_prefix, open_store, storage_errors
-from craftbt.craftscript.functions import default_store_path
+from craftbt.craftscript.functions import store_path
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS script_runs (
@@ -36,7 +36,7 @@ class ScriptRuns:
     """The script results of one ``CRAFTBT_HOME`` (a read-only open of a missing file reads as empty)."""
 
     def __init__(self, path: Path | str | None = None, *, read_only: bool = False) -> None:
-        self.path = Path(path) if path is not None else default_store_path()
+        self.path = Path(path) if path is not None else store_path()
         self._conn = open_store(self.path, SCHEMA, read_only=read_only)
         self._conn.row_factory = sqlite3.Row
 

@@ -21,6 +21,7 @@ from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.registry import Registry
 from craftbt.craftscript import ast as a
 from craftbt.craftscript.dispatch import Dispatcher
+from craftbt.craftscript.functions import store_path
 from craftbt.craftscript.interp import FunctionSource, Interpreter, Limits, ScriptOutcome, Value
 from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.records import ScriptRuns
@@ -116,7 +117,7 @@ class ScriptExecutor(Executor):
         # failure with the logs and block changes until then
         script = root.outcome if root.outcome is not None else interp.stopped(status)
         outcome = self._close(run, base, status, wall_start)
-        records = ScriptRuns(self.home / "craftscript.sqlite")
+        records = ScriptRuns(store_path(self.home))
         try:
             records.save(run_id, name, outcome_json(script, outcome))
         finally:

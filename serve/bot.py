@@ -386,9 +386,9 @@ class Bot:
     def _execute(self, executor: ScriptExecutor, job: Job) -> dict[str, Any]:
         if job.kind is JobKind.SCRIPT:
             program, source = job.payload
-            from craftbt.craftscript.functions import FunctionStore
+            from craftbt.craftscript.functions import FunctionStore, store_path
 
-            store = FunctionStore(self.body.name, self.home / "craftscript.sqlite")
+            store = FunctionStore(self.body.name, store_path(self.home))
             try:
                 run, outcome = executor.run_script(program, source=source, name="serve", functions=store,
                                                    seed=self.seed, scenario=self.scenario, run_id=job.id)

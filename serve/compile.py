@@ -16,7 +16,7 @@ from craftbt.core.errors import ErrorCode, Location, Problem
 from craftbt.craftscript import ast as a
 from craftbt.craftscript.checker import Checker
 from craftbt.craftscript.errors import ScriptError
-from craftbt.craftscript.functions import FunctionStore
+from craftbt.craftscript.functions import FunctionStore, store_path
 from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.parser import parse
 from craftbt.trees import model as m
@@ -68,7 +68,7 @@ def compile_script(text: str, bot: str, home: Path) -> tuple[a.Program | None, l
         program = parse(text, source=SOURCE)
     except ScriptError as err:
         return None, [script_error(err)]
-    store = FunctionStore(bot, home / "craftscript.sqlite")
+    store = FunctionStore(bot, store_path(home))
     try:
         signatures = store.signatures()
     finally:

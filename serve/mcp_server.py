@@ -32,7 +32,7 @@ from mcp.server.context import ServerRequestContext
 
 from craftbt._version import __version__
 from craftbt.core.errors import CraftbtError
-from craftbt.craftscript.functions import FunctionStore, FunctionStoreError
+from craftbt.craftscript.functions import FunctionStore, FunctionStoreError, store_path
 from craftbt.craftscript.introspect import Introspection
 from craftbt.craftscript.records import ScriptRuns, logs_view, trace_view
 from craftbt.router.router import plan_for_goal
@@ -282,7 +282,7 @@ class McpTools:
                 return {**script, "run_id": job_id}
 
             def read() -> dict[str, Any] | None:
-                records = ScriptRuns(bot.home / "craftscript.sqlite", read_only=True)
+                records = ScriptRuns(store_path(bot.home), read_only=True)
                 try:
                     return records.payload(job_id)
                 finally:
@@ -303,7 +303,7 @@ class McpTools:
         def store_call(method: str, *names: str) -> Handler:
             async def call(args: dict[str, Any]) -> Any:
                 def work() -> Any:
-                    store = FunctionStore(bot.body.name, bot.home / "craftscript.sqlite")
+                    store = FunctionStore(bot.body.name, store_path(bot.home))
                     try:
                         positional = [args[n] for n in names if n in args]
                         extra = {k: v for k, v in args.items() if k not in names}
