@@ -12,6 +12,7 @@ the goal manager. The held change is emitted later if it still stands.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -20,6 +21,7 @@ from pydantic import BaseModel
 
 from craftbt.autonomy import bodyinfo
 from craftbt.autonomy.threats import StuckHostiles
+from craftbt.world import mcdata
 from craftbt.world.body import BlockPos, Body, EntityInfo, Observation, Position
 from craftbt.world.daytime import is_night
 
@@ -42,10 +44,13 @@ FOODS = frozenset({"apple", "bread", "cooked_beef", "cooked_porkchop", "cooked_c
                    "golden_apple", "golden_carrot", "beetroot", "mushroom_stew", "pumpkin_pie", "cookie"})
 
 
-#: raw food -> what a furnace makes of it: carried raw, it is food to cook rather than a stock to rest on
-COOKS: dict[str, str] = {"beef": "cooked_beef", "porkchop": "cooked_porkchop", "mutton": "cooked_mutton",
-                         "chicken": "cooked_chicken", "cod": "cooked_cod", "salmon": "cooked_salmon",
-                         "potato": "baked_potato"}
+@functools.cache
+def cooks_into_food(item: str) -> bool:
+    """Whether a furnace makes ``item`` into another food (beef -> cooked_beef, minecraft-data's smelting
+    recipes): carried raw, it is food to cook rather than a stock to rest on."""
+    md = mcdata.load()
+    recipe = md.smelting_result(item) if md.has_item(item) else None
+    return recipe is not None and recipe.output in FOODS
 #: the animals the loop hunts, looked for within ANIMAL_RANGE blocks
 ANIMALS = ("cow", "pig", "sheep", "chicken")
 ANIMAL_RANGE = 16.0
@@ -95,8 +100,8 @@ class Percept(BaseModel):
 
     @property
     def ready_food(self) -> int:
-        """Food carried that is worth keeping as it is (raw meat is food to cook, see COOKS)."""
-        return sum(n for item, n in self.inventory.items() if item in FOODS and item not in COOKS)
+        """Food carried that is worth keeping as it is (raw meat is food to cook, see :func:`cooks_into_food`)."""
+        return sum(n for item, n in self.inventory.items() if item in FOODS and not cooks_into_food(item))
 
 
 def _neutral(body: Body, e: EntityInfo, night: bool) -> bool:
