@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import py_trees
 
 from craftbt.capabilities.spec import ActionResult, CapabilitySpec, GuardResult
-from craftbt.world.body import Body, Observation
+from craftbt.world.body import BlockPos, Body, Observation
 
 if TYPE_CHECKING:
     from craftbt.capabilities.registry import Registry
@@ -92,6 +92,9 @@ class CapabilityContext:
     )
     #: free-form per-run state a leaf family may keep (e.g. torch positions).
     memory: dict[str, Any] = field(default_factory=dict)
+    #: blocks a leaf found no way to reach. The executor hands every run the same set, so a replan's
+    #: survey and the next search skip them instead of walking the bot back to the same cliff.
+    unreachable: set[BlockPos] = field(default_factory=set)
 
     def observe(self) -> Observation:
         return self.body.observe()

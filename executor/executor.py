@@ -61,10 +61,12 @@ from craftbt.trees import model as m
 from craftbt.trees.build import DEFINITION_ATTR, build, release_blackboard_clients
 from craftbt.trees.dump import to_data
 from craftbt.trees.validate import validate_definition
-from craftbt.world.body import Body, BodyError, BodyErrorCode
+from craftbt.world.body import BlockPos, Body, BodyError, BodyErrorCode
 
 #: safety signals are sampled every 5 ticks (250 ms): rate-limited updates, edge-triggered (seed 003 SMI)
 SAFETY_POLL_TICKS = 5
+#: Unreachable blocks remembered across runs before the memory starts afresh.
+MAX_UNREACHABLE_KEPT = 4096
 
 #: validation problem code -> recorded block reason
 BUILD_REASONS: dict[ErrorCode, str] = {
@@ -156,6 +158,9 @@ class Executor:
         self._cancel_reason: str | None = None
         self._epoch_ms = time.time() * 1000
         self._epoch_tick = body.now_ticks()
+        #: blocks a leaf found no way to reach, kept across runs: a replan after ``no path to`` a log must
+        #: not plan the walk to that log again (natural worlds: 9 of 23 failed episodes did)
+        self.unreachable: set[BlockPos] = set()
 
     def cancel(self, reason: str = "cancelled") -> None:
         """Ask the running tree to stop at the end of the current tick; the run closes as ``cancelled``."""
@@ -252,8 +257,10 @@ class Executor:
             run.config = config
         pipeline = Pipeline(run, canary=ShadowCanary(run))
         # leaves that roam on their own (explore) keep inside the fence the pipeline admits them by
+        if len(self.unreachable) > MAX_UNREACHABLE_KEPT:
+            self.unreachable.clear()  # a long-lived bot: the world has changed since most were found
         ctx = CapabilityContext(body=self.body, registry=self.registry, hooks=pipeline,
-                                memory={"geofence": config.geofence})
+                                memory={"geofence": config.geofence}, unreachable=self.unreachable)
         self._live = (None, ctx)
         try:
             built = build(norm.definition, ctx, base_dir=base_dir, checked=checked)

@@ -7,7 +7,8 @@ hand-written tree file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Collection
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -69,12 +70,22 @@ class PlanningState:
     food: int = 20
 
     @classmethod
-    def survey(cls, body: Body, candidates: list[str], radius: int = 48) -> PlanningState:
-        """Observe the body: inventory, which candidate blocks exist nearby, which stations are close."""
+    def survey(cls, body: Body, candidates: list[str], radius: int = 48,
+               avoid: Collection[BlockPos] = ()) -> PlanningState:
+        """Observe the body: inventory, which candidate blocks exist nearby, which stations are close.
+
+        Blocks in ``avoid`` (found unreachable earlier) do not count as seen."""
         obs = body.observe()
         # Nearest per kind, not one capped find_blocks: a shared max_count lets abundant stone crowd out rare ore.
         here = obs.position
-        nearest = body.nearest_blocks(candidates, radius, exposed=True)
+        nearest = dict(body.nearest_blocks(candidates, radius, exposed=True))
+        for name in [n for n, pos in nearest.items() if pos in avoid]:
+            others = [p for p in body.find_blocks([name], radius, max_count=AVOID_LOOKAHEAD, exposed=True)
+                      if p not in avoid]
+            if others:
+                nearest[name] = min(others, key=lambda p: p.distance_to(here))
+            else:
+                del nearest[name]
         distance = {
             name: round(nearest[name].distance_to(here), 1) for name in dict.fromkeys(candidates) if name in nearest
         }
@@ -91,6 +102,16 @@ class PlanningState:
             food=obs.food,
         )
 
+    def without_blocks(self, blocks: Collection[str]) -> PlanningState:
+        """This state with ``blocks`` no longer in view: planners then plan an explore for them."""
+        if self.available_blocks is None:
+            return self
+        return replace(self, available_blocks=self.available_blocks - frozenset(blocks),
+                       block_distance={k: v for k, v in self.block_distance.items() if k not in blocks})
+
+
+#: Blocks of one kind looked at past those to avoid, when the nearest of that kind is one.
+AVOID_LOOKAHEAD = 64
 
 #: Blocks that are workstations: placed with ``place_workstation`` and reused when in reach.
 STATIONS = ("crafting_table", "furnace", "blast_furnace", "smoker")

@@ -169,9 +169,12 @@ def station_moves(steps: list[PlanStep], here: Collection[str] = ()) -> dict[int
     (``acquire_material``) before the move and placed again (``place_workstation``,
     reused if one is in reach) before the next step that needs it. One in reach when
     planning began (``here``: the state's stations) is reused where it stands, and
-    picked up like the others only before an explore, which walks out of its reach
-    for sure (a replan of the compass on natural seed 0 found its furnace in reach,
-    explored for logs and could not smelt: nothing had picked the furnace up).
+    picked up like the others only when an explore, which walks out of its reach for
+    sure, comes before the next step that needs it (a replan of the compass on natural
+    seed 0 found its furnace in reach, explored for logs and could not smelt: nothing
+    had picked the furnace up). It is picked up before the first move on the way there,
+    not before the explore itself: mining on the way had walked the bot more than 8
+    blocks off, and the pick-up found nothing (natural seeds 3, 4 and 10).
     """
     inserts: dict[int, list[PlanStep]] = {}
     # station -> "here" | "carried" | "found" (in reach when planning began)
@@ -181,7 +184,8 @@ def station_moves(steps: list[PlanStep], here: Collection[str] = ()) -> dict[int
         if step.capability in MOVING_CAPABILITIES:
             later = {s for nxt in steps[i + 1:] for s in _stations_needed(nxt)}
             for station, state in where.items():
-                if (state == "here" or (state == "found" and step.capability == "explore")) and station in later:
+                if (state == "here" or (state == "found" and _explores_before_need(steps, i, station))) \
+                        and station in later:
                     before.append(PlanStep(
                         name=f"pick up {station}", capability="acquire_material",
                         args={"item": station, "count": 1, "radius": PICKUP_RADIUS},
@@ -203,6 +207,16 @@ def station_moves(steps: list[PlanStep], here: Collection[str] = ()) -> dict[int
         if before:
             inserts[id(step)] = before
     return inserts
+
+
+def _explores_before_need(steps: list[PlanStep], start: int, station: str) -> bool:
+    """An explore runs from ``steps[start]`` on before the next step that needs ``station``."""
+    for step in steps[start:]:
+        if step.capability == "explore":
+            return True
+        if station in _stations_needed(step):
+            return False
+    return False
 
 
 def carry_stations(steps: list[PlanStep], here: Collection[str] = ()) -> list[PlanStep]:

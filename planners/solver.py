@@ -67,8 +67,6 @@ MINE_BATCH = 8
 #: How far acquire_material searches; the seed's default of 10 misses stone a short walk away.
 SEARCH_RADIUS = 32
 UNREACHABLE = math.inf
-#: acquire_material's search radius in emitted plans (its default, 10, misses the starter world's ore)
-SEARCH_RADIUS = 32
 #: Walking speed 4.317 blocks/s at 20 ticks/s.
 WALK_TICKS_PER_BLOCK = 4.6
 #: Assumed distance to a block kind nobody surveyed.

@@ -33,7 +33,7 @@ import random
 import re
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -53,7 +53,7 @@ from craftbt.planners.goap.planner import GoapPlanner
 from craftbt.planners.htn.planner import HtnPlanner
 from craftbt.planners.intent import GoalVerb, Intent, context_key
 from craftbt.planners.llm.planner import LlmPlanner
-from craftbt.planners.solver import CraftingSolver
+from craftbt.planners.solver import CraftingSolver, mine_sources
 from craftbt.planners.subgoals import (
     Subgoal,
     SubgoalKind,
@@ -65,7 +65,7 @@ from craftbt.planners.subgoals import (
 from craftbt.router.priors import PriorsStore
 from craftbt.trees import model as m
 from craftbt.trees.validate import validate_definition
-from craftbt.world.body import Body, Observation
+from craftbt.world.body import BlockPos, Body, Observation
 
 DEFAULT_BUDGET_MS = 5_000
 FAST_PATH_URGENCY = 0.8
@@ -551,8 +551,27 @@ SURVEY_BLOCKS = (
 SURVEY_RADIUS = 48
 
 
-def survey(body: Body) -> PlanningState:
-    return PlanningState.survey(body, list(SURVEY_BLOCKS), radius=SURVEY_RADIUS)
+def survey(body: Body, avoid: Collection[BlockPos] = ()) -> PlanningState:
+    """What the planners see from where the body stands, less the blocks in ``avoid`` (found unreachable)."""
+    return PlanningState.survey(body, list(SURVEY_BLOCKS), radius=SURVEY_RADIUS, avoid=avoid)
+
+
+#: A mining step that failed these ways reached nothing more of its material from where it stood.
+NOTHING_REACHED = frozenset({"no_target", "guard_failed:no_target", "partial"})
+
+
+def unreached_material(failure: dict[str, Any]) -> frozenset[str]:
+    """The blocks of the material a failed mining step could not reach, for the replan to explore for.
+
+    Without this a replan saw the same log on the same cliff and planned the same step at it."""
+    if str(failure.get("capability") or "").split("@")[0] != "acquire_material":
+        return frozenset()
+    if failure.get("code") not in NOTHING_REACHED:
+        return frozenset()
+    item = ((failure.get("context") or {}).get("args") or {}).get("item")
+    if not isinstance(item, str):
+        return frozenset()
+    return frozenset({item, *(source.block for source in mine_sources().get(item, ()))})
 
 
 def with_site(intent: Intent, body: Body) -> Intent:
@@ -651,7 +670,8 @@ def run_goal(
         if repeated.note(failure):
             run.stopped = f"repeated_guard_failure: {failure.get('code')} failed more than twice"
             break
-        surveyed, observed = survey(body), body.observe()
+        surveyed = survey(body, executor.unreachable).without_blocks(unreached_material(failure))
+        observed = body.observe()
         try:
             decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner)
         except CraftbtError as err:

@@ -104,17 +104,17 @@ def test_refuses_the_nether_unknown_names_and_mining_without_a_pickaxe() -> None
 
 
 def test_a_block_touching_lava_or_water_is_a_hazard_to_dig() -> None:
-    from craftbt.capabilities.leaves.exploration import _hazard_near
+    from craftbt.capabilities.leaves.common import liquid_near
 
     body = _flat()
     ctx = make_context(body)
     cell = BlockPos(5, 40, 5)
-    assert not _hazard_near(ctx, cell)
+    assert not liquid_near(ctx, cell)
     body.world.set_block((5, 40, 6), make_state("lava"))
-    assert _hazard_near(ctx, cell)
+    assert liquid_near(ctx, cell)
     body.world.set_block((5, 40, 6), make_state("stone"))
     body.world.set_block((5, 41, 5), make_state("water"))
-    assert _hazard_near(ctx, cell)
+    assert liquid_near(ctx, cell)
 
 
 def test_a_failed_search_says_why_in_craftbt_show(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -181,7 +181,8 @@ def test_a_boxed_in_search_says_it_could_walk_nowhere() -> None:
                     body.world.set_block((feet.x + dx, feet.y + dy, feet.z + dz), make_state("bedrock"))
     run = run_leaf(body, "explore", {"target": "oak_log", "max_distance": 16}, max_ticks=2_000)
     assert run.code == "not_found"
-    assert run.result.error is not None and "no path to any waypoint" in run.result.error.detail
+    # roofed by bedrock, it is taken for a bot underground: it tries to climb out and says it cannot
+    assert run.result.error is not None and "no way up to the surface" in run.result.error.detail
 
 
 def _stone_under_the_floor(body: SimBody) -> None:

@@ -283,6 +283,18 @@ def is_item_entity(entity: EntityInfo) -> bool:
     return entity.kind == "item" or entity.name == "item"
 
 
+#: Blocks a digger never opens a way into, nor next to.
+LIQUIDS = frozenset({"water", "lava", "bubble_column"})
+
+
+def liquid_near(ctx: CapabilityContext, cell: BlockPos) -> bool:
+    """Lava or water in or next to ``cell``: digging it would let the liquid in."""
+    for dx, dy, dz in ((0, 0, 0), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+        if ctx.body.block_at(cell.offset(dx, dy, dz)).name in LIQUIDS:
+            return True
+    return False
+
+
 def is_solid(md: McData, name: str) -> bool:
     """A full collision box a player can stand on or place against; unknown names count as not solid."""
     return md.has_block(name) and md.block(name).solid

@@ -25,6 +25,7 @@ from pydantic import Field
 
 from craftbt.capabilities.leaves.blockwork import best_tool, equip_and_dig
 from craftbt.capabilities.leaves.common import (
+    LIQUIDS,
     Step,
     StrictArgs,
     act,
@@ -32,6 +33,7 @@ from craftbt.capabilities.leaves.common import (
     count_item,
     failure_from_error,
     is_solid,
+    liquid_near,
     registry_data,
     sees,
     within_reach,
@@ -58,13 +60,14 @@ if TYPE_CHECKING:
 LOOK_RADIUS = {"mine": 6, "surface": 24}
 RING_STEP = 16
 RING_POINTS = 8
-LIQUIDS = frozenset({"water", "lava", "bubble_column"})
 AIR = frozenset({"air", "cave_air", "void_air"})
 #: At the start, anything acquire_material (radius 32, at most 2 below the feet) can reach counts as in view,
 #: and a tree a survey saw up to 48 blocks off is walked to.
 START_RADIUS = {"mine": 30, "surface": 48}
 #: Below this a roofed player is underground, not under a tree.
 SEA_LEVEL_Y = 60
+#: Name endings of a tree's blocks: a roof of these is a canopy, not the ground over a tunnel.
+FOLIAGE = ("_leaves", "_log", "_wood")
 #: Falling blocks re-fill a dug cell; give up on a cell after this many digs.
 MAX_REDIGS = 8
 TORCH_EVERY = 8
@@ -278,7 +281,7 @@ def _reach_seen(ctx: CapabilityContext, search: Search) -> Step:
     """Walk to one of the blocks in view (nearest first) until one is in reach; success or None."""
     feet = ctx.body.position().block()
     seen = [p for p in ctx.body.find_blocks(sorted(search.target.blocks), START_RADIUS["mine"], max_count=8,
-                                            exposed=True) if p.y - feet.y >= MIN_DY]
+                                            exposed=True) if p.y - feet.y >= MIN_DY and p not in search.unreachable]
     for pos in seen[:4]:
         if not within_reach(ctx, pos):
             try:
@@ -295,14 +298,6 @@ def _reach_seen(ctx: CapabilityContext, search: Search) -> Step:
         if in_view(ctx, search):
             return ActionResult.success()
     return None
-
-
-def _hazard_near(ctx: CapabilityContext, cell: BlockPos) -> bool:
-    """Lava or water in or next to ``cell``: digging it would let the liquid in."""
-    for dx, dy, dz in ((0, 0, 0), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
-        if ctx.body.block_at(cell.offset(dx, dy, dz)).name in LIQUIDS:
-            return True
-    return False
 
 
 def _clear(ctx: CapabilityContext, cell: BlockPos, search: Search) -> Attempt:
@@ -359,7 +354,7 @@ def _advance(ctx: CapabilityContext, search: Search, direction: tuple[int, int],
     cells = [ahead.offset(dy=1), ahead] + ([nxt] if down else [])
     if search.too_far(nxt):
         return ActionResult.failure("too_far", "the search boundary")
-    if any(_hazard_near(ctx, c) for c in cells) or not _floor_ok(ctx, nxt):
+    if any(liquid_near(ctx, c) for c in cells) or not _floor_ok(ctx, nxt):
         search.hazards += 1
         return ActionResult.failure("hazard", f"liquid or a drop ahead at {tuple(nxt)}")
     for cell in cells:
@@ -490,7 +485,7 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
 
     A bot no waypoint has a path from (walled in by foliage: a hunt in a dense forest ended in a pocket of
     leaves, natural seed 24) breaks the leaves around it and tries the rings once more."""
-    if _roofed(ctx, registry_data(ctx)) and ctx.body.position().y < SEA_LEVEL_Y:
+    if _underground(ctx, registry_data(ctx)):
         failure = yield from _climb_out(ctx, search)
         if failure is not None:
             return failure
@@ -577,7 +572,7 @@ def _make_room(ctx: CapabilityContext, search: Search) -> Step:
         cells = [side, side.offset(dy=1)]
         if not is_solid(md, ctx.body.block_at(side.offset(dy=-1)).name) or search.too_far(side):
             continue
-        if any(_hazard_near(ctx, c) or ctx.body.block_at(c).name in search.target.blocks for c in cells):
+        if any(liquid_near(ctx, c) or ctx.body.block_at(c).name in search.target.blocks for c in cells):
             continue  # leave liquids shut and the ore for the next step
         if all(ctx.body.block_at(c).name in AIR for c in cells):
             return None
@@ -623,7 +618,7 @@ def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) ->
                 continue
         cells = [feet.offset(dy=2), nxt, nxt.offset(dy=1)]
         ok = not search.too_far(nxt) and is_solid(md, ctx.body.block_at(ahead).name) and not any(
-            _hazard_near(ctx, c) for c in cells)
+            liquid_near(ctx, c) for c in cells)
         if ok:
             for cell in cells:
                 result = yield from _clear(ctx, cell, search)
@@ -647,13 +642,24 @@ def _open_floor(ctx: CapabilityContext, md: Any, cell: BlockPos) -> bool:
     """``cell`` and the one over it are open and dry, with solid ground under it: a step across a cave."""
     names = [ctx.body.block_at(cell.offset(dy=dy)).name for dy in (-1, 0, 1)]
     return (is_solid(md, names[0]) and not is_solid(md, names[1]) and not is_solid(md, names[2])
-            and not any(n in LIQUIDS for n in names) and not _hazard_near(ctx, cell))
+            and not any(n in LIQUIDS for n in names) and not liquid_near(ctx, cell))
 
 
 def _can_step_out(ctx: CapabilityContext, md: Any) -> bool:
     """A neighbouring cell at the feet's level, or one up, can be walked onto."""
     feet = ctx.body.position().block()
     return any(_open_floor(ctx, md, feet.offset(dx, dy, dz)) for dx, dz in CARDINALS for dy in (0, 1))
+
+
+def _underground(ctx: CapabilityContext, md: Any) -> bool:
+    """Roofed below sea level, or roofed by ground rather than a tree at any height: a mining run in a hill
+    left the bot in its tunnel at y=72 (natural seed 0), and no spiral waypoint had a path from there."""
+    feet = ctx.body.position().block()
+    for dy in range(2, 40):
+        name = ctx.body.block_at(feet.offset(dy=dy)).name
+        if is_solid(md, name):
+            return feet.y < SEA_LEVEL_Y or not name.endswith(FOLIAGE)
+    return False
 
 
 def _roofed(ctx: CapabilityContext, md: Any) -> bool:
@@ -697,13 +703,13 @@ def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
     assert target is not None  # the guard checked
     strategy = target.strategy() if args.strategy == "auto" else args.strategy
     search = Search(target, ctx.body.position().block(), ctx.body.now_ticks(), args.max_ticks, args.max_distance,
-                    strategy, count=args.count, fence=ctx.memory.get("geofence"))
+                    strategy, count=args.count, fence=ctx.memory.get("geofence"), unreachable=set(ctx.unreachable))
     result: ActionResult | None = None
     if strategy == "mine" and target.blocks:
         result = yield from _reach_seen(ctx, search)
     elif target.entity is not None and in_view(ctx, search, START_RADIUS[strategy]):
         result = yield from _walk_near(ctx, search)
-    else:
+    elif not _underground(ctx, registry_data(ctx)):  # from underground the spiral climbs out before it looks
         result = yield from _found_here(ctx, search, START_RADIUS[strategy])
     if result is None and target.blocks:
         result = yield from _remembered(ctx, search)

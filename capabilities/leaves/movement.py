@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from craftbt.capabilities.leaves.common import (
+    LIQUIDS,
     Issued,
     StrictArgs,
     Vec3,
@@ -43,7 +44,6 @@ HAZARDS = frozenset(
     {"lava", "fire", "soul_fire", "magma_block", "cactus", "sweet_berry_bush", "powder_snow", "campfire",
      "soul_campfire", "wither_rose", "pointed_dripstone"}
 )
-LIQUIDS = frozenset({"water", "lava", "bubble_column"})
 #: Seed 000 stuck detection: less than this many blocks moved ...
 STUCK_DISTANCE = 0.5
 #: ... in this many ticks (6 s) means the walk is stuck.
