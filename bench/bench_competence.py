@@ -52,8 +52,8 @@ MAX_TICKS = 144_000  # two in-game hours of game time per run (each replan gets 
 MAX_TICKS_FOR = {"bread": 216_000}
 
 
-def episode(world: str, goal: str, seed: int, planner: str) -> dict[str, Any]:
-    """One run of ``obtain <goal>`` from an empty inventory; the outcome as plain data."""
+def _run(home: Path, world: str, goal: str, seed: int, planner: str) -> tuple[bool, int, str, float]:
+    """``obtain <goal>`` with its journal in ``home``: success, simulated ms, why it failed, wall seconds."""
     from craftbt.capabilities.default import default_registry
     from craftbt.core.errors import CraftbtError
     from craftbt.executor.config import ExecutorConfig, scenario_fence
@@ -62,7 +62,6 @@ def episode(world: str, goal: str, seed: int, planner: str) -> dict[str, Any]:
     from craftbt.router.router import run_goal
     from craftbt.world.scenarios.loader import world_body
 
-    home = Path(tempfile.mkdtemp(prefix="competence-"))
     body = world_body(world, seed)
     executor = Executor(default_registry(), body, home=home,
                         config=ExecutorConfig(max_ticks=MAX_TICKS_FOR.get(goal, MAX_TICKS),
@@ -84,8 +83,15 @@ def episode(world: str, goal: str, seed: int, planner: str) -> dict[str, Any]:
         ok, sim_ms, why = False, 0, err.problems[0].message
     finally:
         executor.journal.close()
+    return ok, sim_ms, why, time.perf_counter() - start
+
+
+def episode(world: str, goal: str, seed: int, planner: str) -> dict[str, Any]:
+    """One run of ``obtain <goal>`` from an empty inventory; the outcome as plain data."""
+    with tempfile.TemporaryDirectory(prefix="competence-") as tmp:  # a matrix of 540 left 540 homes behind
+        ok, sim_ms, why, wall_s = _run(Path(tmp), world, goal, seed, planner)
     return {"world": world, "goal": goal, "seed": seed, "planner": planner, "ok": ok,
-            "sim_min": sim_ms / 60_000, "wall_s": time.perf_counter() - start, "why": why[:240]}
+            "sim_min": sim_ms / 60_000, "wall_s": wall_s, "why": why[:240]}
 
 
 def _median(values: list[float]) -> str:
