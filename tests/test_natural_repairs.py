@@ -196,3 +196,20 @@ def test_a_surface_search_from_a_tunnel_in_a_hill_climbs_out_first() -> None:
     run = run_leaf(body, "explore", {"target": "oak_log", "max_distance": 32, "max_ticks": 6_000}, max_ticks=8_000)
     assert run.ok, run.result.error
     assert run.observables["found"] is not None and run.observables["found"][0] == feet.x + 20
+
+
+def test_a_climb_out_goes_on_to_the_top_of_its_own_open_shaft() -> None:
+    """Natural seed 15: the climb out through four layers of sand stopped at the bottom of its shaft, sky
+    overhead and a stair to step onto, but walled in higher than a step on every other side."""
+    body = _flat("stone_pickaxe")
+    feet = body.position().block()
+    body.run_command(f"/fill {feet.x - 6} {feet.y} {feet.z - 6} {feet.x + 6} {feet.y + 2} {feet.z + 6} sand")
+    for dy in range(6):
+        body.set_block(tuple(feet.offset(dy=dy)), "air")
+        if dy:
+            body.set_block(tuple(feet.offset(-1, dy, 0)), "air")
+    for dy in range(4):
+        body.set_block((feet.x + 20, feet.y + dy, feet.z), "oak_log")
+    run = run_leaf(body, "explore", {"target": "oak_log", "max_distance": 32, "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    assert run.observables["found"] is not None and run.observables["found"][0] == feet.x + 20

@@ -485,7 +485,7 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
 
     A bot no waypoint has a path from (walled in by foliage: a hunt in a dense forest ended in a pocket of
     leaves, natural seed 24) breaks the leaves around it and tries the rings once more."""
-    if _underground(ctx, registry_data(ctx)):
+    if _underground(ctx, registry_data(ctx)) or _in_a_pit(ctx, registry_data(ctx)):
         failure = yield from _climb_out(ctx, search)
         if failure is not None:
             return failure
@@ -590,7 +590,21 @@ def _climb_out(ctx: CapabilityContext, search: Search) -> Step:
     md = registry_data(ctx)
     # on until the sky is overhead and a neighbour can be stepped onto (the top of the stair shaft is a
     # block short of the ground around it)
-    return (yield from _climb(ctx, search, lambda: _roofed(ctx, md) or not _can_step_out(ctx, md)))
+    return (yield from _climb(ctx, search,
+                              lambda: _roofed(ctx, md) or not _can_step_out(ctx, md) or _in_a_pit(ctx, md)))
+
+
+#: Of the eight columns around the feet, this many walled higher than a step make a pit.
+PIT_WALLS = 6
+
+
+def _in_a_pit(ctx: CapabilityContext, md: Any) -> bool:
+    """Walled in higher than a step on nearly every side, sky or not: a climb out through sand stopped at
+    the bottom of its own open shaft, four blocks under the beach (natural seed 15), and no waypoint of the
+    spiral had a path from there."""
+    feet = ctx.body.position().block()
+    names = [ctx.body.block_at(feet.offset(dx, 2, dz)).name for dx in (-1, 0, 1) for dz in (-1, 0, 1) if dx or dz]
+    return sum(is_solid(md, name) and not name.endswith(FOLIAGE) for name in names) >= PIT_WALLS
 
 
 def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) -> Step:
@@ -709,7 +723,8 @@ def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
         result = yield from _reach_seen(ctx, search)
     elif target.entity is not None and in_view(ctx, search, START_RADIUS[strategy]):
         result = yield from _walk_near(ctx, search)
-    elif not _underground(ctx, registry_data(ctx)):  # from underground the spiral climbs out before it looks
+    elif not (_underground(ctx, registry_data(ctx)) or _in_a_pit(ctx, registry_data(ctx))):
+        # from underground or a pit the spiral climbs out before it looks
         result = yield from _found_here(ctx, search, START_RADIUS[strategy])
     if result is None and target.blocks:
         result = yield from _remembered(ctx, search)
