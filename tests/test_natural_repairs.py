@@ -213,3 +213,17 @@ def test_a_climb_out_goes_on_to_the_top_of_its_own_open_shaft() -> None:
     run = run_leaf(body, "explore", {"target": "oak_log", "max_distance": 32, "max_ticks": 6_000}, max_ticks=8_000)
     assert run.ok, run.result.error
     assert run.observables["found"] is not None and run.observables["found"][0] == feet.x + 20
+
+
+def test_a_crafting_table_closed_in_by_a_furnace_is_still_picked_up() -> None:
+    """Natural seed 3: in a tunnel, the furnace went into the one open cell beside the crafting table; the
+    pick-up's search wanted blocks with an open face and said no crafting_table within 8 blocks."""
+    body = _flat("stone_pickaxe")
+    feet = body.position().block()
+    table = feet.offset(2, 0, 0)
+    body.run_command(f"/fill {table.x - 1} {table.y - 1} {table.z - 1} {table.x + 1} {table.y + 1} {table.z + 1} stone")
+    body.set_block(tuple(table), "crafting_table")
+    body.set_block(tuple(table.offset(-1, 0, 0)), "furnace")
+    run = run_leaf(body, "acquire_material", {"item": "crafting_table", "count": 1, "radius": 8}, max_ticks=2_000)
+    assert run.ok, run.result.error
+    assert body.observe().count("crafting_table") == 1 and body.block_at(table).name == "air"

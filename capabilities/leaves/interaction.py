@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, model_validator
 
+from craftbt.capabilities.contracts import WORKSTATIONS
 from craftbt.capabilities.leaves.blockwork import best_tool, dig_step, equip_and_dig
 from craftbt.capabilities.leaves.common import (
     LIQUIDS,
@@ -139,18 +140,22 @@ def dig_with_best_tool(ctx: CapabilityContext, pos: BlockPos, tool: str | None) 
 def nearest_blocks(ctx: CapabilityContext, names: Iterable[str], radius: int, skip: set[BlockPos]) -> list[BlockPos]:
     """Blocks of ``names`` nearest first, searching r = 2, 4, 8, ... up to ``radius`` (seed: expanding cube).
 
-    Candidates more than ``MIN_DY`` below the feet are dropped (seed "Bugs Fixed").
+    Candidates more than ``MIN_DY`` below the feet are dropped (seed "Bugs Fixed"), and so are blocks with no
+    open face, but for workstations: the bot placed those, and a furnace placed in the one open cell beside
+    a crafting table in a tunnel closes the table in (natural seed 3: "no crafting_table within 8 blocks"
+    with one 1.9 blocks off).
     """
     wanted = sorted(set(names))
     if not wanted:
         return []
     me = ctx.body.position()
     feet_y = math.floor(me.y)
+    exposed = not set(wanted) <= set(WORKSTATIONS)
     r = 2
     while True:
         r = min(r, radius)
         found = [
-            p for p in ctx.body.find_blocks(wanted, r, max_count=SEARCH_CANDIDATES, exposed=True)
+            p for p in ctx.body.find_blocks(wanted, r, max_count=SEARCH_CANDIDATES, exposed=exposed)
             if p.y - feet_y >= MIN_DY and p not in skip
         ]
         if found or r >= radius:
@@ -426,7 +431,7 @@ def run_acquire(ctx: CapabilityContext, args: AcquireMaterialArgs) -> RunnerGen:
         target = pending.pop(0)
         name = ctx.body.block_at(target).name
         if (target in skip or name not in plan.blocks or not _harvestable(md, name, carried)
-                or buried(md, ctx, target) or (lost_drop and not sees(ctx, target))):
+                or (buried(md, ctx, target) and name not in WORKSTATIONS) or (lost_drop and not sees(ctx, target))):
             skip.add(target)
             continue
         moved = yield from approach(ctx, target)
