@@ -289,10 +289,9 @@ class SimBody:
         ids = [i for i, (n, _) in enumerate(w.palette.states) if n in wanted]
         found: list[tuple[float, BlockPos]] = []
         r2 = radius * radius
-        for (sx, sy, sz), sec in w.store.iter_sections():
-            if not (cx - radius - 15 <= sx * 16 <= cx + radius and cy - radius - 15 <= sy * 16 <= cy + radius
-                    and cz - radius - 15 <= sz * 16 <= cz + radius):
-                continue
+        low = ((cx - radius) >> 4, (cy - radius) >> 4, (cz - radius) >> 4)
+        high = ((cx + radius) >> 4, (cy + radius) >> 4, (cz + radius) >> 4)
+        for (sx, sy, sz), sec in w.store.sections_between(low, high):
             for sid in ids:
                 if sid not in sec:
                     continue

@@ -115,7 +115,7 @@ def write_chunk(store: BlockStore, data: ChunkData, cx: int, cz: int) -> None:
     for row, sy in enumerate(data.sections):
         sec = array("H")
         sec.frombytes(blocks[row].tobytes())
-        store.sections[(cx, sy, cz)] = sec
+        store.add_section((cx, sy, cz), sec)
 
 
 def build_chunk(seed: int, cx: int, cz: int) -> ChunkData:

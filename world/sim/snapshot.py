@@ -105,14 +105,14 @@ def loads(data: bytes, *, md: McData | None = None, realtime: bool = False) -> S
     for name, props in h["palette"]:
         world.palette.id_of((name, tuple((k, v) for k, v in props)))
     world.generated = {(c[0], c[1]) for c in h["generated"]}
-    world.store.sections.clear()
+    world.store.clear()
     size = 4096 * 2
     for i, key in enumerate(h["sections"]):
         sec = array("H")
         sec.frombytes(raw[i * size : (i + 1) * size])
         if sys.byteorder == "big":
             sec.byteswap()
-        world.store.sections[(key[0], key[1], key[2])] = sec
+        world.store.add_section((key[0], key[1], key[2]), sec)
     world.containers = {(k[0], k[1], k[2]): container_from_json(c) for k, c in h["containers"]}
     world.light_sources = {(k[0], k[1], k[2]): v for k, v in h["light_sources"]}
     world.timers = [Timer(t[0], t[1], t[2], (t[3][0], t[3][1], t[3][2])) for t in h["timers"]]

@@ -60,6 +60,8 @@ class BlockStore:
     def __init__(self, palette: Palette | None = None) -> None:
         self.palette = palette or Palette()
         self.sections: dict[tuple[int, int, int], array[int]] = {}
+        #: the highest section y of each column (cx, cz): the top of a column is read for every light level
+        self.top_section: dict[tuple[int, int], int] = {}
 
     def get(self, x: int, y: int, z: int) -> int:
         sec = self.sections.get((x >> 4, y >> 4, z >> 4))
@@ -83,8 +85,20 @@ class BlockStore:
     def new_section(self, key: tuple[int, int, int]) -> array[int]:
         sec = array("H")
         sec.frombytes(_ZEROS)
-        self.sections[key] = sec
+        self.add_section(key, sec)
         return sec
+
+    def add_section(self, key: tuple[int, int, int], sec: array[int]) -> None:
+        """Put a whole section in (a generated chunk, a loaded snapshot): the one way sections are added."""
+        self.sections[key] = sec
+        column = (key[0], key[2])
+        top = self.top_section.get(column)
+        if top is None or key[1] > top:
+            self.top_section[column] = key[1]
+
+    def clear(self) -> None:
+        self.sections.clear()
+        self.top_section.clear()
 
     def section(self, key: tuple[int, int, int]) -> array[int]:
         sec = self.sections.get(key)
@@ -94,3 +108,21 @@ class BlockStore:
         """Sections in a deterministic (sorted) order."""
         for key in sorted(self.sections):
             yield key, self.sections[key]
+
+    def sections_between(
+        self, low: tuple[int, int, int], high: tuple[int, int, int]
+    ) -> Iterator[tuple[tuple[int, int, int], array[int]]]:
+        """The sections with keys from ``low`` to ``high`` (inclusive, in section units), in sorted order:
+        a search near the bot looks up a few dozen keys instead of sorting every section of the world."""
+        spans = [range(lo, hi + 1) for lo, hi in zip(low, high, strict=True)]
+        if len(spans[0]) * len(spans[1]) * len(spans[2]) > len(self.sections):
+            for key, sec in self.iter_sections():
+                if all(lo <= k <= hi for k, lo, hi in zip(key, low, high, strict=True)):
+                    yield key, sec
+            return
+        for sx in spans[0]:
+            for sy in spans[1]:
+                for sz in spans[2]:
+                    found = self.sections.get((sx, sy, sz))
+                    if found is not None:
+                        yield (sx, sy, sz), found

@@ -197,12 +197,8 @@ class World:
     def top_y(self, x: int, z: int) -> int:
         """The highest y that may hold a block in this column (top of its highest section)."""
         self.ensure_chunk(x >> 4, z >> 4)
-        cx, cz = x >> 4, z >> 4
-        top = MIN_Y
-        for (sx, sy, sz) in self.store.sections:
-            if sx == cx and sz == cz and sy * 16 + 15 > top:
-                top = sy * 16 + 15
-        return top
+        top = self.store.top_section.get((x >> 4, z >> 4))
+        return MIN_Y if top is None else max(MIN_Y, top * 16 + 15)
 
     def highest_solid(self, x: int, z: int) -> int:
         for y in range(self.top_y(x, z), MIN_Y - 1, -1):
