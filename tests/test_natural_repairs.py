@@ -227,3 +227,21 @@ def test_a_crafting_table_closed_in_by_a_furnace_is_still_picked_up() -> None:
     run = run_leaf(body, "acquire_material", {"item": "crafting_table", "count": 1, "radius": 8}, max_ticks=2_000)
     assert run.ok, run.result.error
     assert body.observe().count("crafting_table") == 1 and body.block_at(table).name == "air"
+
+
+def test_a_harvest_that_waits_walks_back_to_its_farm_and_harvests_the_crops_it_watched() -> None:
+    """Natural seed 2: the night's retreats from zombies took the bot more than 24 blocks off its farm; the
+    harvest saw no crop in its radius though three were ripe, and the replan's harvest refused to wait."""
+    from craftbt.world.scenarios.loader import load_scenario
+    from tests.test_natural_competence import SCENARIOS as FARMS
+
+    body = load_scenario(FARMS / "farm_plot.yaml")
+    body.run_command("/gamerule randomTickSpeed 300")
+    assert run_leaf(body, "plant_crop", {"crop": "wheat", "position": {"x": 2, "y": 63, "z": 0}}).ok
+    body.run_command("/tp @p 32 64 0")
+    body.advance(2)
+    run = run_leaf(body, "harvest_crop", {"crop": "wheat", "radius": 8, "wait_ticks": 20_000, "min_ripe": 1},
+                   max_ticks=20_500)
+    assert run.ok, run.result.error
+    assert run.observables["harvested"][0][:3] == [2, 64, 0]
+    assert body.observe().count("wheat") >= 1

@@ -25,6 +25,7 @@ from craftbt.capabilities.leaves.common import (
     StrictArgs,
     Vec3,
     act,
+    approach,
     count_item,
     is_item_entity,
     registry_data,
@@ -42,7 +43,15 @@ from craftbt.capabilities.spec import (
     VerificationResult,
 )
 from craftbt.capabilities.structures import is_air
-from craftbt.world.body import TICKS_PER_SECOND, BlockPos, BodyError, Face, Observation, block_key
+from craftbt.world.body import (
+    TICKS_PER_SECOND,
+    ActionHandle,
+    BlockPos,
+    BodyError,
+    Face,
+    Observation,
+    block_key,
+)
 from craftbt.world.mcdata import McData
 
 if TYPE_CHECKING:
@@ -355,6 +364,8 @@ class HarvestCropArgs(StrictArgs):
 
 #: While waiting, count the ripe crops this often (ticks): each count reads the whole radius.
 RIPEN_CHECK_TICKS = 100
+#: A harvest that waits walks back to its farm from this far (a night's retreats take the bot away).
+FARM_RETURN_RADIUS = 48
 
 
 def harvest_timeout_ms(args: HarvestCropArgs) -> int:
@@ -389,30 +400,42 @@ def _harvest_targets(ctx: CapabilityContext, args: HarvestCropArgs) -> list[Bloc
 
 def guard_harvest_crop(ctx: CapabilityContext, args: HarvestCropArgs) -> GuardResult:
     if args.wait_ticks > 0 and args.position is None:
-        if not ctx.body.find_blocks(_crop_names(args), args.radius, max_count=1):
-            return GuardResult.deny("no_target", f"no {'/'.join(_crop_names(args))} planted within {args.radius} "
+        reach = max(args.radius, FARM_RETURN_RADIUS)
+        if not ctx.body.find_blocks(_crop_names(args), reach, max_count=1):
+            return GuardResult.deny("no_target", f"no {'/'.join(_crop_names(args))} planted within {reach} "
                                     "blocks to wait for")
         return GuardResult.allow()
     targets = _harvest_targets(ctx, args)
     return targets if isinstance(targets, GuardResult) else GuardResult.allow()
 
 
-def wait_until_ripe(ctx: CapabilityContext, args: HarvestCropArgs) -> Generator[None, Any, dict[str, Any]]:
-    """Yield tick by tick until ``min_ripe`` crops (or every crop standing) are ripe, or ``wait_ticks`` ran out.
+def wait_until_ripe(
+    ctx: CapabilityContext, args: HarvestCropArgs
+) -> Generator[ActionHandle | None, Any, tuple[dict[str, Any], list[BlockPos]]]:
+    """Walk back to the farm when it is out of ``radius`` (up to :data:`FARM_RETURN_RADIUS`), then yield tick by
+    tick until ``min_ripe`` crops (or every crop standing) are ripe, or ``wait_ticks`` ran out. Returns what it
+    waited for and the ripe crops among those watched, nearest first.
 
-    Ticks on: the world's random ticks grow the crops meanwhile."""
+    Ticks on: the world's random ticks grow the crops meanwhile. The crops are found once and watched: the
+    safety fast path may walk the bot away from a threat during the night-long wait (natural seed 2: a
+    harvest afterwards saw no crop within 24 blocks though three of eleven were ripe)."""
+    names = _crop_names(args)
+    crops = ctx.body.find_blocks(names, args.radius, max_count=256)
+    if not crops:
+        farm = ctx.body.find_blocks(names, FARM_RETURN_RADIUS, max_count=1)
+        if farm:
+            yield from approach(ctx, farm[0])
+            crops = ctx.body.find_blocks(names, args.radius, max_count=256)
     start = ctx.body.now_ticks()
     until = start + args.wait_ticks
-    names = _crop_names(args)
-    # the crops standing when the wait began are watched: one search, not two per check (a search costs
-    # 30 ms on a natural world, and a loaf's wait made 1,500 of them)
-    crops = ctx.body.find_blocks(names, args.radius, max_count=256)
     while True:
+        # one search, then a look at each watched cell per check: a search costs 30 ms on a natural world,
+        # and a loaf's wait made 1,500 of them
         alive = [p for p in crops if ctx.body.block_at(p).name in names]
-        standing = len(alive)
-        ripe = sum(1 for p in alive if is_mature(ctx, p))
-        if ripe >= min(args.min_ripe, standing) or ctx.body.now_ticks() >= until:
-            return {"waited_ticks": ctx.body.now_ticks() - start, "ripe": ripe, "standing": standing}
+        ripe = [p for p in alive if is_mature(ctx, p)]
+        if len(ripe) >= min(args.min_ripe, len(alive)) or ctx.body.now_ticks() >= until:
+            info = {"waited_ticks": ctx.body.now_ticks() - start, "ripe": len(ripe), "standing": len(alive)}
+            return info, _nearest(ctx, ripe)
         for _ in range(RIPEN_CHECK_TICKS):
             yield None
 
@@ -438,9 +461,13 @@ def harvest_step(
 
 def run_harvest_crop(ctx: CapabilityContext, args: HarvestCropArgs) -> RunnerGen:
     waited: dict[str, Any] = {}
+    targets: list[BlockPos] | GuardResult
     if args.wait_ticks > 0 and args.position is None:
-        waited = yield from wait_until_ripe(ctx, args)
-    targets = _harvest_targets(ctx, args)
+        waited, ripe = yield from wait_until_ripe(ctx, args)
+        targets = ripe[: args.max_crops] or GuardResult.deny("no_target", f"no mature crops within {args.radius} "
+                                                             "blocks of the farm")
+    else:
+        targets = _harvest_targets(ctx, args)
     if isinstance(targets, GuardResult):
         if waited:  # say how long it waited and what stood there: a failed episode tells why
             return ActionResult.failure(
