@@ -245,3 +245,21 @@ def test_a_harvest_that_waits_walks_back_to_its_farm_and_harvests_the_crops_it_w
     assert run.ok, run.result.error
     assert run.observables["harvested"][0][:3] == [2, 64, 0]
     assert body.observe().count("wheat") >= 1
+
+
+def test_a_retreat_on_a_hillside_walks_onto_the_ground_not_into_the_hill() -> None:
+    """Natural seed 8: every retreat target was at the feet's height twelve blocks off, inside the rising
+    ground; all eight directions failed and the bot died mining logs at night."""
+    body = _flat()
+    feet = body.position().block()
+    for layer, ring in enumerate((4, 7, 10)):  # terraces a step high: the ground rises all around
+        y, r, inner = feet.y + layer, 40, ring - 1
+        body.run_command(f"/fill {feet.x - r} {y} {feet.z - r} {feet.x + r} {y} {feet.z + r} dirt")
+        body.run_command(f"/fill {feet.x - inner} {y} {feet.z - inner} {feet.x + inner} {y} {feet.z + inner} air")
+    body.run_command("/time set night")
+    body.run_command(f"/summon zombie {feet.x + 2} {feet.y} {feet.z}")
+    body.advance(1)
+    run = run_leaf(body, "retreat_from_threat", {}, max_ticks=1_000)
+    assert run.ok, run.result.error
+    assert run.observables["retreated"] and run.observables["distance_after"] > run.observables["distance_before"]
+    assert body.position().y > feet.y  # up on the terraces

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
 
+from craftbt.capabilities.leaves.blockwork import standable
 from craftbt.capabilities.leaves.common import (
     StrictArgs,
     Vec3,
@@ -274,6 +275,20 @@ def _flat_distance(a: Position, b: Position) -> float:
     return math.hypot(a.x - b.x, a.z - b.z)
 
 
+#: A retreat's target is moved this far up or down its column onto the ground.
+GROUND_SEARCH_DY = 6
+
+
+def _ground_near(ctx: CapabilityContext, cell: BlockPos) -> BlockPos | None:
+    """The standable cell in ``cell``'s column nearest its height: on a hillside the cell at the feet's height
+    twelve blocks off is inside the hill or in the air (natural seed 8: every direction failed ``no standable
+    cell`` and the bot died mining logs at night)."""
+    for dy in sorted(range(-GROUND_SEARCH_DY, GROUND_SEARCH_DY + 1), key=lambda d: (abs(d), d)):
+        if standable(ctx, cell.offset(dy=dy)):
+            return cell.offset(dy=dy)
+    return None
+
+
 def run_retreat(ctx: CapabilityContext, args: RetreatArgs) -> RunnerGen:
     threats = _hostiles(ctx, args.safeRadius)
     here = ctx.body.position()
@@ -290,6 +305,7 @@ def run_retreat(ctx: CapabilityContext, args: RetreatArgs) -> RunnerGen:
             math.floor(here.y),
             math.floor(here.z + math.sin(angle) * args.retreatDistance),
         )
+        target = _ground_near(ctx, target) or target  # no ground near: the body's own refusal says why
         try:
             handle = ctx.body.goto(target, tolerance=2.0)
         except BodyError as err:
