@@ -263,3 +263,16 @@ def test_a_retreat_on_a_hillside_walks_onto_the_ground_not_into_the_hill() -> No
     assert run.ok, run.result.error
     assert run.observables["retreated"] and run.observables["distance_after"] > run.observables["distance_before"]
     assert body.position().y > feet.y  # up on the terraces
+
+
+def test_ore_in_the_ceiling_is_left_where_its_drop_would_stay_up() -> None:
+    """Natural seed 8: raw iron dug three blocks over the feet stayed in its pocket, out of the pickup box;
+    three of seven were lost. Ore at a height the drop falls from, or reaches, is dug instead."""
+    body, feet, _ = _hole_in_a_tunnel_wall()
+    high = feet.offset(0, 3, 0)
+    body.set_block(tuple(high), "iron_ore")  # on the stone roof, open to the air over it
+    wall = feet.offset(4, 0, 0)  # further than the ore overhead, in sight through the hole
+    body.set_block(tuple(wall), "iron_ore")
+    run = run_leaf(body, "acquire_material", {"item": "raw_iron", "count": 1, "radius": 8}, max_ticks=2_000)
+    assert run.ok, run.result.error
+    assert body.block_at(high).name == "iron_ore" and body.block_at(wall).name == "air"

@@ -397,6 +397,20 @@ def _walk_to_pickup(ctx: CapabilityContext, cell: BlockPos) -> ActionHandle | No
     return None
 
 
+#: A block this far over the feet, on something solid, drops its item where the pickup box cannot reach.
+DROP_OUT_OF_REACH_DY = 3
+
+
+def _drop_stays_up(md: McData, ctx: CapabilityContext, target: BlockPos, material: Iterable[str]) -> bool:
+    """Digging ``target`` would leave its drop in a pocket in the ceiling (natural seed 8: three raw iron dug
+    three blocks over the feet stayed up there). A block over more of the same material is fine: that one is
+    dug first, and the rest fall as they are dug, like a tree trunk."""
+    if target.y - ctx.body.position().block().y < DROP_OUT_OF_REACH_DY:
+        return False
+    under = ctx.body.block_at(target.offset(dy=-1)).name
+    return is_solid(md, under) and under not in material
+
+
 def run_acquire(ctx: CapabilityContext, args: AcquireMaterialArgs) -> RunnerGen:
     md = registry_data(ctx)
     plan = material_plan(md, args.item)
@@ -441,6 +455,9 @@ def run_acquire(ctx: CapabilityContext, args: AcquireMaterialArgs) -> RunnerGen:
             ctx.unreachable.add(target)
             unreachable += 1
             last_failure = moved
+            continue
+        if _drop_stays_up(md, ctx, target, plan.blocks):
+            skip.add(target)
             continue
         attempts += 1
         before = gained()
