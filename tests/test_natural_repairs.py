@@ -276,3 +276,16 @@ def test_ore_in_the_ceiling_is_left_where_its_drop_would_stay_up() -> None:
     run = run_leaf(body, "acquire_material", {"item": "raw_iron", "count": 1, "radius": 8}, max_ticks=2_000)
     assert run.ok, run.result.error
     assert body.block_at(high).name == "iron_ore" and body.block_at(wall).name == "air"
+
+
+def test_collect_items_picks_up_a_drop_that_has_no_standable_cell_from_beside_it() -> None:
+    """Natural seeds 23 and 26: a sheep's wool lay where the player cannot stand (a one-high gap here), the
+    walk onto it found no path, and the bed's `pick up white_wool` collected nothing in 0 ticks."""
+    body = _flat()
+    feet = body.position().block()
+    gap = feet.offset(3, 0, 0)
+    body.set_block(tuple(gap.offset(dy=1)), "stone")
+    _summon(body, "white_wool", gap)
+    run = run_leaf(body, "collect_items", {"itemName": "white_wool", "radius": 8}, max_ticks=400)
+    assert run.ok, run.result.error
+    assert body.observe().count("white_wool") == 1

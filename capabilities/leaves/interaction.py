@@ -1120,9 +1120,10 @@ def run_collect(ctx: CapabilityContext, args: CollectItemsArgs) -> RunnerGen:
         if not drops:
             break
         drop = drops[0]
-        try:
-            handle = ctx.body.goto(landing_cell(ctx, drop.position.block()), tolerance=0.5)
-        except BodyError:
+        # on the drop if possible, else beside it: wool on a slope or a ledge (natural seeds 23 and 26) has no
+        # standable cell of its own, and the pickup box reaches it from the next one
+        handle = _walk_to_pickup(ctx, landing_cell(ctx, drop.position.block()))
+        if handle is None:
             skip.add(drop.id)
             continue
         done = yield handle
