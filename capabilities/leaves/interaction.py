@@ -329,23 +329,29 @@ def collect_drops(ctx: CapabilityContext, site: BlockPos, gained: Any, before: i
         key=lambda e: e.position.distance_to(ctx.body.position()),
     )
     for drop in drops:
-        cell: BlockPos | None = drop.position.block()
-        for dug_a_way in (False, True):
-            if dug_a_way:
-                assert cell is not None
-                cell = yield from _open_way_to(ctx, cell)
-                if cell is None:
-                    break
-            assert cell is not None
-            handle = _walk_to_pickup(ctx, cell)
-            if handle is None:
-                continue  # no way to it yet; then none at all, and the inventory delta still decides
-            yield handle
-            for _ in range(COLLECT_WAIT_TICKS):
-                if gained() > before:
-                    return ActionResult.success()
-                yield None
+        cell = drop.position.block()
+        picked = yield from _walk_and_wait(ctx, cell, gained, before)
+        if not picked:  # no walk reached it, or the pickup box did not: dig a way and walk again
+            way = yield from _open_way_to(ctx, cell)
+            picked = way is not None and (yield from _walk_and_wait(ctx, way, gained, before))
+        if picked:
+            return ActionResult.success()
     return ActionResult.success() if gained() > before else ActionResult.failure("not_collected")
+
+
+def _walk_and_wait(
+    ctx: CapabilityContext, cell: BlockPos, gained: Any, before: int
+) -> Generator[ActionHandle | None, ActionHandle | None, bool]:
+    """Walk onto or beside ``cell`` and wait for the pickup; True once the inventory gained."""
+    handle = _walk_to_pickup(ctx, cell)
+    if handle is None:
+        return False  # an unreachable drop; the inventory delta still decides
+    yield handle
+    for _ in range(COLLECT_WAIT_TICKS):
+        if gained() > before:
+            return True
+        yield None
+    return False
 
 
 #: A way is dug to a drop at most this many blocks off (sideways, counted along the L-shaped way).
