@@ -485,7 +485,7 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
 
     A bot no waypoint has a path from (walled in by foliage: a hunt in a dense forest ended in a pocket of
     leaves, natural seed 24) breaks the leaves around it and tries the rings once more."""
-    if _underground(ctx, registry_data(ctx)) or _in_a_pit(ctx, registry_data(ctx)):
+    if _must_climb_out(ctx):
         failure = yield from _climb_out(ctx, search)
         if failure is not None:
             return failure
@@ -665,20 +665,31 @@ def _can_step_out(ctx: CapabilityContext, md: Any) -> bool:
     return any(_open_floor(ctx, md, feet.offset(dx, dy, dz)) for dx, dz in CARDINALS for dy in (0, 1))
 
 
-def _underground(ctx: CapabilityContext, md: Any) -> bool:
-    """Roofed below sea level, or roofed by ground rather than a tree at any height: a mining run in a hill
-    left the bot in its tunnel at y=72 (natural seed 0), and no spiral waypoint had a path from there."""
+def _roof(ctx: CapabilityContext, md: Any) -> str | None:
+    """The first solid block over the head (within 38 blocks), or None under the open sky."""
     feet = ctx.body.position().block()
     for dy in range(2, 40):
         name = ctx.body.block_at(feet.offset(dy=dy)).name
         if is_solid(md, name):
-            return feet.y < SEA_LEVEL_Y or not name.endswith(FOLIAGE)
-    return False
+            return name
+    return None
 
 
 def _roofed(ctx: CapabilityContext, md: Any) -> bool:
-    feet = ctx.body.position().block()
-    return any(is_solid(md, ctx.body.block_at(feet.offset(dy=dy)).name) for dy in range(2, 40))
+    return _roof(ctx, md) is not None
+
+
+def _underground(ctx: CapabilityContext, md: Any) -> bool:
+    """Roofed below sea level, or roofed by ground rather than a tree at any height: a mining run in a hill
+    left the bot in its tunnel at y=72 (natural seed 0), and no spiral waypoint had a path from there."""
+    roof = _roof(ctx, md)
+    return roof is not None and (ctx.body.position().y < SEA_LEVEL_Y or not roof.endswith(FOLIAGE))
+
+
+def _must_climb_out(ctx: CapabilityContext) -> bool:
+    """Underground or in a pit: a surface search climbs out before it looks or walks its rings."""
+    md = registry_data(ctx)
+    return _underground(ctx, md) or _in_a_pit(ctx, md)
 
 
 def _remembered(ctx: CapabilityContext, search: Search) -> Step:
@@ -723,8 +734,7 @@ def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
         result = yield from _reach_seen(ctx, search)
     elif target.entity is not None and in_view(ctx, search, START_RADIUS[strategy]):
         result = yield from _walk_near(ctx, search)
-    elif not (_underground(ctx, registry_data(ctx)) or _in_a_pit(ctx, registry_data(ctx))):
-        # from underground or a pit the spiral climbs out before it looks
+    elif not _must_climb_out(ctx):  # else the spiral climbs out before it looks
         result = yield from _found_here(ctx, search, START_RADIUS[strategy])
     if result is None and target.blocks:
         result = yield from _remembered(ctx, search)
