@@ -362,7 +362,7 @@ class HarvestCropArgs(StrictArgs):
                           "(or all that stand, when fewer stand)")
 
 
-#: While waiting, count the ripe crops this often (ticks): each count reads the whole radius.
+#: While waiting, count the ripe crops this often (ticks): each count reads the cells of the crops it watches.
 RIPEN_CHECK_TICKS = 100
 #: A harvest that waits walks back to its farm from this far (a night's retreats take the bot away).
 FARM_RETURN_RADIUS = 48
