@@ -183,36 +183,40 @@ def test_a_station_in_reach_stays_put_when_no_explore_comes_before_its_use() -> 
     assert names == ["cobblestone", "furnace", "raw_iron"], names
 
 
-def test_a_surface_search_from_a_tunnel_in_a_hill_climbs_out_first() -> None:
-    """Natural seed 0: a mining step left the bot in its tunnel at y=72, above sea level, so the search
-    took it for a bot under a tree, and no waypoint of its spiral had a path from there."""
+def _in_a_mound(block: str) -> tuple[SimBody, BlockPos]:
+    """A mound of ``block`` 13 blocks across and three high over the feet, and a trunk 20 blocks east."""
     body = _flat("stone_pickaxe")
     feet = body.position().block()
-    body.run_command(f"/fill {feet.x - 6} {feet.y} {feet.z - 6} {feet.x + 6} {feet.y + 2} {feet.z + 6} stone")
-    body.set_block(tuple(feet), "air")
-    body.set_block(tuple(feet.offset(dy=1)), "air")
+    body.run_command(f"/fill {feet.x - 6} {feet.y} {feet.z - 6} {feet.x + 6} {feet.y + 2} {feet.z + 6} {block}")
     for dy in range(4):
         body.set_block((feet.x + 20, feet.y + dy, feet.z), "oak_log")
+    return body, feet
+
+
+def _finds_the_tree(body: SimBody, feet: BlockPos) -> None:
     run = run_leaf(body, "explore", {"target": "oak_log", "max_distance": 32, "max_ticks": 6_000}, max_ticks=8_000)
     assert run.ok, run.result.error
     assert run.observables["found"] is not None and run.observables["found"][0] == feet.x + 20
+
+
+def test_a_surface_search_from_a_tunnel_in_a_hill_climbs_out_first() -> None:
+    """Natural seed 0: a mining step left the bot in its tunnel at y=72, above sea level, so the search
+    took it for a bot under a tree, and no waypoint of its spiral had a path from there."""
+    body, feet = _in_a_mound("stone")
+    body.set_block(tuple(feet), "air")
+    body.set_block(tuple(feet.offset(dy=1)), "air")
+    _finds_the_tree(body, feet)
 
 
 def test_a_climb_out_goes_on_to_the_top_of_its_own_open_shaft() -> None:
     """Natural seed 15: the climb out through four layers of sand stopped at the bottom of its shaft, sky
     overhead and a stair to step onto, but walled in higher than a step on every other side."""
-    body = _flat("stone_pickaxe")
-    feet = body.position().block()
-    body.run_command(f"/fill {feet.x - 6} {feet.y} {feet.z - 6} {feet.x + 6} {feet.y + 2} {feet.z + 6} sand")
+    body, feet = _in_a_mound("sand")
     for dy in range(6):
         body.set_block(tuple(feet.offset(dy=dy)), "air")
         if dy:
             body.set_block(tuple(feet.offset(-1, dy, 0)), "air")
-    for dy in range(4):
-        body.set_block((feet.x + 20, feet.y + dy, feet.z), "oak_log")
-    run = run_leaf(body, "explore", {"target": "oak_log", "max_distance": 32, "max_ticks": 6_000}, max_ticks=8_000)
-    assert run.ok, run.result.error
-    assert run.observables["found"] is not None and run.observables["found"][0] == feet.x + 20
+    _finds_the_tree(body, feet)
 
 
 def test_a_crafting_table_closed_in_by_a_furnace_is_still_picked_up() -> None:
