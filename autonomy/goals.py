@@ -10,7 +10,7 @@ not selected again before then; a preempted task stays on the board and is
 selected again once the urgent task is done, which is how it resumes.
 
 Goals are ``routed`` (the router plans them: ``obtain X``) or
-``routine`` (a built-in tree in :mod:`~craftbt.autonomy.routines`: shelter,
+``routine`` (a built-in tree in :mod:`~craftbt.router.routines`: shelter,
 leave_shelter, eat, go to a place, flee). A creeper near, by day or night, is fled from (it does not
 burn, and a pit dug in front of it is not deep yet when it blows); another hostile near by day is
 answered with the shelter (undead burn in the sun, so the pit need only outlast the shade it stands
@@ -30,6 +30,7 @@ from craftbt.autonomy.needs import MAX_TIER, Need, NeedKind
 from craftbt.autonomy.signals import Percept
 from craftbt.executor.backoff import DETERMINISTIC_BLOCK_BACKOFF_MS, TRANSIENT_BLOCK_BACKOFF_MS, Task, TaskBoard
 from craftbt.executor.state import MS_PER_TICK
+from craftbt.router.night import MORNING
 from craftbt.world import nature
 from craftbt.world.body import TICKS_PER_DAY
 
@@ -59,7 +60,7 @@ EAT_AT = 17
 EAT_RAW_AT = 14
 #: the morning window in which a sheltered bot leaves its shelter (when no hostile is near): from time 1000,
 #: when the undead left from the night have burned in the sun for 50 s, until the evening work stop
-SHELTER_LEAVE_FROM, SHELTER_LEAVE_UNTIL = 1_000, 10_000
+SHELTER_LEAVE_FROM, SHELTER_LEAVE_UNTIL = MORNING, 10_000
 #: a bot below this health with a hostile near hides urgently
 HIDE_BELOW_HEALTH = 14.0
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import py_trees
 
-from craftbt.autonomy import bodyinfo, routines
+from craftbt.autonomy import bodyinfo
 from craftbt.autonomy.bootstrap import TaskBootstrapper
 from craftbt.autonomy.goals import SHELTER_LEAVE_FROM, GoalKind, GoalManager, GoalSource, GoalSpec, goals_for
 from craftbt.autonomy.homeostasis import TIER_NAMES, HomeostasisMonitor, HomeostasisState, tool_tier
@@ -54,6 +54,7 @@ from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.planners.intent import Intent, IntentSource
 from craftbt.planners.llm.client import LlmConfig
+from craftbt.router import routines
 from craftbt.router.priors import PriorsStore
 from craftbt.router.router import Router, survey
 from craftbt.router.thoughts import ThoughtDecision, ThoughtProcessor

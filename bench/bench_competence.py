@@ -58,6 +58,7 @@ def _run(home: Path, world: str, goal: str, seed: int, planner: str) -> tuple[bo
     from craftbt.core.errors import CraftbtError
     from craftbt.executor.config import ExecutorConfig, scenario_fence
     from craftbt.executor.executor import Executor
+    from craftbt.executor.state import MS_PER_TICK
     from craftbt.router.priors import PriorsStore
     from craftbt.router.router import run_goal
     from craftbt.world.scenarios.loader import world_body
@@ -72,11 +73,13 @@ def _run(home: Path, world: str, goal: str, seed: int, planner: str) -> tuple[bo
         run = run_goal(f"obtain {goal}", executor, planner=planner, priors=PriorsStore(home / "priors.sqlite"),
                        seed=seed)
         ok = run.ok
-        sim_ms = sum(o.sim_ms for o in run.outcomes)
+        sim_ms = run.sim_ticks() * MS_PER_TICK  # its attempts and the nights it sat out
         if not ok and run.outcomes:
             last = run.outcomes[-1]
-            esc = last.escalation or {}
-            why = f"{esc.get('node') or last.status}: {esc.get('code') or ''} {esc.get('detail') or ''}".strip()
+            # an escalation says why; a run that ended ``failure`` without one: its last failure does
+            esc = last.escalation or (last.failures[-1] if last.failures else {})
+            code = esc.get("code") or esc.get("reason") or ""
+            why = f"{esc.get('node') or last.status}: {code} {esc.get('detail') or ''}".strip()
             if run.stopped:
                 why = f"{run.stopped}; last attempt: {why}"
     except CraftbtError as err:  # no planner could plan it (a refusal)

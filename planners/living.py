@@ -19,12 +19,11 @@ from craftbt.world import nature
 #: Estimated ticks to find (explore), chase and kill one animal and pick its drops up.
 HUNT_TICKS = 400
 #: Game-time budget (10 minutes) and reach of the explore step that looks for an animal: animals spawn with
-#: their chunks in grassy biomes only, so a spawn in a forest or a desert walks a while. 48 blocks:
-#: a wider spiral once walked out of the natural world's fence (then 64 blocks, now 192:
-#: executor.config.NATURAL_FENCE_RADIUS), and with the wider fence 96 blocks did no better than 48
-#: (white_bed, natural seeds 20-39: 14 of 20 either way).
+#: their chunks in grassy biomes only, so a spawn in a forest or a desert walks a while. 96 blocks: herds
+#: stand 60-120 blocks from spawn on natural seeds 24, 25 and 27. (With rings 16 blocks apart, 96 did no
+#: better than 48; an animal's search now spaces its rings by the 32 blocks it sees, see ``exploration``.)
 FIND_ANIMAL_TICKS = 12_000
-FIND_ANIMAL_DISTANCE = 48
+FIND_ANIMAL_DISTANCE = 96
 #: Hoes a farm can be tilled with, cheapest first.
 HOES = ("wooden_hoe", "stone_hoe", "iron_hoe")
 

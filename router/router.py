@@ -62,6 +62,7 @@ from craftbt.planners.subgoals import (
     listed_missing,
     subgoal_for,
 )
+from craftbt.router.night import MAX_NIGHTS, Night, NightWatch, sit_out_the_night, ticks_to_morning
 from craftbt.router.priors import PriorsStore
 from craftbt.trees import model as m
 from craftbt.trees.validate import validate_definition
@@ -619,6 +620,13 @@ class GoalRun(BaseModel):
     repairs: list[str] = Field(default_factory=list)
     #: why repairing stopped before the replan budget did, if it did
     stopped: str | None = None
+    #: the nights the goal run sat out in a shelter (:mod:`craftbt.router.night`), and the runs they took
+    nights: list[Night] = Field(default_factory=list)
+    night_outcomes: list[RunOutcome] = Field(default_factory=list)
+
+    def sim_ticks(self) -> int:
+        """Game time the whole goal run took: its attempts and its nights."""
+        return sum(o.ticks for o in self.outcomes) + sum(o.ticks for o in self.night_outcomes)
 
 
 def run_goal(
@@ -631,12 +639,15 @@ def run_goal(
     max_replans: int = 2,
     context: dict[str, Any] | None = None,
     scenario: str | None = None,
+    shelter_at_night: bool = True,
 ) -> GoalRun:
     """Plan, route and execute ``goal`` on ``executor.inner_body``, replanning after a failure.
 
     Every outcome updates the priors; the journal row of each run carries the
     routing block in its intent, so :meth:`PriorsStore.ingest_journal` can
-    rebuild the counts from the journal alone.
+    rebuild the counts from the journal alone. With ``shelter_at_night`` a tree
+    working on the surface stops at sunset, the bot sits the night out in a
+    roofed pit and the goal is routed again in the morning; a night uses no replan.
     """
     registry = executor.registry
     priors = priors or PriorsStore(executor.home / "priors.sqlite")
@@ -650,20 +661,42 @@ def run_goal(
     run = GoalRun(ok=False)
     decision = router.route(intent, survey(body), body.observe(), planner=planner)
     repeated = RepeatedFailures()
-    for attempt in range(max_replans + 1):
+    watch = NightWatch(body, executor.on_tick) if shelter_at_night else None
+    replans_left = max_replans
+    while True:
         run.decisions.append(decision)
         payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
-        outcome = executor.run(decision.plan.tree, task_id=intent.id, intent=payload, seed=seed, scenario=scenario,
-                               intent_resolution_digest=decision.digests.get("intent_resolution_digest"))
-        router.record_outcome(decision, outcome.ok)
+        if watch is not None:
+            watch.stopped = False
+            executor.on_tick = watch
+        try:
+            outcome = executor.run(decision.plan.tree, task_id=intent.id, intent=payload, seed=seed,
+                                   scenario=scenario,
+                                   intent_resolution_digest=decision.digests.get("intent_resolution_digest"))
+        finally:
+            if watch is not None:
+                executor.on_tick = watch.inner
         run.outcomes.append(outcome)
         run.attempts.append({"planner": decision.chosen, "status": outcome.status, "run_id": outcome.run_id,
                              "escalation": outcome.escalation})
+        if watch is not None and watch.stopped and outcome.status == "preempted" and len(run.nights) < MAX_NIGHTS:
+            night = sit_out_the_night(executor, run.night_outcomes)
+            run.nights.append(night)
+            if not night.sheltered:  # worked through, as before: no stop again until the morning
+                watch.awake_until = body.now_ticks() + ticks_to_morning(body.observe().time_of_day)
+            try:
+                decision = router.route(intent, survey(body, executor.unreachable), body.observe(), planner=planner)
+            except CraftbtError as err:
+                run.stopped = f"routing after the night failed: {err.problems[0].message}"
+                break
+            continue
+        router.record_outcome(decision, outcome.ok)
         if outcome.ok:
             run.ok = True
             return run
-        if attempt == max_replans:
+        if replans_left == 0:
             break
+        replans_left -= 1
         if outcome.escalation and outcome.escalation.get("code") == "body_disconnected":
             break  # no plan runs on a body that is gone: the caller reconnects or reports
         failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})

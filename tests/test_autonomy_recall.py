@@ -70,8 +70,8 @@ def test_a_bot_walled_in_by_day_digs_a_stair_out(tmp_path: Path) -> None:
 
 
 def test_a_herd_passed_on_a_walk_is_remembered_and_an_empty_place_is_forgotten(tmp_path: Path) -> None:
-    from craftbt.autonomy import routines
     from craftbt.autonomy.goals import GoalSource
+    from craftbt.router import routines
 
     body = SimBody(new_world(seed=5))
     body.world.rules.do_mob_spawning = False

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from craftbt.autonomy import routines
 from craftbt.autonomy.goals import GoalKind, GoalSource, GoalSpec
 from craftbt.autonomy.loop import UNSTUCK, LiveLoop
 from craftbt.autonomy.threats import STUCK_PATIENCE, STUCK_TICKS, StuckHostiles
 from craftbt.executor.config import ExecutorConfig, scenario_fence
+from craftbt.router import routines
 from craftbt.world.body import EntityInfo, Position
 from craftbt.world.sim.body import SimBody, new_world
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -271,3 +272,83 @@ def test_a_mining_search_from_far_below_the_ores_depth_climbs_there_first() -> N
     run = run_leaf(body, "explore", {"target": "coal", "max_ticks": 6_000}, max_ticks=8_000)
     assert run.ok, run.result.error
     assert 30 <= body.position().y <= 45
+
+
+def test_an_animal_two_rings_out_is_found_by_the_planners_find_step() -> None:
+    """Natural seeds 24, 25 and 27: the nearest cows stood 110-117 blocks from spawn, beyond the reach of rings
+    16 blocks apart up to 48 blocks out. Rings spaced by the 32 blocks an animal is seen from reach it."""
+    from craftbt.planners.living import find_animal_step
+
+    body = _flat()
+    feet = body.position().block()
+    body.run_command(f"/summon cow {feet.x + 88} {feet.y} {feet.z + 6} {{NoAI:1b}}")
+    step = find_animal_step("cow", "beef")
+    run = run_leaf(body, step.capability, step.args, max_ticks=14_000)
+    assert run.ok, run.result.error
+    assert any(e.name == "cow" for e in body.entities(32.0))
+
+
+def test_an_animal_search_spaces_its_rings_by_what_it_sees() -> None:
+    from craftbt.capabilities.leaves.exploration import (
+        ENTITY_VIEW,
+        ENTITY_WAYPOINT_GAP,
+        Search,
+        Target,
+        _waypoints,
+    )
+
+    start = BlockPos(0, 64, 0)
+    points = _waypoints(Search(Target("cow", entity="cow"), start, 0, 12_000, 96))
+    rings: dict[int, list[tuple[int, int]]] = {}
+    for x, z in points:
+        rings.setdefault(round((x * x + z * z) ** 0.5), []).append((x, z))
+    assert sorted(rings) == [ENTITY_VIEW, 2 * ENTITY_VIEW, 3 * ENTITY_VIEW]
+    for ring in rings.values():
+        nxt = ring[1:] + ring[:1]
+        assert max(math.dist(a, b) for a, b in zip(ring, nxt, strict=True)) <= ENTITY_WAYPOINT_GAP + 1
+    # a block search keeps its rings 16 blocks apart, 8 waypoints each
+    assert len(_waypoints(Search(Target("oak_log", frozenset({"oak_log"})), start, 0, 12_000, 48))) == 24
+
+
+def test_a_search_resumed_in_the_same_run_goes_on_from_where_it_was() -> None:
+    """Natural seed 25: a creeper interrupted the search for a cow every 25 s all day, and each resumed search
+    walked the first ring around wherever the retreat had left the bot."""
+    from craftbt.capabilities.leaves.exploration import LOOKED_KEY, LOOKED_NEAR, ORIGIN_KEY
+
+    body = _flat()
+    ctx = make_context(body)
+    start = body.position().block()
+    first = run_leaf(body, "explore", {"target": "cow", "max_distance": 96, "max_ticks": 1_500}, max_ticks=2_000,
+                     ctx=ctx)
+    assert first.code == "not_found" and first.observables["waypoints"] >= 2
+    looked = list(ctx.memory[LOOKED_KEY]["cow"])
+    assert ctx.memory[ORIGIN_KEY]["cow"] == start
+    body.run_command(f"/tp @p {start.x + 12} {start.y} {start.z + 12}")  # a retreat took the bot off
+    body.advance(2)
+    second = run_leaf(body, "explore", {"target": "cow", "max_distance": 96, "max_ticks": 1_500}, max_ticks=2_000,
+                      ctx=ctx)
+    assert second.observables["from"] == list(start)  # the same spiral
+    walked = ctx.memory[LOOKED_KEY]["cow"][len(looked):]
+    assert walked
+    for p in walked:  # only waypoints not looked from before
+        assert all(abs(p.x - q.x) > LOOKED_NEAR or abs(p.z - q.z) > LOOKED_NEAR for q in looked), (p, looked)
+
+
+def test_a_retry_after_a_search_that_covered_its_reach_walks_the_rings_again() -> None:
+    """The waypoints not yet looked from lay beyond the fence: the retry walked nothing and failed ``no path to
+    any waypoint`` in 0 s (natural seeds 22 and 27 in every planner)."""
+    from craftbt.capabilities.leaves.exploration import ENTITY_VIEW
+
+    class Fence:
+        def contains(self, pos: BlockPos) -> bool:  # the second ring is outside
+            return abs(pos.x) <= ENTITY_VIEW + 8 and abs(pos.z) <= ENTITY_VIEW + 8
+
+    body = _flat()
+    ctx = make_context(body)
+    ctx.memory["geofence"] = Fence()
+    args = {"target": "cow", "max_distance": 2 * ENTITY_VIEW, "max_ticks": 6_000}
+    first = run_leaf(body, "explore", args, max_ticks=7_000, ctx=ctx)
+    assert first.code == "not_found" and first.observables["waypoints"] >= 4
+    second = run_leaf(body, "explore", args, max_ticks=7_000, ctx=ctx)
+    assert second.code == "not_found" and "budget used up" in second.result.error.detail
+    assert second.observables["waypoints"] >= 4

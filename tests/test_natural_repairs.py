@@ -293,3 +293,114 @@ def test_collect_items_picks_up_a_drop_that_has_no_standable_cell_from_beside_it
     run = run_leaf(body, "collect_items", {"itemName": "white_wool", "radius": 8}, max_ticks=400)
     assert run.ok, run.result.error
     assert body.observe().count("white_wool") == 1
+
+
+def test_a_zombie_at_the_farm_preempts_a_harvest_that_waits(tmp_path: Path) -> None:
+    """Natural seed 29: a harvest's night-long wait counted as an atomic action, so the retreat from a zombie
+    was deferred until the wait ended, and the bot died at its farm twice."""
+    from craftbt.trees import model as m
+    from craftbt.world.scenarios.loader import load_scenario
+    from tests.test_natural_competence import SCENARIOS as FARMS
+
+    body = load_scenario(FARMS / "farm_plot.yaml")
+    assert run_leaf(body, "plant_crop", {"crop": "wheat", "position": {"x": 2, "y": 63, "z": 0}}).ok
+    body.run_command("/time set night")
+    start = body.now_ticks()
+
+    def zombie(ex: Executor, run: object, root: object) -> None:
+        if body.now_ticks() == start + 100:
+            feet = body.position().block()
+            body.run_command(f"/summon zombie {feet.x + 3} {feet.y} {feet.z}")
+
+    harvest = m.LeafNode(capability="harvest_crop", name="harvest",
+                         args={"crop": "wheat", "radius": 8, "wait_ticks": 2_000, "min_ripe": 1})
+    ex = Executor(default_registry(), body, config=ExecutorConfig(geofence=scenario_fence(body), max_ticks=400),
+                  home=tmp_path, on_tick=zombie)
+    out = ex.run(m.TreeDefinition(tree="wait", root=harvest))
+    decisions = ex.journal.run_detail(out.run_id)["decisions"]
+    got = [d["reason"] for d in decisions]
+    assert "preemption_deferred" not in got
+    preempt = next(d for d in decisions if d["reason"] == "safety_preempt")
+    assert preempt["detail"]["suspended"] == ["harvest"]
+    steps = [(s["capability"], s["error_code"]) for s in ex.journal.run_detail(out.run_id)["steps"]]
+    assert steps[:2] == [("harvest_crop", "safety_preempted_by_executor"), ("retreat_from_threat", None)]
+
+
+def test_the_stair_out_of_a_night_pit_leads_away_from_a_creeper_waiting_by_it() -> None:
+    """Natural seed 25: a creeper stood by the pit all night; the stair out (always east first) led up beside
+    it, and its retreats and flaps cost the day's search for a cow."""
+    from craftbt.router.routines import PIT_DEPTH, leave_shelter
+
+    for side in (1, -1):
+        body = _flat()
+        top = body.position().block()
+        body.run_command(f"/fill {top.x} {top.y - PIT_DEPTH} {top.z} {top.x} {top.y - 1} {top.z} air")
+        body.run_command(f"/tp @p {top.x} {top.y - PIT_DEPTH} {top.z}")
+        body.run_command(f"/summon creeper {top.x + 3 * side} {top.y} {top.z} {{NoAI:1b}}")
+        body.advance(2)
+        walk_out = [leaf for leaf, _ in walk(leave_shelter(body).root) if isinstance(leaf, LeafNode)][-1]
+        assert (walk_out.args["pos"]["x"] - top.x) * side < 0  # out on the other side
+
+
+def test_no_night_pit_is_dug_where_nothing_would_roof_it() -> None:
+    """Natural seed 27: a pit dug in a beach was roofed with sand, which fell in; the bot spent the night at the
+    bottom of an open pit and every search after began with no path out of it."""
+    from craftbt.router.routines import PIT_DEPTH, building_block, dig_pit
+
+    body = _flat("sand")
+    feet = body.position().block()
+    low, high = feet.offset(-2, -PIT_DEPTH, -2), feet.offset(2, -1, 2)
+    body.run_command(f"/fill {low.x} {low.y} {low.z} {high.x} {high.y} {high.z} sand")
+    body.give("sand", 16)
+    assert building_block(body) is None  # sand falls: no roof
+    assert dig_pit(body) is None
+    body.give("dirt", 1)
+    assert building_block(body) == "dirt" and dig_pit(body) is not None
+    grass = _flat()  # nothing carried, but the grass and dirt dug out of the pit roof it
+    pit = dig_pit(grass)
+    assert pit is not None and len([leaf for leaf, _ in walk(pit.root) if isinstance(leaf, LeafNode)]) == PIT_DEPTH
+
+
+def test_the_stair_out_of_a_night_pit_goes_on_up_a_rising_hillside_to_the_surface() -> None:
+    """Natural seed 1 (bread): the stair out of the fifth night's pit was four steps, as on level ground; the
+    ground rose that way, so it ended two blocks under the hillside and no path led from there to the farm."""
+    from craftbt.router.routines import PIT_DEPTH, leave_shelter
+
+    body = _flat()
+    top = body.position().block()
+    for side in ((1, 0), (-1, 0), (0, 1), (0, -1)):  # the ground rises two blocks all around, two blocks out
+        dx, dz = side
+        near = top.offset(2 * dx + (dz != 0) * -12, 0, 2 * dz + (dx != 0) * -12)
+        far = top.offset(12 * dx + (dz != 0) * 12, 1, 12 * dz + (dx != 0) * 12)
+        body.run_command(f"/fill {near.x} {near.y} {near.z} {far.x} {far.y} {far.z} dirt")
+    body.run_command(f"/fill {top.x} {top.y - PIT_DEPTH} {top.z} {top.x} {top.y - 1} {top.z} air")
+    body.run_command(f"/tp @p {top.x} {top.y - PIT_DEPTH} {top.z}")
+    body.advance(2)
+    for leaf in [leaf for leaf, _ in walk(leave_shelter(body).root) if isinstance(leaf, LeafNode)]:
+        for _ in range(3):  # the executor's retries: a dirt picked up mid-dig changes the held item
+            run = run_leaf(body, leaf.capability, dict(leaf.args), max_ticks=2_000)
+            if run.ok:
+                break
+        assert run.ok, (leaf.name, run.result.error)
+    assert body.position().block().y == top.y + 2  # up on the hillside, not in a trench under it
+
+
+def test_an_attack_turns_to_another_animal_when_the_nearest_has_no_path_to_it() -> None:
+    """Natural seed 13: the nearest sheep stood where no cell within reach could be stood in; the kill failed
+    ``no path`` three runs in a row, each choosing the same sheep."""
+    body = _flat("iron_sword")
+    feet = body.position().block()
+    boxed = feet.offset(6, 0, 0)
+    body.run_command(f"/summon sheep {boxed.x} {boxed.y} {boxed.z} {{NoAI:1b}}")
+    body.run_command(f"/summon sheep {feet.x - 9} {feet.y} {feet.z} {{NoAI:1b}}")
+    body.run_command(f"/fill {boxed.x - 3} {boxed.y} {boxed.z - 3} {boxed.x + 3} {boxed.y + 2} {boxed.z + 3} glass")
+    body.set_block(tuple(boxed), "air")  # the sheep's own cell, under a glass roof: no standing room near it
+    body.advance(2)
+    ctx = make_context(body)
+    run = run_leaf(body, "attack_entity", {"entityType": "sheep", "radius": 32.0}, max_ticks=2_000, ctx=ctx)
+    assert run.ok, run.result.error
+    sheep = [e for e in body.entities(32.0) if e.name == "sheep"]
+    assert [e.position.block() for e in sheep] == [boxed]  # the reachable one was killed
+    assert boxed in ctx.unreachable  # later runs of the goal skip it too
+    again = run_leaf(body, "attack_entity", {"entityType": "sheep", "radius": 32.0}, max_ticks=200, ctx=ctx)
+    assert again.code == "guard_failed:no_target"

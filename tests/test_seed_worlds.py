@@ -12,6 +12,7 @@ from craftbt.capabilities.default import default_registry
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor
 from craftbt.executor.journal import NOT_AN_OUTCOME
+from craftbt.router.night import MORNING, SUNSET
 from craftbt.router.priors import PriorsStore
 from craftbt.router.router import GoalRun, run_goal, run_tree
 from craftbt.trees import model as m
@@ -73,13 +74,34 @@ def test_no_crafting_table_a_tree_file_gets_its_table_as_a_subgoal(tmp_path: Pat
 
 
 @pytest.mark.parametrize("planner", PLANNERS)
-def test_nightfall_each_planner_finishes_after_dark(tmp_path: Path, planner: str) -> None:
+def test_nightfall_each_planner_sits_the_night_out_in_a_shelter_and_finishes_in_the_morning(
+        tmp_path: Path, planner: str) -> None:
     ex = executor(tmp_path, "nightfall")
     run = run_goal("obtain iron_pickaxe", ex, planner=planner, priors=PriorsStore(tmp_path / "p.sqlite"),
                    max_replans=1)
     assert run.ok, run.attempts
     for attempt in steps_of(ex, run):
         assert_closed_and_judged(attempt)
+    assert run.attempts[0]["status"] == "preempted"  # stopped at sunset, at a safe point
+    assert [n.sheltered for n in run.nights] == [True] and run.nights[0].why is None
+    shelter = [ex.journal.run_detail(r)["steps"] for r in run.nights[0].run_ids]
+    capabilities = [s["capability"] for steps in shelter for s in steps]
+    assert capabilities[:5] == ["dig_block_at"] * 4 + ["place_block_at"] and "wait" in capabilities
+    assert all(s["ok"] for steps in shelter for s in steps)
+    body = ex.inner_body
+    assert body.observe().count("iron_pickaxe") == 1 and body.world.player.deaths == 0
+    # the morning after: the undead have burned, the shelter is left behind, the rest of the plan ran
+    assert run.nights[0].ended_at > 13_000
+    assert MORNING <= body.observe().time_of_day < SUNSET
+    assert run.sim_ticks() == sum(o.ticks for o in run.outcomes) + sum(o.ticks for o in run.night_outcomes)
+
+
+def test_nightfall_without_a_shelter_the_plan_works_through_the_night(tmp_path: Path) -> None:
+    ex = executor(tmp_path, "nightfall")
+    run = run_goal("obtain iron_pickaxe", ex, planner="solver", priors=PriorsStore(tmp_path / "p.sqlite"),
+                   max_replans=1, shelter_at_night=False)
+    assert run.ok, run.attempts
+    assert not run.nights and [a["status"] for a in run.attempts] == ["success"]
     assert ex.inner_body.observe().time_of_day > 12_542  # night fell during the run
     assert ex.inner_body.observe().count("iron_pickaxe") == 1
 

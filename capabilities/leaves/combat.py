@@ -30,7 +30,15 @@ from craftbt.capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from craftbt.world.body import TICKS_PER_SECOND, BlockPos, BodyError, EntityInfo, Observation, Position
+from craftbt.world.body import (
+    TICKS_PER_SECOND,
+    BlockPos,
+    BodyError,
+    BodyErrorCode,
+    EntityInfo,
+    Observation,
+    Position,
+)
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
@@ -354,11 +362,19 @@ class AttackEntityArgs(StrictArgs):
     )
 
 
+#: Memory key: the entities this run found no path to. A type-based attack turns to the next one of the type,
+#: and skips any standing in a cell the goal run could not reach (natural seed 13: a sheep with no standable
+#: cell near it was chosen by three runs in a row).
+UNREACHED_KEY = "attack_unreached"
+
+
 def find_target(ctx: CapabilityContext, args: AttackEntityArgs, radius: float) -> EntityInfo | None:
     here = ctx.body.position()
     entities = [e for e in ctx.body.entities(radius) if e.kind not in ("item", "player")]
     if args.entityId is not None:
         return next((e for e in entities if e.id == args.entityId), None)
+    unreached: set[int] = ctx.memory.get(UNREACHED_KEY, set())
+    entities = [e for e in entities if e.id not in unreached and e.position.block() not in ctx.unreachable]
     if args.entityType is not None:
         entities = [e for e in entities if e.name == args.entityType]
     else:
@@ -402,7 +418,11 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
             try:
                 handle = ctx.body.goto(current.position.block(), tolerance=ATTACK_REACH - 1)
             except BodyError as err:
-                return failure_from_error(err, target=target_id, hits=hits)
+                other = _another_target(ctx, args, target_id, err)
+                if other is None:
+                    return failure_from_error(err, target=target_id, hits=hits)
+                target_id, name, last_health = other.id, other.name, other.health
+                continue
             # Chase in short legs: the target moves, so re-aim every second.
             chase_until = ctx.body.now_ticks() + TICKS_PER_SECOND
             while ctx.body.now_ticks() < chase_until and handle.status().value == "running":
@@ -422,6 +442,18 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
         cooldown = ctx.body.now_ticks() + SWING_TICKS
         while ctx.body.now_ticks() < cooldown:
             yield None
+
+
+def _another_target(ctx: CapabilityContext, args: AttackEntityArgs, unreached: int,
+                    err: BodyError) -> EntityInfo | None:
+    """After no path to the target: the next one of its type (remembering this one for the run), or None."""
+    if err.code is not BodyErrorCode.NO_PATH or args.entityId is not None:
+        return None
+    ctx.memory.setdefault(UNREACHED_KEY, set()).add(unreached)
+    stuck = next((e for e in ctx.body.entities(args.radius * 2) if e.id == unreached), None)
+    if stuck is not None:  # its cell, for the goal run's later searches and attacks (it may never move)
+        ctx.unreachable.add(stuck.position.block())
+    return find_target(ctx, args, args.radius)
 
 
 def _back_off(ctx: CapabilityContext, threat: Position) -> RunnerGen:

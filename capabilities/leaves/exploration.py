@@ -60,6 +60,17 @@ if TYPE_CHECKING:
 LOOK_RADIUS = {"mine": 6, "surface": 24}
 RING_STEP = 16
 RING_POINTS = 8
+#: An animal is in view this far (``in_view``). Its search spaces rings by this and a ring's waypoints at most
+#: ENTITY_WAYPOINT_GAP apart, so neighbouring views overlap: herds stand in a few chunks 60-120 blocks apart
+#: (natural seeds 24, 25, 27: the nearest cow 110-117 blocks from spawn, beyond rings of 16 up to 48).
+ENTITY_VIEW = 32
+ENTITY_WAYPOINT_GAP = 40
+#: Memory keys: each search's spiral centre, and the places it looked from, by target. A search re-dispatched
+#: after a safety preemption goes on where it was: a creeper that followed the bot all day (natural seed 25)
+#: had every resumed search walk the same first ring again.
+ORIGIN_KEY, LOOKED_KEY = "explore_origin", "explore_looked"
+#: A waypoint this close to a place already looked from is skipped.
+LOOKED_NEAR = 8
 AIR = frozenset({"air", "cave_air", "void_air"})
 #: At the start, anything acquire_material (radius 32, at most 2 below the feet) can reach counts as in view,
 #: and a tree a survey saw up to 48 blocks off is walked to.
@@ -213,7 +224,8 @@ def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -
     if target.entity is not None:
         for e in ctx.body.entities(32.0):
             # an animal beyond the geofence is not one to walk to (the fence would stop the bot there)
-            if e.name == target.entity and search.inside_fence(e.position.block()):
+            if e.name == target.entity and search.inside_fence(e.position.block()) \
+                    and e.position.block() not in search.unreachable:  # one the goal run found no path to
                 search.entity_id = e.id
                 search.found = e.position.block()
                 return True
@@ -493,6 +505,7 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
     result = yield from _found_here(ctx, search)
     if result is not None:
         return result
+    _keep_origin(ctx, search)
     result = yield from _rings(ctx, search)
     if result is None and not search.walked_to and not search.out_of_time(ctx):
         cleared = yield from _break_out(ctx, search)
@@ -506,31 +519,73 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
     return None
 
 
+def _waypoints(search: Search) -> list[tuple[int, int]]:
+    """The spiral's columns, ring by ring outwards from ``search.start`` (every other ring turned half a step)."""
+    entity = search.target.entity is not None
+    step = ENTITY_VIEW if entity else RING_STEP
+    out: list[tuple[int, int]] = []
+    ring = step
+    while ring <= search.max_distance:
+        points = max(RING_POINTS, math.ceil(math.tau * ring / ENTITY_WAYPOINT_GAP)) if entity else RING_POINTS
+        for k in range(points):
+            angle = math.tau * (k + 0.5 * (ring // step % 2)) / points
+            out.append((search.start.x + round(math.cos(angle) * ring), search.start.z + round(math.sin(angle) * ring)))
+        ring += step
+    return out
+
+
+def _keep_origin(ctx: CapabilityContext, search: Search) -> None:
+    """Centre the spiral where this run's search for the target began, while the bot is within its reach."""
+    origins: dict[str, BlockPos] = ctx.memory.setdefault(ORIGIN_KEY, {})
+    origin = origins.get(search.target.label)
+    here = search.start
+    if origin is not None and max(abs(origin.x - here.x), abs(origin.z - here.z)) <= search.max_distance:
+        search.start = origin
+    else:
+        origins[search.target.label] = here
+        ctx.memory.setdefault(LOOKED_KEY, {}).pop(search.target.label, None)
+
+
 def _rings(ctx: CapabilityContext, search: Search) -> Step:
-    """Walk the rings of waypoints, looking around at each; success or a failure to stop on, else None."""
-    ring = RING_STEP
-    while ring <= search.max_distance and not search.out_of_time(ctx):
-        for k in range(RING_POINTS):
-            if search.out_of_time(ctx):
-                break
-            angle = math.tau * (k + 0.5 * (ring // RING_STEP % 2)) / RING_POINTS
-            x = search.start.x + round(math.cos(angle) * ring)
-            z = search.start.z + round(math.sin(angle) * ring)
-            cell = _surface_cell(ctx, x, z, ctx.body.position().block().y)
-            if cell is None or search.too_far(cell):
-                continue
-            try:
-                handle = ctx.body.goto(cell, tolerance=2.0)
-            except BodyError:
-                continue
-            failure = yield from act(handle)
-            if failure is not None and failure.error is not None and failure.error.code in ("died", "cancelled"):
-                return failure
-            search.walked_to.append(ctx.body.position().block())
-            result = yield from _found_here(ctx, search)
-            if result is not None:
-                return result
-        ring += RING_STEP
+    """Walk the rings' waypoints not yet looked from, looking around at each; when none of those could be walked
+    to (a retry after a search that covered its reach), all of them again: animals wander. Success or a failure
+    to stop on, else None."""
+    looked: list[BlockPos] = ctx.memory.setdefault(LOOKED_KEY, {}).setdefault(search.target.label, [])
+
+    def seen_from(x: int, z: int) -> bool:
+        return any(abs(p.x - x) <= LOOKED_NEAR and abs(p.z - z) <= LOOKED_NEAR for p in looked)
+
+    points = _waypoints(search)
+    fresh = [(x, z) for x, z in points if not seen_from(x, z)]
+    walked = len(search.walked_to)
+    result = yield from _walk_waypoints(ctx, search, fresh, looked)
+    if result is None and len(search.walked_to) == walked and len(fresh) < len(points):
+        looked.clear()
+        result = yield from _walk_waypoints(ctx, search, points, looked)
+    return result
+
+
+def _walk_waypoints(ctx: CapabilityContext, search: Search, points: list[tuple[int, int]],
+                    looked: list[BlockPos]) -> Step:
+    for x, z in points:
+        if search.out_of_time(ctx):
+            break
+        cell = _surface_cell(ctx, x, z, ctx.body.position().block().y)
+        if cell is None or search.too_far(cell):
+            continue
+        try:
+            handle = ctx.body.goto(cell, tolerance=2.0)
+        except BodyError:
+            continue
+        failure = yield from act(handle)
+        if failure is not None and failure.error is not None and failure.error.code in ("died", "cancelled"):
+            return failure
+        here = ctx.body.position().block()
+        search.walked_to.append(here)
+        looked.append(here)
+        result = yield from _found_here(ctx, search)
+        if result is not None:
+            return result
     return None
 
 

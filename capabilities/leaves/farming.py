@@ -691,6 +691,9 @@ def register(registry: Registry) -> None:
             timeout_ms=HARVEST_TIMEOUT_MS,
             timeout_of=harvest_timeout_ms,
             awaits_world=True,  # wait_ticks: the crops ripen by themselves, no actuator command meanwhile
+            # a wait of thousands of ticks must not hold the safety fast path off a zombie (natural seed 29:
+            # two deaths at the farm); a re-dispatch walks back and harvests what is ripe, nothing is lost
+            meta={"interruptible": True},
             retries=3,
             preconditions=("mature_crop",),
             effects=("has:{crop}",),

@@ -20,17 +20,27 @@ from typing import Any
 from craftbt.trees import model as m
 from craftbt.world.body import BlockPos, Body
 
-#: blocks the routines place (roof, stair fill), most plentiful first at run time
-BUILDING_BLOCKS = ("dirt", "cobblestone", "cobbled_deepslate", "stone", "sand", "gravel", "oak_planks",
-                   "birch_planks", "spruce_planks", "netherrack", "granite", "diorite", "andesite")
+#: blocks the routines place (roof, stair fill), most plentiful first at run time; no sand or gravel: a roof of
+#: them falls in on the bot (natural seed 27, a pit dug in a beach)
+BUILDING_BLOCKS = ("dirt", "cobblestone", "cobbled_deepslate", "stone", "oak_planks", "birch_planks",
+                   "spruce_planks", "netherrack", "granite", "diorite", "andesite", "coarse_dirt", "rooted_dirt")
+#: ground that a bare hand digs into a building block: a pit dug there roofs itself over with what it yields
+DUG_BY_HAND_INTO_A_BUILDING_BLOCK = frozenset({"dirt", "grass_block", "podzol", "mycelium", "coarse_dirt",
+                                               "rooted_dirt", "dirt_path", "farmland"})
 #: blocks that do not keep mobs out or hold the bot (dug anyway, never counted as a roof)
 SOFT = frozenset({"air", "cave_air", "water", "lava", "short_grass", "tall_grass", "snow", "torch"})
 PIT_DEPTH = 4
+#: the most steps one stair stage digs (a stage out of a mine shaft; a pit's stair ends at the surface)
+MAX_STAIR = 8
+#: the last step of a stair may drop the bot this far to the ground beyond it (a fall of 4 or more hurts)
+MAX_DROP_OUT = 3
 #: the roof sits in the old ground level: this many blocks over the pit floor's feet cell
 ROOF_ABOVE_FEET = PIT_DEPTH - 1
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 #: a hole: on at least HOLE_WALLS of the 8 columns HOLE_RING blocks out, the ground is HOLE_STEP or more up
 HOLE_RING, HOLE_STEP, HOLE_WALLS = 3, 2, 6
+#: hostiles this near (a creeper follows from 16 blocks) turn the stair out of a pit away from them
+HOSTILE_SCAN = 16.0
 #: blocks over the head looked at, and how many of them must be solid, for the bot to be underground
 UNDERGROUND_SCAN, UNDERGROUND_ROCK = 64, 4
 
@@ -121,12 +131,16 @@ def underground(body: Body) -> bool:
 
 
 def dig_pit(body: Body) -> m.TreeDefinition | None:
-    """Dig PIT_DEPTH blocks down under the feet; None when the ground there cannot be dug."""
+    """Dig PIT_DEPTH blocks down under the feet; None when the ground there cannot be dug, or when nothing carried
+    or dug would roof the pit (an open pit is a trap, not a shelter)."""
     feet = body.position().block()
     leaves: list[m.LeafNode] = []
+    ground = [body.block_at(feet.offset(dy=-i)).name for i in range(1, PIT_DEPTH + 1)]
+    if building_block(body) is None and not DUG_BY_HAND_INTO_A_BUILDING_BLOCK.intersection(ground):
+        return None
     for i in range(1, PIT_DEPTH + 1):
         cell = feet.offset(dy=-i)
-        name = body.block_at(cell).name
+        name = ground[i - 1]
         if name in ("bedrock", "water", "lava"):
             return None
         if name not in SOFT:
@@ -158,7 +172,10 @@ def leave_shelter(body: Body) -> m.TreeDefinition:
     """Dig the roof and a stair (one step per block of depth) in a direction whose ground holds it, walk up.
 
     From the pit's floor (feet at y) step k stands at (k, y+k); each step's feet, head and jump headroom
-    cells are dug, and the last step is the surface, PIT_DEPTH blocks out and up.
+    cells are dug. The last step is the first whose feet and head cells are open already: the surface,
+    PIT_DEPTH blocks out and up on level ground, further where the ground rises that way (natural seed 1: a
+    stair of four ended two blocks under a hillside, and the bread's farm was out of reach), at most
+    MAX_STAIR steps a stage.
     """
     feet = body.position().block()
     leaves: list[m.LeafNode] = []
@@ -174,16 +191,34 @@ def leave_shelter(body: Body) -> m.TreeDefinition:
     def at(k: int, dy: int) -> BlockPos:
         return feet.offset(dx=k * dx, dy=dy, dz=k * dz)
 
+    def open_(cell: BlockPos) -> bool:  # no ground: air, or a tree's leaves or trunk standing on the surface
+        return not _floor(body.block_at(cell).name)
+
     cells = [at(0, dy) for dy in range(2, ROOF_ABOVE_FEET + 1)]
-    for k in range(1, PIT_DEPTH + 1):
-        cells += [at(k, k), at(k, k + 1)] + ([at(k, k + 2)] if k < PIT_DEPTH else [])
+    last = MAX_STAIR
+    for k in range(1, MAX_STAIR + 1):
+        cells += [at(k, k), at(k, k + 1)]
+        if open_(at(k, k)) and open_(at(k, k + 1)):
+            last = k
+            break
+        if k < MAX_STAIR:  # headroom to jump onto the next step (the stage's last keeps its roof)
+            cells.append(at(k, k + 2))
     for i, cell in enumerate(cells):
         if body.block_at(cell).name not in SOFT:
             leaves.append(m.LeafNode(name=f"dig exit {i}", capability="dig_block_at",
                                      args={"position": _vec(cell)}, timeout_ms=20_000))
     leaves.append(m.LeafNode(name="walk out", capability="move_to",
-                             args={"pos": _vec(at(PIT_DEPTH, PIT_DEPTH)), "range": 1.0}, timeout_ms=30_000))
+                             args={"pos": _vec(_walk_out_cell(body, at(last, last))), "range": 1.0},
+                             timeout_ms=30_000))
     return _tree("leave_shelter", "dig out of the night shelter and walk up to the surface", leaves)
+
+
+def _walk_out_cell(body: Body, step: BlockPos) -> BlockPos:
+    """Where the bot stands after the last step: the step, or the ground it drops to when the step is open
+    below (a stair over the starter world's outcrop ended in the air beyond it)."""
+    if _floor(body.block_at(step.offset(dy=-1)).name):
+        return step
+    return surface(body, step.x, step.z, step.y, span=MAX_DROP_OUT) or step
 
 
 def _floor(name: str) -> bool:
@@ -196,11 +231,25 @@ def _exit_direction(body: Body, feet: BlockPos) -> tuple[int, int]:
 
 
 def _stair_direction(body: Body, feet: BlockPos) -> tuple[int, int] | None:
-    for dx, dz in STEPS:
+    for dx, dz in _away_from_hostiles(body, feet):
         floors = [feet.offset(dx=k * dx, dy=k - 1, dz=k * dz) for k in range(1, PIT_DEPTH + 1)]
         if all(_floor(body.block_at(p).name) for p in floors):
             return dx, dz
     return None
+
+
+def _away_from_hostiles(body: Body, feet: BlockPos) -> list[tuple[int, int]]:
+    """The four sides, the one leading farthest from the hostiles near first (a creeper waits all night by the
+    pit: natural seed 25 climbed out beside one). With none near, the fixed order."""
+    near = body.entities(HOSTILE_SCAN, kind="hostile")
+    if not near:
+        return list(STEPS)
+
+    def closest(side: tuple[int, int]) -> float:
+        out = feet.offset(dx=PIT_DEPTH * side[0], dy=PIT_DEPTH, dz=PIT_DEPTH * side[1])
+        return min((e.position.x - out.x) ** 2 + (e.position.z - out.z) ** 2 for e in near)
+
+    return sorted(STEPS, key=closest, reverse=True)
 
 
 def _stair_start(body: Body, feet: BlockPos) -> BlockPos | None:

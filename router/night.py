@@ -1,0 +1,140 @@
+"""Nights in a goal run: stop surface work at sunset, sit the night out in a roofed pit, climb out at morning.
+
+A goal run on a natural world lasts for days of game time (bread: 89 simulated minutes, four nights). On the
+held-out seeds every night-time death and most failed hunts came from working on the surface in the dark.
+The autonomy loop shelters for the night already; this gives :func:`~craftbt.router.router.run_goal` the
+same routines (:mod:`craftbt.router.routines`):
+
+- while a planned tree runs, :class:`NightWatch` asks the executor to stop at its next safe point when the
+  evening comes and the bot is on the surface with no hostile near (work underground goes on: mobs spawn on
+  the surface);
+- :func:`sit_out_the_night` digs the pit, roofs it, waits in :data:`WAIT_MS` slices until the morning and
+  digs the stair out; every stage is a tree of registered capabilities run through the executor, journalled
+  like any run;
+- the goal run then routes again from where the bot stands; a night costs no replan.
+
+When no pit can be dug (water or bedrock under the feet) the night is worked through, as before.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from craftbt.router import routines
+from craftbt.trees import model as m
+from craftbt.world.body import TICKS_PER_DAY, TICKS_PER_SECOND, Body
+
+if TYPE_CHECKING:
+    from craftbt.executor.executor import Executor, RunOutcome
+
+#: the stop for the night is asked from sunset (vanilla 12,000), before the dark lets hostiles spawn (~13,000)
+SUNSET = 12_000
+#: the sheltered bot leaves from here: the undead left from the night have burned in the sun for 50 s
+MORNING = 1_000
+#: the stop reason a night gives the executor (the run ends ``preempted`` with it)
+NIGHT_STOP = "night: shelter until the morning"
+#: no pit is begun with a hostile this near: digging in takes seconds, and a swarm kills a bot that stands still
+#: (the safety fast path deals with it first; ``hostile_swarm``: the pit's first dig died)
+CLEAR_OF_HOSTILES = 12.0
+#: the surface is re-checked this often at night (the underground test reads a column of blocks)
+CHECK_EVERY_TICKS = 20
+#: one wait leaf's slice of the night (the ``wait`` capability's own bound: 5 minutes)
+WAIT_MS = 300_000
+#: nights one goal run shelters for at most (bread took four); later ones are worked through
+MAX_NIGHTS = 12
+#: stair stages out of the pit (one is enough out of a 4-deep pit; more when a stage left it short)
+CLIMB_STAGES = 3
+
+
+def dark_hours(time_of_day: int) -> bool:
+    """From sunset to the morning: no surface work in a goal run."""
+    tod = time_of_day % TICKS_PER_DAY
+    return tod >= SUNSET or tod < MORNING
+
+
+def ticks_to_morning(time_of_day: int) -> int:
+    return (MORNING - time_of_day) % TICKS_PER_DAY
+
+
+class NightWatch:
+    """The executor's ``on_tick`` while a planned tree runs: in the dark hours, on the surface, stop at the next
+    safe point (:meth:`Executor.request_stop`). Calls the executor's own hook first, if it had one."""
+
+    def __init__(self, body: Body, inner: Any = None) -> None:
+        self.body = body
+        self.inner = inner
+        self.stopped = False
+        #: a night that could not be sheltered is worked through: no stop before this tick
+        self.awake_until = 0
+
+    def __call__(self, executor: Executor, run: Any, root: Any) -> None:
+        if self.inner is not None:
+            self.inner(executor, run, root)
+        now = self.body.now_ticks()
+        if self.stopped or now < self.awake_until or now % CHECK_EVERY_TICKS:
+            return
+        if dark_hours(self.body.observe().time_of_day) and not routines.underground(self.body) \
+                and not routines.sheltered(self.body) and not self.body.entities(CLEAR_OF_HOSTILES, kind="hostile"):
+            self.stopped = True
+            executor.request_stop(NIGHT_STOP)
+
+
+class Night(BaseModel):
+    """What one night did: the shelter's runs, and whether the bot spent it sheltered."""
+
+    sheltered: bool = False
+    #: why it was not (no pit could be dug, a stage failed)
+    why: str | None = None
+    started_at: int
+    ended_at: int = 0
+    run_ids: list[str] = Field(default_factory=list)
+
+
+def _wait_tree(ms: int) -> m.TreeDefinition:
+    return m.TreeDefinition(tree="wait_for_morning", description="wait in the shelter for the morning",
+                            source="router:night", root=m.SequenceNode(name="wait_for_morning", children=[
+                                m.LeafNode(name="wait", capability="wait", args={"ms": ms})]))
+
+
+def sit_out_the_night(executor: Executor, outcomes: list[RunOutcome]) -> Night:
+    """Dig in, wait for the morning, climb out; every run's outcome is appended to ``outcomes``."""
+    body = executor.inner_body
+    night = Night(started_at=body.now_ticks())
+
+    def run(tree: m.TreeDefinition) -> bool:
+        out = executor.run(tree, task_id="night-shelter")
+        outcomes.append(out)
+        night.run_ids.append(out.run_id)
+        if not out.ok:
+            night.why = f"{tree.tree}: {out.status}"
+        return out.ok
+
+    routines.settle(body)
+    top = body.position().block()
+    night.sheltered = routines.sheltered(body)
+    if not night.sheltered:
+        pit = routines.dig_pit(body)
+        if pit is None:
+            night.why = "no pit can be dug here (water, lava or bedrock under the feet, or nothing to roof it with)"
+        elif run(pit):
+            routines.settle(body)
+            roof = routines.roof_over(body)
+            if roof is None or run(roof):
+                night.sheltered = routines.sheltered(body)
+                if not night.sheltered and night.why is None:
+                    night.why = "no roof over the pit (no block to place)"
+        if not night.sheltered and body.position().block().y < top.y - 1:
+            run(routines.leave_shelter(body))  # not left at the bottom of an open pit for the night's work
+    if night.sheltered:
+        while dark_hours(body.observe().time_of_day):
+            wait = min(WAIT_MS, ticks_to_morning(body.observe().time_of_day) * 1000 // TICKS_PER_SECOND)
+            if not run(_wait_tree(max(wait, 50))):
+                break
+        for _ in range(CLIMB_STAGES):
+            routines.settle(body)
+            if not run(routines.leave_shelter(body)) or not routines.underground(body):
+                break
+    night.ended_at = body.now_ticks()
+    return night
