@@ -138,10 +138,16 @@ def run_goal(
     home: str | Path | None = None,
     seed: int = 0,
     max_replans: int = 2,
+    shelter_at_night: bool = True,
 ) -> GoalRun:
-    """Plan, run and replan ``goal`` until it succeeds or the replans run out, as ``craftbt run --goal`` does."""
+    """Plan, run and replan ``goal`` until it succeeds or the replans run out, as ``craftbt run --goal`` does.
+
+    With ``shelter_at_night`` (the default) surface work stops at sunset: the bot sits the night out in a
+    roofed pit and the goal is planned again in the morning (``GoalRun.nights`` says how each night went).
+    """
     executor = _executor(body, registry, config, home)
-    return _route_and_run(goal, executor, planner=planner, seed=seed, max_replans=max_replans)
+    return _route_and_run(goal, executor, planner=planner, seed=seed, max_replans=max_replans,
+                          shelter_at_night=shelter_at_night)
 
 
 def run_steps(run_id: str, *, home: str | Path | None = None) -> list[dict[str, object]]:

@@ -13,7 +13,8 @@ same routines (:mod:`craftbt.router.routines`):
   like any run;
 - the goal run then routes again from where the bot stands; a night costs no replan.
 
-When no pit can be dug (water or bedrock under the feet) the night is worked through, as before.
+When no pit can be dug (water, lava or bedrock under the feet, nothing carried or dug that would roof it) or
+a hostile stays near, the night is worked through, as before.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from craftbt.trees import model as m
 from craftbt.world.body import TICKS_PER_DAY, TICKS_PER_SECOND, Body
 
 if TYPE_CHECKING:
-    from craftbt.executor.executor import Executor, RunOutcome
+    from craftbt.executor.executor import Executor, RunOutcome, TickCallback
 
 #: the stop for the night is asked from sunset (vanilla 12,000), before the dark lets hostiles spawn (~13,000)
 SUNSET = 12_000
@@ -44,8 +45,8 @@ CHECK_EVERY_TICKS = 20
 WAIT_MS = 300_000
 #: nights one goal run shelters for at most (bread took four); later ones are worked through
 MAX_NIGHTS = 12
-#: stair stages out of the pit (one is enough out of a 4-deep pit; more when a stage left it short)
-CLIMB_STAGES = 3
+#: stair stages out of the pit (one is enough out of a 4-deep pit; more out of a shaft it was dug in)
+CLIMB_STAGES = 4
 
 
 def dark_hours(time_of_day: int) -> bool:
@@ -62,7 +63,7 @@ class NightWatch:
     """The executor's ``on_tick`` while a planned tree runs: in the dark hours, on the surface, stop at the next
     safe point (:meth:`Executor.request_stop`). Calls the executor's own hook first, if it had one."""
 
-    def __init__(self, body: Body, inner: Any = None) -> None:
+    def __init__(self, body: Body, inner: TickCallback | None = None) -> None:
         self.body = body
         self.inner = inner
         self.stopped = False
@@ -132,9 +133,9 @@ def sit_out_the_night(executor: Executor, outcomes: list[RunOutcome]) -> Night:
             wait = min(WAIT_MS, ticks_to_morning(body.observe().time_of_day) * 1000 // TICKS_PER_SECOND)
             if not run(_wait_tree(max(wait, 50))):
                 break
-        for _ in range(CLIMB_STAGES):
+        for _ in range(CLIMB_STAGES):  # on until out of the ground (natural seed 6 sheltered in its mine's shaft)
             routines.settle(body)
-            if not run(routines.leave_shelter(body)) or not routines.underground(body):
+            if not run(routines.leave_shelter(body)) or not (routines.underground(body) or routines.in_a_hole(body)):
                 break
     night.ended_at = body.now_ticks()
     return night

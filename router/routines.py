@@ -191,17 +191,11 @@ def leave_shelter(body: Body) -> m.TreeDefinition:
     def at(k: int, dy: int) -> BlockPos:
         return feet.offset(dx=k * dx, dy=dy, dz=k * dz)
 
-    def open_(cell: BlockPos) -> bool:  # no ground: air, or a tree's leaves or trunk standing on the surface
-        return not _floor(body.block_at(cell).name)
-
     cells = [at(0, dy) for dy in range(2, ROOF_ABOVE_FEET + 1)]
-    last = MAX_STAIR
-    for k in range(1, MAX_STAIR + 1):
+    last = _steps_out(body, feet, (dx, dz))
+    for k in range(1, last + 1):
         cells += [at(k, k), at(k, k + 1)]
-        if open_(at(k, k)) and open_(at(k, k + 1)):
-            last = k
-            break
-        if k < MAX_STAIR:  # headroom to jump onto the next step (the stage's last keeps its roof)
+        if k < last:  # headroom to jump onto the next step (the last keeps its roof when it is not out yet)
             cells.append(at(k, k + 2))
     for i, cell in enumerate(cells):
         if body.block_at(cell).name not in SOFT:
@@ -231,11 +225,25 @@ def _exit_direction(body: Body, feet: BlockPos) -> tuple[int, int]:
 
 
 def _stair_direction(body: Body, feet: BlockPos) -> tuple[int, int] | None:
+    """Of the sides whose stair floors hold, the one with the shortest stair out (a hillside's downhill side:
+    natural seed 6 climbed eight steps into a hill and was left in a trench), away from hostiles on a tie."""
+    holding = []
     for dx, dz in _away_from_hostiles(body, feet):
         floors = [feet.offset(dx=k * dx, dy=k - 1, dz=k * dz) for k in range(1, PIT_DEPTH + 1)]
         if all(_floor(body.block_at(p).name) for p in floors):
-            return dx, dz
-    return None
+            holding.append((dx, dz))
+    return min(holding, key=lambda side: _steps_out(body, feet, side), default=None)
+
+
+def _steps_out(body: Body, feet: BlockPos, side: tuple[int, int]) -> int:
+    """Steps of a stair that way until one whose feet and head cells are open already (air, or a tree's leaves
+    or trunk on the surface): the surface; MAX_STAIR when none is within a stage."""
+    dx, dz = side
+    for k in range(1, MAX_STAIR + 1):
+        step = feet.offset(dx=k * dx, dy=k, dz=k * dz)
+        if not _floor(body.block_at(step).name) and not _floor(body.block_at(step.offset(dy=1)).name):
+            return k
+    return MAX_STAIR
 
 
 def _away_from_hostiles(body: Body, feet: BlockPos) -> list[tuple[int, int]]:

@@ -404,3 +404,19 @@ def test_an_attack_turns_to_another_animal_when_the_nearest_has_no_path_to_it() 
     assert boxed in ctx.unreachable  # later runs of the goal skip it too
     again = run_leaf(body, "attack_entity", {"entityType": "sheep", "radius": 32.0}, max_ticks=200, ctx=ctx)
     assert again.code == "guard_failed:no_target"
+
+
+def test_the_stair_out_of_a_night_pit_takes_the_downhill_side() -> None:
+    """Natural seed 6 (clock): the stair out went up a hillside, eight steps a stage, and ended inside the hill;
+    the morning's plan found no path from the trench to any log."""
+    from craftbt.router.routines import PIT_DEPTH, leave_shelter
+
+    body = _flat()
+    top = body.position().block()
+    for i in range(1, 12):  # the ground rises a block a block to the east
+        body.run_command(f"/fill {top.x + i} {top.y} {top.z - 12} {top.x + i} {top.y + i - 1} {top.z + 12} dirt")
+    body.run_command(f"/fill {top.x} {top.y - PIT_DEPTH} {top.z} {top.x} {top.y - 1} {top.z} air")
+    body.run_command(f"/tp @p {top.x} {top.y - PIT_DEPTH} {top.z}")
+    body.advance(2)
+    walk_out = [leaf for leaf, _ in walk(leave_shelter(body).root) if isinstance(leaf, LeafNode)][-1]
+    assert walk_out.args["pos"]["x"] <= top.x and walk_out.args["pos"]["y"] == top.y

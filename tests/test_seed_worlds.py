@@ -143,3 +143,17 @@ def test_the_observed_biome_keys_the_priors(tmp_path: Path) -> None:
     # an explicit context still wins over the observation
     run2 = run_goal("obtain stick", ex, planner="solver", priors=priors, max_replans=0, context={"biome": "desert"})
     assert run2.decisions[0].context == "desert/day"
+
+
+def test_the_command_line_says_how_each_night_was_spent_and_can_work_through_it(tmp_path: Path) -> None:
+    from tests.clikit import cli
+
+    goal = ["run", "--goal", "obtain iron_pickaxe", "--scenario", str(SCENARIOS / "nightfall.yaml"),
+            "--max-ticks", "30000", "--planner", "solver"]
+    sheltered = cli(goal, env={"CRAFTBT_HOME": str(tmp_path / "a")})
+    assert sheltered.code == 0, sheltered.text
+    assert "-> preempted" in sheltered.text and "night: stopped at sunset" in sheltered.text
+    assert "in a roofed pit" in sheltered.text
+    worked = cli([*goal, "--work-at-night"], env={"CRAFTBT_HOME": str(tmp_path / "b")})
+    assert worked.code == 0, worked.text
+    assert "night:" not in worked.text and "-> preempted" not in worked.text

@@ -21,6 +21,7 @@ import typer
 from py_trees.common import Status
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree as RichTree
 
@@ -165,6 +166,9 @@ def run_cmd(
     at: str | None = typer.Option(None, "--at", help="Build goals: the site's corner X,Y,Z (default: near the bot)"),
     tree_path: list[Path] = typer.Option(
         [], "--tree-path", help="A folder subtrees may be read from (repeatable; also CRAFTBT_TREE_PATH)"),
+    work_at_night: bool = typer.Option(
+        False, "--work-at-night", help="With --goal: keep working on the surface at night (default: stop at "
+        "sunset, shelter in a roofed pit, go on in the morning)"),
 ) -> None:
     """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows."""
     from craftbt.cli.trees_cmds import load_checked, use_tree_path
@@ -214,7 +218,8 @@ def run_cmd(
             out = _run_tree(definition, tree, executor, seed, scenario, quiet=as_json)
         else:
             assert goal is not None
-            out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json, at=at)
+            out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json, at=at,
+                            shelter_at_night=not work_at_night)
     finally:
         if live is not None:
             live.stop()
@@ -231,19 +236,26 @@ def run_cmd(
 
 
 def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: Path | None,
-              *, quiet: bool, at: str | None = None) -> RunOutcome:
-    """Route the goal to a planner, run its tree, replan on escalation; print why each plan was chosen."""
+              *, quiet: bool, at: str | None = None, shelter_at_night: bool = True) -> RunOutcome:
+    """Route the goal to a planner, run its tree, replan on escalation; print why each plan was chosen and how
+    each night was spent."""
     from craftbt.cli.build_cmds import parse_at
     from craftbt.router.router import run_goal
 
     context = {"at": list(parse_at(at))} if at is not None else None
     goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None,
-                        context=context)
+                        context=context, shelter_at_night=shelter_at_night)
     if not quiet:
         console = table_console()
+        nights = iter(goal_run.nights)
         for decision, attempt in zip(goal_run.decisions, goal_run.attempts, strict=False):
             console.print(f"[bold]{decision.chosen}[/] ({decision.method}): {decision.reason} "
                           f"-> {attempt['status']} [dim]{attempt['run_id']}[/]")
+            night = next(nights, None) if attempt["status"] == "preempted" else None
+            if night is not None:
+                spent = "in a roofed pit" if night.sheltered else f"working: {escape(night.why or '')}"
+                console.print(f"  night: stopped at sunset, ticks {night.started_at}-{night.ended_at} {spent} "
+                              f"[dim]{', '.join(night.run_ids)}[/]")
         if goal_run.stopped:
             console.print(f"[yellow]{goal_run.stopped}[/]")
     if not goal_run.outcomes:
