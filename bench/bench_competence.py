@@ -76,10 +76,9 @@ def _run(home: Path, world: str, goal: str, seed: int, planner: str) -> tuple[bo
         sim_ms = run.sim_ticks() * MS_PER_TICK  # its attempts and the nights it sat out
         if not ok and run.outcomes:
             last = run.outcomes[-1]
-            # an escalation says why; a run that ended ``failure`` without one: its last failure does
-            esc = last.escalation or (last.failures[-1] if last.failures else {})
-            code = esc.get("code") or esc.get("reason") or ""
-            why = f"{esc.get('node') or last.status}: {code} {esc.get('detail') or ''}".strip()
+            # an escalation says why; a run that ended ``failure`` without one: its last failed step does
+            esc = last.escalation or _last_failed_step(executor, last.run_id)
+            why = f"{esc.get('node') or last.status}: {esc.get('code') or ''} {esc.get('detail') or ''}".strip()
             if run.stopped:
                 why = f"{run.stopped}; last attempt: {why}"
     except CraftbtError as err:  # no planner could plan it (a refusal)
@@ -87,6 +86,14 @@ def _run(home: Path, world: str, goal: str, seed: int, planner: str) -> tuple[bo
     finally:
         executor.journal.close()
     return ok, sim_ms, why, time.perf_counter() - start
+
+
+def _last_failed_step(executor: Any, run_id: str) -> dict[str, Any]:
+    steps = [s for s in executor.journal.run_detail(run_id)["steps"] if s["ok"] == 0]
+    if not steps:
+        return {}
+    step = steps[-1]
+    return {"node": step["node"], "code": step["error_code"], "detail": step["error_detail"]}
 
 
 def episode(world: str, goal: str, seed: int, planner: str) -> dict[str, Any]:

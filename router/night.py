@@ -39,6 +39,9 @@ NIGHT_STOP = "night: shelter until the morning"
 #: no pit is begun with a hostile this near: digging in takes seconds, and a swarm kills a bot that stands still
 #: (the safety fast path deals with it first; ``hostile_swarm``: the pit's first dig died)
 CLEAR_OF_HOSTILES = 12.0
+#: in the morning the bot stays in its pit while a hostile is near, in slices of this, until this time of day
+#: (a creeper never leaves: it does not burn, and it waits by the pit)
+HOSTILE_WAIT_MS, LATEST_OUT = 10_000, 4_000
 #: the surface is re-checked this often at night (the underground test reads a column of blocks)
 CHECK_EVERY_TICKS = 20
 #: one wait leaf's slice of the night (the ``wait`` capability's own bound: 5 minutes)
@@ -117,6 +120,11 @@ def sit_out_the_night(executor: Executor, outcomes: list[RunOutcome]) -> Night:
     night.sheltered = routines.sheltered(body)
     if not night.sheltered:
         pit = routines.dig_pit(body)
+        site = routines.pit_site(body) if pit is None else None
+        if site is not None and run(routines.go_to(site, 0.5)):
+            routines.settle(body)
+            top = body.position().block()
+            pit = routines.dig_pit(body)
         if pit is None:
             night.why = "no pit can be dug here (water, lava or bedrock under the feet, or nothing to roof it with)"
         elif run(pit):
@@ -132,6 +140,11 @@ def sit_out_the_night(executor: Executor, outcomes: list[RunOutcome]) -> Night:
         while dark_hours(body.observe().time_of_day):
             wait = min(WAIT_MS, ticks_to_morning(body.observe().time_of_day) * 1000 // TICKS_PER_SECOND)
             if not run(_wait_tree(max(wait, 50))):
+                break
+        # the undead burn in the morning sun, but not in a tree's shade (natural seed 4: a skeleton shot the bot
+        # as it climbed out): a while longer in the pit while one is near
+        while body.entities(CLEAR_OF_HOSTILES, kind="hostile") and MORNING <= body.observe().time_of_day < LATEST_OUT:
+            if not run(_wait_tree(HOSTILE_WAIT_MS)):
                 break
         for _ in range(CLIMB_STAGES):  # on until out of the ground (natural seed 6 sheltered in its mine's shaft)
             routines.settle(body)

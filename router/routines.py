@@ -34,6 +34,10 @@ PIT_DEPTH = 4
 MAX_STAIR = 8
 #: the last step of a stair may drop the bot this far to the ground beyond it (a fall of 4 or more hurts)
 MAX_DROP_OUT = 3
+#: how far a bot looks for ground it can dig its night pit into, when it cannot here
+PIT_SEARCH_RADIUS = 6
+#: a pit is not dug into these (its cells or the floor under it): the bot would fall out of its walls
+OPEN_BELOW = frozenset({"air", "cave_air", "water", "lava"})
 #: the roof sits in the old ground level: this many blocks over the pit floor's feet cell
 ROOF_ABOVE_FEET = PIT_DEPTH - 1
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -50,7 +54,7 @@ def _vec(p: BlockPos) -> dict[str, int]:
 
 
 def _tree(name: str, description: str, leaves: list[m.LeafNode]) -> m.TreeDefinition:
-    return m.TreeDefinition(tree=name, description=description, source=f"autonomy:{name}",
+    return m.TreeDefinition(tree=name, description=description, source=f"routine:{name}",
                             root=m.SequenceNode(name=name, children=list(leaves)))
 
 
@@ -133,20 +137,35 @@ def underground(body: Body) -> bool:
 def dig_pit(body: Body) -> m.TreeDefinition | None:
     """Dig PIT_DEPTH blocks down under the feet; None when the ground there cannot be dug, or when nothing carried
     or dug would roof the pit (an open pit is a trap, not a shelter)."""
-    feet = body.position().block()
-    leaves: list[m.LeafNode] = []
-    ground = [body.block_at(feet.offset(dy=-i)).name for i in range(1, PIT_DEPTH + 1)]
-    if building_block(body) is None and not DUG_BY_HAND_INTO_A_BUILDING_BLOCK.intersection(ground):
+    cells = _pit_cells(body, body.position().block())
+    if cells is None:
         return None
-    for i in range(1, PIT_DEPTH + 1):
-        cell = feet.offset(dy=-i)
-        name = ground[i - 1]
-        if name in ("bedrock", "water", "lava"):
-            return None
-        if name not in SOFT:
-            leaves.append(m.LeafNode(name=f"dig pit {i}", capability="dig_block_at",
-                                     args={"position": _vec(cell)}, timeout_ms=20_000))
+    leaves = [m.LeafNode(name=f"dig pit {i}", capability="dig_block_at", args={"position": _vec(cell)},
+                         timeout_ms=20_000) for i, cell in enumerate(cells, start=1)]
     return _tree("dig_pit", f"dig a {PIT_DEPTH}-deep pit for the night", leaves) if leaves else None
+
+
+def _pit_cells(body: Body, feet: BlockPos) -> list[BlockPos] | None:
+    """The cells a pit under ``feet`` digs, or None when no shelter can be dug there."""
+    ground = [body.block_at(feet.offset(dy=-i)).name for i in range(1, PIT_DEPTH + 2)]
+    if building_block(body) is None and not DUG_BY_HAND_INTO_A_BUILDING_BLOCK.intersection(ground[:PIT_DEPTH]):
+        return None
+    if OPEN_BELOW.intersection(ground) or "bedrock" in ground[:PIT_DEPTH]:
+        return None  # a cave or a pocket under the pit: the bot drops out of its shelter (natural seed 4)
+    return [feet.offset(dy=-i) for i in range(1, PIT_DEPTH + 1) if ground[i - 1] not in SOFT]
+
+
+def pit_site(body: Body, radius: int = PIT_SEARCH_RADIUS) -> BlockPos | None:
+    """The nearest cell within ``radius`` (and PIT_DEPTH + 2 up or down) that a bot can stand in and dig a pit
+    under, when not here (natural seed 4: the bot stood on a birch's canopy at sunset two nights running)."""
+    feet = body.position().block()
+    columns = sorted(((dx, dz) for dx in range(-radius, radius + 1) for dz in range(-radius, radius + 1)
+                      if (dx, dz) != (0, 0)), key=lambda d: abs(d[0]) + abs(d[1]))
+    for dx, dz in columns:
+        cell = surface(body, feet.x + dx, feet.z + dz, feet.y, span=PIT_DEPTH + 2)
+        if cell is not None and _pit_cells(body, cell):
+            return cell
+    return None
 
 
 def roof_over(body: Body) -> m.TreeDefinition | None:

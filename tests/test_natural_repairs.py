@@ -420,3 +420,24 @@ def test_the_stair_out_of_a_night_pit_takes_the_downhill_side() -> None:
     body.advance(2)
     walk_out = [leaf for leaf, _ in walk(leave_shelter(body).root) if isinstance(leaf, LeafNode)][-1]
     assert walk_out.args["pos"]["x"] <= top.x and walk_out.args["pos"]["y"] == top.y
+
+
+def test_no_night_pit_is_dug_into_a_cave() -> None:
+    """Natural seed 4 (bread): the pit's last cell opened into a cave; the bot dropped out of its walls, the roof
+    went on over nothing and the night was spent in the open."""
+    from craftbt.router.routines import PIT_DEPTH, dig_pit, pit_site
+
+    body = _flat()
+    feet = body.position().block()
+    assert dig_pit(body) is not None
+    body.set_block(tuple(feet.offset(dy=-PIT_DEPTH - 1)), "air")  # a pocket right under the pit's floor
+    assert dig_pit(body) is None
+    body.set_block(tuple(feet.offset(dy=-PIT_DEPTH - 1)), "stone")
+    body.set_block(tuple(feet.offset(dy=-2)), "cave_air")
+    assert dig_pit(body) is None
+    # a step aside the ground is whole: the night's pit is dug there (two nights on seed 4 went unsheltered)
+    site = pit_site(body)
+    assert site is not None and site != feet and abs(site.x - feet.x) + abs(site.z - feet.z) == 1
+    low, high = feet.offset(-6, -PIT_DEPTH - 1, -6), feet.offset(6, -PIT_DEPTH - 1, 6)
+    body.run_command(f"/fill {low.x} {low.y} {low.z} {high.x} {high.y} {high.z} air")  # a cave under it all
+    assert pit_site(body) is None
