@@ -13,8 +13,8 @@ same routines (:mod:`craftbt.router.routines`):
   like any run;
 - the goal run then routes again from where the bot stands; a night costs no replan.
 
-When no pit can be dug (water, lava or bedrock under the feet, nothing carried or dug that would roof it) or
-a hostile stays near, the night is worked through, as before.
+Where no pit can be dug here or a few steps away (water, lava, bedrock or a cave under the feet, nothing
+carried or dug that would roof it), or while a hostile is near, the tree works on, as before.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ CLEAR_OF_HOSTILES = 12.0
 #: in the morning the bot stays in its pit while a hostile is near, in slices of this, until this time of day
 #: (a creeper never leaves: it does not burn, and it waits by the pit)
 HOSTILE_WAIT_MS, LATEST_OUT = 10_000, 4_000
+#: with no ground to dig a shelter in near, the next look is this much later (the bot walks on meanwhile)
+NO_SITE_RECHECK_TICKS = 200
 #: the surface is re-checked this often at night (the underground test reads a column of blocks)
 CHECK_EVERY_TICKS = 20
 #: one wait leaf's slice of the night (the ``wait`` capability's own bound: 5 minutes)
@@ -79,8 +81,14 @@ class NightWatch:
         now = self.body.now_ticks()
         if self.stopped or now < self.awake_until or now % CHECK_EVERY_TICKS:
             return
-        if dark_hours(self.body.observe().time_of_day) and not routines.underground(self.body) \
-                and not routines.sheltered(self.body) and not self.body.entities(CLEAR_OF_HOSTILES, kind="hostile"):
+        body = self.body
+        if dark_hours(body.observe().time_of_day) and not routines.underground(body) \
+                and not routines.sheltered(body) and not body.entities(CLEAR_OF_HOSTILES, kind="hostile"):
+            if routines.dig_pit(body) is None and routines.pit_site(body) is None:
+                # nowhere to dig in (a desert's sand, and nothing carried to roof it with: natural seed 22): the
+                # tree works on, as it did before nights were sat out, and looks again a little later
+                self.awake_until = now + NO_SITE_RECHECK_TICKS
+                return
             self.stopped = True
             executor.request_stop(NIGHT_STOP)
 

@@ -352,3 +352,18 @@ def test_a_retry_after_a_search_that_covered_its_reach_walks_the_rings_again() -
     second = run_leaf(body, "explore", args, max_ticks=7_000, ctx=ctx)
     assert second.code == "not_found" and "budget used up" in second.result.error.detail
     assert second.observables["waypoints"] >= 4
+
+
+def test_a_retry_after_a_whole_spiral_was_walked_begins_a_new_one_where_the_bot_stands() -> None:
+    """Natural seed 22: a search for a tree walked its spiral in a desert and failed; the retry, centred on the
+    same spot, walked the same spiral again (every planner failed every goal there)."""
+    body = _flat()
+    ctx = make_context(body)
+    start = body.position().block()
+    args = {"target": "oak_log", "max_distance": 16, "max_ticks": 6_000}
+    first = run_leaf(body, "explore", args, max_ticks=7_000, ctx=ctx)
+    assert first.code == "not_found" and first.observables["from"] == list(start)
+    body.run_command(f"/tp @p {start.x + 10} {start.y} {start.z}")
+    body.advance(2)
+    second = run_leaf(body, "explore", args, max_ticks=7_000, ctx=ctx)
+    assert second.observables["from"] == [start.x + 10, start.y, start.z]  # new ground, not the same spiral

@@ -441,3 +441,32 @@ def test_no_night_pit_is_dug_into_a_cave() -> None:
     low, high = feet.offset(-6, -PIT_DEPTH - 1, -6), feet.offset(6, -PIT_DEPTH - 1, 6)
     body.run_command(f"/fill {low.x} {low.y} {low.z} {high.x} {high.y} {high.z} air")  # a cave under it all
     assert pit_site(body) is None
+
+
+def test_the_night_watch_lets_a_tree_work_on_where_no_pit_can_be_dug() -> None:
+    """Natural seed 22: a desert spawn, sand underfoot and nothing carried to roof a pit with; the stop for the
+    night found no shelter and the bot died twice in the open instead of walking on to the trees."""
+    from craftbt.router.night import NightWatch
+
+    class Stops:
+        def __init__(self) -> None:
+            self.reasons: list[str] = []
+
+        def request_stop(self, reason: str) -> None:
+            self.reasons.append(reason)
+
+    body = _flat()
+    feet = body.position().block()
+    low, high = feet.offset(-10, -6, -10), feet.offset(10, -1, 10)
+    body.run_command(f"/fill {low.x} {low.y} {low.z} {high.x} {high.y} {high.z} sand")
+    body.run_command("/time set 13000")
+    while body.now_ticks() % 20:
+        body.advance(1)
+    executor = Stops()
+    watch = NightWatch(body)
+    watch(executor, None, None)  # type: ignore[arg-type]
+    assert executor.reasons == [] and watch.awake_until > body.now_ticks()
+    body.give("dirt", 4)  # something to roof a pit with: the bot stops for the night
+    body.advance(watch.awake_until - body.now_ticks())
+    watch(executor, None, None)  # type: ignore[arg-type]
+    assert len(executor.reasons) == 1 and watch.stopped

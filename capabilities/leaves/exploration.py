@@ -535,15 +535,23 @@ def _waypoints(search: Search) -> list[tuple[int, int]]:
 
 
 def _keep_origin(ctx: CapabilityContext, search: Search) -> None:
-    """Centre the spiral where this run's search for the target began, while the bot is within its reach."""
+    """Centre the spiral where this run's search for the target began, while the bot is within its reach and some
+    of its waypoints were not looked from yet; else begin a new one here (a retry after a search that walked its
+    whole spiral goes on to new ground: natural seed 22 searched a desert for a tree)."""
     origins: dict[str, BlockPos] = ctx.memory.setdefault(ORIGIN_KEY, {})
+    looked: list[BlockPos] = ctx.memory.setdefault(LOOKED_KEY, {}).setdefault(search.target.label, [])
     origin = origins.get(search.target.label)
     here = search.start
     if origin is not None and max(abs(origin.x - here.x), abs(origin.z - here.z)) <= search.max_distance:
         search.start = origin
-    else:
-        origins[search.target.label] = here
-        ctx.memory.setdefault(LOOKED_KEY, {}).pop(search.target.label, None)
+        if any(not _seen_from(looked, x, z) for x, z in _waypoints(search)):
+            return
+        search.start = here
+    origins[search.target.label] = here
+
+
+def _seen_from(looked: list[BlockPos], x: int, z: int) -> bool:
+    return any(abs(p.x - x) <= LOOKED_NEAR and abs(p.z - z) <= LOOKED_NEAR for p in looked)
 
 
 def _rings(ctx: CapabilityContext, search: Search) -> Step:
@@ -551,12 +559,8 @@ def _rings(ctx: CapabilityContext, search: Search) -> Step:
     to (a retry after a search that covered its reach), all of them again: animals wander. Success or a failure
     to stop on, else None."""
     looked: list[BlockPos] = ctx.memory.setdefault(LOOKED_KEY, {}).setdefault(search.target.label, [])
-
-    def seen_from(x: int, z: int) -> bool:
-        return any(abs(p.x - x) <= LOOKED_NEAR and abs(p.z - z) <= LOOKED_NEAR for p in looked)
-
     points = _waypoints(search)
-    fresh = [(x, z) for x, z in points if not seen_from(x, z)]
+    fresh = [(x, z) for x, z in points if not _seen_from(looked, x, z)]
     walked = len(search.walked_to)
     result = yield from _walk_waypoints(ctx, search, fresh, looked)
     if result is None and len(search.walked_to) == walked and len(fresh) < len(points):
