@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from craftbt.executor.state import MS_PER_TICK
 from craftbt.router import routines
 from craftbt.trees import model as m
-from craftbt.world.body import TICKS_PER_DAY, TICKS_PER_SECOND, Body
+from craftbt.world.body import TICKS_PER_DAY, Body
 
 if TYPE_CHECKING:
     from craftbt.executor.executor import Executor, RunOutcome, TickCallback
@@ -92,6 +93,10 @@ class NightWatch:
             self.stopped = True
             executor.request_stop(NIGHT_STOP)
 
+    def work_through_the_night(self) -> None:
+        """A night that could not be sheltered: no stop again until the morning."""
+        self.awake_until = self.body.now_ticks() + ticks_to_morning(self.body.observe().time_of_day)
+
 
 class Night(BaseModel):
     """What one night did: the shelter's runs, and whether the bot spent it sheltered."""
@@ -146,7 +151,7 @@ def sit_out_the_night(executor: Executor, outcomes: list[RunOutcome]) -> Night:
             run(routines.leave_shelter(body))  # not left at the bottom of an open pit for the night's work
     if night.sheltered:
         while dark_hours(body.observe().time_of_day):
-            wait = min(WAIT_MS, ticks_to_morning(body.observe().time_of_day) * 1000 // TICKS_PER_SECOND)
+            wait = min(WAIT_MS, ticks_to_morning(body.observe().time_of_day) * MS_PER_TICK)
             if not run(_wait_tree(max(wait, 50))):
                 break
         # the undead burn in the morning sun, but not in a tree's shade (natural seed 4: a skeleton shot the bot

@@ -62,7 +62,7 @@ from craftbt.planners.subgoals import (
     listed_missing,
     subgoal_for,
 )
-from craftbt.router.night import MAX_NIGHTS, Night, NightWatch, sit_out_the_night, ticks_to_morning
+from craftbt.router.night import MAX_NIGHTS, Night, NightWatch, sit_out_the_night
 from craftbt.router.priors import PriorsStore
 from craftbt.trees import model as m
 from craftbt.trees.validate import validate_definition
@@ -682,8 +682,8 @@ def run_goal(
         if watch is not None and watch.stopped and outcome.status == "preempted" and len(run.nights) < MAX_NIGHTS:
             night = sit_out_the_night(executor, run.night_outcomes)
             run.nights.append(night)
-            if not night.sheltered:  # worked through, as before: no stop again until the morning
-                watch.awake_until = body.now_ticks() + ticks_to_morning(body.observe().time_of_day)
+            if not night.sheltered:  # worked through, as before
+                watch.work_through_the_night()
             try:
                 decision = router.route(intent, survey(body, executor.unreachable), body.observe(), planner=planner)
             except CraftbtError as err:

@@ -418,7 +418,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
             try:
                 handle = ctx.body.goto(current.position.block(), tolerance=ATTACK_REACH - 1)
             except BodyError as err:
-                other = _another_target(ctx, args, target_id, err)
+                other = _another_target(ctx, args, current, err)
                 if other is None:
                     return failure_from_error(err, target=target_id, hits=hits)
                 target_id, name, last_health = other.id, other.name, other.health
@@ -444,15 +444,13 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
             yield None
 
 
-def _another_target(ctx: CapabilityContext, args: AttackEntityArgs, unreached: int,
+def _another_target(ctx: CapabilityContext, args: AttackEntityArgs, unreached: EntityInfo,
                     err: BodyError) -> EntityInfo | None:
     """After no path to the target: the next one of its type (remembering this one for the run), or None."""
     if err.code is not BodyErrorCode.NO_PATH or args.entityId is not None:
         return None
-    ctx.memory.setdefault(UNREACHED_KEY, set()).add(unreached)
-    stuck = next((e for e in ctx.body.entities(args.radius * 2) if e.id == unreached), None)
-    if stuck is not None:  # its cell, for the goal run's later searches and attacks (it may never move)
-        ctx.unreachable.add(stuck.position.block())
+    ctx.memory.setdefault(UNREACHED_KEY, set()).add(unreached.id)
+    ctx.unreachable.add(unreached.position.block())  # for the goal run's later searches and attacks: it may stay
     return find_target(ctx, args, args.radius)
 
 

@@ -222,7 +222,7 @@ def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -
     """Is the target in view now? Remembers every block of it seen, for this and later searches."""
     target = search.target
     if target.entity is not None:
-        for e in ctx.body.entities(32.0):
+        for e in ctx.body.entities(float(ENTITY_VIEW)):
             # an animal beyond the geofence is not one to walk to (the fence would stop the bot there)
             if e.name == target.entity and search.inside_fence(e.position.block()) \
                     and e.position.block() not in search.unreachable:  # one the goal run found no path to
@@ -539,7 +539,7 @@ def _keep_origin(ctx: CapabilityContext, search: Search) -> None:
     of its waypoints were not looked from yet; else begin a new one here (a retry after a search that walked its
     whole spiral goes on to new ground: natural seed 22 searched a desert for a tree)."""
     origins: dict[str, BlockPos] = ctx.memory.setdefault(ORIGIN_KEY, {})
-    looked: list[BlockPos] = ctx.memory.setdefault(LOOKED_KEY, {}).setdefault(search.target.label, [])
+    looked = _looked(ctx, search)
     origin = origins.get(search.target.label)
     here = search.start
     if origin is not None and max(abs(origin.x - here.x), abs(origin.z - here.z)) <= search.max_distance:
@@ -550,6 +550,12 @@ def _keep_origin(ctx: CapabilityContext, search: Search) -> None:
     origins[search.target.label] = here
 
 
+def _looked(ctx: CapabilityContext, search: Search) -> list[BlockPos]:
+    """The places this run's searches for the target looked from (kept in the run's memory)."""
+    looked: list[BlockPos] = ctx.memory.setdefault(LOOKED_KEY, {}).setdefault(search.target.label, [])
+    return looked
+
+
 def _seen_from(looked: list[BlockPos], x: int, z: int) -> bool:
     return any(abs(p.x - x) <= LOOKED_NEAR and abs(p.z - z) <= LOOKED_NEAR for p in looked)
 
@@ -558,7 +564,7 @@ def _rings(ctx: CapabilityContext, search: Search) -> Step:
     """Walk the rings' waypoints not yet looked from, looking around at each; when none of those could be walked
     to (a retry after a search that covered its reach), all of them again: animals wander. Success or a failure
     to stop on, else None."""
-    looked: list[BlockPos] = ctx.memory.setdefault(LOOKED_KEY, {}).setdefault(search.target.label, [])
+    looked = _looked(ctx, search)
     points = _waypoints(search)
     fresh = [(x, z) for x, z in points if not _seen_from(looked, x, z)]
     walked = len(search.walked_to)
