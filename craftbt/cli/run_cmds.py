@@ -16,19 +16,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-import py_trees
 import typer
-from py_trees.common import Status
 from rich.console import Console
-from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
-from rich.tree import Tree as RichTree
 
 from craftbt.capabilities.default import default_registry
 from craftbt.cli.console import table_console
 from craftbt.cli.numbers import ascii_int, port_int, seed_int
 from craftbt.cli.trees_cmds import capabilities_app
+from craftbt.cli.watching import ended_with, watching
 from craftbt.core.errors import CraftbtError, ErrorCode, Location
 from craftbt.core.home import default_home
 from craftbt.core.outputs import check_output, write_output
@@ -36,15 +33,8 @@ from craftbt.executor.config import PROFILES, Bounds, ExecutorConfig, scenario_f
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage, promote
-from craftbt.executor.state import RunState
 from craftbt.world.body import Body, BodyError, BodyErrorCode
 
-STATUS_STYLE = {
-    Status.SUCCESS: "[green]✓[/]",
-    Status.FAILURE: "[red]✗[/]",
-    Status.RUNNING: "[yellow]…[/]",
-    Status.INVALID: "[dim]·[/]",
-}
 #: ``--planner`` values; ``fast_path`` answers safety goals only (the router says so otherwise)
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "building", "fast_path")
 #: the most game ticks one run may be given: about 58 days of game time
@@ -86,22 +76,17 @@ def _profile(name: str) -> str:
     return name
 
 
-def _rich_tree(node: py_trees.behaviour.Behaviour, into: RichTree | None = None) -> RichTree:
-    label = f"{STATUS_STYLE.get(node.status, '?')} {node.name}"
-    branch = RichTree(label) if into is None else into.add(label)
-    for child in node.children:
-        _rich_tree(child, branch)
-    return branch
-
-
 def _make_body(
     kind: str, scenario: Path | None, seed: int, host: str, port: int, username: str = "craftbt",
-    version: str = "1.21.4", world: str = "starter",
+    version: str = "1.21.4", world: str = "starter", realtime: bool = False,
 ) -> tuple[Body, Bounds | None]:
     if kind == "sim":
         from craftbt.world.scenarios.loader import load_scenario, world_body
 
-        sim: Any = load_scenario(scenario, seed) if scenario is not None else world_body(world, seed)
+        sim: Any = (load_scenario(scenario, seed, realtime=realtime) if scenario is not None
+                    else world_body(world, seed, realtime=realtime))
+        if realtime:
+            sim.world.clock.start_pacing()  # from now: building the world was not game time
         return sim, scenario_fence(sim)
     if kind == "mineflayer":
         from craftbt.world.mineflayer.body import MineflayerBody
@@ -121,7 +106,7 @@ def _make_body(
     raise _err(f"--body {kind!r} is not one of sim, mineflayer")
 
 
-def _summary_table(out: RunOutcome) -> Table:
+def _summary_table(out: RunOutcome, holding: str = "") -> Table:
     table = Table(title=f"run {out.run_id} — {out.tree}", show_header=False)
     colour = "green" if out.ok else "red"
     table.add_row("result", f"[{colour}]{out.status}[/]" + (" (shadow)" if out.shadow else ""))
@@ -130,6 +115,8 @@ def _summary_table(out: RunOutcome) -> Table:
     table.add_row("leaves run", str(out.leaves_run))
     table.add_row("dispatches", str(out.dispatches))
     table.add_row("failures", str(out.metrics.get("failures", 0)))
+    if holding:
+        table.add_row("ended with", holding)
     if out.gate is not None and not out.gate.should_proceed:
         table.add_row("blocked", f"{out.gate.block_reason}: {out.gate.block_detail}")
     if out.escalation:
@@ -169,6 +156,15 @@ def run_cmd(
     work_at_night: bool = typer.Option(
         False, "--work-at-night", help="With --goal: keep working on the surface at night (default: stop at "
         "sunset, shelter in a roofed pit, go on in the morning)"),
+    no_live: bool = typer.Option(False, "--no-live", help="No live view of the running branch (the summary stays)"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the outcome line (no live view, no plans)"),
+    realtime: bool = typer.Option(False, "--realtime", help="Pace the embedded world at 20 ticks a second"),
+    groot2: int | None = typer.Option(
+        None, "--groot2", help="Serve the running tree to Groot2 monitors (Groot2, btview) on PORT and PORT+1 "
+        "(127.0.0.1)", parser=port_int, metavar="PORT"),
+    groot2_wait: float = typer.Option(
+        0.0, "--groot2-wait", min=0, max=3600, help="With --groot2: hold each run's first tick until a monitor "
+        "connects, at most this many seconds"),
 ) -> None:
     """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows."""
     from craftbt.cli.trees_cmds import load_checked, use_tree_path
@@ -185,7 +181,7 @@ def run_cmd(
     registry = default_registry()
     # every problem of the file, located, before a body exists (a refused subtree is never opened)
     definition = load_checked(tree, registry) if tree is not None else None
-    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world)
+    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world, realtime)
     if geofence is not None:
         try:
             fence = Bounds.parse(geofence)
@@ -197,40 +193,28 @@ def run_cmd(
     except ValueError as exc:
         raise _err(str(exc).splitlines()[-1]) from None
     console = Console(stderr=True)
-    live: Live | None = None
-    last = [0.0]
-
-    def on_tick(ex: Executor, run: RunState, root: py_trees.behaviour.Behaviour) -> None:
-        now = time.perf_counter()
-        if live is not None and now - last[0] > 0.1:
-            last[0] = now
-            view = _rich_tree(root)
-            elapsed = run.tick() - run.start_tick
-            view.label = f"{view.label}   [dim]t={elapsed} ticks, {run.metrics.dispatches} dispatches[/]"
-            live.update(view)
-
-    executor = Executor(registry, the_body, config=config, body_kind=body, on_tick=on_tick)
-    if not as_json and console.is_terminal:
-        live = Live(console=console, refresh_per_second=10, transient=True)
-        live.start()
+    executor = Executor(registry, the_body, config=config, body_kind=body)
+    quiet = quiet or as_json
     try:
-        if definition is not None and tree is not None:
-            out = _run_tree(definition, tree, executor, seed, scenario, quiet=as_json)
-        else:
-            assert goal is not None
-            out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json, at=at,
-                            shelter_at_night=not work_at_night)
+        with watching(executor, console, live=not (no_live or quiet), groot2=groot2, groot2_wait=groot2_wait):
+            if definition is not None and tree is not None:
+                out = _run_tree(definition, tree, executor, seed, scenario, quiet=quiet)
+            else:
+                assert goal is not None
+                out = _run_goal(goal, executor, planner, seed, scenario, quiet=quiet, at=at,
+                                shelter_at_night=not work_at_night)
+            holding = ended_with(the_body)
     finally:
-        if live is not None:
-            live.stop()
         executor.journal.close()
         close = getattr(the_body, "close", None)
         if callable(close):
             close()  # a real body's connection and Node bridge
     if as_json:
         typer.echo(out.model_dump_json(indent=2))
+    elif quiet:
+        typer.echo(f"{out.status} {out.run_id} {out.tree}: ended with {holding}")
     else:
-        table_console().print(_summary_table(out))
+        table_console().print(_summary_table(out, holding))
     if not out.ok:
         raise typer.Exit(1)
 
