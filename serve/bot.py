@@ -33,6 +33,7 @@ from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError
 from craftbt.craftscript.runner import ScriptExecutor, outcome_json
 from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.watch import RunWatcher, attach
 from craftbt.executor.executor import Executor
 from craftbt.executor.journal import Journal
 from craftbt.executor.state import RunState
@@ -156,8 +157,11 @@ class Bot:
         seed: int = 0,
         pace_ms: float = 0.0,
         live_days: float | None = None,
+        watchers: list[RunWatcher] | None = None,
     ) -> None:
         self.body = body
+        #: followers of every run (a Groot2 publisher with ``craftbt serve --groot2``), attached to the executor
+        self.watchers = list(watchers or [])
         self.registry = registry
         self.home = home
         self.config = config
@@ -282,6 +286,8 @@ class Bot:
         # Created here: the journal's SQLite connection belongs to this thread.
         self._executor = ScriptExecutor(self.registry, self.body, config=self.config, body_kind=self.body_kind,
                                         on_tick=self._on_tick, home=self.home)
+        if self.watchers:
+            attach(self._executor, *self.watchers)
         try:
             if self.live_days:
                 self._live()

@@ -18,6 +18,7 @@ from craftbt.capabilities.default import default_registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
 from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
+from craftbt.executor.watch import RunWatcher
 from craftbt.serve.app import create_app
 from craftbt.serve.bot import Bot
 from craftbt.serve.security import DEFAULT_MAX_BODY, resolve_token
@@ -43,6 +44,8 @@ class BotOptions:
     home: Path | None = None
     #: run the autonomy loop for this many game days instead of waiting for runs (``--live``)
     live_days: float | None = None
+    #: serve the running tree to Groot2 monitors on this port and the next (``--groot2``)
+    groot2: int | None = None
 
 
 def make_body(opts: BotOptions) -> tuple[Body, Bounds | None]:
@@ -75,7 +78,15 @@ def make_bot(opts: BotOptions) -> Bot:
     pace = opts.pace_ms if opts.pace_ms is not None else (GAME_PACE_MS if opts.body == "sim" else 0.0)
     return Bot(body, registry=default_registry(), home=opts.home or default_home(), config=config,
                body_kind=opts.body, scenario=str(opts.scenario) if opts.scenario else None, seed=opts.seed,
-               pace_ms=pace, live_days=opts.live_days)
+               pace_ms=pace, live_days=opts.live_days, watchers=_watchers(opts))
+
+
+def _watchers(opts: BotOptions) -> list[RunWatcher]:
+    if opts.groot2 is None:
+        return []
+    from craftbt.executor.groot2 import Groot2Publisher
+
+    return [Groot2Publisher(opts.groot2)]  # binds now: a port in use fails before the server starts
 
 
 def serve(opts: BotOptions, *, host: str, port: int, token: str | None, max_body: int = DEFAULT_MAX_BODY) -> None:
@@ -89,10 +100,18 @@ def serve(opts: BotOptions, *, host: str, port: int, token: str | None, max_body
     print(f"  viewer  {base}/viewer#token={secret}", flush=True)
     print(f"  API     {base}/docs   MCP {base}/mcp", flush=True)
     print(f"  token   {secret}" + ("   (generated; pass --token to choose one)" if generated else ""), flush=True)
+    if opts.groot2 is not None:
+        print(f"  Groot2  127.0.0.1:{opts.groot2} (e.g. `btview --port {opts.groot2}`)", flush=True)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5,
                             ws_max_size=max_body, lifespan="on")
     server = uvicorn.Server(config)
-    server.run()
+    try:
+        server.run()
+    finally:
+        for watcher in bot.watchers:
+            close = getattr(watcher, "close", None)
+            if callable(close):
+                close()
     if not server.started:
         print(f"craftbt serve: could not listen on {host}:{port}", file=sys.stderr)
         raise SystemExit(1)

@@ -50,13 +50,16 @@ def serve_cmd(
     home: Path | None = _HOME,
     live: float | None = typer.Option(None, "--live", min=0.01, help="Run the autonomy loop for this many game "
                                       "days (suggestions via POST /api/cognitive/signals); runs are refused meanwhile"),
+    groot2: int | None = typer.Option(None, "--groot2", min=1, max=65534, metavar="PORT",
+                                      help="Also serve each run's tree to Groot2 monitors (Groot2, btview) on PORT "
+                                           "and PORT+1, on 127.0.0.1"),
 ) -> None:
     """Serve one bot over HTTP and WebSocket, with an MCP endpoint at /mcp and a live viewer at /viewer."""
     from craftbt.serve.launch import BotOptions, serve  # FastAPI, uvicorn and mcp load only for this command
 
     opts = BotOptions(body=body, scenario=scenario, seed=seed, mc_host=mc_host, mc_port=mc_port, username=username,
                       profile=profile, geofence=geofence, max_ticks=max_ticks, pace_ms=pace_ms, home=home,
-                      live_days=live)
+                      live_days=live, groot2=groot2)
     try:
         serve(opts, host=host, port=port, token=token or os.environ.get("CRAFTBT_SERVE_TOKEN") or None,
               max_body=max_body)
