@@ -76,9 +76,10 @@ def branch_text(root: py_trees.behaviour.Behaviour, max_lines: int = 30) -> Text
         waiting = sum(1 for c in children if c.status == Status.INVALID)
         if done or waiting:
             marks = "".join("✓" if c.status == Status.SUCCESS else "✗" for c in done[-12:])
-            more = f"{len(done) - 12}+" if len(done) > 12 else ""
-            lines.append(f"{'  ' * (depth + 1)}[dim]{more}{marks}"
-                         + (f"  {waiting} waiting" if waiting else "") + "[/]")
+            more = f"{len(done) - 12} more " if len(done) > 12 else ""
+            parts = [f"done {more}{marks}"] if done else []
+            parts += [f"{waiting} to go"] if waiting else []
+            lines.append(f"{'  ' * (depth + 1)}[dim]{' · '.join(parts)}[/]")
     if len(lines) > max_lines:  # the deep end is what is running: keep it
         lines = ["[dim]  …[/]", *lines[-(max_lines - 1):]]
     return Text.from_markup("\n".join(lines))
