@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, Field, ValidationError
@@ -309,6 +309,12 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
                                        "style-src 'self' 'unsafe-inline'; connect-src 'self' ws: wss:; "
                                        "img-src 'self' data:; frame-src 'self'; object-src 'none'; base-uri 'none'",
             "X-Content-Type-Options": "nosniff"})
+
+    @app.get("/viewer/treeview.js", include_in_schema=False)
+    async def viewer_treeview() -> Response:
+        # the tree drawing the viewer shares with `craftbt render -f html` (craftbt/trees/treeview.js)
+        script = resources.files("craftbt.trees").joinpath("treeview.js").read_text(encoding="utf-8")
+        return Response(script, media_type="text/javascript", headers={"X-Content-Type-Options": "nosniff"})
 
     # -- MCP over streamable HTTP -----------------------------------------------------------------
     mcp_asgi = _TokenGate(sessions.handle_request, token)
