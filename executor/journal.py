@@ -33,6 +33,7 @@ import json
 import sqlite3
 import time
 import uuid
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,34 @@ from craftbt.executor.digests import canonical_json
 
 #: a dispatch ended by the tree or by preemption, not by the capability: not an SLA failure
 NOT_AN_OUTCOME = frozenset({"interrupted", "safety_preempted_by_executor", "abandoned", "cancelled"})
+
+
+class StepOutcome(StrEnum):
+    """How one journal step ended: the one definition ``runs``, ``show``, ``sla`` and the HTTP API use.
+
+    A step *failed* when its capability ended it without success (``ok = 0``) and the error code is not one
+    of :data:`NOT_AN_OUTCOME`; a step the tree moved on from, a preemption suspended or a cancel stopped was
+    *interrupted* (not a failure: the capability was not judged); a step with no result yet (still running,
+    or its process was killed before it ended) is *unknown*.
+    """
+
+    OK = "ok"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+    UNKNOWN = "unknown"
+
+
+def step_outcome(step: dict[str, Any]) -> StepOutcome:
+    if step.get("ok") is None:
+        return StepOutcome.UNKNOWN
+    if step.get("error_code") in NOT_AN_OUTCOME:
+        return StepOutcome.INTERRUPTED
+    return StepOutcome.OK if step["ok"] else StepOutcome.FAILED
+
+
+#: the same definition in SQL, over a ``steps`` row aliased ``s``
+FAILED_STEP_SQL = ("s.ok = 0 AND COALESCE(s.error_code, '') NOT IN ("
+                   + ", ".join(f"'{code}'" for code in sorted(NOT_AN_OUTCOME)) + ")")
 #: how a run can end; ``running`` is the only status that is not terminal
 TERMINAL_STATUSES = frozenset({"success", "failure", "blocked", "escalated", "hung", "budget_exhausted",
                                "cancelled", "abandoned"})
@@ -422,7 +451,7 @@ class Journal:
         self._write_pending()  # this connection reads its own buffered rows, as before
         rows = self._conn.execute(
             "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,"
-            " (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id AND s.ok = 0) AS failures"
+            f" (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id AND {FAILED_STEP_SQL}) AS failures"
             " FROM runs r ORDER BY started_at DESC LIMIT ?",
             (limit,),
         ).fetchall()
@@ -447,6 +476,9 @@ class Journal:
         rid = run["run_id"]
         run["steps"] = [_decode(dict(r)) for r in self._conn.execute(
             "SELECT * FROM steps WHERE run_id = ? ORDER BY step_id", (rid,))]
+        for step in run["steps"]:
+            step["outcome"] = step_outcome(step).value
+        run["failures"] = sum(1 for step in run["steps"] if step["outcome"] == StepOutcome.FAILED)
         run["actions"] = [_decode(dict(r)) for r in self._conn.execute(
             "SELECT * FROM actions WHERE run_id = ? ORDER BY action_id", (rid,))]
         run["decisions"] = [_decode(dict(r)) for r in self._conn.execute(

@@ -42,7 +42,7 @@ from typing import Any
 
 from rich.table import Column, Table
 
-from craftbt.executor.journal import NOT_AN_OUTCOME, Journal
+from craftbt.executor.journal import Journal, StepOutcome, step_outcome
 
 SCHEMA = "craftbt_sla_v1"
 MAX_SERIES = 500
@@ -61,8 +61,8 @@ def _row(key: tuple[str, str, str], steps: list[dict[str, Any]], last_n: int) ->
     name, version, lifecycle = key
     durations = [float(s["duration_ms"] or 0.0) for s in steps]
     ttfas = [float(s["ttfa_ms"]) for s in steps if s["ttfa_ms"] is not None]
-    oks = [bool(s["ok"]) for s in steps]
-    failures = [s for s in steps if not s["ok"]]
+    oks = [step_outcome(s) is StepOutcome.OK for s in steps]
+    failures = [s for s in steps if step_outcome(s) is StepOutcome.FAILED]
     verdicts = {"verified": 0, "inconclusive": 0, "contradicted": 0}
     for s in steps:
         if s["verdict"] in verdicts:
@@ -103,8 +103,8 @@ def _grouped(journal: Journal, since: float | None, capability: str | None) -> d
     for s in journal.step_rows(since=since, capability=capability):
         if s["shadow"] and s["lifecycle"] != "shadow":
             continue  # global shadow mode: nothing ran, nothing to measure
-        if s["error_code"] in NOT_AN_OUTCOME:
-            continue  # ended by the tree or a preemption, not by the capability
+        if step_outcome(s) is not StepOutcome.OK and step_outcome(s) is not StepOutcome.FAILED:
+            continue  # ended by the tree or a preemption, not by the capability (docs/watching.md)
         groups[(s["capability"], s["version"], s["lifecycle"])].append(s)
     return groups
 

@@ -302,16 +302,17 @@ def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)
     console = table_console()
     console.print(f"[bold]{detail['run_id']}[/] {detail['tree_name']} — {detail['status']}"
                   f" ({(detail['sim_ticks'] or 0) / 20:.1f} s simulated)")
-    console.print(f"intent {detail['intent_id']}  plan {detail['plan_id']}")
+    console.print(f"intent {detail['intent_id']}  plan {detail['plan_id']}  failed steps {detail['failures']}")
     console.print(f"expansion {detail['expansion_digest']}\nexecutor plan {detail['executor_plan_digest']}")
-    steps = Table("#", "node", "capability", "attempt", "ok", "verdict", "ms", "ttfa", "error", title="steps")
+    steps = Table("#", "node", "capability", "attempt", "outcome", "verdict", "ms", "ttfa", "error", title="steps")
     for s in detail["steps"]:
         steps.add_row(str(s["step_id"]), s["node"], f"{s['capability']}@{s['version']}"
-                      + (" (shadow)" if s["shadow"] else ""), str(s["attempt"]), _step_mark(s["ok"]),
+                      + (" (shadow)" if s["shadow"] else ""), str(s["attempt"]), STEP_MARK[s["outcome"]],
                       s["verdict"] or "", f"{s['duration_ms'] or 0:.0f}",
                       "" if s["ttfa_ms"] is None else f"{s['ttfa_ms']:.0f}", s["error_code"] or "")
     console.print(steps)
-    failed = [s for s in detail["steps"] if not s["ok"] and s.get("error_detail")]
+    failed = ([s for s in detail["steps"] if s["outcome"] == "failed" and s.get("error_detail")]
+              or [s for s in detail["steps"] if s["ok"] == 0 and s.get("error_detail")])  # a cancel, say
     if failed and detail["status"] != "success":
         # the last failure in full: an explore step says what it searched for, where and for how long
         last = failed[-1]
@@ -325,9 +326,8 @@ def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)
         console.print(dec)
 
 
-def _step_mark(ok: int | None) -> str:
-    """✓, ✗, or ? for a step with no result (its process was killed): unknown is not a failure."""
-    return "?" if ok is None else "✓" if ok else "✗"
+#: a step's mark in ``show``: its outcome as the journal defines it (:class:`executor.journal.StepOutcome`)
+STEP_MARK = {"ok": "✓", "failed": "✗", "interrupted": "↷ interrupted", "unknown": "?"}
 
 
 def sla_cmd(
