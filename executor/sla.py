@@ -198,14 +198,49 @@ def render_table(report: dict[str, Any]) -> Table:
 
 
 # -- HTML -------------------------------------------------------------------------------------------
-W, H, PAD = 360, 160, 28
+W, H = 420, 200
+#: room for the axes: left (y labels), right, top, bottom (x labels and the axis title)
+L, R, T, B = 46, 14, 16, 44
 
 
 def _empty_svg(ident: str) -> str:
     return f'<svg class="chart empty" id="{ident}" width="{W}" height="{H}"><text x="10" y="20">no data</text></svg>'
 
 
+def _nice_ticks(top: float, count: int = 4) -> list[float]:
+    """Round tick values from 0 to at least ``top`` (1, 2, 2.5 or 5 times a power of ten apart)."""
+    if top <= 0:
+        return [0.0, 1.0]
+    raw = top / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    return [step * k for k in range(0, math.ceil(top / step - 1e-9) + 1)]
+
+
+def human_ms(ms: float | None) -> str:
+    """``850 ms``, ``12.5 s``, ``3 min 20 s``, ``2 h 05 min``; ``—`` for none."""
+    if ms is None:
+        return "—"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.3g} s"
+    minutes, sec = divmod(round(seconds), 60)
+    return f"{minutes} min {sec:02d} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def _axes(x_title: str, y_title: str) -> str:
+    return (f'<line x1="{L}" y1="{H - B}" x2="{W - R}" y2="{H - B}" class="axis"/>'
+            f'<line x1="{L}" y1="{T}" x2="{L}" y2="{H - B}" class="axis"/>'
+            f'<text class="title" x="{(L + W - R) / 2:.0f}" y="{H - 6}" text-anchor="middle">'
+            f'{html.escape(x_title)}</text>'
+            f'<text class="title" x="12" y="{(T + H - B) / 2:.0f}" text-anchor="middle" '
+            f'transform="rotate(-90 12 {(T + H - B) / 2:.0f})">{html.escape(y_title)}</text>')
+
+
 def _histogram_svg(values: list[float], ident: str) -> str:
+    """Step durations: a bar per bin with its count on top; x in human time units, y in steps."""
     if not values:
         return _empty_svg(ident)
     lo, hi = min(values), max(values)
@@ -214,51 +249,117 @@ def _histogram_svg(values: list[float], ident: str) -> str:
     counts = [0] * bins
     for v in values:
         counts[min(bins - 1, int((v - lo) / width))] += 1
-    top = max(counts)
-    bw = (W - 2 * PAD) / bins
-    bars = []
+    ticks = _nice_ticks(max(counts), 4)
+    top = ticks[-1]
+    plot_w, plot_h = W - L - R, H - T - B
+    bw = plot_w / bins
+    parts = [_axes("step duration", "steps")]
+    for t in ticks:
+        y = H - B - plot_h * t / top
+        parts.append(f'<line x1="{L - 3}" y1="{y:.1f}" x2="{L}" y2="{y:.1f}" class="axis"/>'
+                     f'<text x="{L - 5}" y="{y + 3:.1f}" text-anchor="end">{t:g}</text>')
     for i, c in enumerate(counts):
-        h = (H - 2 * PAD) * c / top
-        x, y = PAD + i * bw, H - PAD - h
-        bars.append(f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{max(1.0, bw - 2):.1f}" height="{h:.1f}">'
-                    f"<title>{lo + i * width:.0f}-{lo + (i + 1) * width:.0f} ms: {c}</title></rect>")
+        h = plot_h * c / top
+        x, y = L + i * bw, H - B - h
+        parts.append(f'<rect class="bar" x="{x + 1:.1f}" y="{y:.1f}" width="{max(1.0, bw - 2):.1f}" height="{h:.1f}">'
+                     f"<title>{human_ms(lo + i * width)} to {human_ms(lo + (i + 1) * width)}: {c} steps</title></rect>")
+        if c:
+            parts.append(f'<text class="count" x="{x + bw / 2:.1f}" y="{y - 2:.1f}" text-anchor="middle">{c}</text>')
+    for k in range(0, bins + 1, max(1, bins // 4)):
+        x = L + k * bw
+        parts.append(f'<line x1="{x:.1f}" y1="{H - B}" x2="{x:.1f}" y2="{H - B + 3}" class="axis"/>'
+                     f'<text x="{x:.1f}" y="{H - B + 14}" text-anchor="middle">{human_ms(lo + k * width)}</text>')
     return (f'<svg class="chart histogram" id="{ident}" width="{W}" height="{H}" viewBox="0 0 {W} {H}"'
-            f' role="img" aria-label="duration distribution">'
-            f'<line x1="{PAD}" y1="{H - PAD}" x2="{W - PAD}" y2="{H - PAD}" class="axis"/>'
-            + "".join(bars)
-            + f'<text x="{PAD}" y="{H - 8}">{lo:.0f} ms</text><text x="{W - PAD}" y="{H - 8}" text-anchor="end">'
-            f"{hi:.0f} ms</text></svg>")
+            f' role="img" aria-label="step durations: {len(values)} steps from {human_ms(lo)} to {human_ms(hi)}">'
+            + "".join(parts) + "</svg>")
+
+
+def _clock(ts: float, span: float) -> str:
+    fmt = "%H:%M:%S" if span < 600 else "%H:%M" if span < 86400 else "%m-%d %H:%M"
+    return time.strftime(fmt, time.localtime(ts))
 
 
 def _timeline_svg(points: list[dict[str, Any]], ident: str) -> str:
+    """Success rate so far, against the time each step ended (a time axis, not the step's index)."""
     if not points:
         return _empty_svg(ident)
+    times = [float(p["at"] or 0.0) for p in points]
+    t0, t1 = min(times), max(times)
+    span = (t1 - t0) or 1.0
+    plot_w, plot_h = W - L - R, H - T - B
+    parts = [_axes("when the step ended", "success so far")]
+    for pct in (0, 50, 100):
+        y = H - B - plot_h * pct / 100
+        parts.append(f'<line x1="{L - 3}" y1="{y:.1f}" x2="{L}" y2="{y:.1f}" class="axis"/>'
+                     f'<text x="{L - 5}" y="{y + 3:.1f}" text-anchor="end">{pct}%</text>')
+    for k in range(4):
+        ts = t0 + span * k / 3
+        x = L + plot_w * k / 3
+        parts.append(f'<line x1="{x:.1f}" y1="{H - B}" x2="{x:.1f}" y2="{H - B + 3}" class="axis"/>'
+                     f'<text x="{x:.1f}" y="{H - B + 14}" text-anchor="middle">{_clock(ts, span)}</text>')
     ok = 0
     coords = []
-    n = len(points)
-    for i, p in enumerate(points):
+    for i, (p, ts) in enumerate(zip(points, times, strict=True)):
         ok += 1 if p["ok"] else 0
-        rate = ok / (i + 1)
-        x = PAD + (W - 2 * PAD) * (i / max(1, n - 1))
-        y = H - PAD - (H - 2 * PAD) * rate
-        coords.append((x, y, p["ok"]))
-    path = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}" for i, (x, y, _) in enumerate(coords))
-    dots = "".join(f'<circle class="{"ok" if good else "bad"}" cx="{x:.1f}" cy="{y:.1f}" r="2.5"/>'
-                   for x, y, good in coords[-200:])
+        coords.append((L + plot_w * (ts - t0) / span, H - B - plot_h * ok / (i + 1), bool(p["ok"]), ts, ok, i + 1))
+    path = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}" for i, (x, y, *_rest) in enumerate(coords))
+    parts.append(f'<path class="line" d="{path}"/>')
+    for x, y, good, ts, k, n in coords[-200:]:
+        parts.append(f'<circle class="{"ok" if good else "bad"}" cx="{x:.1f}" cy="{y:.1f}" r="2.5">'
+                     f"<title>{_clock(ts, 86400 * 2)}: {k} of {n} succeeded</title></circle>")
     return (f'<svg class="chart timeline" id="{ident}" width="{W}" height="{H}" viewBox="0 0 {W} {H}"'
-            f' role="img" aria-label="success rate over time">'
-            f'<line x1="{PAD}" y1="{H - PAD}" x2="{W - PAD}" y2="{H - PAD}" class="axis"/>'
-            f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{H - PAD}" class="axis"/>'
-            f'<path class="line" d="{path}"/>{dots}'
-            f'<text x="4" y="{PAD}">100%</text><text x="4" y="{H - PAD}">0%</text></svg>')
+            f' role="img" aria-label="success rate over time: {ok} of {len(points)} steps succeeded">'
+            + "".join(parts) + "</svg>")
+
+
+#: the executor's figures as a person reads them: a label and how to show the value
+EXECUTOR_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("runs", "runs", "count"), ("runs_by_status", "runs by status", "counts"),
+    ("sim_hours", "game time run", "hours"), ("actions", "body actions", "count"),
+    ("actions_per_s", "body actions per game second", "rate"),
+    ("plan_repair_rate", "tasks that needed a replan", "pct"),
+    ("local_retries_per_run", "local retries per run", "rate"),
+    ("local_retry_success_rate", "local retries that succeeded", "pct"),
+    ("steps_to_success", "dispatches per successful run", "per_goal"),
+    ("timeouts_per_hour", "timeouts per game hour", "rate"),
+    ("stuck_loops_per_hour", "stuck loops per game hour", "rate"),
+    ("ttfa_ms", "time to first action (p50 / p95)", "ttfa"),
+)
+
+
+def executor_rows(executor: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, value) pairs in human units: ``2 h 05 min``, ``37%``, ``success 3, failure 1``."""
+    out: list[tuple[str, str]] = []
+    for key, label, kind in EXECUTOR_ROWS:
+        if key not in executor:
+            continue
+        value = executor[key]
+        if kind == "count":
+            text = f"{value:,}"
+        elif kind == "counts":
+            text = ", ".join(f"{k} {v}" for k, v in value.items()) or "none"
+        elif kind == "hours":
+            text = human_ms(value * 3_600_000)
+        elif kind == "pct":
+            text = "—" if value is None else f"{value:.0%}"
+        elif kind == "rate":
+            text = f"{value:.2f}"
+        elif kind == "per_goal":
+            text = "; ".join(f"{goal}: {mean:.1f}" for goal, mean in value.items()) or "—"
+        else:
+            text = f"{human_ms(value.get('p50'))} / {human_ms(value.get('p95'))}"
+        out.append((label, text))
+    return out
 
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}
+table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}section{margin:2em 0;border-top:1px solid #ddd}
 .bar{fill:#4a7bd0}.line{fill:none;stroke:#2a9d55;stroke-width:2}.ok{fill:#2a9d55}.bad{fill:#d04a4a}
-.axis{stroke:#888}svg text{font-size:10px;fill:#555}.charts{display:flex;gap:2em;flex-wrap:wrap}
+.axis{stroke:#888}svg text{font-size:10px;fill:#555}svg text.title{font-size:11px;fill:#333}
+svg text.count{fill:#222}.charts{display:flex;gap:2em;flex-wrap:wrap}
 """
 
 #: marks each chart rendered once the browser has laid it out (the headless test reads it)
@@ -283,26 +384,28 @@ def render_html(report: dict[str, Any]) -> str:
     for i, row in enumerate(report["capabilities"]):
         d = row["duration_ms"]
         rows.append(f"<tr><td>{e(row['key'])}</td><td>{e(row['lifecycle'])}</td><td>{row['attempts']}</td>"
-                    f"<td>{row['success_rate']:.0%}</td><td>{_fmt(d['mean'])}</td><td>{_fmt(d['p50'])}</td>"
-                    f"<td>{_fmt(d['p95'])}</td><td>{_fmt(row['ttfa_ms']['p50'])}/{_fmt(row['ttfa_ms']['p95'])}</td>"
+                    f"<td>{row['success_rate']:.0%}</td><td>{human_ms(d['mean'])}</td><td>{human_ms(d['p50'])}</td>"
+                    f"<td>{human_ms(d['p95'])}</td><td>{human_ms(row['ttfa_ms']['p50'])} / "
+                    f"{human_ms(row['ttfa_ms']['p95'])}</td>"
                     f"<td>{row['retries']}</td><td>{row['timeouts']}</td></tr>")
         failures = "".join(f"<li><code>{e(str(f['code']))}</code> {e(str(f['detail'] or ''))} "
                            f"<small>{e(str(f['run_id']))} {e(str(f['node']))}</small></li>"
                            for f in row["last_failures"])
         sections.append(
             f'<section id="cap-{i}"><h2>{e(row["key"])} <small>{e(row["lifecycle"])}</small></h2>'
-            f'<div class="charts"><figure><figcaption>duration distribution (ms)</figcaption>'
+            f'<div class="charts"><figure><figcaption>how long its steps took ({len(row["durations_ms"])} steps)'
+            f'</figcaption>'
             f'{_histogram_svg(row["durations_ms"], f"dur-{i}")}</figure>'
             f'<figure><figcaption>success rate over time</figcaption>'
             f'{_timeline_svg(row["timeline"], f"ok-{i}")}</figure></div>'
             f'{"<h3>last failures</h3><ul>" + failures + "</ul>" if failures else ""}</section>')
-    metrics = "".join(f"<tr><td>{e(k)}</td><td>{e(str(v))}</td></tr>" for k, v in ex.items())
+    metrics = "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in executor_rows(ex))
     generated = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report["generated_at"]))
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>craftbt capability SLA</title>"
         f"<style>{CSS}</style></head><body><h1>Capability SLA</h1><p>generated {e(generated)}, schema "
         f"<code>{SCHEMA}</code></p><table><tr><th>capability</th><th>stage</th><th>attempts</th><th>success</th>"
-        "<th>mean ms</th><th>p50</th><th>p95</th><th>ttfa p50/p95</th><th>retries</th><th>timeouts</th></tr>"
+        "<th>mean</th><th>p50</th><th>p95</th><th>ttfa p50 / p95</th><th>retries</th><th>timeouts</th></tr>"
         + "".join(rows) + "</table><h2>executor</h2><table>" + metrics + "</table>" + "".join(sections)
         + f"<script>{JS}</script></body></html>"
     )

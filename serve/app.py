@@ -34,6 +34,7 @@ from craftbt.serve.events import EventType
 from craftbt.serve.mcp_server import McpTools, build_server
 from craftbt.serve.security import DEFAULT_MAX_BODY, BodyLimit, is_loopback, token_matches
 from craftbt.trees.schema import tree_schema
+from craftbt.trees.treeview import script as treeview_script
 
 #: a WebSocket waits this long for an event before checking whether the server is stopping (s)
 WS_POLL_S = 0.5
@@ -313,8 +314,7 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
     @app.get("/viewer/treeview.js", include_in_schema=False)
     async def viewer_treeview() -> Response:
         # the tree drawing the viewer shares with `craftbt render -f html` (craftbt/trees/treeview.js)
-        script = resources.files("craftbt.trees").joinpath("treeview.js").read_text(encoding="utf-8")
-        return Response(script, media_type="text/javascript", headers={"X-Content-Type-Options": "nosniff"})
+        return Response(treeview_script(), media_type="text/javascript", headers={"X-Content-Type-Options": "nosniff"})
 
     # -- MCP over streamable HTTP -----------------------------------------------------------------
     mcp_asgi = _TokenGate(sessions.handle_request, token)

@@ -33,16 +33,17 @@ from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError
 from craftbt.craftscript.runner import ScriptExecutor, outcome_json
 from craftbt.executor.config import ExecutorConfig
-from craftbt.executor.watch import RunWatcher, attach
 from craftbt.executor.executor import Executor
 from craftbt.executor.journal import Journal
 from craftbt.executor.state import RunState
+from craftbt.executor.watch import RunWatcher, attach
 from craftbt.router.router import plan_for_goal
 from craftbt.router.thoughts import ThoughtDecision, ThoughtProcessor
 from craftbt.serve.compile import compile_script, compile_tree
 from craftbt.serve.events import EventHub, EventType
-from craftbt.serve.snapshot import TreeTracker, jsonable
+from craftbt.serve.snapshot import TreeTracker
 from craftbt.trees import model as m
+from craftbt.trees.treeview import jsonable
 from craftbt.world.body import Body
 
 if TYPE_CHECKING:

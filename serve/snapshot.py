@@ -14,27 +14,9 @@ import py_trees
 from py_trees.common import Status
 
 from craftbt.capabilities.behaviour import CapabilityBehaviour
+from craftbt.trees.treeview import jsonable, preorder, structure
 
-
-def kind_of(node: py_trees.behaviour.Behaviour) -> str:
-    """py_trees' own node families: the viewer draws each with py_trees' dot shape."""
-    if isinstance(node, py_trees.composites.Sequence):
-        return "sequence"
-    if isinstance(node, py_trees.composites.Selector):
-        return "selector"
-    if isinstance(node, py_trees.composites.Parallel):
-        return "parallel"
-    if isinstance(node, py_trees.decorators.Decorator):
-        return "decorator"
-    if isinstance(node, CapabilityBehaviour):
-        return "action"
-    return "behaviour"
-
-
-def jsonable(value: Any) -> Any:
-    """A JSON-safe copy (blackboard values and results may hold pydantic models or tuples)."""
-    return json.loads(json.dumps(value, default=lambda o: o.model_dump(mode="json")
-                                 if hasattr(o, "model_dump") else str(o)))
+__all__ = ["TreeTracker", "jsonable"]
 
 
 class TreeTracker:
@@ -42,36 +24,13 @@ class TreeTracker:
 
     def __init__(self, root: py_trees.behaviour.Behaviour) -> None:
         self.root = root
-        self.nodes = self._preorder(root)  # py_trees' iterate() is post-order; the viewer wants the root first
+        self.nodes = preorder(root)
         self.ids = {id(n): f"n{i}" for i, n in enumerate(self.nodes)}
         self._last: dict[str, str] = {}
         self._blackboard_digest = ""
 
-    @staticmethod
-    def _preorder(root: py_trees.behaviour.Behaviour) -> list[py_trees.behaviour.Behaviour]:
-        out: list[py_trees.behaviour.Behaviour] = []
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            out.append(node)
-            stack.extend(reversed(list(node.children)))
-        return out
-
     def structure(self) -> dict[str, Any]:
-        nodes = []
-        for node in self.nodes:
-            entry: dict[str, Any] = {
-                "id": self.ids[id(node)],
-                "name": node.name,
-                "kind": kind_of(node),
-                "children": [self.ids[id(c)] for c in node.children],
-                "status": node.status.value,
-            }
-            if isinstance(node, CapabilityBehaviour):
-                entry["capability"] = node.spec.key
-                entry["args"] = jsonable(node.raw_args)
-            nodes.append(entry)
-        return {"root": self.ids[id(self.root)], "nodes": nodes}
+        return structure(self.root)
 
     def changes(self) -> dict[str, str]:
         """Node id -> status for every node whose status differs from the last call."""

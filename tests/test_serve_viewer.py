@@ -107,7 +107,7 @@ def test_the_viewer_follows_the_running_node_of_a_long_run(tmp_path: Path) -> No
                 page.click("#zoomin")
             seen: list[str] = []
             shot = False
-            while not (page.text_content("#runstatus") or "").strip() in ("success", "failure", "escalated"):
+            while (page.text_content("#runstatus") or "").strip() not in ("success", "failure", "escalated"):
                 where = page.evaluate(WHERE)
                 if where["id"] is not None:
                     left, top, right, bottom = where["box"]
@@ -125,11 +125,13 @@ def test_the_viewer_follows_the_running_node_of_a_long_run(tmp_path: Path) -> No
             page.wait_for_timeout(300)
             page.screenshot(path=str(ARTEFACTS / "viewer-finished.png"))
             # a finished subtree is folded to one row: far fewer rows drawn than nodes
-            shown = page.eval_on_selector_all("g.node", "gs => gs.filter(g => g.getAttribute('display') !== 'none').length")
+            shown = page.eval_on_selector_all("g.node",
+                                              "gs => gs.filter(g => g.getAttribute('display') !== 'none').length")
             assert shown < 40
             # the timeline's times are the events' times: a page opened now shows the run's, not its own
             late = browser.new_page()
-            late.on("console", lambda m: problems.append(f"late console {m.type}: {m.text}") if m.type == "error" else None)
+            late.on("console",
+                    lambda m: problems.append(f"late console {m.type}: {m.text}") if m.type == "error" else None)
             late.goto(f"{live.url}/viewer")
             late.wait_for_selector("#timeline time", timeout=20_000)
             first = page.eval_on_selector_all("#timeline time", "ts => ts.map(t => t.dateTime)")

@@ -19,7 +19,6 @@ because pydot leaves such node ids unquoted.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Collection, Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -33,6 +32,7 @@ from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.trees import model as m
 from craftbt.trees.build import DEFINITION_ATTR, build
+from craftbt.trees.treeview import page
 from craftbt.world.body import Body
 
 MAX_ARGS = 4
@@ -193,15 +193,8 @@ def render(
         return str(py_trees.display.ascii_tree(root, show_status=statuses is not None))
     if fmt is RenderFormat.UNICODE:
         return str(py_trees.display.unicode_tree(root, show_status=statuses is not None))
-    if fmt is RenderFormat.HTML:
-        title = html.escape(definition.tree)
-        rename_all(root, html.escape)
-        body = py_trees.display.xhtml_tree(root)
-        desc = f"<p>{html.escape(definition.description)}</p>\n" if definition.description else ""
-        return (
-            f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title></head>\n"
-            f"<body><h1>{title}</h1>\n{desc}{body}\n</body></html>\n"
-        )
+    if fmt is RenderFormat.HTML:  # the live viewer's drawing (trees/treeview.js): names go in as text
+        return page(definition.tree, definition.description, root)
     rename_all(root, lambda name: name.translate(DOT_SAFE))
     graph = py_trees.display.dot_tree(root)
     graph.set_name(definition.tree.translate(DOT_SAFE))
