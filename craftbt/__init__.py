@@ -45,6 +45,8 @@ _EXPORTS: dict[str, str] = {
     "RunnerGen": "craftbt.capabilities.spec",
     "VerificationResult": "craftbt.capabilities.spec",
     "TreeDefinition": "craftbt.trees.model",
+    "Groot2Publisher": "craftbt.executor.groot2",
+    "RunWatcher": "craftbt.executor.watch",
     "Body": "craftbt.world.body",
     "BodyError": "craftbt.world.body",
     "Observation": "craftbt.world.body",
@@ -85,6 +87,8 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
         RunnerGen,
         VerificationResult,
     )
+    from craftbt.executor.groot2 import Groot2Publisher
+    from craftbt.executor.watch import RunWatcher
     from craftbt.trees.model import TreeDefinition
     from craftbt.world.body import Body, BodyError, Observation
     from craftbt.world.mineflayer.body import MineflayerBody
@@ -116,6 +120,7 @@ __all__ = [
     "ExecutorConfig",
     "Family",
     "GoalRun",
+    "Groot2Publisher",
     "GuardResult",
     "Intent",
     "MineflayerBody",
@@ -124,6 +129,7 @@ __all__ = [
     "Registry",
     "RoutingDecision",
     "RunOutcome",
+    "RunWatcher",
     "RunnerGen",
     "SimBody",
     "StrictArgs",

@@ -14,6 +14,7 @@ A typical session::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import py_trees
@@ -25,6 +26,7 @@ from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.journal import Journal
+from craftbt.executor.watch import RunWatcher, attach
 from craftbt.planners.intent import Intent
 from craftbt.router.router import GoalRun, RoutingDecision, plan_for_goal
 from craftbt.router.router import run_goal as _route_and_run
@@ -85,14 +87,18 @@ def build_tree(
 
 
 def _executor(
-    body: Body, registry: Registry | None, config: ExecutorConfig | None, home: str | Path | None
+    body: Body, registry: Registry | None, config: ExecutorConfig | None, home: str | Path | None,
+    watchers: Sequence[RunWatcher] = (),
 ) -> Executor:
     if config is None:
         # The embedded world fences itself to its scenario; a real server needs an explicit fence.
         config = ExecutorConfig(geofence=scenario_fence(body) if isinstance(body, SimBody) else None)
     kind = "sim" if isinstance(body, SimBody) else "mineflayer"
-    return Executor(registry or default_registry(), body, config=config, body_kind=kind,
-                    home=Path(home) if home is not None else None)
+    executor = Executor(registry or default_registry(), body, config=config, body_kind=kind,
+                        home=Path(home) if home is not None else None)
+    if watchers:
+        attach(executor, *watchers)  # e.g. a Groot2Publisher: Groot2 or btview watch the run
+    return executor
 
 
 def run_tree(
@@ -103,17 +109,19 @@ def run_tree(
     config: ExecutorConfig | None = None,
     home: str | Path | None = None,
     seed: int | None = None,
+    watchers: Sequence[RunWatcher] = (),
 ) -> RunOutcome:
     """Run a tree through the executor's Plan-to-Body pipeline, as ``craftbt run`` does.
 
     The run is journalled under ``home`` (default ``$CRAFTBT_HOME`` or ``.craftbt``);
     the outcome carries its status, run id, failures and metrics, and
-    :func:`run_steps` reads each step's verdict back from the journal.
+    :func:`run_steps` reads each step's verdict back from the journal. ``watchers`` follow the run as it
+    ticks (:class:`craftbt.RunWatcher`; ``craftbt.Groot2Publisher(1667)`` serves it to Groot2 monitors).
     """
     registry = registry or default_registry()
     definition = _definition(tree, registry)
     base_dir = Path(tree).parent if isinstance(tree, str | Path) else None
-    executor = _executor(body, registry, config, home)
+    executor = _executor(body, registry, config, home, watchers)
     return executor.run(definition, base_dir=base_dir, seed=seed)
 
 
@@ -139,13 +147,14 @@ def run_goal(
     seed: int = 0,
     max_replans: int = 2,
     shelter_at_night: bool = True,
+    watchers: Sequence[RunWatcher] = (),
 ) -> GoalRun:
     """Plan, run and replan ``goal`` until it succeeds or the replans run out, as ``craftbt run --goal`` does.
 
     With ``shelter_at_night`` (the default) surface work stops at sunset: the bot sits the night out in a
     roofed pit and the goal is planned again in the morning (``GoalRun.nights`` says how each night went).
     """
-    executor = _executor(body, registry, config, home)
+    executor = _executor(body, registry, config, home, watchers)
     return _route_and_run(goal, executor, planner=planner, seed=seed, max_replans=max_replans,
                           shelter_at_night=shelter_at_night)
 

@@ -109,3 +109,12 @@ def test_quiet_prints_one_line_and_no_live_keeps_the_summary(tmp_path: Path) -> 
     assert len(lines) == 1 and lines[0].startswith("success run-") and "ended with" in lines[0]
     plain = runner.invoke(app, ["run", str(TREE), "--no-live"], env=env)
     assert plain.exit_code == 0 and "ended with" in plain.stdout and "simulated time" in plain.stdout
+
+
+def test_the_python_api_takes_watchers(tmp_path: Path) -> None:
+    import craftbt
+
+    spy = Spy()
+    assert isinstance(spy, craftbt.RunWatcher)
+    outcome = craftbt.run_tree(str(TREE), craftbt.starter_world(seed=0), home=tmp_path, watchers=[spy])
+    assert outcome.ok and spy.calls[0] == "start obtain_stone_pickaxe" and spy.calls[-1] == "finish success"
