@@ -223,3 +223,27 @@ def test_btview_snapshot_and_echo_follow_a_craftbt_run(tmp_path: Path) -> None:
     assert ("acquire_material#1", "IDLE") in named
     assert len(episodes) >= len(steps) * 0.6
     assert ("craft_recipe#13", "SUCCESS") in episodes
+
+
+BTJUDGE = Path("/work/shared/tools/btjudge/btjudge")
+
+
+def test_bt_cpp_builds_the_served_tree_with_one_node_a_uid(tmp_path: Path) -> None:
+    """BT.CPP 4.10 itself (the btjudge loader) reads the FULLTREE XML: as many subtree instances and nodes."""
+    judge = Path(os.environ.get("CRAFTBT_BTJUDGE", BTJUDGE))
+    if not judge.is_file():
+        pytest.skip("no btjudge (BehaviorTree.CPP 4.10 as a loader); set CRAFTBT_BTJUDGE")
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.trees.btcpp_monitor import monitor_tree
+    from craftbt.trees.build import build
+
+    definition = load_path(TREE).definition
+    assert definition is not None
+    body = world_body("starter", 0)
+    built = build(definition, CapabilityContext(body=body, registry=default_registry()), base_dir=TREE.parent)
+    served = monitor_tree(built.root, definition.tree)
+    xml = tmp_path / "served.xml"
+    xml.write_text(served.xml, encoding="utf-8")
+    done = subprocess.run([str(judge), str(xml), "ok"], capture_output=True, text=True, timeout=60)
+    assert "RESULT loaded-and-ticked" in done.stdout, done.stdout + done.stderr
+    assert f"created tree with {len(served.blocks)} (sub)tree instance(s), {len(served.nodes)} nodes" in done.stdout
