@@ -247,3 +247,37 @@ def test_bt_cpp_builds_the_served_tree_with_one_node_a_uid(tmp_path: Path) -> No
     done = subprocess.run([str(judge), str(xml), "ok"], capture_output=True, text=True, timeout=60)
     assert "RESULT loaded-and-ticked" in done.stdout, done.stdout + done.stderr
     assert f"created tree with {len(served.blocks)} (sub)tree instance(s), {len(served.nodes)} nodes" in done.stdout
+
+
+def test_serve_publishes_each_run_of_the_bot(tmp_path: Path) -> None:
+    """``craftbt serve --groot2 PORT``: the bot's executor serves every run it makes."""
+    import httpx
+
+    from craftbt.serve.launch import BotOptions, make_bot
+    from tests.servekit import AUTH, live_server
+
+    port = _free_pair()
+    bot = make_bot(BotOptions(scenario=None, pace_ms=0.0, home=tmp_path, groot2=port))
+    ctx = zmq.Context()
+    req = ctx.socket(zmq.REQ)
+    req.setsockopt(zmq.RCVTIMEO, 5000)
+    req.setsockopt(zmq.LINGER, 0)
+    try:
+        with live_server(bot) as live:
+            req.connect(f"tcp://127.0.0.1:{port}")
+            tree = "tree: served\nroot: {sequence: {name: Served root, children: [{leaf: wait, args: {ms: 100}}]}}\n"
+            started = httpx.post(f"{live.url}/api/cognitive/execute", json={"tree": tree}, headers=AUTH)
+            assert started.status_code == 202, started.text
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                xml = _request(req, "T")[1].decode()
+                status = _request(req, "S")[1]
+                if 'name="Served root"' in xml and status[2] == 2:
+                    break
+                time.sleep(0.1)
+            assert 'name="Served root"' in xml and status[:3] == struct.pack("<HB", 1, 2)
+    finally:
+        req.close(linger=0)
+        ctx.term()
+        for watcher in bot.watchers:
+            watcher.close()  # type: ignore[attr-defined]
