@@ -29,6 +29,7 @@
       this.boxes = el("g", {class: "boxes"}, this.vp);
       this.scale = 1; this.tx = 10; this.ty = 10;
       this.follow = true;
+      this.autofold = true;  // fold finished subtrees (the live viewer); a report shows them open
       this.byId = {}; this.rootId = null; this.status = {}; this.open = {}; this.items = {};
       this.pending = false;
       this.onfollow = null;
@@ -120,7 +121,7 @@
     _isOpen(id) {
       if (id in this.open) return this.open[id];
       const s = this.status[id];
-      return id === this.rootId || !(s === "SUCCESS" || s === "FAILURE");
+      return id === this.rootId || !this.autofold || !(s === "SUCCESS" || s === "FAILURE");
     }
 
     schedule() {

@@ -96,6 +96,7 @@ def page(title: str, description: str, root: py_trees.behaviour.Behaviour) -> st
         "const pane = document.getElementById('pane');\n"
         "const view = new CraftbtTreeView.TreeView(pane);\n"
         "view.follow = false;\n"
+        "view.autofold = false;\n"
         "CraftbtTreeView.legend(document.getElementById('legend'));\n"
         "view.setTree(tree);\n"
         "document.getElementById('fit').onclick = () => view.fit();\n"
