@@ -43,6 +43,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from craftbt._version import __version__
+from craftbt.capabilities.spec import Permission
 from craftbt.core.errors import CraftbtError
 from craftbt.craftscript.functions import FunctionStore, FunctionStoreError, store_path
 from craftbt.craftscript.introspect import Introspection
@@ -119,9 +120,10 @@ class McpTools:
         for spec in bot.registry.latest():
             if spec.name in self.tools:
                 continue  # a fixed tool of the same name wins
+            # every capability call is a run on the bot (it takes the one run slot): scope act, even for a sensor
             self._add(spec.name, f"[capability {spec.key}] {spec.description}", spec.args_schema(),
-                      self._capability(spec.key), scope=Scope.ACT if spec.world_changing else Scope.READ,
-                      output=CAPABILITY_RESULT, world=spec.world_changing)
+                      self._capability(spec.key), scope=Scope.ACT, output=CAPABILITY_RESULT,
+                      world=bool(spec.permissions - {Permission.SENSE}), destructive=spec.world_changing)
 
     # -- plumbing -----------------------------------------------------------------------------
     def _bounds(self) -> str:
@@ -133,7 +135,9 @@ class McpTools:
         return f"permission profile {config.profile!r}; {where}"
 
     def _add(self, name: str, description: str, schema: dict[str, Any], handler: Handler, *,
-             scope: Scope = Scope.READ, output: dict[str, Any] = ANY_OBJECT, world: bool = False) -> None:
+             scope: Scope = Scope.READ, output: dict[str, Any] = ANY_OBJECT, world: bool = False,
+             destructive: bool | None = None) -> None:
+        """Register a tool; ``world``: it moves or changes the bot or the world (named with its bounds)."""
         limits = self.runs.limits
         notes = [f"Needs scope {scope.label}."]
         if world:
@@ -141,9 +145,8 @@ class McpTools:
                          f"{limits.max_wall_s:g} s.")
         tool = types.Tool(name=name, description=f"{description} {' '.join(notes)}", input_schema=schema,
                           output_schema=output,
-                          annotations=types.ToolAnnotations(read_only_hint=scope is Scope.READ,
-                                                            destructive_hint=world if scope is not Scope.READ
-                                                            else None))
+                          annotations=types.ToolAnnotations(read_only_hint=not world and scope is Scope.READ,
+                                                            destructive_hint=destructive if world else None))
         self.tools[name] = _ToolDef(tool, handler, scope)
 
     async def _on_worker(self, fn: Callable[[], Any]) -> Any:
@@ -294,13 +297,14 @@ class McpTools:
                   "waits for the end unless wait=false (a client of the tasks extension gets a task). "
                   f"Library: {', '.join(shipped)}.",
                   _obj({"tree": _STR, "library": {"type": "string", "enum": shipped}, "wait": _BOOL,
-                        "max_ticks": ticks}), run_tree, scope=Scope.ACT, output=RUN_RESULT, world=True)
+                        "max_ticks": ticks}), run_tree,
+                  scope=Scope.ACT, output=RUN_RESULT, world=True, destructive=True)
         self._add("plan_goal", 'Plan a goal such as "obtain iron_pickaxe" from what the bot sees; runs nothing.',
                   _obj({"goal": _STR, "planner": planners}, ["goal"]), plan_goal)
         self._add("run_goal", "Plan a goal and run the plan through the executor; waits for the end unless "
                   "wait=false (a client of the tasks extension gets a task).",
                   _obj({"goal": _STR, "planner": planners, "wait": _BOOL, "max_ticks": ticks}, ["goal"]), run_goal,
-                  scope=Scope.ACT, output=RUN_RESULT, world=True)
+                  scope=Scope.ACT, output=RUN_RESULT, world=True, destructive=True)
         self._add("get_run", "A run's journal: steps with verdicts, actions, decisions.",
                   _obj({"run_id": _STR}, ["run_id"]), get_run)
         self._add("cancel_run", "Cancel the active run (another client's run needs scope admin).",
@@ -357,7 +361,7 @@ class McpTools:
                   _obj({"action": {"type": "string", "enum": ["start", "status", "cancel"]},
                         "target": _obj({"type": _STR, **xyz}, ["x", "y", "z"]),
                         "tol": {"type": "number", "minimum": 0.5, "maximum": 16}, "nav_id": _STR}, ["action"]),
-                  nav, scope=Scope.ACT, world=True)
+                  nav, scope=Scope.ACT, world=True, destructive=False)
 
     def _craftscript_tools(self, run_with: Callable[[Callable[[int | None], ExecuteRequest]],
                                                     Callable[[dict[str, Any], Call], Any]]) -> None:
@@ -414,7 +418,7 @@ class McpTools:
         self._add("craftscript_run", "Run a CraftScript program as a journalled run; waits unless wait=false (a "
                   "client of the tasks extension gets a task).",
                   _obj({"script": _STR, "wait": _BOOL, "max_ticks": ticks}, ["script"]), run, scope=Scope.ACT,
-                  output=RUN_RESULT, world=True)
+                  output=RUN_RESULT, world=True, destructive=True)
         self._add("craftscript_logs", "A CraftScript job's status, error and ordered logs, steps and block changes.",
                   _obj({"job_id": _STR}, ["job_id"]), logs)
         self._add("craftscript_trace", "A CraftScript job's block modifications and movement (goto) traces.",
