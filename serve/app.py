@@ -24,7 +24,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
@@ -37,7 +38,17 @@ from craftbt.serve.bot import Bot, BusyError, CompileError, ExecuteRequest
 from craftbt.serve.compile import compile_tree
 from craftbt.serve.events import EventType
 from craftbt.serve.mcp_server import PRINCIPAL_KEY, McpTools, build_server
-from craftbt.serve.openapi import AllowedMethods, BadRun, answers, execute_body, guarded, install, parse_run
+from craftbt.serve.openapi import (
+    AllowedMethods,
+    BadRun,
+    JsonInt,
+    JsonNumber,
+    answers,
+    execute_body,
+    guarded,
+    install,
+    parse_run,
+)
 from craftbt.serve.security import DEFAULT_MAX_BODY, BodyLimit, is_loopback
 from craftbt.trees.schema import tree_schema
 
@@ -49,7 +60,8 @@ class SignalRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field(min_length=1, max_length=2000, description="A suggestion, e.g. 'get some iron'")
     source: str = Field(default="user", pattern="^(user|system)$")
-    execute: bool = Field(default=False, description="When accepted and the bot is idle, plan and run the goal now")
+    execute: StrictBool = Field(default=False,
+                                description="When accepted and the bot is idle, plan and run the goal now")
 
 
 class ValidateRequest(BaseModel):
@@ -60,8 +72,8 @@ class ValidateRequest(BaseModel):
 class ControlRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: str = Field(pattern="^(pause|resume|step|pace)$")
-    steps: int = Field(default=1, ge=1, le=100_000)
-    pace_ms: float = Field(default=0.0, ge=0, le=10_000)
+    steps: JsonInt = Field(default=1, ge=1, le=100_000)
+    pace_ms: JsonNumber = Field(default=0.0, ge=0, le=10_000)
 
 
 def allowed_hosts(host: str) -> list[str]:
@@ -151,7 +163,7 @@ def create_app(bot: Bot, *, token: str | None = None, tokens: Tokens | None = No
 
     @app.post("/api/cognitive/execute", status_code=202, tags=["runs"],
               openapi_extra={**execute_body(runs.limits.max_ticks), **guarded(Access.ACT)},
-              responses=answers(401, 403, 409, 413, 422, 429))
+              responses=answers(400, 401, 403, 409, 413, 422, 429))
     async def execute(request: Request, principal: Principal = act) -> dict[str, Any]:
         """Start a tree, a goal or a CraftScript text in the background; returns the run id.
 
@@ -188,7 +200,7 @@ def create_app(bot: Bot, *, token: str | None = None, tokens: Tokens | None = No
                 "links": {"run": f"/api/runs/{job.id}", "cancel": f"/api/runs/{job.id}/cancel", "events": "/ws"}}
 
     @app.post("/api/cognitive/signals", tags=["bot"], openapi_extra=guarded(Access.ACT),
-              responses=answers(401, 403, 413, 422))
+              responses=answers(400, 401, 403, 413, 422))
     async def signals(request: SignalRequest, principal: Principal = act) -> dict[str, Any]:
         """Feed the intrusive-thought filter; accepted or rejected, with the reason."""
         decision = bot.signal(request.text, request.source)
@@ -217,7 +229,7 @@ def create_app(bot: Bot, *, token: str | None = None, tokens: Tokens | None = No
         return bot.control.as_dict()
 
     @app.post("/api/viewer/control", tags=["viewer"], openapi_extra=guarded(Access.ACT),
-              responses=answers(401, 403, 413, 422))
+              responses=answers(400, 401, 403, 413, 422))
     async def viewer_control(request: ControlRequest, principal: Principal = act) -> dict[str, Any]:
         """Debugging controls: pause and resume the running tree, single-step N ticks, set the pace."""
         control = bot.control
@@ -299,7 +311,7 @@ def create_app(bot: Bot, *, token: str | None = None, tokens: Tokens | None = No
         """The JSON Schema of a tree for this registry."""
         return tree_schema(bot.registry)
 
-    @app.post("/api/trees/validate", tags=["registry"], responses=answers(413, 422))
+    @app.post("/api/trees/validate", tags=["registry"], responses=answers(400, 413, 422))
     def validate(request: ValidateRequest) -> dict[str, Any]:
         checked = compile_tree(request.tree, bot.registry)
         return {"ok": checked.ok, "tree": checked.definition.tree if checked.definition else None,
@@ -365,8 +377,8 @@ def create_app(bot: Bot, *, token: str | None = None, tokens: Tokens | None = No
                                        "img-src 'self' data:; frame-src 'self'; object-src 'none'; base-uri 'none'",
             "X-Content-Type-Options": "nosniff"})
 
-    @app.get("/ws", include_in_schema=False)
-    async def events_over_http() -> JSONResponse:
+    @app.get("/ws", include_in_schema=False, responses=answers(422, 426))
+    async def events_over_http(since: int | None = Query(None, ge=0)) -> JSONResponse:
         """A plain GET of /ws: it speaks WebSocket only."""
         return JSONResponse({"error": "upgrade_required", "detail": "/ws is a WebSocket: connect with ws://"},
                             status_code=426, headers={"Upgrade": "websocket", "Connection": "Upgrade"})
@@ -375,8 +387,8 @@ def create_app(bot: Bot, *, token: str | None = None, tokens: Tokens | None = No
     mcp_asgi = _TokenGate(sessions.handle_request, known)
     app.router.routes.append(Route("/mcp", endpoint=mcp_asgi, methods=["GET", "POST", "DELETE"]))
 
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+    @app.exception_handler(StarletteHTTPException)  # FastAPI's own 400 (a body it cannot parse) included
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         body = exc.detail if isinstance(exc.detail, dict) else {"error": str(exc.detail)}
         return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -30,8 +30,20 @@ from craftbt.serve.bot import ExecuteRequest
 #: the most a request may name as a run's tick budget before the server's own cap applies
 TICKS_CEILING = 10_000_000
 
-_TICKS = Field(default=None, ge=1, le=TICKS_CEILING, description="Game-tick budget of this run (at most the "
+_TICKS: Any = Field(default=None, ge=1, le=TICKS_CEILING, description="Game-tick budget of this run (at most the "
                                                                    "server's and the client's cap)")
+
+
+def _no_text_or_bool(value: Any) -> Any:
+    if isinstance(value, str | bool):
+        raise ValueError("not an integer")
+    return value
+
+
+#: an integer as JSON Schema means it: 140 and 140.0, never "140" or true (lax pydantic takes both)
+JsonInt = Annotated[int, BeforeValidator(_no_text_or_bool)]
+#: a number as JSON Schema means it: 3 and 3.5, never false or "3"
+JsonNumber = Annotated[float, Strict()]
 
 
 class _Closed(BaseModel):
@@ -42,7 +54,7 @@ class TreeRun(_Closed):
     """Run a tree."""
 
     tree: str = Field(min_length=1, description="A tree in YAML or JSON text (library subtrees may be used)")
-    max_ticks: int | None = _TICKS
+    max_ticks: JsonInt | None = _TICKS
 
 
 class GoalRun(_Closed):
@@ -50,14 +62,14 @@ class GoalRun(_Closed):
 
     goal: str = Field(min_length=1, description='A goal, e.g. "obtain stone_pickaxe"')
     planner: Literal["auto", "solver", "htn", "goap", "llm"] = "auto"
-    max_ticks: int | None = _TICKS
+    max_ticks: JsonInt | None = _TICKS
 
 
 class ScriptRun(_Closed):
     """Run a CraftScript program."""
 
     script: str = Field(min_length=1, description="A CraftScript program")
-    max_ticks: int | None = _TICKS
+    max_ticks: JsonInt | None = _TICKS
 
 
 RUN_KINDS: dict[str, type[_Closed]] = {"tree": TreeRun, "goal": GoalRun, "script": ScriptRun}
@@ -157,6 +169,7 @@ def _extra_paths() -> dict[str, Any]:
                             "schema": {"type": "integer", "minimum": 0}}],
             "responses": {"101": {"description": "Switching protocols: JSON events, one a message "
                                                  "(`{seq, type, ts, data}`)"},
+                          "422": {"description": _DESCRIPTIONS[422], "content": error},
                           "426": {"description": _DESCRIPTIONS[426], "content": error}}}},
         "/mcp": {
             "post": {**mcp_common, "summary": "MCP request (Streamable HTTP)", "operationId": "mcp_post",
