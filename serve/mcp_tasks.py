@@ -32,30 +32,28 @@ TASK_TTL_MS = 24 * 3600 * 1000
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 
 
-class TaskHandle(types.Result):
+class Task(types.Result):
+    """The extension's ``Task``: what every answer about a task carries."""
+
+    task_id: str
+    status: TaskStatus
+    status_message: str | None = None
+    created_at: str
+    last_updated_at: str
+    ttl_ms: int | None = TASK_TTL_MS
+    poll_interval_ms: int | None = POLL_INTERVAL_MS
+
+
+class TaskHandle(Task):
     """``CreateTaskResult``: answered to ``tools/call`` in lieu of the result (``resultType: "task"``)."""
 
     result_type: Literal["task"] = "task"
-    task_id: str
-    status: TaskStatus
-    status_message: str | None = None
-    created_at: str
-    last_updated_at: str
-    ttl_ms: int | None = TASK_TTL_MS
-    poll_interval_ms: int | None = POLL_INTERVAL_MS
 
 
-class TaskState(types.Result):
+class TaskState(Task):
     """``GetTaskResult``: the task with, once ``completed``, the original call's ``CallToolResult``."""
 
     result_type: Literal["complete"] = "complete"
-    task_id: str
-    status: TaskStatus
-    status_message: str | None = None
-    created_at: str
-    last_updated_at: str
-    ttl_ms: int | None = TASK_TTL_MS
-    poll_interval_ms: int | None = POLL_INTERVAL_MS
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
 
