@@ -89,6 +89,8 @@ async def judge(session: ClientSession) -> dict[str, Any]:
                 break
             await anyio.sleep((state.poll_interval_ms or 500) / 1000)
     out["polls"], out["final"] = polls, state
+    # the task's result is the tool's CallToolResult: the SDK checks it against run_goal's output schema
+    await session.validate_tool_result("run_goal", types.CallToolResult.model_validate(state.result))
     out["unknown_task"] = None
     try:
         await session.send_request(GetTaskRequest(params=TaskIdParams(task_id="run-nosuchtask")), TaskState)
