@@ -9,19 +9,23 @@ wall-time cap) and can poll ``get_run`` instead.
 
 The SDK (``mcp`` 2.3.0) carries the extension's plumbing (extension result claims on the client,
 extra request methods on the server) but not the extension itself; these are its wire shapes, used by
-the server here and importable by a Python client (see ``docs/serve.md``). The 2025-11-25 revision's
+the server here, and :class:`TasksClient`, a client extension that polls a task to its end so that
+``mcp.Client(..., extensions=[TasksClient()])`` runs a long goal without a call timing out (see
+``docs/serve.md``). The 2025-11-25 revision's
 in-core tasks are types-only in the SDK (never dispatched), so a client on the handshake era gets the
 blocking call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+import anyio
 import mcp_types as types
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 #: how often a client should poll a task (ms)
@@ -107,3 +111,37 @@ class TaskRecord:
         return TaskState(task_id=self.task_id, status=status, status_message=message,
                          created_at=iso(self.created_at), last_updated_at=iso(self.updated_at or self.created_at),
                          result=result_json if status == "completed" else None)
+
+
+class TaskFailed(RuntimeError):
+    """A polled task ended ``failed`` or ``cancelled``; ``state`` is its last answer."""
+
+    def __init__(self, state: TaskState) -> None:
+        super().__init__(f"task {state.task_id} {state.status}: {state.status_message or ''}".rstrip(": "))
+        self.state = state
+
+
+async def poll_task(handle: TaskHandle, ctx: ClaimContext) -> types.CallToolResult:
+    """Poll ``tasks/get`` at the server's interval until the task ends; its ``CallToolResult`` when completed.
+
+    The signature of a :class:`~mcp.client.extension.ResultClaim` resolver.
+    """
+    while True:
+        state = await ctx.session.send_request(GetTaskRequest(params=TaskIdParams(task_id=handle.task_id)), TaskState)
+        if state.status == "completed" and state.result is not None:
+            return types.CallToolResult.model_validate(state.result)
+        if state.status in ("failed", "cancelled"):
+            raise TaskFailed(state)
+        await anyio.sleep((state.poll_interval_ms or POLL_INTERVAL_MS) / 1000)
+
+
+class TasksClient(ClientExtension):
+    """For ``mcp.Client(extensions=[TasksClient()])``: a task handle is polled to its end, so ``call_tool`` of a
+    long run answers the run's result as if it had waited, without one request waiting for minutes."""
+
+    identifier = TASKS_EXTENSION
+
+    def claims(self) -> Sequence[ResultClaim[Any]]:
+        async def resolve(handle: TaskHandle, ctx: ClaimContext) -> types.CallToolResult:
+            return await poll_task(handle, ctx)
+        return [ResultClaim(result_type="task", model=TaskHandle, resolve=resolve)]

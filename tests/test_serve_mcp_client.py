@@ -214,3 +214,29 @@ def test_a_task_is_cancelled_by_its_owner_not_by_another_act_client(tmp_path: Pa
     assert "forbidden" in out["other"] or "admin" in out["other"], out
     assert out["running"]
     assert out["final"] == "cancelled"
+
+
+def test_mcp_client_with_the_tasks_extension_gets_a_long_run_s_result_by_polling(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp import Client
+
+    from craftbt.serve import mcp_tasks
+
+    polled: list[str] = []
+    real_poll = mcp_tasks.poll_task
+
+    async def counting(handle: TaskHandle, ctx: ClaimContext) -> types.CallToolResult:
+        polled.append(handle.task_id)
+        return await real_poll(handle, ctx)
+    monkeypatch.setattr(mcp_tasks, "poll_task", counting)
+    with live_server(bot(tmp_path, scenario="no_crafting_table")) as live:
+
+        async def main() -> types.CallToolResult:
+            http = httpx2.AsyncClient(headers=AUTH, timeout=httpx2.Timeout(30, read=300))
+            async with http, Client(streamable_http_client(f"{live.url}/mcp", http_client=http),
+                                    extensions=[mcp_tasks.TasksClient()]) as client:
+                return await client.call_tool("run_goal", {"goal": "obtain stick"})
+        result = anyio.run(main)
+    assert not result.is_error and result.structured_content is not None
+    assert result.structured_content["status"] == "success"
+    assert polled == [result.structured_content["run_id"]]  # the server answered a task, the client polled it
