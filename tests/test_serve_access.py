@@ -132,3 +132,25 @@ def test_the_server_stops_a_run_at_its_wall_time_cap(tmp_path: Path) -> None:
         job = wait_idle(client, run_id)
         assert job["status"] == "cancelled" and time.monotonic() - started < 10
         assert client.app.state.bot.jobs[run_id].cancel_reason == WALL_TIME_REASON  # type: ignore[attr-defined]
+
+
+def test_craftbt_mcp_scope_limits_the_local_client(tmp_path: Path) -> None:
+    import anyio
+
+    from craftbt.serve.access import Principal
+    from craftbt.serve.mcp_server import McpTools
+
+    b = bot(tmp_path)
+    b.start()
+    try:
+        reader = McpTools(b, principal=Principal("local", Scope.READ))
+
+        async def main() -> list[Any]:
+            return [await reader.call("move_to", {"pos": {"x": 3, "y": 64, "z": 3}}),
+                    await reader.call("get_status", {})]
+        moved, status = anyio.run(main)
+    finally:
+        b.stop()
+    assert moved.is_error and moved.structured_content["needed_scope"] == "act"  # type: ignore[union-attr]
+    assert not status.is_error  # type: ignore[union-attr]
+    assert b.jobs == {}  # nothing ran

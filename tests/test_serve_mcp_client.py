@@ -97,6 +97,8 @@ async def judge(session: ClientSession) -> dict[str, Any]:
     except Exception as err:
         out["unknown_task"] = str(err)
     out["run"] = await session.read_resource(f"craftbt://runs/{handle.task_id}")
+    out["sla"] = await session.read_resource("craftbt://sla")
+    out["templates"] = (await session.list_resource_templates()).resource_templates
     return out
 
 
@@ -129,6 +131,8 @@ def check(out: dict[str, Any]) -> None:
     assert any(s["capability"] == "craft_recipe" and s["verdict"] == "verified" for s in result["steps"])
     assert (out["unknown_task"] and "unknown_task" in out["unknown_task"]) or "run-nosuchtask" in out["unknown_task"]
     assert handle.task_id in out["run"].contents[0].text  # the journal's run, as a resource
+    assert "craft_recipe" in out["sla"].contents[0].text  # the SLA report counts the verified craft
+    assert [t.uri_template for t in out["templates"]] == ["craftbt://runs/{run_id}"]
 
 
 @pytest.mark.slow
