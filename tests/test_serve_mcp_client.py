@@ -157,6 +157,7 @@ async def http_session(url: str, token: str) -> AsyncIterator[ClientSession]:
         yield session
 
 
+@pytest.mark.slow  # a goal of 500 ticks and three clients: about 20 s on a busy machine
 def test_the_sdk_client_over_http_runs_a_goal_as_a_task_and_scopes_hold(tmp_path: Path) -> None:
     tokens = Tokens.parse(f"admin root {TOKEN}\nread dash {READER}\nact agent {AGENT}\n")
     with live_server(bot(tmp_path, scenario="no_crafting_table"), tokens=tokens) as live:

@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.servekit import AUTH, TOKEN, app_for, bot, live_server
 
 ST = Path(sys.executable).parent / "st"
@@ -37,6 +39,7 @@ checks.positive_data_acceptance.enabled = false
 """
 
 
+@pytest.mark.slow  # about 15 s alone, 40 s on a busy machine
 def test_schemathesis_finds_no_mismatch_between_the_service_and_its_openapi_document(tmp_path: Path) -> None:
     config = tmp_path / "schemathesis.toml"
     config.write_text(CONFIG)
