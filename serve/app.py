@@ -1,9 +1,11 @@
 """The FastAPI application: seed 003's endpoints, the journal and registry, the WebSocket, the viewer, /mcp.
 
 Reads are open; every mutating call (execute, cancel, signals, viewer control, and all of /mcp)
-needs ``Authorization: Bearer TOKEN``. Host headers are checked (a DNS-rebinding page cannot
-reach a loopback service), a WebSocket from a page of another origin is refused, and request
-bodies are capped by :class:`~craftbt.serve.security.BodyLimit`.
+needs ``Authorization: Bearer TOKEN`` of the scope the route names (:mod:`craftbt.serve.access`:
+read, act, admin). Host headers are checked (a DNS-rebinding page cannot reach a loopback service),
+a WebSocket from a page of another origin is refused, and request bodies are capped by
+:class:`~craftbt.serve.security.BodyLimit`. ``/openapi.json`` describes all of it
+(:mod:`craftbt.serve.openapi`).
 """
 
 from __future__ import annotations
@@ -18,21 +20,36 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from craftbt._version import __version__
 from craftbt.executor.sla import build_report, render_html
+from craftbt.serve.access import AccessError, Principal, Runs, ServiceLimits, Tokens, forbidden
+from craftbt.serve.access import Scope as Access
 from craftbt.serve.bot import Bot, BusyError, CompileError, ExecuteRequest
 from craftbt.serve.compile import compile_tree
 from craftbt.serve.events import EventType
-from craftbt.serve.mcp_server import McpTools, build_server
-from craftbt.serve.security import DEFAULT_MAX_BODY, BodyLimit, is_loopback, token_matches
+from craftbt.serve.mcp_server import PRINCIPAL_KEY, McpTools, build_server
+from craftbt.serve.openapi import (
+    AllowedMethods,
+    BadRun,
+    JsonInt,
+    JsonNumber,
+    answers,
+    execute_body,
+    guarded,
+    install,
+    parse_run,
+)
+from craftbt.serve.security import DEFAULT_MAX_BODY, BodyLimit, is_loopback
 from craftbt.trees.schema import tree_schema
 from craftbt.trees.treeview import script as treeview_script
 
@@ -41,19 +58,23 @@ WS_POLL_S = 0.5
 
 
 class SignalRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     text: str = Field(min_length=1, max_length=2000, description="A suggestion, e.g. 'get some iron'")
     source: str = Field(default="user", pattern="^(user|system)$")
-    execute: bool = Field(default=False, description="When accepted and the bot is idle, plan and run the goal now")
+    execute: StrictBool = Field(default=False,
+                                description="When accepted and the bot is idle, plan and run the goal now")
 
 
 class ValidateRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     tree: str = Field(description="A tree in YAML or JSON text")
 
 
 class ControlRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     action: str = Field(pattern="^(pause|resume|step|pace)$")
-    steps: int = Field(default=1, ge=1, le=100_000)
-    pace_ms: float = Field(default=0.0, ge=0, le=10_000)
+    steps: JsonInt = Field(default=1, ge=1, le=100_000)
+    pace_ms: JsonNumber = Field(default=0.0, ge=0, le=10_000)
 
 
 def allowed_hosts(host: str) -> list[str]:
@@ -63,10 +84,21 @@ def allowed_hosts(host: str) -> list[str]:
     return sorted({"127.0.0.1", "localhost", "[::1]", "::1", host})
 
 
-def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int = DEFAULT_MAX_BODY,
+def create_app(bot: Bot, *, token: str | None = None, tokens: Tokens | None = None, limits: ServiceLimits | None = None,
+               host: str = "127.0.0.1", max_body: int = DEFAULT_MAX_BODY,
                extra_hosts: list[str] | None = None) -> FastAPI:
-    """The service around ``bot`` (started and stopped with the app's lifespan)."""
-    tools = McpTools(bot)
+    """The service around ``bot`` (started and stopped with the app's lifespan).
+
+    ``tokens`` names the clients and their scopes; ``token`` alone is one admin token. ``limits`` caps
+    every run (default: the bot's tick budget and :data:`~craftbt.serve.access.DEFAULT_MAX_WALL_S`).
+    """
+    if tokens is None:
+        if token is None:
+            raise ValueError("create_app needs token or tokens")
+        tokens = Tokens.single(token)
+    known = tokens
+    runs = Runs(bot, limits or ServiceLimits(max_ticks=bot.config.max_ticks))
+    tools = McpTools(bot, runs=runs)
     mcp_server = build_server(tools)
     hosts = allowed_hosts(host) + list(extra_hosts or [])
     security = None if "*" in hosts else TransportSecuritySettings(
@@ -87,18 +119,34 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
 
     app = FastAPI(title="craftbt serve", version=__version__, lifespan=lifespan,
                   description="A Minecraft bot as a service: behaviour trees, goals and CraftScript through one "
-                              "capability registry. Mutating calls need `Authorization: Bearer TOKEN`.")
+                              "capability registry. Reads are open; a mutating call needs `Authorization: Bearer "
+                              "TOKEN` of the scope its operation names (`x-craftbt-scope`: read, act or admin).")
     app.state.bot = bot
     app.state.tools = tools
+    app.state.runs = runs
     app.state.flags = state
 
-    def require_token(request: Request) -> None:
-        if not token_matches(request.headers.get("authorization"), token):
-            raise HTTPException(401, detail={"error": "unauthorized",
-                                             "detail": "send Authorization: Bearer TOKEN (printed by craftbt serve)"},
-                                headers={"WWW-Authenticate": "Bearer"})
+    def need(scope: Access) -> Any:
+        """A dependency: the caller's client, when its token allows ``scope`` (401 without one, 403 under it)."""
+        def check(request: Request) -> Principal:
+            principal = known.lookup(request.headers.get("authorization"))
+            if principal is None:
+                raise HTTPException(401, detail={"error": "unauthorized",
+                                                 "detail": "send Authorization: Bearer TOKEN (printed by craftbt "
+                                                           "serve)"},
+                                    headers={"WWW-Authenticate": "Bearer"})
+            if not principal.allows(scope):
+                raise HTTPException(403, detail=forbidden(principal, scope, f"{request.method} {request.url.path}")
+                                    .payload())
+            return principal
+        return Depends(check)
 
-    auth = [Depends(require_token)]
+    act = need(Access.ACT)
+
+    def refused(err: AccessError) -> HTTPException:
+        retry = err.extra.get("retry_after_s")
+        return HTTPException(err.status, detail=err.payload(),
+                             headers={"Retry-After": str(retry)} if retry is not None else None)
 
     # -- seed 003 ---------------------------------------------------------------------------------
     @app.get("/api/bot/status", tags=["bot"])
@@ -111,55 +159,67 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
         return {"ok": bot.alive and "error" not in bot.snapshot, "worker_alive": bot.alive,
                 "body": bot.body_kind, "body_error": bot.snapshot.get("error"),
                 "capabilities": len(bot.registry.latest()), "events_seq": bot.hub.last_seq,
-                "uptime_s": round(time.time() - bot.started_at, 3), "version": __version__}
+                "uptime_s": round(time.time() - bot.started_at, 3), "version": __version__,
+                "limits": {"max_ticks": runs.limits.max_ticks, "max_wall_s": runs.limits.max_wall_s}}
 
-    execute_body = {"requestBody": {"required": True, "content": {
-        "application/json": {"schema": ExecuteRequest.model_json_schema()},
-        "application/yaml": {"schema": {"type": "string", "description": "A tree file's text, as-is"}}}}}
-
-    @app.post("/api/cognitive/execute", status_code=202, tags=["runs"], dependencies=auth,
-              openapi_extra=execute_body)
-    async def execute(request: Request) -> dict[str, Any]:
+    @app.post("/api/cognitive/execute", status_code=202, tags=["runs"],
+              openapi_extra={**execute_body(runs.limits.max_ticks), **guarded(Access.ACT)},
+              responses=answers(400, 401, 403, 409, 413, 422, 429))
+    async def execute(request: Request, principal: Principal = act) -> dict[str, Any]:
         """Start a tree, a goal or a CraftScript text in the background; returns the run id.
 
-        JSON takes ``{"tree": TEXT}``, ``{"goal": "obtain iron_pickaxe"}`` or ``{"script": TEXT}``; a
-        YAML (or text/plain) body is a tree file as-is: ``curl --data-binary @tree.yaml``.
+        JSON takes exactly one of ``{"tree": TEXT}``, ``{"goal": "obtain iron_pickaxe"}`` or
+        ``{"script": TEXT}`` (with ``max_ticks``, and ``planner`` for a goal); a YAML (or text/plain)
+        body is a tree file as-is: ``curl --data-binary @tree.yaml``. The run is capped by the server's
+        tick and wall-time limits and the client's own (``max_ticks`` over them: 422 ``over_limit``;
+        too many runs this hour: 429).
         """
         raw = await request.body()
         kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
         try:
             if kind in ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "text/plain"):
-                body = ExecuteRequest(tree=raw.decode("utf-8"))
+                text = raw.decode("utf-8")
+                if not text.strip():
+                    raise BadRun("the tree file is empty")
+                body = ExecuteRequest(tree=text)
             else:
-                body = ExecuteRequest.model_validate_json(raw)
-        except (ValidationError, UnicodeDecodeError) as err:
-            detail = json.loads(err.json(include_url=False)) if isinstance(err, ValidationError) else str(err)
+                body = parse_run(raw)
+        except (BadRun, UnicodeDecodeError) as err:
+            detail = err.detail if isinstance(err, BadRun) else str(err)
             raise HTTPException(422, detail={"error": "bad_request", "detail": detail}) from None
         try:
-            job = await asyncio.to_thread(bot.submit, body)
+            job = await asyncio.to_thread(
+                runs.start, principal, lambda ticks: bot.submit(body.model_copy(update={"max_ticks": ticks})),
+                body.max_ticks)
         except CompileError as err:
             raise HTTPException(422, detail={"error": "invalid", "problems": err.problems}) from None
         except BusyError as err:
             raise HTTPException(409, detail={"error": "busy", "active": err.active}) from None
-        return {"run_id": job.id, "kind": job.kind.value, "state": job.state.value,
+        except AccessError as err:
+            raise refused(err) from None
+        return {"run_id": job.id, "kind": job.kind.value, "state": job.state.value, "owner": principal.name,
                 "links": {"run": f"/api/runs/{job.id}", "cancel": f"/api/runs/{job.id}/cancel", "events": "/ws"}}
 
-    @app.post("/api/cognitive/signals", tags=["bot"], dependencies=auth)
-    async def signals(request: SignalRequest) -> dict[str, Any]:
+    @app.post("/api/cognitive/signals", tags=["bot"], openapi_extra=guarded(Access.ACT),
+              responses=answers(400, 401, 403, 413, 422))
+    async def signals(request: SignalRequest, principal: Principal = act) -> dict[str, Any]:
         """Feed the intrusive-thought filter; accepted or rejected, with the reason."""
         decision = bot.signal(request.text, request.source)
         out: dict[str, Any] = {"accepted": decision.accepted, "reason": decision.reason,
                                "intent": decision.intent.model_dump(mode="json") if decision.intent else None}
         if decision.accepted and request.execute and decision.intent is not None:
+            goal = str(decision.intent.goal)
             try:
-                job = await asyncio.to_thread(bot.submit, ExecuteRequest(goal=str(decision.intent.goal)))
+                job = await asyncio.to_thread(runs.start, principal,
+                                              lambda ticks: bot.submit(ExecuteRequest(goal=goal, max_ticks=ticks)),
+                                              None)
                 out["run_id"] = job.id
-            except (BusyError, CompileError) as err:
+            except (BusyError, CompileError, AccessError) as err:
                 out["run_id"] = None
                 out["not_started"] = str(err)
         return out
 
-    @app.get("/api/cognitive/signals", tags=["bot"])
+    @app.get("/api/cognitive/signals", tags=["bot"], responses=answers(422))
     async def signal_log(limit: int = Query(50, ge=1, le=500)) -> dict[str, Any]:
         """Recent verdicts, and the accepted suggestions waiting for a consumer (the autonomy loop)."""
         return {"decisions": [d.model_dump(mode="json") for d in bot.thoughts.log[-limit:]],
@@ -169,8 +229,9 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
     async def viewer_state() -> dict[str, Any]:
         return bot.control.as_dict()
 
-    @app.post("/api/viewer/control", tags=["viewer"], dependencies=auth)
-    async def viewer_control(request: ControlRequest) -> dict[str, Any]:
+    @app.post("/api/viewer/control", tags=["viewer"], openapi_extra=guarded(Access.ACT),
+              responses=answers(400, 401, 403, 413, 422))
+    async def viewer_control(request: ControlRequest, principal: Principal = act) -> dict[str, Any]:
         """Debugging controls: pause and resume the running tree, single-step N ticks, set the pace."""
         control = bot.control
         if request.action == "pause":
@@ -184,8 +245,8 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
         return control.as_dict()
 
     # -- runs and the journal -------------------------------------------------------------------
-    @app.get("/api/runs", tags=["runs"])
-    def runs(limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
+    @app.get("/api/runs", tags=["runs"], responses=answers(422))
+    def list_runs(limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
         journal = bot.journal()
         try:
             rows = journal.list_runs(limit)
@@ -194,9 +255,9 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
         active = bot.active
         return {"active": active.summary() if active else None, "runs": rows}
 
-    @app.get("/api/runs/{run_id}", tags=["runs"])
+    @app.get("/api/runs/{run_id}", tags=["runs"], responses=answers(404))
     def run_detail(run_id: str) -> dict[str, Any]:
-        """One run: the service's view (state, outcome) and the journal's (steps, verdicts, decisions)."""
+        """One run: the service's view (state, outcome, owner) and the journal's (steps, verdicts, decisions)."""
         job = bot.jobs.get(run_id)
         journal = bot.journal()
         try:
@@ -207,18 +268,24 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
             journal.close()
         if detail is None and job is None:
             raise HTTPException(404, detail={"error": "unknown_run", "run_id": run_id})
-        return {"run_id": run_id, "job": job.summary() if job else None,
+        return {"run_id": run_id, "job": job.summary() if job else None, "owner": runs.owner(run_id),
                 "outcome": job.result if job else None, "journal": detail}
 
-    @app.post("/api/runs/{run_id}/cancel", status_code=202, tags=["runs"], dependencies=auth)
-    async def cancel(run_id: str) -> dict[str, Any]:
-        if not bot.cancel(run_id):
+    @app.post("/api/runs/{run_id}/cancel", status_code=202, tags=["runs"], openapi_extra=guarded(Access.ACT),
+              responses=answers(401, 403, 409))
+    async def cancel(run_id: str, principal: Principal = act) -> dict[str, Any]:
+        """Cancel a run: the client's own with scope act, another client's with admin."""
+        try:
+            cancelling = runs.cancel(principal, run_id)
+        except AccessError as err:
+            raise refused(err) from None
+        if not cancelling:
             active = bot.active
             raise HTTPException(409, detail={"error": "not_active", "run_id": run_id,
                                              "active": active.id if active else None})
         return {"run_id": run_id, "cancelling": True}
 
-    @app.get("/api/sla", tags=["journal"])
+    @app.get("/api/sla", tags=["journal"], responses=answers(422))
     def sla(since: float | None = None, capability: str | None = None) -> dict[str, Any]:
         journal = bot.journal()
         try:
@@ -245,7 +312,7 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
         """The JSON Schema of a tree for this registry."""
         return tree_schema(bot.registry)
 
-    @app.post("/api/trees/validate", tags=["registry"])
+    @app.post("/api/trees/validate", tags=["registry"], responses=answers(400, 413, 422))
     def validate(request: ValidateRequest) -> dict[str, Any]:
         checked = compile_tree(request.tree, bot.registry)
         return {"ok": checked.ok, "tree": checked.definition.tree if checked.definition else None,
@@ -316,15 +383,31 @@ def create_app(bot: Bot, *, token: str, host: str = "127.0.0.1", max_body: int =
         # the tree drawing the viewer shares with `craftbt render -f html` (craftbt/trees/treeview.js)
         return Response(treeview_script(), media_type="text/javascript", headers={"X-Content-Type-Options": "nosniff"})
 
+    @app.get("/ws", include_in_schema=False, responses=answers(422, 426))
+    async def events_over_http(since: int | None = Query(None, ge=0)) -> JSONResponse:
+        """A plain GET of /ws: it speaks WebSocket only."""
+        return JSONResponse({"error": "upgrade_required", "detail": "/ws is a WebSocket: connect with ws://"},
+                            status_code=426, headers={"Upgrade": "websocket", "Connection": "Upgrade"})
+
     # -- MCP over streamable HTTP -----------------------------------------------------------------
-    mcp_asgi = _TokenGate(sessions.handle_request, token)
+    mcp_asgi = _TokenGate(sessions.handle_request, known)
     app.router.routes.append(Route("/mcp", endpoint=mcp_asgi, methods=["GET", "POST", "DELETE"]))
 
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+    @app.exception_handler(StarletteHTTPException)  # FastAPI's own 400 (a body it cannot parse) included
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         body = exc.detail if isinstance(exc.detail, dict) else {"error": str(exc.detail)}
         return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # the one error shape of every route (ErrorBody), with the located problems
+        detail = json.loads(json.dumps(exc.errors(), default=str))
+        for problem in detail:
+            problem.pop("url", None)
+        return JSONResponse({"error": "bad_request", "detail": detail}, status_code=422)
+
+    install(app)
+    app.add_middleware(AllowedMethods, routes=lambda: app.routes)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
     app.add_middleware(BodyLimit, limit=max_body)
     return app
@@ -339,15 +422,20 @@ def _same_origin(websocket: WebSocket) -> bool:
 
 
 class _TokenGate:
-    """An ASGI wrapper: /mcp answers 401 without the bearer token (every MCP call may act)."""
+    """An ASGI wrapper: /mcp answers 401 without a known bearer token; the token's client rides in the scope.
 
-    def __init__(self, app: Any, token: str) -> None:
+    Each tool then checks the client's scope (:meth:`~craftbt.serve.mcp_server.McpTools.call`).
+    """
+
+    def __init__(self, app: Any, tokens: Tokens) -> None:
         self.app = app
-        self.token = token
+        self.tokens = tokens
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers") or []}
-        if not token_matches(headers.get("authorization"), self.token):
+        principal = self.tokens.lookup(headers.get("authorization"))
+        scope[PRINCIPAL_KEY] = principal
+        if principal is None:
             body = b'{"error":"unauthorized"}'
             await send({"type": "http.response.start", "status": 401, "headers": [
                 (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})

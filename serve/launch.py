@@ -19,9 +19,10 @@ from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
 from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
 from craftbt.executor.watch import RunWatcher
+from craftbt.serve.access import DEFAULT_MAX_WALL_S, LOCAL_ADMIN, Principal, Scope, ServiceLimits
 from craftbt.serve.app import create_app
 from craftbt.serve.bot import Bot
-from craftbt.serve.security import DEFAULT_MAX_BODY, resolve_token
+from craftbt.serve.security import DEFAULT_MAX_BODY, resolve_tokens
 from craftbt.world.body import Body
 
 #: Minecraft's own pace; the embedded world otherwise runs a tree in milliseconds, too fast to watch
@@ -89,17 +90,24 @@ def _watchers(opts: BotOptions) -> list[RunWatcher]:
     return [Groot2Publisher(opts.groot2)]  # binds now: a port in use fails before the server starts
 
 
-def serve(opts: BotOptions, *, host: str, port: int, token: str | None, max_body: int = DEFAULT_MAX_BODY) -> None:
+def serve(opts: BotOptions, *, host: str, port: int, token: str | None, max_body: int = DEFAULT_MAX_BODY,
+          token_file: Path | None = None, max_wall_s: float = DEFAULT_MAX_WALL_S) -> None:
     """Run until a signal; prints where to point a browser, curl and an MCP client."""
-    secret, generated = resolve_token(host, token)
+    tokens, secret, generated = resolve_tokens(host, token, token_file)
     bot = make_bot(opts)
-    app = create_app(bot, token=secret, host=host, max_body=max_body)
+    app = create_app(bot, tokens=tokens, host=host, max_body=max_body,
+                     limits=ServiceLimits(max_ticks=opts.max_ticks, max_wall_s=max_wall_s))
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{port}"
     print(f"craftbt serve: {opts.body} body, journal {bot.home / 'journal.sqlite'}", flush=True)
-    print(f"  viewer  {base}/viewer#token={secret}", flush=True)
+    print(f"  viewer  {base}/viewer" + (f"#token={secret}" if secret else ""), flush=True)
     print(f"  API     {base}/docs   MCP {base}/mcp", flush=True)
-    print(f"  token   {secret}" + ("   (generated; pass --token to choose one)" if generated else ""), flush=True)
+    if secret is not None:
+        print(f"  token   {secret}   (scope admin)" + ("   (generated; pass --token to choose one)" if generated
+                                                        else ""), flush=True)
+    else:
+        clients = ", ".join(f"{p.name} ({p.scope.label})" for p in tokens.principals())
+        print(f"  tokens  {token_file}: {clients}", flush=True)
     if opts.groot2 is not None:
         print(f"  Groot2  127.0.0.1:{opts.groot2} (e.g. `btview --port {opts.groot2}`)", flush=True)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5,
@@ -118,17 +126,24 @@ def serve(opts: BotOptions, *, host: str, port: int, token: str | None, max_body
     print("craftbt serve: stopped", flush=True)
 
 
-def mcp_stdio(opts: BotOptions) -> None:
-    """``craftbt mcp``: the MCP server on stdin/stdout (stdout carries only protocol messages)."""
+def mcp_stdio(opts: BotOptions, scope: str = "admin", max_wall_s: float = DEFAULT_MAX_WALL_S) -> None:
+    """``craftbt mcp``: the MCP server on stdin/stdout (stdout carries only protocol messages).
+
+    The one client is the user who started the process: ``admin`` unless ``scope`` says less (an
+    agent that should only look, or act but not write functions).
+    """
     import anyio
     from mcp.server.stdio import stdio_server
 
+    from craftbt.serve.access import Runs
     from craftbt.serve.mcp_server import McpTools, build_server
 
     if opts.pace_ms is None:
         opts.pace_ms = 0.0  # nobody watches a stdio server's tree tick
+    principal = Principal(LOCAL_ADMIN.name, Scope.parse(scope))
     bot = make_bot(opts)
-    server = build_server(McpTools(bot))
+    runs = Runs(bot, ServiceLimits(max_ticks=opts.max_ticks, max_wall_s=max_wall_s))
+    server = build_server(McpTools(bot, runs=runs, principal=principal))
 
     async def main() -> None:
         async with stdio_server() as (read, write):

@@ -1,17 +1,21 @@
-"""Safe by default: the bearer token, the loopback rule and the request-body limit.
+"""Safe by default: the bearer tokens, the loopback rule and the request-body limit.
 
-Every mutating call needs ``Authorization: Bearer TOKEN`` (compared in constant time). A token is
-generated when none is given; a bind address that is not loopback refuses to start without an
-explicit one, so a service reachable from the network never runs with a token nobody chose.
+Every mutating call needs ``Authorization: Bearer TOKEN`` (compared in constant time; what each
+token may do is :mod:`craftbt.serve.access`'s). A token is generated when none is given; a bind
+address that is not loopback refuses to start without an explicit one (``--token`` or
+``--token-file``), so a service reachable from the network never runs with a token nobody chose.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import secrets
+from pathlib import Path
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from craftbt.serve.access import Tokens, check_token
 
 #: default request-body cap: a tree or script is a few kB; this leaves room and stops abuse
 DEFAULT_MAX_BODY = 1 << 20
@@ -33,20 +37,32 @@ def is_loopback(host: str) -> bool:
 def resolve_token(host: str, token: str | None) -> tuple[str, bool]:
     """The token to require and whether it was generated; refuses a non-loopback bind without one."""
     if token is not None:
-        if len(token) < 16:
-            raise SecurityError("--token must be at least 16 characters")
-        return token, False
+        try:
+            return check_token(token), False
+        except ValueError as err:
+            raise SecurityError(str(err)) from None
     if not is_loopback(host):
-        raise SecurityError(f"binding {host} (not loopback) needs --token (or CRAFTBT_SERVE_TOKEN): "
-                            "anyone who can reach the port could drive the bot")
+        raise SecurityError(f"binding {host} (not loopback) needs --token or --token-file (or CRAFTBT_SERVE_TOKEN, "
+                            "CRAFTBT_SERVE_TOKEN_FILE): anyone who can reach the port could drive the bot")
     return secrets.token_urlsafe(24), True
 
 
-def token_matches(header: str | None, token: str) -> bool:
-    if not header:
-        return False
-    scheme, _, value = header.partition(" ")
-    return scheme.lower() == "bearer" and secrets.compare_digest(value.strip().encode(), token.encode())
+def resolve_tokens(host: str, token: str | None, token_file: Path | None) -> tuple[Tokens, str | None, bool]:
+    """The tokens to accept, the admin token to print (None with a token file) and whether it was generated.
+
+    ``--token`` alone is one admin token (what it always meant); ``--token-file`` names scoped clients,
+    and a ``--token`` given with it is one more admin entry.
+    """
+    if token_file is None:
+        secret, generated = resolve_token(host, token)
+        return Tokens.single(secret), secret, generated
+    try:
+        tokens = Tokens.load(token_file)
+        if token is not None:
+            tokens = Tokens.merged(tokens, Tokens.single(token))
+    except ValueError as err:
+        raise SecurityError(str(err)) from None
+    return tokens, None, False
 
 
 class BodyLimit:

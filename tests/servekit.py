@@ -59,9 +59,9 @@ class Live:
 
 
 @contextmanager
-def live_server(b: Bot) -> Iterator[Live]:
+def live_server(b: Bot, **kw: object) -> Iterator[Live]:
     port = free_port()
-    config = uvicorn.Config(app_for(b), host="127.0.0.1", port=port, log_level="warning", lifespan="on",
+    config = uvicorn.Config(app_for(b, **kw), host="127.0.0.1", port=port, log_level="warning", lifespan="on",
                             timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -1,8 +1,9 @@
 """``craftbt serve`` (HTTP, WebSocket, /mcp, the viewer) and ``craftbt mcp`` (the MCP server over stdio).
 
 Both hold one long-lived bot (a body, the registry, an executor and its journal). ``serve`` binds
-127.0.0.1 by default, prints a token (or takes ``--token`` / ``CRAFTBT_SERVE_TOKEN``) and refuses a
-non-loopback address without one. SIGTERM or Ctrl-C stops it cleanly (an active run is cancelled and
+127.0.0.1 by default, prints a token (or takes ``--token`` / ``CRAFTBT_SERVE_TOKEN``, one admin token,
+or ``--token-file`` / ``CRAFTBT_SERVE_TOKEN_FILE``, scoped clients) and refuses a non-loopback address
+without one. SIGTERM or Ctrl-C stops it cleanly (an active run is cancelled and
 its journal row closed; uvicorn then re-raises the signal, so the exit status is the signal's); 1 when it
 cannot start.
 """
@@ -27,13 +28,19 @@ _PROFILE = typer.Option("survival", "--profile", help="Permission profile")
 _GEOFENCE = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)")
 _MAX_TICKS = typer.Option(20 * 60 * 20, "--max-ticks", min=1, help="Default game-tick budget of a run")
 _HOME = typer.Option(None, "--home", help="Journal folder (default: $CRAFTBT_HOME or .craftbt)")
+_MAX_WALL = typer.Option(1800.0, "--max-wall-s", min=1, help="Wall-time cap of any run (s): the server cancels it "
+                                                            "after this")
 
 
 def serve_cmd(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (non-loopback needs --token)"),
     port: int = typer.Option(8765, "--port", min=1, max=65535),
-    token: str | None = typer.Option(None, "--token", help="Bearer token for mutating calls (default: generated; "
+    token: str | None = typer.Option(None, "--token", help="Bearer token of scope admin (default: generated; "
                                      "or $CRAFTBT_SERVE_TOKEN)"),
+    token_file: Path | None = typer.Option(None, "--token-file", help="Scoped clients, one 'SCOPE NAME TOKEN "
+                                           "[max_ticks=N] [runs_per_hour=N]' a line; SCOPE is read, act or admin "
+                                           "(or $CRAFTBT_SERVE_TOKEN_FILE)"),
+    max_wall_s: float = _MAX_WALL,
     body: str = _BODY,
     scenario: Path | None = _SCENARIO,
     seed: int = _SEED,
@@ -61,8 +68,10 @@ def serve_cmd(
                       profile=profile, geofence=geofence, max_ticks=max_ticks, pace_ms=pace_ms, home=home,
                       live_days=live, groot2=groot2)
     try:
+        env_file = os.environ.get("CRAFTBT_SERVE_TOKEN_FILE")
         serve(opts, host=host, port=port, token=token or os.environ.get("CRAFTBT_SERVE_TOKEN") or None,
-              max_body=max_body)
+              max_body=max_body, token_file=token_file or (Path(env_file) if env_file else None),
+              max_wall_s=max_wall_s)
     except SecurityError as err:
         print(f"craftbt serve: {err}", file=sys.stderr)
         raise typer.Exit(1) from None
@@ -79,13 +88,19 @@ def mcp_cmd(
     geofence: str | None = _GEOFENCE,
     max_ticks: int = _MAX_TICKS,
     home: Path | None = _HOME,
+    scope: str = typer.Option("admin", "--scope", help="What the client may do: read, act (world-changing tools, "
+                              "runs) or admin (also the function store)"),
+    max_wall_s: float = _MAX_WALL,
 ) -> None:
     """Serve one bot as an MCP server over stdio (for MCP clients that start their servers)."""
     from craftbt.serve.launch import BotOptions, mcp_stdio
 
     opts = BotOptions(body=body, scenario=scenario, seed=seed, mc_host=mc_host, mc_port=mc_port, username=username,
                       profile=profile, geofence=geofence, max_ticks=max_ticks, home=home)
-    mcp_stdio(opts)
+    if scope.strip().lower() not in ("read", "act", "admin"):
+        print(f"craftbt mcp: --scope {scope!r} is not one of read, act, admin", file=sys.stderr)
+        raise typer.Exit(2)
+    mcp_stdio(opts, scope=scope, max_wall_s=max_wall_s)
 
 
 def register(app: typer.Typer) -> None:
