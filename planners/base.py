@@ -68,6 +68,14 @@ class PlanningState:
     time_of_day: int = 1000
     health: float = 20.0
     food: int = 20
+    #: False: plan only from the inventory and the stations in reach (craft and smelt, no mining, hunting,
+    #: farming or exploring); a refusal then names the missing ingredient
+    gathering: bool = True
+
+    def gathers(self, registry: Registry) -> bool:
+        """Whether a plan may gather: this state allows it and ``registry`` can mine (a craft-only registry
+        yields no gathering fallback)."""
+        return self.gathering and registry.has("acquire_material")
 
     @classmethod
     def survey(cls, body: Body, candidates: list[str], radius: int = 48,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,7 @@ from craftbt.planners.living import (
 )
 from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
 from craftbt.world import nature
-from craftbt.world.mcdata import McData, Recipe, load
+from craftbt.world.mcdata import McData, Recipe, Slot, load
 
 if TYPE_CHECKING:
     from craftbt.capabilities.registry import Registry
@@ -88,7 +89,7 @@ def recipe_graph(version: str = "1.21.4") -> nx.DiGraph:
     graph = nx.DiGraph()
     for item in md.items():
         for recipe in md.recipes_for(item.name):
-            for ingredient in recipe.ingredients:
+            for ingredient in recipe.inputs:
                 graph.add_edge(item.name, ingredient, kind="craft")
         for smelting in md.smelting_for(item.name):
             graph.add_edge(item.name, smelting.input, kind="smelt")
@@ -142,8 +143,12 @@ class CraftingSolver:
         md = load(self.version)
         if not md.has_item(goal.target):
             raise PlanningFailure("unknown_item", f"{goal.target!r} is not a {md.version} item")
-        refuse_if_elsewhere(md, self.version, goal.target)
-        expansion = _Expansion(md, state, self.version)
+        gather = state.gathers(registry)
+        if gather:
+            refuse_if_elsewhere(md, self.version, goal.target, state.inventory)
+        expansion = _Expansion(md, state, self.version, gather)
+        if not gather:
+            refuse_if_unpayable(md, goal.target, expansion.costs)
         expansion.obtain(goal.target, goal.count, frozenset())
         steps = carry_stations(with_explores(consolidate_mining(expansion.steps, state.inventory), state),
                                state.stations)
@@ -179,9 +184,11 @@ _Saved = tuple[dict[str, int], dict[str, int], set[str], int, float, set[str], s
 class _Expansion:
     """One expansion against a virtual inventory. Steps accumulate in execution order."""
 
-    def __init__(self, md: McData, state: PlanningState, version: str) -> None:
+    def __init__(self, md: McData, state: PlanningState, version: str, gather: bool = True) -> None:
         self.md = md
         self.state = state
+        #: False: only what is held, crafted and smelted (see PlanningState.gathering)
+        self.gather = gather
         self.inventory: dict[str, int] = defaultdict(int, state.inventory)
         self.reserved: dict[str, int] = defaultdict(int)
         self.stations: set[str] = set(state.stations)
@@ -191,8 +198,8 @@ class _Expansion:
         self.assumed_blocks: set[str] = set()
         #: items a plan explores for (their blocks are not in view): one explore step each
         self.explored: set[str] = set()
-        self.sources = mine_sources(version)
-        self.costs = _cost_table(md, version, state)
+        self.sources = mine_sources(version) if gather else {}
+        self.costs = _cost_table(md, version, state, gather)
 
     # -- bookkeeping ------------------------------------------------------------
     def free(self, item: str) -> int:
@@ -223,6 +230,9 @@ class _Expansion:
         """Try options cheapest first; a dead end rolls the expansion back and tries the next."""
         options = sorted(self._options(item, visiting), key=lambda o: o[0])
         if not options:
+            if not self.gather:
+                raise PlanningFailure("missing_ingredient", f"{count} more {item}: not held, and nothing held "
+                                      "makes it")
             raise PlanningFailure("unobtainable", f"no way to obtain {item} from here")
         failure: PlanningFailure | None = None
         for _, _kind, choice in options:
@@ -264,7 +274,7 @@ class _Expansion:
 
     def _options(self, item: str, visiting: frozenset[str]) -> list[tuple[float, str, _Choice]]:
         options: list[tuple[float, str, _Choice]] = []
-        if self.state.available_blocks is not None:  # a real world: animals roam it
+        if self.gather and self.state.available_blocks is not None:  # a real world: animals roam it
             for hunt in hunts_for(item):
                 options.append((HUNT_TICKS / hunt.per_kill, "hunt", hunt))
             for farm in farms_for(item):
@@ -278,9 +288,8 @@ class _Expansion:
                 walk = WALK_TICKS_PER_BLOCK * _distance(self.state, source.block)
                 options.append((MINE_TRAVEL_TICKS + walk + tool_cost, "mine", source))
         for recipe in _recipes(self.md, item):
-            if any(ing in visiting for ing in recipe.ingredients):
-                continue
-            cost = CRAFT_TICKS + sum(self.costs.get(i, UNREACHABLE) * n for i, n in recipe.ingredients.items())
+            cost = CRAFT_TICKS + recipe_cost(recipe, lambda i: UNREACHABLE if i in visiting else self.costs.get(
+                i, UNREACHABLE))
             options.append((cost / recipe.count, "craft", recipe))
         for smelting in self.md.smelting_for(item):
             if smelting.input not in visiting:
@@ -362,23 +371,29 @@ class _Expansion:
 
     def _craft(self, item: str, count: int, recipe: Recipe, visiting: frozenset[str]) -> None:
         crafts = math.ceil(count / recipe.count)
-        for ingredient, per_craft in recipe.ingredients.items():
-            self.obtain(ingredient, per_craft * crafts, visiting)
-        preconditions = [
-            Check("has_item", {"item": ing, "count": n * crafts}) for ing, n in recipe.ingredients.items()
-        ]
+        # each slot is paid with what is free of its options first, the rest with its cheapest option
+        uses = recipe.fill(crafts, {i: max(0, self.free(i)) for i in recipe.inputs if i not in visiting},
+                           lambda i: UNREACHABLE if i in visiting else self.costs.get(i, UNREACHABLE))
+        for ingredient, total in uses.items():
+            self.obtain(ingredient, total, visiting)
+        preconditions = [Check("has_item", {"item": ing, "count": n}) for ing, n in uses.items()]
         if recipe.needs_table:
             self._ensure_station("crafting_table", visiting)
             preconditions.append(Check("block_nearby", {"block": "crafting_table", "radius": 6}))
-        for ingredient, per_craft in recipe.ingredients.items():
-            self.spend(ingredient, per_craft * crafts)
+        for ingredient, total in uses.items():
+            self.spend(ingredient, total)
         batches = chunks(crafts, max(1, MAX_CRAFT_QTY // recipe.count))
+        held = dict(uses)
         for batch in batches:
             made = batch * recipe.count
             self.inventory[item] += made
+            part = uses
             if len(batches) > 1:  # each batch needs (and checks) only its own share of the ingredients
-                preconditions = [Check("has_item", {"item": ing, "count": n * batch})
-                                 for ing, n in recipe.ingredients.items()] + preconditions[len(recipe.ingredients):]
+                part = recipe.fill(batch, held)
+                for ing, n in part.items():
+                    held[ing] -= n
+                preconditions = [Check("has_item", {"item": ing, "count": n})
+                                 for ing, n in part.items()] + preconditions[len(uses):]
             self.add_step(
                 PlanStep(
                     name=f"craft {made} {item}",
@@ -389,7 +404,7 @@ class _Expansion:
                     cost=CRAFT_TICKS * batch,
                     group=f"make {item}",
                     produces={item: made},
-                    consumes={ing: n * batch for ing, n in recipe.ingredients.items()},
+                    consumes=dict(part),
                 )
             )
 
@@ -434,10 +449,12 @@ class _Expansion:
             needed = math.ceil(items * SMELT_TICKS / burn)
             short = max(0, needed - self.free(fuel))
             cost = short * self.costs.get(fuel, UNREACHABLE)
-            if cost < UNREACHABLE and (best is None or (cost, fuel) < (best[0], best[1])):
+            # among equally cheap fuels the one burning fewest items: a held lava bucket before planks
+            if cost < UNREACHABLE and (best is None or (cost, needed, fuel) < (best[0], best[2], best[1])):
                 best = (cost, fuel, needed)
         if best is None:
-            raise PlanningFailure("no_fuel", "no obtainable furnace fuel")
+            raise PlanningFailure("no_fuel" if self.gather else "missing_ingredient",
+                                  "no furnace fuel held" if not self.gather else "no obtainable furnace fuel")
         return best[1], best[2]
 
     def _ensure_station(self, station: str, visiting: frozenset[str]) -> None:
@@ -487,16 +504,55 @@ def explore_step(item: str, block: str, preconditions: list[Check], count: int =
     )
 
 
-def refuse_if_elsewhere(md: McData, version: str, item: str) -> None:
+def refuse_if_elsewhere(md: McData, version: str, item: str, inventory: dict[str, int] | None = None) -> None:
     """Raise ``out_of_reach`` when ``item`` can be had only with blocks of the Nether or the End: the one
-    refusal left once whatever the overworld generates counts as findable by exploring."""
+    refusal left once whatever the overworld generates counts as findable by exploring. What is held
+    counts: quartz in hand makes a comparator, three blackstone a blackstone slab."""
+    held = frozenset(i for i, n in (inventory or {}).items() if n > 0)
     overworld = frozenset((b, UNSURVEYED_DISTANCE) for b in _generated_blocks())
-    if _cost_fixpoint(md, version, overworld).get(item, UNREACHABLE) < UNREACHABLE:
+    if _cost_fixpoint(md, version, overworld, held).get(item, UNREACHABLE) < UNREACHABLE:
         return
     everywhere = overworld | frozenset((b, UNSURVEYED_DISTANCE) for b in nature.OTHER_DIMENSIONS)
-    if _cost_fixpoint(md, version, everywhere).get(item, UNREACHABLE) < UNREACHABLE:
+    if _cost_fixpoint(md, version, everywhere, held).get(item, UNREACHABLE) < UNREACHABLE:
         raise PlanningFailure("out_of_reach", f"{item} needs blocks of the Nether or the End; this bot stays in "
                               "the overworld")
+
+
+def recipe_cost(recipe: Recipe, cost: Callable[[str], float]) -> float:
+    """Additive cost of one craft's ingredients: each slot at its cheapest option (``inf``: unpayable)."""
+    return sum(min(cost(o) for o in slot.options) * slot.count for slot in recipe.slots)
+
+
+def refuse_if_unpayable(md: McData, item: str, costs: dict[str, float]) -> None:
+    """Raise ``missing_ingredient`` with a proof when nothing held can become ``item`` (craft-only costs):
+    for the goal and then the first unpayable ingredient, each recipe's slot that no held or makeable item
+    fills, down to an item nothing makes. Quantities are the expansion's to check."""
+    if costs.get(item, UNREACHABLE) < UNREACHABLE:
+        return
+    chain: list[str] = []
+    seen: set[str] = set()
+    current: str | None = item
+    while current is not None and current not in seen and len(chain) < 4:
+        seen.add(current)
+        ways: list[str] = []
+        nxt: str | None = None
+        for recipe in _recipes(md, current):
+            dead = next(s for s in recipe.slots if all(costs.get(o, UNREACHABLE) == UNREACHABLE for o in s.options))
+            ways.append("craft needs " + _slot_text(dead))
+            if nxt is None:
+                nxt = next((o for o in dead.options if o not in seen), None)
+        for smelting in md.smelting_for(current):
+            ways.append(f"smelt needs {smelting.input}")
+            if nxt is None and smelting.input not in seen:
+                nxt = smelting.input
+        chain.append(f"{current}: " + ("; ".join(dict.fromkeys(ways)) if ways else "not held and no recipe makes it"))
+        current = nxt
+    raise PlanningFailure("missing_ingredient", f"cannot make {item} from what is held: " + " <- ".join(chain))
+
+
+def _slot_text(slot: Slot) -> str:
+    names = " or ".join(slot.options[:3]) + (f" (or {len(slot.options) - 3} more)" if len(slot.options) > 3 else "")
+    return f"{slot.count} {names}"
 
 
 def in_view(state: PlanningState, block: str) -> bool:
@@ -680,32 +736,50 @@ def _generated_blocks() -> frozenset[str]:
     return frozenset(nature.SURFACE | nature.UNDERGROUND | set(nature.MINING_Y))
 
 
-def _cost_table(md: McData, version: str, state: PlanningState) -> dict[str, float]:
+def _cost_table(md: McData, version: str, state: PlanningState, gather: bool = True) -> dict[str, float]:
     """h_add fixpoint: the cheapest additive cost of every item, ignoring inventory.
 
     Mining a block costs the walk to the nearest one the survey saw, so the
     plan gathers from the trees next to the player, not from a birch far away.
+    Without ``gather`` only held items have a source (and only items something held can become are costed).
     """
+    held = frozenset(item for item, count in state.inventory.items() if count > 0)
+    if not gather:
+        return _cost_fixpoint(md, version, frozenset(), held, False, _made_from(version, held))
     if state.available_blocks is None:
         blocks: frozenset[str] = _natural_blocks()
     else:  # what is in view, and what the overworld generates somewhere (found by exploring)
         blocks = state.available_blocks | _generated_blocks()
     reach = frozenset((b, round(_distance(state, b))) for b in blocks)
-    held = frozenset(item for item, count in state.inventory.items() if count > 0)
     return _cost_fixpoint(md, version, reach, held, state.available_blocks is not None)
+
+
+def _made_from(version: str, held: frozenset[str]) -> tuple[str, ...]:
+    """Every item a chain of crafts and smelts starting from ``held`` could reach (the graph's ancestors):
+    the only items a craft-only plan can cost."""
+    graph = recipe_graph(version)
+    out: set[str] = set(held)
+    todo = [i for i in held if i in graph]
+    while todo:
+        item = todo.pop()
+        for maker in graph.predecessors(item):
+            if maker not in out and graph.edges[maker, item]["kind"] in ("craft", "smelt"):
+                out.add(maker)
+                todo.append(maker)
+    return tuple(sorted(out))
 
 
 @functools.lru_cache(maxsize=32)
 def _cost_fixpoint(
     md: McData, version: str, reach: frozenset[tuple[str, int]], held: frozenset[str] = frozenset(),
-    hunting: bool = False,
+    hunting: bool = False, only: tuple[str, ...] | None = None,
 ) -> dict[str, float]:
     """``held`` items cost nothing: a plan may start from what the inventory already has. With ``hunting``,
-    animal drops cost a hunt."""
+    animal drops cost a hunt. ``only``: cost just these items (the rest stay unreachable)."""
     graph = recipe_graph(version)
     sources = mine_sources(version)
     distance = dict(reach)
-    items = _relevant_items(version)
+    items = _relevant_items(version) if only is None else only
     cost: dict[str, float] = dict.fromkeys(held, 0.0)
     changed = True
     while changed:
@@ -718,7 +792,7 @@ def _cost_fixpoint(
                     walk = WALK_TICKS_PER_BLOCK * distance[source.block]
                     best = min(best, MINE_TRAVEL_TICKS + walk + tool * TOOL_AMORTIZATION)
             for recipe in _recipes(md, item):
-                total = CRAFT_TICKS + sum(cost.get(i, UNREACHABLE) * n for i, n in recipe.ingredients.items())
+                total = CRAFT_TICKS + recipe_cost(recipe, lambda i: cost.get(i, UNREACHABLE))
                 best = min(best, total / recipe.count)
             for smelting in md.smelting_for(item):
                 best = min(best, SMELT_TICKS + cost.get(smelting.input, UNREACHABLE))
@@ -743,7 +817,9 @@ __all__ = [
     "merge_mining",
     "mine_sources",
     "recipe_graph",
+    "recipe_cost",
     "rederive_effects",
     "refuse_if_elsewhere",
+    "refuse_if_unpayable",
     "with_explores",
 ]

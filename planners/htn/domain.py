@@ -176,13 +176,14 @@ def build_domain() -> Domain:
     def craft(
         s: CraftState, item: str, ingredients: tuple[tuple[str, int], ...], crafts: int, per: int, table: bool
     ) -> PlanStep | bool | None:
-        if any(s.inventory[i] < n * crafts for i, n in ingredients):
+        """``ingredients``: what these ``crafts`` consume in all (a slot's options mixed)."""
+        if any(s.inventory[i] < n for i, n in ingredients):
             return False
         if table and "crafting_table" not in s.stations:
             return False
         for ingredient, n in ingredients:
-            s.inventory[ingredient] -= n * crafts
-            s.reserved[ingredient] = max(0, s.reserved[ingredient] - n * crafts)
+            s.inventory[ingredient] -= n
+            s.reserved[ingredient] = max(0, s.reserved[ingredient] - n)
         made = crafts * per
         s.inventory[item] += made
         return PlanStep(
@@ -190,10 +191,10 @@ def build_domain() -> Domain:
             capability="craft_recipe",
             args={"recipe": item, "qty": made},
             effect=has(item, s.inventory[item]),
-            preconditions=[has(i, n * crafts) for i, n in ingredients] + ([near("crafting_table")] if table else []),
+            preconditions=[has(i, n) for i, n in ingredients] + ([near("crafting_table")] if table else []),
             cost=CRAFT_TICKS * crafts,
             produces={item: made},
-            consumes={i: n * crafts for i, n in ingredients},
+            consumes=dict(ingredients),
         )
 
     @d.method("produce", "craft", "crafting")
@@ -203,15 +204,22 @@ def build_domain() -> Domain:
                 continue
             recipe = option.recipe
             crafts = math.ceil(n / recipe.count)
-            ingredients = tuple(sorted(recipe.ingredients.items()))
-            subtasks: list[Task] = [("obtain", i, k * crafts) for i, k in ingredients]
+            # each slot takes what is free of its options, the rest as its cheapest option
+            uses = recipe.fill(crafts, {i: max(0, s.free(i)) for i in recipe.inputs}, s.knowledge.cost)
+            ingredients = tuple(sorted(uses.items()))
+            subtasks: list[Task] = [("obtain", i, k) for i, k in ingredients]
             if recipe.needs_table:
                 subtasks.append(("station", "crafting_table"))
             # a step crafts at most MAX_CRAFT_QTY items (craft_recipe's bound): more is several steps
+            left = dict(uses)
             for batch in chunks(crafts, max(1, MAX_CRAFT_QTY // recipe.count)):
-                subtasks.append(("!craft", item, ingredients, batch, recipe.count, recipe.needs_table))
+                part = recipe.fill(batch, left)
+                for i, k in part.items():
+                    left[i] -= k
+                subtasks.append(("!craft", item, tuple(sorted(part.items())), batch, recipe.count,
+                                 recipe.needs_table))
             # what is already held costs nothing: prefer the recipe the inventory can pay for
-            short = sum(max(0, k * crafts - s.free(i)) * s.knowledge.cost(i) for i, k in ingredients)
+            short = sum(max(0, k - s.free(i)) * s.knowledge.cost(i) for i, k in ingredients)
             yield option.label.removeprefix("craft:"), subtasks, CRAFT_TICKS * crafts + short
 
     # -- building (workstations and modules) ---------------------------------------------------------

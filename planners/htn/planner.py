@@ -31,7 +31,14 @@ from craftbt.planners.htn.engine import (
 from craftbt.planners.htn.knowledge import Knowledge
 from craftbt.planners.intent import GoalVerb, Intent, context_key
 from craftbt.planners.ppa import Check, PlanStep, dedupe_leaf_names, station_moves
-from craftbt.planners.solver import MINE_BATCH, explore_moves, merge_mining, rederive_effects, refuse_if_elsewhere
+from craftbt.planners.solver import (
+    MINE_BATCH,
+    explore_moves,
+    merge_mining,
+    rederive_effects,
+    refuse_if_elsewhere,
+    refuse_if_unpayable,
+)
 from craftbt.trees.model import Node, SelectorNode, SequenceNode, TreeDefinition
 from craftbt.world.mcdata import load
 
@@ -97,9 +104,9 @@ class HtnPlanner:
             return [("survive", goal.target)], None
         raise PlanningFailure("unsupported_goal", f"the HTN library has no methods for {goal.verb.value}")
 
-    def initial_state(self, state: PlanningState) -> CraftState:
+    def initial_state(self, state: PlanningState, gather: bool = True) -> CraftState:
         return CraftState(
-            knowledge=Knowledge(state, self.version),
+            knowledge=Knowledge(state, self.version, gather),
             inventory=defaultdict(int, state.inventory),
             stations=set(state.stations),
             position=state.position,
@@ -118,13 +125,20 @@ class HtnPlanner:
             self.domain, self._order(context, recent), max_expansions=self.max_expansions,
             timeout_ms=self.timeout_ms,
         )
+        gather = state.gathers(registry) or intent.goal.verb is not GoalVerb.OBTAIN
+        start = self.initial_state(state, gather)
+        if not gather:
+            refuse_if_unpayable(start.knowledge.md, intent.goal.target, start.knowledge.costs)
         try:
-            solution = engine.solve(self.initial_state(state), tasks)
+            solution = engine.solve(start, tasks)
         except BudgetExceeded as over:
             raise PlanningFailure("budget_exceeded", over.reason) from None
         if solution is None:
-            if intent.goal.verb is GoalVerb.OBTAIN:
-                refuse_if_elsewhere(load(self.version), self.version, intent.goal.target)
+            if intent.goal.verb is GoalVerb.OBTAIN and gather:
+                refuse_if_elsewhere(load(self.version), self.version, intent.goal.target, state.inventory)
+            if not gather:
+                raise PlanningFailure("missing_ingredient", f"not enough held to make {intent.goal}: "
+                                      "every way to make it runs short of an ingredient")
             raise PlanningFailure("no_decomposition", f"no method decomposes {intent.goal} from this state")
         steps = gather_up_front(plan_steps(solution.nodes), state.inventory)
         self._inserts = _inserts(steps, state)
