@@ -78,6 +78,15 @@ class PlanningState:
         return self.gathering and registry.has("acquire_material")
 
     @classmethod
+    def held(cls, body: Body) -> PlanningState:
+        """Craft-only: the inventory and the stations in reach, no survey and no gathering (milliseconds)."""
+        obs = body.observe()
+        near = body.find_blocks(list(STATIONS), STATION_REUSE_RADIUS, max_count=8)
+        return cls(inventory=dict(obs.inventory), available_blocks=frozenset(),
+                   stations=frozenset(body.block_at(pos).name for pos in near), position=obs.position.block(),
+                   time_of_day=obs.time_of_day, health=obs.health, food=obs.food, gathering=False)
+
+    @classmethod
     def survey(cls, body: Body, candidates: list[str], radius: int = 48,
                avoid: Collection[BlockPos] = ()) -> PlanningState:
         """Observe the body: inventory, which candidate blocks exist nearby, which stations are close.

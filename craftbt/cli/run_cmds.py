@@ -96,12 +96,12 @@ def _rich_tree(node: py_trees.behaviour.Behaviour, into: RichTree | None = None)
 
 def _make_body(
     kind: str, scenario: Path | None, seed: int, host: str, port: int, username: str = "craftbt",
-    version: str = "1.21.4", world: str = "starter",
+    version: str = "1.21.4", world: str = "starter", inventory: str | None = None,
 ) -> tuple[Body, Bounds | None]:
     if kind == "sim":
-        from craftbt.world.scenarios.loader import load_scenario, world_body
+        from craftbt.cli.plan_cmds import held_body
 
-        sim: Any = load_scenario(scenario, seed) if scenario is not None else world_body(world, seed)
+        sim: Any = held_body(inventory, scenario, seed, world)
         return sim, scenario_fence(sim)
     if kind == "mineflayer":
         from craftbt.world.mineflayer.body import MineflayerBody
@@ -149,6 +149,9 @@ def run_cmd(
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
     seed: int = typer.Option(0, "--seed", help="World seed (a signed 64-bit integer)", parser=seed_int),
     world: str = typer.Option("starter", "--world", help="natural | starter | flat (sim body, without --scenario)"),
+    inventory: str | None = typer.Option(
+        None, "--inventory", help='Sim body: start holding this, JSON {"item": count} or a file (a flat world '
+        'with a crafting table and a furnace unless --world names another)'),
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port", help="1..65535", parser=port_int),
@@ -185,7 +188,7 @@ def run_cmd(
     registry = default_registry()
     # every problem of the file, located, before a body exists (a refused subtree is never opened)
     definition = load_checked(tree, registry) if tree is not None else None
-    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world)
+    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world, inventory)
     if geofence is not None:
         try:
             fence = Bounds.parse(geofence)
