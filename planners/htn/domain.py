@@ -42,6 +42,7 @@ from craftbt.planners.solver import (
     SMELT_TICKS,
     chunks,
 )
+from craftbt.world.mcdata import Recipe
 from craftbt.world.body import BlockPos
 from craftbt.world.daytime import is_night
 
@@ -94,6 +95,28 @@ def has(item: str, count: int) -> Check:
 
 def near(block: str) -> Check:
     return Check("block_nearby", {"block": block, "radius": STATION_RADIUS})
+
+
+#: Mixes of one recipe offered as separate methods (the priors can then demote one that keeps failing).
+MAX_CRAFT_MIXES = 4
+
+
+def _craft_mixes(recipe: Recipe, crafts: int, s: CraftState) -> list[dict[str, int]]:
+    """What ``crafts`` crafts of ``recipe`` may consume: each slot paid with what is free of its options,
+    the rest with its cheapest option; then the same with another obtainable option of a slot first
+    (birch planks where oak ones were cheapest), so a method that fails here has an alternative."""
+    free = {i: max(0, s.free(i)) for i in recipe.inputs}
+    cost = s.knowledge.cost
+    mixes = [recipe.fill(crafts, free, cost)]
+    for slot in recipe.slots:
+        for option in slot.options:
+            if len(mixes) >= MAX_CRAFT_MIXES:
+                return mixes
+            if option not in mixes[0] and cost(option) < math.inf:
+                mix = recipe.fill(crafts, free, lambda o, chosen=option: -1.0 if o == chosen else cost(o))
+                if mix not in mixes:
+                    mixes.append(mix)
+    return mixes
 
 
 def build_domain() -> Domain:
@@ -204,23 +227,23 @@ def build_domain() -> Domain:
                 continue
             recipe = option.recipe
             crafts = math.ceil(n / recipe.count)
-            # each slot takes what is free of its options, the rest as its cheapest option
-            uses = recipe.fill(crafts, {i: max(0, s.free(i)) for i in recipe.inputs}, s.knowledge.cost)
-            ingredients = tuple(sorted(uses.items()))
-            subtasks: list[Task] = [("obtain", i, k) for i, k in ingredients]
-            if recipe.needs_table:
-                subtasks.append(("station", "crafting_table"))
-            # a step crafts at most MAX_CRAFT_QTY items (craft_recipe's bound): more is several steps
-            left = dict(uses)
-            for batch in chunks(crafts, max(1, MAX_CRAFT_QTY // recipe.count)):
-                part = recipe.fill(batch, left)
-                for i, k in part.items():
-                    left[i] -= k
-                subtasks.append(("!craft", item, tuple(sorted(part.items())), batch, recipe.count,
-                                 recipe.needs_table))
-            # what is already held costs nothing: prefer the recipe the inventory can pay for
-            short = sum(max(0, k - s.free(i)) * s.knowledge.cost(i) for i, k in ingredients)
-            yield option.label.removeprefix("craft:"), subtasks, CRAFT_TICKS * crafts + short
+            for uses in _craft_mixes(recipe, crafts, s):
+                ingredients = tuple(sorted(uses.items()))
+                subtasks: list[Task] = [("obtain", i, k) for i, k in ingredients]
+                if recipe.needs_table:
+                    subtasks.append(("station", "crafting_table"))
+                # a step crafts at most MAX_CRAFT_QTY items (craft_recipe's bound): more is several steps
+                left = dict(uses)
+                for batch in chunks(crafts, max(1, MAX_CRAFT_QTY // recipe.count)):
+                    part = recipe.fill(batch, left)
+                    for i, k in part.items():
+                        left[i] -= k
+                    subtasks.append(("!craft", item, tuple(sorted(part.items())), batch, recipe.count,
+                                     recipe.needs_table))
+                # what is already held costs nothing: prefer the mix the inventory can pay for
+                short = sum(max(0, k - s.free(i)) * s.knowledge.cost(i) for i, k in ingredients)
+                yield "+".join(i for i, _ in ingredients), subtasks, CRAFT_TICKS * crafts + short
+
 
     # -- building (workstations and modules) ---------------------------------------------------------
     @d.operator("!place", "place_workstation")
