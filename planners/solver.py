@@ -371,11 +371,26 @@ class _Expansion:
 
     def _craft(self, item: str, count: int, recipe: Recipe, visiting: frozenset[str]) -> None:
         crafts = math.ceil(count / recipe.count)
-        # each slot is paid with what is free of its options first, the rest with its cheapest option
-        uses = recipe.fill(crafts, {i: max(0, self.free(i)) for i in recipe.inputs if i not in visiting},
-                           lambda i: UNREACHABLE if i in visiting else self.costs.get(i, UNREACHABLE))
-        for ingredient, total in uses.items():
-            self.obtain(ingredient, total, visiting)
+        # each slot is paid with what is free of its options first, the rest with its cheapest option; when
+        # that option cannot be had (held planks cost nothing, but only as many as are held), the next one
+        free = {i: max(0, self.free(i)) for i in recipe.inputs if i not in visiting}
+
+        def cost(i: str) -> float:
+            return UNREACHABLE if i in visiting else self.costs.get(i, UNREACHABLE)
+
+        failure: PlanningFailure | None = None
+        for uses in craft_mixes(recipe, crafts, free, cost):
+            saved = self._snapshot()
+            try:
+                for ingredient, total in uses.items():
+                    self.obtain(ingredient, total, visiting)
+                break
+            except PlanningFailure as dead_end:
+                failure = dead_end
+                self._restore(saved)
+        else:
+            assert failure is not None
+            raise failure
         preconditions = [Check("has_item", {"item": ing, "count": n}) for ing, n in uses.items()]
         if recipe.needs_table:
             self._ensure_station("crafting_table", visiting)
@@ -516,6 +531,24 @@ def refuse_if_elsewhere(md: McData, version: str, item: str, inventory: dict[str
     if _cost_fixpoint(md, version, everywhere, held).get(item, UNREACHABLE) < UNREACHABLE:
         raise PlanningFailure("out_of_reach", f"{item} needs blocks of the Nether or the End; this bot stays in "
                               "the overworld")
+
+
+#: Mixes of one recipe tried (or offered as methods) beyond the cheapest.
+MAX_CRAFT_MIXES = 6
+
+
+def craft_mixes(recipe: Recipe, crafts: int, free: dict[str, int], cost: Callable[[str], float]) -> list[dict[str, int]]:
+    """What ``crafts`` crafts of ``recipe`` may consume, best first: each slot paid with what is ``free`` of its
+    options and the rest with its cheapest option; then the rest with each other obtainable option, cheapest
+    first (the held planks cost nothing but run out; the oak log held makes the two planks still short)."""
+    mixes = [recipe.fill(crafts, free, cost)]
+    others = sorted({o for slot in recipe.slots if len(slot.options) > 1 for o in slot.options
+                     if o not in mixes[0] and cost(o) < UNREACHABLE}, key=lambda o: (cost(o), o))
+    for option in others[:MAX_CRAFT_MIXES]:
+        mix = recipe.fill(crafts, free, lambda o, chosen=option: -1.0 if o == chosen else cost(o))
+        if mix not in mixes:
+            mixes.append(mix)
+    return mixes
 
 
 def recipe_cost(recipe: Recipe, cost: Callable[[str], float]) -> float:
@@ -811,6 +844,7 @@ def _cost_fixpoint(
 __all__ = [
     "STATIONS",
     "CraftingSolver",
+    "craft_mixes",
     "explore_moves",
     "farm_cost",
     "in_view",

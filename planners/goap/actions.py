@@ -145,22 +145,23 @@ MAX_MIXES = 4
 
 def _mixes(recipe: Recipe, k: Knowledge, items: set[str]) -> list[tuple[tuple[str, int], ...]]:
     """One craft's concrete ingredients, as A* may use them: each slot filled from what is held (mixing
-    its options as the inventory has them, for a few successive crafts), and each slot's relevant option
-    alone. Only mixes of relevant items."""
+    its options as the inventory has them, for a few successive crafts) and the rest with each relevant
+    option in turn, and each relevant option alone. Only mixes of relevant items."""
     out: dict[tuple[tuple[str, int], ...], None] = {}
+    options = [o for slot in recipe.slots for o in slot.options if o in items]
     left = {i: n for i, n in k.held.items() if i in recipe.inputs}
     for _ in range(MAX_MIXES):
+        for prefer in [None, *options]:
+            uses = recipe.fill(1, left, lambda o, p=prefer: -1.0 if o == p else k.cost(o))
+            out[tuple(sorted(uses.items()))] = None
         uses = recipe.fill(1, left, k.cost)
-        out[tuple(sorted(uses.items()))] = None
         if any(left.get(i, 0) < n for i, n in uses.items()):
             break
         for i, n in uses.items():
             left[i] -= n
-    for slot in recipe.slots:
-        for option in slot.options:
-            if option in items:  # this option in its slot, the other slots at their cheapest
-                uses = recipe.fill(1, {}, lambda o, chosen=option: -1.0 if o == chosen else k.cost(o))
-                out[tuple(sorted(uses.items()))] = None
+    for option in options:  # this option in its slot, the other slots at their cheapest
+        uses = recipe.fill(1, {}, lambda o, chosen=option: -1.0 if o == chosen else k.cost(o))
+        out[tuple(sorted(uses.items()))] = None
     return [m for m in out if all(i in items for i, _ in m)]
 
 

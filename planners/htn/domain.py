@@ -41,10 +41,11 @@ from craftbt.planners.solver import (
     PLACE_TICKS,
     SMELT_TICKS,
     chunks,
+    craft_mixes,
 )
-from craftbt.world.mcdata import Recipe
 from craftbt.world.body import BlockPos
 from craftbt.world.daytime import is_night
+from craftbt.world.mcdata import Recipe
 
 #: crop item -> (crop block, seed item) for the farming library
 CROPS: dict[str, tuple[str, str]] = {
@@ -97,26 +98,10 @@ def near(block: str) -> Check:
     return Check("block_nearby", {"block": block, "radius": STATION_RADIUS})
 
 
-#: Mixes of one recipe offered as separate methods (the priors can then demote one that keeps failing).
-MAX_CRAFT_MIXES = 4
-
-
 def _craft_mixes(recipe: Recipe, crafts: int, s: CraftState) -> list[dict[str, int]]:
-    """What ``crafts`` crafts of ``recipe`` may consume: each slot paid with what is free of its options,
-    the rest with its cheapest option; then the same with another obtainable option of a slot first
-    (birch planks where oak ones were cheapest), so a method that fails here has an alternative."""
-    free = {i: max(0, s.free(i)) for i in recipe.inputs}
-    cost = s.knowledge.cost
-    mixes = [recipe.fill(crafts, free, cost)]
-    for slot in recipe.slots:
-        for option in slot.options:
-            if len(mixes) >= MAX_CRAFT_MIXES:
-                return mixes
-            if option not in mixes[0] and cost(option) < math.inf:
-                mix = recipe.fill(crafts, free, lambda o, chosen=option: -1.0 if o == chosen else cost(o))
-                if mix not in mixes:
-                    mixes.append(mix)
-    return mixes
+    """The solver's mixes of ``recipe`` for this state, each its own method (the priors can then demote
+    one that keeps failing here: birch planks where oak ones were cheapest)."""
+    return craft_mixes(recipe, crafts, {i: max(0, s.free(i)) for i in recipe.inputs}, s.knowledge.cost)
 
 
 def build_domain() -> Domain:
