@@ -234,7 +234,7 @@ class _Expansion:
                 raise PlanningFailure("missing_ingredient", f"{count} more {item}: not held, and nothing held "
                                       "makes it")
             raise PlanningFailure("unobtainable", f"no way to obtain {item} from here")
-        failure: PlanningFailure | None = None
+        failure: PlanningFailure | None = None  # the cheapest option's dead end: the one a proof names
         for _, _kind, choice in options:
             saved = self._snapshot()
             try:
@@ -250,7 +250,7 @@ class _Expansion:
                     self._smelt(item, count, choice, visiting)
                 return
             except PlanningFailure as dead_end:
-                failure = dead_end
+                failure = failure or dead_end
                 self._restore(saved)
         assert failure is not None
         raise failure
@@ -457,16 +457,17 @@ class _Expansion:
 
     def _choose_fuel(self, items: int, visiting: frozenset[str]) -> tuple[str, int]:
         """The fuel that costs least for ``items`` smelts, preferring what is already held."""
-        best: tuple[float, str, int] | None = None
+        best: tuple[float, str, int, tuple[float, int, int, str]] | None = None
         for fuel, burn in _fuels(self.md):
             if fuel in visiting:
                 continue
             needed = math.ceil(items * SMELT_TICKS / burn)
             short = max(0, needed - self.free(fuel))
             cost = short * self.costs.get(fuel, UNREACHABLE)
-            # among equally cheap fuels the one burning fewest items: a held lava bucket before planks
-            if cost < UNREACHABLE and (best is None or (cost, needed, fuel) < (best[0], best[2], best[1])):
-                best = (cost, fuel, needed)
+            # among equally cheap fuels the one burning fewest items, then the longest burning: a held lava
+            # bucket before planks
+            if cost < UNREACHABLE and (best is None or (cost, needed, -burn, fuel) < best[3]):
+                best = (cost, fuel, needed, (cost, needed, -burn, fuel))
         if best is None:
             raise PlanningFailure("no_fuel" if self.gather else "missing_ingredient",
                                   "no furnace fuel held" if not self.gather else "no obtainable furnace fuel")
@@ -549,6 +550,21 @@ def craft_mixes(recipe: Recipe, crafts: int, free: dict[str, int], cost: Callabl
         if mix not in mixes:
             mixes.append(mix)
     return mixes
+
+
+def craft_only_refusal(version: str, state: PlanningState, item: str, count: int) -> PlanningFailure:
+    """Why ``count`` ``item`` cannot be made from what ``state`` holds: the solver's expansion (craft-only)
+    names the first ingredient that runs short; HTN and GOAP refuse with it too, so every planner gives the
+    same proof. (If the solver does find a plan, the refusal says so: the other planner missed it.)"""
+    md = load(version)
+    expansion = _Expansion(md, state, version, gather=False)
+    try:
+        refuse_if_unpayable(md, item, expansion.costs)
+        expansion.obtain(item, count, frozenset())
+    except PlanningFailure as failure:
+        return failure
+    return PlanningFailure("no_decomposition", f"{count} {item} can be made from what is held (the solver plans "
+                           "it) but this planner found no way")
 
 
 def recipe_cost(recipe: Recipe, cost: Callable[[str], float]) -> float:
@@ -845,6 +861,7 @@ __all__ = [
     "STATIONS",
     "CraftingSolver",
     "craft_mixes",
+    "craft_only_refusal",
     "explore_moves",
     "farm_cost",
     "in_view",

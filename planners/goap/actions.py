@@ -90,8 +90,10 @@ def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
             if option.kind == "mine":
                 todo.extend(option.tools)
             elif option.kind == "craft" and option.recipe is not None:
-                for slot in option.recipe.slots:  # a slot's held options and those about as cheap as its best
-                    cheapest = min(knowledge.cost(o) for o in slot.options)
+                for slot in option.recipe.slots:  # a slot's held options and those about as cheap as the
+                    # cheapest one not held (held ones cost nothing, but only as many as are held)
+                    cheapest = min((knowledge.cost(o) for o in slot.options if not knowledge.held.get(o, 0)),
+                                   default=math.inf)
                     todo.extend(o for o in slot.options if knowledge.held.get(o, 0) > 0
                                 or knowledge.cost(o) <= cheapest * RELEVANCE_SLACK)
                 if option.recipe.needs_table:

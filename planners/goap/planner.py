@@ -23,7 +23,13 @@ from craftbt.planners.htn.knowledge import Knowledge
 from craftbt.planners.intent import GoalVerb, Intent
 from craftbt.planners.living import HOES, harvest_step, hunt_steps, planted_for, plot_steps, seed_steps
 from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
-from craftbt.planners.solver import consolidate_mining, refuse_if_elsewhere, refuse_if_unpayable, with_explores
+from craftbt.planners.solver import (
+    consolidate_mining,
+    craft_only_refusal,
+    refuse_if_elsewhere,
+    refuse_if_unpayable,
+    with_explores,
+)
 from craftbt.world.body import Observation
 
 if TYPE_CHECKING:
@@ -76,8 +82,9 @@ class GoapPlanner:
         if found is None:
             if gather:
                 refuse_if_elsewhere(knowledge.md, self.version, goal, state.inventory)
-            raise PlanningFailure("unobtainable" if gather else "missing_ingredient",
-                                  f"no action sequence reaches {count} {goal} from here")
+            if not gather:
+                raise craft_only_refusal(self.version, state, goal, count)
+            raise PlanningFailure("unobtainable", f"no action sequence reaches {count} {goal} from here")
         self.last_expanded = found.expanded
         steps = carry_stations(with_explores(consolidate_mining(_steps(found.actions, state), state.inventory), state),
                                state.stations)

@@ -75,7 +75,21 @@ class Heuristic:
         if item in visiting or not self.producers.get(item):
             return math.inf
         helpful.add(item)
-        action = self.producers[item][0]
+        # the best-ranked producer whose inputs can be had: a mix of held planks ranks first but may need
+        # more of one kind than is held
+        for action in self.producers[item]:
+            trial_inv, trial_stations, trial_helpful = defaultdict(int, inv), set(stations), set(helpful)
+            cost = self._produce(action, item, missing, trial_inv, trial_stations, trial_helpful, visiting)
+            if cost < math.inf:
+                inv.clear()
+                inv.update(trial_inv)
+                stations |= trial_stations
+                helpful |= trial_helpful
+                return cost
+        return math.inf
+
+    def _produce(self, action: GroundAction, item: str, missing: int, inv: dict[str, int], stations: set[str],
+                 helpful: set[str], visiting: frozenset[str]) -> float:
         made = dict(action.produces)[item]
         batches = math.ceil(missing / made)
         cost = action.cost * batches

@@ -328,7 +328,11 @@ def build_domain() -> Domain:
             cost = max(0, k - s.free(fuel)) * s.knowledge.cost(fuel)
             if cost < math.inf:
                 ranked.append((cost, fuel, k))
-        for cost, fuel, _k in sorted(ranked)[:4]:
+        # among equally cheap fuels the one burning fewest items, then the longest burning: a held lava bucket
+        # before planks (the small tie-break keeps that order where the engine ranks methods by cost)
+        ranked.sort(key=lambda r: (r[0], r[2], -ticks_of[r[1]], r[1]))
+        for rank, (cost, fuel, _k) in enumerate(ranked[:4]):
+            cost += rank * 1e-3
             # a step smelts at most MAX_SMELT_QTY items (smelt's bound); each batch gets its own fuel
             steps: list[Task] = [("!smelt", input_item, b, fuel, s.knowledge.fuel_needed(ticks_of[fuel], b))
                                  for b in chunks(n, MAX_SMELT_QTY)]

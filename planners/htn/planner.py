@@ -36,6 +36,7 @@ from craftbt.planners.solver import (
     explore_moves,
     merge_mining,
     rederive_effects,
+    craft_only_refusal,
     refuse_if_elsewhere,
     refuse_if_unpayable,
 )
@@ -137,8 +138,7 @@ class HtnPlanner:
             if intent.goal.verb is GoalVerb.OBTAIN and gather:
                 refuse_if_elsewhere(load(self.version), self.version, intent.goal.target, state.inventory)
             if not gather:
-                raise PlanningFailure("missing_ingredient", f"not enough held to make {intent.goal}: "
-                                      "every way to make it runs short of an ingredient")
+                raise craft_only_refusal(self.version, state, intent.goal.target, intent.goal.count)
             raise PlanningFailure("no_decomposition", f"no method decomposes {intent.goal} from this state")
         steps = gather_up_front(plan_steps(solution.nodes), state.inventory)
         self._inserts = _inserts(steps, state)
