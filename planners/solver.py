@@ -146,7 +146,7 @@ class CraftingSolver:
         gather = state.gathers(registry)
         if gather:
             refuse_if_elsewhere(md, self.version, goal.target, state.inventory)
-        expansion = _Expansion(md, state, self.version, gather)
+        expansion = _Expansion(md, state, self.version, gather, goal.target)
         if not gather:
             refuse_if_unpayable(md, goal.target, expansion.costs)
         expansion.obtain(goal.target, goal.count, frozenset())
@@ -184,7 +184,8 @@ _Saved = tuple[dict[str, int], dict[str, int], set[str], int, float, set[str], s
 class _Expansion:
     """One expansion against a virtual inventory. Steps accumulate in execution order."""
 
-    def __init__(self, md: McData, state: PlanningState, version: str, gather: bool = True) -> None:
+    def __init__(self, md: McData, state: PlanningState, version: str, gather: bool = True,
+                 goal: str | None = None) -> None:
         self.md = md
         self.state = state
         #: False: only what is held, crafted and smelted (see PlanningState.gathering)
@@ -199,7 +200,7 @@ class _Expansion:
         #: items a plan explores for (their blocks are not in view): one explore step each
         self.explored: set[str] = set()
         self.sources = mine_sources(version) if gather else {}
-        self.costs = _cost_table(md, version, state, gather)
+        self.costs = _cost_table(md, version, state, gather, goal)
 
     # -- bookkeeping ------------------------------------------------------------
     def free(self, item: str) -> int:
@@ -557,7 +558,7 @@ def craft_only_refusal(version: str, state: PlanningState, item: str, count: int
     names the first ingredient that runs short; HTN and GOAP refuse with it too, so every planner gives the
     same proof. (If the solver does find a plan, the refusal says so: the other planner missed it.)"""
     md = load(version)
-    expansion = _Expansion(md, state, version, gather=False)
+    expansion = _Expansion(md, state, version, gather=False, goal=item)
     try:
         refuse_if_unpayable(md, item, expansion.costs)
         expansion.obtain(item, count, frozenset())
@@ -785,22 +786,75 @@ def _generated_blocks() -> frozenset[str]:
     return frozenset(nature.SURFACE | nature.UNDERGROUND | set(nature.MINING_Y))
 
 
-def _cost_table(md: McData, version: str, state: PlanningState, gather: bool = True) -> dict[str, float]:
+def _cost_table(md: McData, version: str, state: PlanningState, gather: bool = True,
+                goal: str | None = None) -> dict[str, float]:
     """h_add fixpoint: the cheapest additive cost of every item, ignoring inventory.
 
     Mining a block costs the walk to the nearest one the survey saw, so the
     plan gathers from the trees next to the player, not from a birch far away.
-    Without ``gather`` only held items have a source (and only items something held can become are costed).
+    Without ``gather`` only held items have a source, and only the items ``goal`` can be made from (and the
+    fuels held or one craft from what is held) are costed: milliseconds, not the whole registry.
     """
     held = frozenset(item for item, count in state.inventory.items() if count > 0)
     if not gather:
-        return _cost_fixpoint(md, version, frozenset(), held, False, _made_from(version, held))
+        only = _made_from(version, held) if goal is None else _craft_only_items(version, goal, held)
+        return _cost_fixpoint(md, version, frozenset(), held, False, only)
     if state.available_blocks is None:
         blocks: frozenset[str] = _natural_blocks()
     else:  # what is in view, and what the overworld generates somewhere (found by exploring)
         blocks = state.available_blocks | _generated_blocks()
     reach = frozenset((b, round(_distance(state, b))) for b in blocks)
     return _cost_fixpoint(md, version, reach, held, state.available_blocks is not None)
+
+
+@functools.lru_cache(maxsize=4)
+def _makers(version: str) -> dict[str, tuple[tuple[Recipe, ...], tuple[str, ...]]]:
+    """Item -> (its crafting recipes, its furnace inputs), looked up once."""
+    md = load(version)
+    return {item.name: (tuple(_recipes(md, item.name)), tuple(s.input for s in md.smelting_for(item.name)))
+            for item in md.items()}
+
+
+@functools.lru_cache(maxsize=4)
+def _used_in(version: str) -> dict[str, frozenset[str]]:
+    """Item -> what one craft or smelt makes from it."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for item, (recipes, inputs) in _makers(version).items():
+        for recipe in recipes:
+            for option in recipe.inputs:
+                out[option].add(item)
+        for inp in inputs:
+            out[inp].add(item)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@functools.lru_cache(maxsize=4096)
+def _closure(version: str, item: str) -> frozenset[str]:
+    """``item`` and everything crafts and smelts can make it from."""
+    makers = _makers(version)
+    out = {item}
+    todo = [item]
+    while todo:
+        recipes, inputs = makers.get(todo.pop(), ((), ()))
+        for nxt in (*(o for r in recipes for o in r.inputs), *inputs):
+            if nxt not in out:
+                out.add(nxt)
+                todo.append(nxt)
+    return frozenset(out)
+
+
+def _craft_only_items(version: str, goal: str, held: frozenset[str]) -> tuple[str, ...]:
+    """What a craft-only plan for ``goal`` can use: what the goal is made from, and when it smelts, the fuels
+    held or made by one craft from what is held."""
+    items = set(_closure(version, goal))
+    makers = _makers(version)
+    if any(makers.get(i, ((), ()))[1] for i in items):
+        fuels = {f for f, _ in _fuels(load(version))}
+        used_in = _used_in(version)
+        near = held | {made for h in held for made in used_in.get(h, ())}
+        for fuel in near & fuels:
+            items |= _closure(version, fuel)
+    return tuple(sorted(items))
 
 
 def _made_from(version: str, held: frozenset[str]) -> tuple[str, ...]:
@@ -818,6 +872,28 @@ def _made_from(version: str, held: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
+def _craft_fixpoint(version: str, items: tuple[str, ...], cost: dict[str, float]) -> dict[str, float]:
+    """The crafting and smelting part of :func:`_cost_fixpoint` over ``items`` (``cost`` holds the held ones)."""
+    makers = _makers(version)
+    changed = True
+    while changed:
+        changed = False
+        for item in items:
+            recipes, inputs = makers.get(item, ((), ()))
+            best = cost.get(item, UNREACHABLE)
+            for recipe in recipes:
+                total = CRAFT_TICKS
+                for slot in recipe.slots:
+                    total += min(cost.get(o, UNREACHABLE) for o in slot.options) * slot.count
+                best = min(best, total / recipe.count)
+            for inp in inputs:
+                best = min(best, SMELT_TICKS + cost.get(inp, UNREACHABLE))
+            if best < cost.get(item, UNREACHABLE) - 1e-9:
+                cost[item] = best
+                changed = True
+    return cost
+
+
 @functools.lru_cache(maxsize=32)
 def _cost_fixpoint(
     md: McData, version: str, reach: frozenset[tuple[str, int]], held: frozenset[str] = frozenset(),
@@ -830,6 +906,8 @@ def _cost_fixpoint(
     distance = dict(reach)
     items = _relevant_items(version) if only is None else only
     cost: dict[str, float] = dict.fromkeys(held, 0.0)
+    if only is not None and not reach and not hunting:  # craft-only: crafts and smelts of a few items
+        return _craft_fixpoint(version, items, cost)
     changed = True
     while changed:
         changed = False

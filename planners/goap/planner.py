@@ -65,7 +65,7 @@ class GoapPlanner:
             raise PlanningFailure("unsupported_goal", f"GOAP plans obtain goals, not {intent.goal.verb.value}")
         goal, count = intent.goal.target, intent.goal.count
         gather = state.gathers(registry)
-        knowledge = Knowledge(state, self.version, gather)
+        knowledge = Knowledge(state, self.version, gather, None if gather else goal)
         if not knowledge.md.has_item(goal):
             raise PlanningFailure("unknown_item", f"{goal!r} is not a {self.version} item")
         if not gather:

@@ -73,7 +73,8 @@ class Option:
 class Knowledge:
     """Options per item for one world survey (no survey: assume the usual surface blocks, 16 blocks away)."""
 
-    def __init__(self, state: PlanningState, version: str = "1.21.4", gather: bool = True) -> None:
+    def __init__(self, state: PlanningState, version: str = "1.21.4", gather: bool = True,
+                 goal: str | None = None) -> None:
         self.version = version
         self.md: McData = load(version)
         #: False: craft-only (PlanningState.gathering): no block, animal or farm is a source
@@ -90,7 +91,8 @@ class Knowledge:
         #: what the survey saw (crops already standing are harvested, not planted again)
         self.surveyed = state.available_blocks or frozenset()
         self.distance = {b: round(_distance(state, b)) for b in self.blocks}
-        self.costs = _cost_table(self.md, version, state, gather)
+        #: craft-only costs cover what ``goal`` is made from (see solver._cost_table)
+        self.costs = _cost_table(self.md, version, state, gather, goal)
         self.sources = mine_sources(version)
         self._options: dict[str, tuple[Option, ...]] = {}
 

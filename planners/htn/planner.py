@@ -105,9 +105,9 @@ class HtnPlanner:
             return [("survive", goal.target)], None
         raise PlanningFailure("unsupported_goal", f"the HTN library has no methods for {goal.verb.value}")
 
-    def initial_state(self, state: PlanningState, gather: bool = True) -> CraftState:
+    def initial_state(self, state: PlanningState, gather: bool = True, goal: str | None = None) -> CraftState:
         return CraftState(
-            knowledge=Knowledge(state, self.version, gather),
+            knowledge=Knowledge(state, self.version, gather, goal),
             inventory=defaultdict(int, state.inventory),
             stations=set(state.stations),
             position=state.position,
@@ -127,7 +127,7 @@ class HtnPlanner:
             timeout_ms=self.timeout_ms,
         )
         gather = state.gathers(registry) or intent.goal.verb is not GoalVerb.OBTAIN
-        start = self.initial_state(state, gather)
+        start = self.initial_state(state, gather, intent.goal.target if not gather else None)
         if not gather:
             refuse_if_unpayable(start.knowledge.md, intent.goal.target, start.knowledge.costs)
         try:
