@@ -7,8 +7,9 @@ solvable example when it plans from what is held (plus a crafting table and a fu
 rules the embedded world crafts by (``Recipe.shortfall``/``fill``: a slot mixes its options; one smelt
 makes one item and burns its fuel), ends holding the target. An impossible example succeeds when every
 planner refuses it with ``missing_ingredient`` (the proof names the item), not a timeout or a crash.
-Plancraft's furnace burns nothing; ours needs fuel, so each example also holds one lava bucket (no recipe
-takes one; a burnt one leaves a bucket, so examples whose target is a bucket get none): ``--no-fuel``
+Plancraft's furnace burns nothing; ours needs fuel, so each example also holds ``FUEL_BUCKETS`` lava buckets
+(a smelt step burns one; no recipe takes one; a burnt one leaves a bucket, so examples whose target is a
+bucket get none): ``--no-fuel``
 plans from the bare inventory. Plancraft writes 1.16 item names; ``world.legacy_names`` renames the three that changed, and the bench
 prints each rename. Its examples were solved with 1.16 recipes; where 1.21.4 changed a recipe the example
 can be unsolvable here, and the bench lists those failures.
@@ -51,6 +52,7 @@ from craftbt.world.mcdata import load
 
 STATIONS = frozenset({"crafting_table", "furnace"})
 FUEL = "lava_bucket"
+FUEL_BUCKETS = 8
 FUEL_BUCKET_TARGETS = frozenset({"bucket", "lava_bucket"})
 REFUSAL = "missing_ingredient"
 
@@ -146,7 +148,7 @@ def main() -> int:
         if note:
             renames[note] += 1
         if not args.no_fuel and target not in FUEL_BUCKET_TARGETS:
-            inventory[FUEL] = inventory.get(FUEL, 0) + 1
+            inventory[FUEL] = inventory.get(FUEL, 0) + FUEL_BUCKETS
         started = time.perf_counter()
         optimal_planner(target=ex.target, inventory=dict(ex.inventory), timeout=5)
         ref_times.append((time.perf_counter() - started) * 1000)
@@ -170,7 +172,11 @@ def main() -> int:
                 reason = REFUSAL if REFUSAL in str(err) else f"error:{type(err).__name__}:{str(err)[:80]}"
             times[name].append((time.perf_counter() - started) * 1000)
             if ex.impossible:
-                refused[name].append((True, steps is None and reason == REFUSAL))
+                right = steps is None and reason == REFUSAL
+                refused[name].append((True, right))
+                if not right:
+                    failures[name].append(f"{ex.id} {target} (impossible): "
+                                          + (reason or "planned: " + ", ".join(s.name for s in steps or [])))
                 continue
             good = steps is not None and replay(steps, inventory, target)
             ok[name][bin_].append(good)

@@ -387,11 +387,16 @@ class _Expansion:
                     self.obtain(ingredient, total, visiting)
                 break
             except PlanningFailure as dead_end:
-                failure = dead_end
+                failure = failure or dead_end
                 self._restore(saved)
         else:
-            assert failure is not None
-            raise failure
+            saved = self._snapshot()
+            spread = self._spread(recipe, crafts, free, cost, visiting)
+            if spread is None:
+                self._restore(saved)
+                assert failure is not None
+                raise failure
+            uses = spread
         preconditions = [Check("has_item", {"item": ing, "count": n}) for ing, n in uses.items()]
         if recipe.needs_table:
             self._ensure_station("crafting_table", visiting)
@@ -423,6 +428,43 @@ class _Expansion:
                     consumes=dict(part),
                 )
             )
+
+    def _spread(self, recipe: Recipe, crafts: int, free: dict[str, int], cost: Callable[[str], float],
+                visiting: frozenset[str]) -> dict[str, int] | None:
+        """Each slot from what is held, then as much as can be had of each option, cheapest first: the
+        six planks a note block still needs made from one oak log and one jungle wood. Obtains what it
+        returns; ``None`` (the caller rolls back) when a slot stays short."""
+        left = dict(free)
+        uses: dict[str, int] = {}
+        for slot in recipe.slots:
+            need = slot.count * crafts
+            for option in sorted(slot.options, key=lambda o: (-left.get(o, 0), o)):
+                take = min(need, left.get(option, 0))
+                if take > 0:
+                    uses[option] = uses.get(option, 0) + take
+                    left[option] -= take
+                    need -= take
+            for option in sorted((o for o in slot.options if cost(o) < UNREACHABLE), key=lambda o: (cost(o), o)):
+                if need <= 0:
+                    break
+                low, high = 0, need  # the most of ``option`` obtainable (monotone: a bisection)
+                while low < high:
+                    mid = (low + high + 1) // 2
+                    saved = self._snapshot()
+                    try:
+                        self.obtain(option, uses.get(option, 0) + mid, visiting)
+                        low = mid
+                    except PlanningFailure:
+                        high = mid - 1
+                    self._restore(saved)
+                if low:
+                    uses[option] = uses.get(option, 0) + low
+                    need -= low
+            if need > 0:
+                return None
+        for ingredient, total in uses.items():
+            self.obtain(ingredient, total, visiting)
+        return uses
 
     def _smelt(self, item: str, count: int, input_item: str, visiting: frozenset[str]) -> None:
         self.obtain(input_item, count, visiting)
@@ -850,6 +892,8 @@ def _craft_only_items(version: str, goal: str, held: frozenset[str]) -> tuple[st
     makers = _makers(version)
     if any(makers.get(i, ((), ()))[1] for i in items):
         fuels = {f for f, _ in _fuels(load(version))}
+        if held & fuels:  # held fuel costs nothing: no fuel needs crafting
+            return tuple(sorted(items | (held & fuels)))
         used_in = _used_in(version)
         near = held | {made for h in held for made in used_in.get(h, ())}
         for fuel in near & fuels:
@@ -873,24 +917,26 @@ def _made_from(version: str, held: frozenset[str]) -> tuple[str, ...]:
 
 
 def _craft_fixpoint(version: str, items: tuple[str, ...], cost: dict[str, float]) -> dict[str, float]:
-    """The crafting and smelting part of :func:`_cost_fixpoint` over ``items`` (``cost`` holds the held ones)."""
+    """The crafting and smelting part of :func:`_cost_fixpoint` over ``items`` (``cost`` holds the held ones):
+    a worklist from the held items forward, so only what they can become is ever evaluated."""
     makers = _makers(version)
-    changed = True
-    while changed:
-        changed = False
-        for item in items:
-            recipes, inputs = makers.get(item, ((), ()))
-            best = cost.get(item, UNREACHABLE)
-            for recipe in recipes:
-                total = CRAFT_TICKS
-                for slot in recipe.slots:
-                    total += min(cost.get(o, UNREACHABLE) for o in slot.options) * slot.count
-                best = min(best, total / recipe.count)
-            for inp in inputs:
-                best = min(best, SMELT_TICKS + cost.get(inp, UNREACHABLE))
-            if best < cost.get(item, UNREACHABLE) - 1e-9:
-                cost[item] = best
-                changed = True
+    used_in = _used_in(version)
+    wanted = frozenset(items)
+    todo = {made for item in cost for made in used_in.get(item, ()) if made in wanted}
+    while todo:
+        item = todo.pop()
+        recipes, inputs = makers.get(item, ((), ()))
+        best = cost.get(item, UNREACHABLE)
+        for recipe in recipes:
+            total = CRAFT_TICKS
+            for slot in recipe.slots:
+                total += min(cost.get(o, UNREACHABLE) for o in slot.options) * slot.count
+            best = min(best, total / recipe.count)
+        for inp in inputs:
+            best = min(best, SMELT_TICKS + cost.get(inp, UNREACHABLE))
+        if best < cost.get(item, UNREACHABLE) - 1e-9:
+            cost[item] = best
+            todo.update(made for made in used_in.get(item, ()) if made in wanted)
     return cost
 
 
