@@ -4,8 +4,7 @@ beside Plancraft's own optimal planner run in the same process.
 Each example is an inventory and a target; 100 of the 580 are impossible. A planner succeeds on a
 solvable example when it plans from what is held (plus a crafting table and a furnace in reach,
 ``PlanningState.gathering=False``) and the plan, replayed step by step on the inventory with the same
-rules the embedded world crafts by (``Recipe.shortfall``/``fill``: a slot mixes its options; one smelt
-makes one item and burns its fuel), ends holding the target. An impossible example succeeds when every
+rules the embedded world's leaves craft and smelt by (see :func:`run_tree`), ends holding the target. An impossible example succeeds when every
 planner refuses it with ``missing_ingredient`` (the proof names the item), not a timeout or a crash.
 Plancraft's furnace burns nothing; ours needs fuel, so each example also holds ``FUEL_BUCKETS`` lava buckets
 (a smelt step burns one; no recipe takes one; a burnt one leaves a bucket, so examples whose target is a
@@ -39,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _targets import Direction, report
 
 from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.leaves.crafting import SmeltArgs, fuel_plan, plan_craft
 from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.goap.planner import GoapPlanner
 from craftbt.planners.htn.planner import HtnPlanner
@@ -57,59 +57,73 @@ FUEL_BUCKET_TARGETS = frozenset({"bucket", "lava_bucket"})
 REFUSAL = "missing_ingredient"
 
 
-def replay(steps: list[PlanStep], inventory: dict[str, int], target: str) -> bool:
-    """Run the plan's craft and smelt steps on ``inventory`` by the embedded world's rules."""
+def run_tree(node: Any, held: dict[str, int], done: list[Any]) -> bool:
+    """Tick the plan's tree once through on ``held`` as the executor would: a selector tries its children in
+    order, a sequence stops at the first failure, a has_item check reads the inventory (a station check
+    holds: the table and furnace stand in reach), and a leaf crafts or smelts by the leaf's own rules
+    (``plan_craft``: the recipe the inventory pays for, a slot's options mixed; ``fuel_plan``: the named
+    fuel first). A leaf that cannot run fails and changes nothing; one that ran is appended to ``done``."""
+    kind = node.kind
+    if kind == "selector":
+        return any(run_tree(child, held, done) for child in node.children)
+    if kind == "sequence":
+        return all(run_tree(child, held, done) for child in node.children)
+    if kind == "decorator":
+        return run_tree(node.child, held, done)
+    if kind == "condition":
+        if "item" in node.args:
+            return held.get(str(node.args["item"]), 0) >= int(node.args.get("count", 1))
+        return True
+    if kind != "leaf":
+        return False
     md = load()
-    held: dict[str, int] = defaultdict(int, inventory)
-    for step in steps:
-        if step.capability == "craft_recipe":
-            item, qty = str(step.args["recipe"]), int(step.args["qty"])
-            for recipe in md.recipes_for(item):
-                crafts = math.ceil(qty / recipe.count)
-                if not recipe.shortfall(crafts, held):
-                    for i, n in recipe.fill(crafts, held).items():
-                        held[i] -= n
-                    held[item] += crafts * recipe.count
-                    break
-            else:
-                return False
-        elif step.capability == "smelt":
-            inp, qty, fuel = str(step.args["input"]), int(step.args["qty"]), str(step.args["fuel"])
-            burns = step.consumes.get(fuel, 0)
-            out = md.smelting_result(inp)
-            if out is None or held[inp] < qty or held[fuel] < burns:
-                return False
-            held[inp] -= qty
-            held[fuel] -= burns
-            held[out.output] += qty * out.count
+    if node.capability == "craft_recipe":
+        plan = plan_craft(md, str(node.args["recipe"]), int(node.args.get("qty", 1)), held)
+        if plan.recipe is None or plan.missing:
+            return False
+        for item, n in plan.uses.items():
+            held[item] -= n
+        held[plan.recipe.result] = held.get(plan.recipe.result, 0) + plan.crafts * plan.recipe.count
+        done.append(plan.crafts)  # Plancraft counts one grid craft a step
+        return True
+    if node.capability == "smelt":
+        args = SmeltArgs(**node.args)
+        out = md.smelting_result(args.input)
+        fuels = fuel_plan(md, args, held) if out is not None and held.get(args.input, 0) >= args.qty else None
+        if out is None or fuels is None:
+            return False
+        held[args.input] -= args.qty
+        for fuel, n in fuels.items():
+            held[fuel] -= n
             if fuel == "lava_bucket":
-                held["bucket"] += burns
-        elif step.capability != "place_workstation":
-            return False  # a craft-only plan gathers nothing
-    return held[target] > 0
+                held["bucket"] = held.get("bucket", 0) + n
+        held[out.output] = held.get(out.output, 0) + args.qty * out.count
+        done.append(args.qty)  # ... and one smelted item a step
+        return True
+    return node.capability == "place_workstation"
+
+
+def replay(tree_root: Any, inventory: dict[str, int], target: str) -> tuple[bool, int]:
+    """Run the plan on a copy of ``inventory``: whether the target is held afterwards, and the steps run as
+    Plancraft counts them."""
+    held = dict(inventory)
+    done: list[int] = []
+    run_tree(tree_root, held, done)
+    return held.get(target, 0) > 0, sum(done)
 
 
 def leaf_steps(result: Any) -> list[PlanStep]:
-    """The plan's steps in order, read back from the tree's action leaves (a smelt's fuel count from the
-    has_item check on its fuel just before it)."""
+    """The plan's leaves in order (every branch: for counting and naming, not for running)."""
     steps: list[PlanStep] = []
-    checked: dict[str, int] = {}
 
     def walk(node: Any) -> None:
-        kind = getattr(node, "kind", None)
-        if kind == "condition" and "item" in (node.args or {}) and "count" in node.args:
-            checked[str(node.args["item"])] = int(node.args["count"])
-        if kind == "leaf":
-            args = dict(node.args)
-            consumes: dict[str, int] = {}
-            if node.capability == "smelt":
-                consumes = {str(args["fuel"]): checked.get(str(args["fuel"]), 1)}
-            steps.append(PlanStep(name=node.name, capability=node.capability, args=args, consumes=consumes))
-        for child in getattr(node, "children", []) or []:
+        if node.kind == "leaf":
+            steps.append(PlanStep(name=node.name or node.capability, capability=node.capability,
+                                  args=dict(node.args)))
+        for child in getattr(node, "children", None) or []:
             walk(child)
-        child = getattr(node, "child", None)
-        if child is not None:
-            walk(child)
+        if node.kind == "decorator":
+            walk(node.child)
 
     walk(result.tree.root)
     return steps
@@ -160,12 +174,13 @@ def main() -> int:
             started = time.perf_counter()
             reason = ""
             steps: list[PlanStep] | None = None
+            result: Any = None
             try:
                 if name == "auto":
-                    decision = router.route(intent, state, None, planner="auto")
-                    steps = leaf_steps(decision.plan)
+                    result = router.route(intent, state, None, planner="auto").plan
                 else:
-                    steps = leaf_steps(planners[name].plan(intent, state, registry))
+                    result = planners[name].plan(intent, state, registry)
+                steps = leaf_steps(result)
             except PlanningFailure as err:
                 reason = err.reason
             except Exception as err:  # the router reports every planner's refusal as one error
@@ -178,12 +193,11 @@ def main() -> int:
                     failures[name].append(f"{ex.id} {target} (impossible): "
                                           + (reason or "planned: " + ", ".join(s.name for s in steps or [])))
                 continue
-            good = steps is not None and replay(steps, inventory, target)
+            good, operations = replay(result.tree.root, inventory, target) if result is not None else (False, 0)
             ok[name][bin_].append(good)
             refused[name].append((False, steps is None and reason == REFUSAL))
-            if good and steps is not None and ex.optimal_path_length:
-                crafts = sum(_operations(s) for s in steps)
-                lengths[name].append((crafts, int(ex.optimal_path_length)))
+            if good and ex.optimal_path_length:
+                lengths[name].append((operations, int(ex.optimal_path_length)))
             if not good:
                 failures[name].append(f"{ex.id} {target}: {reason or 'plan does not reach the target'}")
     for note, n in sorted(renames.items()):
@@ -220,14 +234,6 @@ def main() -> int:
         report("plancraft solvable via the auto router", auto_total, "examples", 470 * solvable / 480,
                Direction.AT_LEAST, absolute=f"{auto_total}/{solvable}")
     return 0
-
-
-def _operations(step: PlanStep) -> int:
-    """Plancraft counts one grid craft or one furnace load as a step."""
-    if step.capability == "craft_recipe":
-        per = max(r.count for r in load().recipes_for(str(step.args["recipe"])))
-        return math.ceil(int(step.args["qty"]) / per)
-    return 1 if step.capability == "smelt" else 0
 
 
 def _nth(per_bin: dict[str, list[bool]], index: int) -> bool:
