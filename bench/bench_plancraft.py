@@ -3,15 +3,17 @@ beside Plancraft's own optimal planner run in the same process.
 
 Each example is an inventory and a target; 100 of the 580 are impossible. A planner succeeds on a
 solvable example when it plans from what is held (plus a crafting table and a furnace in reach,
-``PlanningState.gathering=False``) and the plan, replayed step by step on the inventory with the same
-rules the embedded world's leaves craft and smelt by (see :func:`run_tree`), ends holding the target. An impossible example succeeds when every
-planner refuses it with ``missing_ingredient`` (the proof names the item), not a timeout or a crash.
-Plancraft's furnace burns nothing; ours needs fuel, so each example also holds ``FUEL_BUCKETS`` lava buckets
-(a smelt step burns one; no recipe takes one; a burnt one leaves a bucket, so examples whose target is a
-bucket get none): ``--no-fuel``
-plans from the bare inventory. Plancraft writes 1.16 item names; ``world.legacy_names`` renames the three that changed, and the bench
-prints each rename. Its examples were solved with 1.16 recipes; where 1.21.4 changed a recipe the example
-can be unsolvable here, and the bench lists those failures.
+``PlanningState.gathering=False``) and the plan's tree, run on the inventory by the rules the embedded
+world's leaves craft and smelt by (see :func:`run_tree`), ends holding the target. It succeeds on an
+impossible example when it refuses with ``missing_ingredient`` (the proof names the item), not with a
+timeout or a crash.
+
+Plancraft's furnace burns nothing; ours needs fuel, so each example also holds ``FUEL_BUCKETS`` lava
+buckets (a smelt step burns one; no recipe takes one; a burnt one leaves a bucket, so an example whose
+target is a bucket gets none); ``--no-fuel`` plans from the bare inventory. Plancraft writes 1.16 item
+names: ``world.legacy_names`` renames the three that changed and the bench prints each rename. Its
+examples were judged with 1.16 recipes; where 1.21.4 changed one (a single carpet can be dyed since
+1.20), an example Plancraft calls impossible can be made here, and the bench lists it.
 
 Prints success by complexity bin and planner, impossible precision/recall, plan length against
 Plancraft's optimum, median planning time per example, and the ratio of our median craft-only time to
@@ -25,7 +27,6 @@ Needs the bench-only extra: ``pip install 'craftbt[suites]'`` (plancraft==0.4.9)
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 import time

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,6 +44,7 @@ from craftbt.planners.living import (
 )
 from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
 from craftbt.world import nature
+from craftbt.world.legacy_names import modern_name
 from craftbt.world.mcdata import McData, Recipe, Slot, load
 
 if TYPE_CHECKING:
@@ -142,7 +143,7 @@ class CraftingSolver:
         goal = intent.goal
         md = load(self.version)
         if not md.has_item(goal.target):
-            raise PlanningFailure("unknown_item", f"{goal.target!r} is not a {md.version} item")
+            raise unknown_item(md, goal.target)
         gather = state.gathers(registry)
         if gather:
             refuse_if_elsewhere(md, self.version, goal.target, state.inventory)
@@ -204,7 +205,8 @@ class _Expansion:
 
     # -- bookkeeping ------------------------------------------------------------
     def free(self, item: str) -> int:
-        return self.inventory[item] - self.reserved[item]
+        # .get: asking must not add a key (a snapshot copies the whole inventory at every option tried)
+        return self.inventory.get(item, 0) - self.reserved.get(item, 0)
 
     def reserve(self, item: str, count: int) -> None:
         self.reserved[item] += count
@@ -501,12 +503,14 @@ class _Expansion:
     def _choose_fuel(self, items: int, visiting: frozenset[str]) -> tuple[str, int]:
         """The fuel that costs least for ``items`` smelts, preferring what is already held."""
         best: tuple[float, str, int, tuple[float, int, int, str]] | None = None
+        costs, inventory = self.costs, self.inventory
         for fuel, burn in _fuels(self.md):
-            if fuel in visiting:
+            unit = costs.get(fuel, UNREACHABLE)
+            if (unit == UNREACHABLE and not inventory.get(fuel)) or fuel in visiting:
                 continue
             needed = math.ceil(items * SMELT_TICKS / burn)
             short = max(0, needed - self.free(fuel))
-            cost = short * self.costs.get(fuel, UNREACHABLE)
+            cost = short * unit if short else 0.0
             # among equally cheap fuels the one burning fewest items, then the longest burning: a held lava
             # bucket before planks
             if cost < UNREACHABLE and (best is None or (cost, needed, -burn, fuel) < best[3]):
@@ -581,7 +585,8 @@ def refuse_if_elsewhere(md: McData, version: str, item: str, inventory: dict[str
 MAX_CRAFT_MIXES = 6
 
 
-def craft_mixes(recipe: Recipe, crafts: int, free: dict[str, int], cost: Callable[[str], float]) -> list[dict[str, int]]:
+def craft_mixes(recipe: Recipe, crafts: int, free: dict[str, int],
+                cost: Callable[[str], float]) -> list[dict[str, int]]:
     """What ``crafts`` crafts of ``recipe`` may consume, best first: each slot paid with what is ``free`` of its
     options and the rest with its cheapest option; then the rest with each other obtainable option, cheapest
     first (the held planks cost nothing but run out; the oak log held makes the two planks still short)."""
@@ -589,10 +594,18 @@ def craft_mixes(recipe: Recipe, crafts: int, free: dict[str, int], cost: Callabl
     others = sorted({o for slot in recipe.slots if len(slot.options) > 1 for o in slot.options
                      if o not in mixes[0] and cost(o) < UNREACHABLE}, key=lambda o: (cost(o), o))
     for option in others[:MAX_CRAFT_MIXES]:
-        mix = recipe.fill(crafts, free, lambda o, chosen=option: -1.0 if o == chosen else cost(o))
+        mix = recipe.fill(crafts, free, preferring(option, cost))
         if mix not in mixes:
             mixes.append(mix)
     return mixes
+
+
+def unknown_item(md: McData, name: str) -> PlanningFailure:
+    """The refusal of a goal naming no item: an old name (world.legacy_names) is named with its 1.21.4 name,
+    never taken silently."""
+    modern, note = modern_name(name)
+    hint = f"; {note}: ask for {modern}" if note else ""
+    return PlanningFailure("unknown_item", f"{name!r} is not a {md.version} item{hint}")
 
 
 def craft_only_refusal(version: str, state: PlanningState, item: str, count: int) -> PlanningFailure:
@@ -608,6 +621,13 @@ def craft_only_refusal(version: str, state: PlanningState, item: str, count: int
         return failure
     return PlanningFailure("no_decomposition", f"{count} {item} can be made from what is held (the solver plans "
                            "it) but this planner found no way")
+
+
+def preferring(option: str | None, cost: Callable[[str], float]) -> Callable[[str], float]:
+    """``cost`` with ``option`` first: :meth:`Recipe.fill` then pays what is still short with it."""
+    def ranked(item: str) -> float:
+        return -1.0 if item == option else cost(item)
+    return ranked
 
 
 def recipe_cost(recipe: Recipe, cost: Callable[[str], float]) -> float:
@@ -839,8 +859,9 @@ def _cost_table(md: McData, version: str, state: PlanningState, gather: bool = T
     """
     held = frozenset(item for item, count in state.inventory.items() if count > 0)
     if not gather:
-        only = _made_from(version, held) if goal is None else _craft_only_items(version, goal, held)
-        return _cost_fixpoint(md, version, frozenset(), held, False, only)
+        if goal is None:
+            return _cost_fixpoint(md, version, frozenset(), held, False, _made_from(version, held))
+        return _craft_fixpoint(version, _craft_only_items(version, goal, held), dict.fromkeys(held, 0.0))
     if state.available_blocks is None:
         blocks: frozenset[str] = _natural_blocks()
     else:  # what is in view, and what the overworld generates somewhere (found by exploring)
@@ -885,20 +906,31 @@ def _closure(version: str, item: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _craft_only_items(version: str, goal: str, held: frozenset[str]) -> tuple[str, ...]:
+def _craft_only_items(version: str, goal: str, held: frozenset[str]) -> frozenset[str]:
     """What a craft-only plan for ``goal`` can use: what the goal is made from, and when it smelts, the fuels
     held or made by one craft from what is held."""
-    items = set(_closure(version, goal))
-    makers = _makers(version)
-    if any(makers.get(i, ((), ()))[1] for i in items):
-        fuels = {f for f, _ in _fuels(load(version))}
+    items = _closure(version, goal)
+    if _smelts(version, goal):
+        fuels = _fuel_names(version)
         if held & fuels:  # held fuel costs nothing: no fuel needs crafting
-            return tuple(sorted(items | (held & fuels)))
+            return items | (held & fuels)
         used_in = _used_in(version)
         near = held | {made for h in held for made in used_in.get(h, ())}
         for fuel in near & fuels:
             items |= _closure(version, fuel)
-    return tuple(sorted(items))
+    return items
+
+
+@functools.lru_cache(maxsize=4096)
+def _smelts(version: str, goal: str) -> bool:
+    """Whether anything ``goal`` can be made from comes out of a furnace."""
+    makers = _makers(version)
+    return any(makers.get(i, ((), ()))[1] for i in _closure(version, goal))
+
+
+@functools.lru_cache(maxsize=4)
+def _fuel_names(version: str) -> frozenset[str]:
+    return frozenset(f for f, _ in _fuels(load(version)))
 
 
 def _made_from(version: str, held: frozenset[str]) -> tuple[str, ...]:
@@ -916,19 +948,19 @@ def _made_from(version: str, held: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def _craft_fixpoint(version: str, items: tuple[str, ...], cost: dict[str, float]) -> dict[str, float]:
+def _craft_fixpoint(version: str, items: Collection[str], cost: dict[str, float]) -> dict[str, float]:
     """The crafting and smelting part of :func:`_cost_fixpoint` over ``items`` (``cost`` holds the held ones):
     a worklist from the held items forward, so only what they can become is ever evaluated."""
     makers = _makers(version)
     used_in = _used_in(version)
-    wanted = frozenset(items)
+    wanted = items if isinstance(items, frozenset) else frozenset(items)
     todo = {made for item in cost for made in used_in.get(item, ()) if made in wanted}
     while todo:
         item = todo.pop()
         recipes, inputs = makers.get(item, ((), ()))
         best = cost.get(item, UNREACHABLE)
         for recipe in recipes:
-            total = CRAFT_TICKS
+            total = float(CRAFT_TICKS)
             for slot in recipe.slots:
                 total += min(cost.get(o, UNREACHABLE) for o in slot.options) * slot.count
             best = min(best, total / recipe.count)
@@ -991,10 +1023,12 @@ __all__ = [
     "in_view",
     "merge_mining",
     "mine_sources",
-    "recipe_graph",
+    "preferring",
     "recipe_cost",
+    "recipe_graph",
     "rederive_effects",
     "refuse_if_elsewhere",
     "refuse_if_unpayable",
+    "unknown_item",
     "with_explores",
 ]

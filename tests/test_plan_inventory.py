@@ -130,3 +130,9 @@ def test_legacy_names_are_items_of_an_older_minecraft_data_and_renamed_aloud() -
         assert legacy in old and not md.has_item(legacy) and md.has_item(modern), legacy
     inventory, notes = modern_inventory({"grass": 2, "short_grass": 1, "stick": 1})
     assert inventory == {"short_grass": 3, "stick": 1} and notes == ["'grass' is the pre-1.21 name of 'short_grass'"]
+
+
+def test_a_goal_with_an_old_name_is_refused_with_its_new_name() -> None:
+    with pytest.raises(PlanningFailure) as refusal:
+        CraftingSolver().plan(Intent.from_text("obtain rose_red"), state({"poppy": 1}), default_registry())
+    assert refusal.value.reason == "unknown_item" and "ask for red_dye" in refusal.value.detail

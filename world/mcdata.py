@@ -185,9 +185,9 @@ class Recipe:
     ) -> dict[str, int]:
         """The items ``crafts`` crafts consume: each slot takes what ``held`` has of its options (most held
         first, so a chest mixes oak and birch planks), and what is still short as its cheapest option by
-        ``cost`` (among equals, one already taken, then the first). Every body and planner picks ingredients with this, so a
-        plan's mixed craft is the craft the body makes. Slots never share an option in vanilla's data, but
-        a shared one is still counted once."""
+        ``cost`` (among equals, one already taken, then the first). Every body and planner picks
+        ingredients with this, so a plan's mixed craft is the craft the body makes. Slots never share an
+        option in vanilla's data, but a shared one is still counted once."""
         left = dict(held)
         out: dict[str, int] = {}
         for slot in self.slots:

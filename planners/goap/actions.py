@@ -22,6 +22,7 @@ from craftbt.planners.base import STATIONS
 from craftbt.planners.goap.costs import ActionCosts
 from craftbt.planners.htn.knowledge import SEARCH_RADIUS, Knowledge
 from craftbt.planners.living import HOES, Farm, Hunt
+from craftbt.planners.solver import preferring
 from craftbt.world.mcdata import Recipe
 
 #: Grounders of what living things give: used only on a surveyed world.
@@ -154,7 +155,7 @@ def _mixes(recipe: Recipe, k: Knowledge, items: set[str]) -> list[tuple[tuple[st
     left = {i: n for i, n in k.held.items() if i in recipe.inputs}
     for _ in range(MAX_MIXES):
         for prefer in [None, *options]:
-            uses = recipe.fill(1, left, lambda o, p=prefer: -1.0 if o == p else k.cost(o))
+            uses = recipe.fill(1, left, preferring(prefer, k.cost))
             out[tuple(sorted(uses.items()))] = None
         uses = recipe.fill(1, left, k.cost)
         if any(left.get(i, 0) < n for i, n in uses.items()):
@@ -162,7 +163,7 @@ def _mixes(recipe: Recipe, k: Knowledge, items: set[str]) -> list[tuple[tuple[st
         for i, n in uses.items():
             left[i] -= n
     for option in options:  # this option in its slot, the other slots at their cheapest
-        uses = recipe.fill(1, {}, lambda o, chosen=option: -1.0 if o == chosen else k.cost(o))
+        uses = recipe.fill(1, {}, preferring(option, k.cost))
         out[tuple(sorted(uses.items()))] = None
     return [m for m in out if all(i in items for i, _ in m)]
 

@@ -28,6 +28,7 @@ from craftbt.planners.solver import (
     craft_only_refusal,
     refuse_if_elsewhere,
     refuse_if_unpayable,
+    unknown_item,
     with_explores,
 )
 from craftbt.world.body import Observation
@@ -67,7 +68,7 @@ class GoapPlanner:
         gather = state.gathers(registry)
         knowledge = Knowledge(state, self.version, gather, None if gather else goal)
         if not knowledge.md.has_item(goal):
-            raise PlanningFailure("unknown_item", f"{goal!r} is not a {self.version} item")
+            raise unknown_item(knowledge.md, goal)
         if not gather:
             refuse_if_unpayable(knowledge.md, goal, knowledge.costs)
         self.last = (intent, state, registry)

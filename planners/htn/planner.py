@@ -33,12 +33,13 @@ from craftbt.planners.intent import GoalVerb, Intent, context_key
 from craftbt.planners.ppa import Check, PlanStep, dedupe_leaf_names, station_moves
 from craftbt.planners.solver import (
     MINE_BATCH,
+    craft_only_refusal,
     explore_moves,
     merge_mining,
     rederive_effects,
-    craft_only_refusal,
     refuse_if_elsewhere,
     refuse_if_unpayable,
+    unknown_item,
 )
 from craftbt.trees.model import Node, SelectorNode, SequenceNode, TreeDefinition
 from craftbt.world.mcdata import load
@@ -119,7 +120,7 @@ class HtnPlanner:
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         tasks, goal_check = self.tasks_for(intent)
         if intent.goal.verb is GoalVerb.OBTAIN and not load(self.version).has_item(intent.goal.target):
-            raise PlanningFailure("unknown_item", f"{intent.goal.target!r} is not a {self.version} item")
+            raise unknown_item(load(self.version), intent.goal.target)
         context = context_key(intent.context, state.time_of_day)
         recent = [str(m) for m in intent.context.get("recent_failures", [])]
         engine: Engine[CraftState] = Engine(
