@@ -439,13 +439,7 @@ class _Expansion:
         left = dict(free)
         uses: dict[str, int] = {}
         for slot in recipe.slots:
-            need = slot.count * crafts
-            for option in sorted(slot.options, key=lambda o: (-left.get(o, 0), o)):
-                take = min(need, left.get(option, 0))
-                if take > 0:
-                    uses[option] = uses.get(option, 0) + take
-                    left[option] -= take
-                    need -= take
+            need = slot.take(slot.count * crafts, left, uses)
             for option in sorted((o for o in slot.options if cost(o) < UNREACHABLE), key=lambda o: (cost(o), o)):
                 if need <= 0:
                     break

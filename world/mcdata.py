@@ -144,6 +144,18 @@ class Slot:
     count: int
     """Cells per craft: one craft consumes ``count`` items, any mix of ``options``."""
 
+    def take(self, need: int, left: dict[str, int], out: dict[str, int]) -> int:
+        """Move up to ``need`` of this slot's options from ``left`` into ``out``, the most held first;
+        returns how many are still short."""
+        for option in sorted(self.options, key=lambda o: (-left.get(o, 0), o)):
+            take = min(need, left.get(option, 0))
+            if take <= 0:
+                break
+            out[option] = out.get(option, 0) + take
+            left[option] -= take
+            need -= take
+        return need
+
 
 @dataclass(frozen=True, slots=True)
 class Recipe:
@@ -191,14 +203,7 @@ class Recipe:
         left = dict(held)
         out: dict[str, int] = {}
         for slot in self.slots:
-            need = slot.count * crafts
-            for option in sorted(slot.options, key=lambda o: (-left.get(o, 0), o)):
-                take = min(need, left.get(option, 0))
-                if take <= 0:
-                    break
-                out[option] = out.get(option, 0) + take
-                left[option] -= take
-                need -= take
+            need = slot.take(slot.count * crafts, left, out)
             if need > 0:  # the cheapest option; among equals one already taken, then the data's order
                 rank = cost or (lambda o: 0.0)
                 option = min(slot.options, key=lambda o: (rank(o), o not in out, slot.options.index(o)))
