@@ -136,3 +136,22 @@ def test_a_goal_with_an_old_name_is_refused_with_its_new_name() -> None:
     with pytest.raises(PlanningFailure) as refusal:
         CraftingSolver().plan(Intent.from_text("obtain rose_red"), state({"poppy": 1}), default_registry())
     assert refusal.value.reason == "unknown_item" and "ask for red_dye" in refusal.value.detail
+
+
+def test_the_cli_plans_from_an_inventory_and_refuses_bad_input(tmp_path: Path) -> None:
+    from tests.clikit import cli
+
+    done = cli(["plan", "--goal", "obtain chest", "--inventory", '{"oak_planks": 5, "birch_planks": 3}',
+                "--craft-only", "--json"])
+    assert done.code == 0, done.text
+    decision = json.loads(done.out)
+    assert decision["plan"]["steps"] == 1 and "craft_recipe" in json.dumps(decision["plan"]["tree"])
+    short = tmp_path / "inv.json"
+    short.write_text('{"oak_planks": 7, "grass": 1}')
+    done = cli(["plan", "--goal", "obtain chest", "--inventory", str(short), "--craft-only"])
+    assert done.code == 1 and "missing_ingredient" in done.text and "oak_planks" in done.text
+    assert "'grass' is the pre-1.21 name of 'short_grass'" in done.err
+    done = cli(["plan", "--goal", "obtain chest", "--inventory", '{"oak_plank": 8}', "--craft-only"])
+    assert done.code == 1 and "did you mean 'oak_planks'" in done.text
+    done = cli(["plan", "--goal", "obtain chest", "--inventory", "[1]", "--craft-only"])
+    assert done.code == 1 and "--inventory" in done.text

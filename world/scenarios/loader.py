@@ -302,6 +302,7 @@ def inventory_world(inventory: dict[str, int], world: str = "flat", seed: int = 
     except ValidationError as err:
         raise CraftbtError(Problem(ErrorCode.INVALID_ARGUMENT, f"inventory refused: {err.errors()[0]['msg']}",
                                    Location(path="--inventory"), expected="item names with counts 1-2304")) from None
+    check_names(scenario, "--inventory", None, load())  # an unknown name: a located error with a suggestion
     return build(scenario, realtime=realtime, file="--inventory")
 
 
