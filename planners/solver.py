@@ -576,7 +576,7 @@ def refuse_if_elsewhere(md: McData, version: str, item: str, inventory: dict[str
 
 
 #: Mixes of one recipe tried (or offered as methods) beyond the cheapest.
-MAX_CRAFT_MIXES = 6
+MAX_CRAFT_MIXES = 3
 
 
 def craft_mixes(recipe: Recipe, crafts: int, free: dict[str, int],

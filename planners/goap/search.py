@@ -75,18 +75,16 @@ class Heuristic:
         if item in visiting or not self.producers.get(item):
             return math.inf
         helpful.add(item)
-        # the best-ranked producer whose inputs can be had: a mix of held planks ranks first but may need
-        # more of one kind than is held
-        for action in self.producers[item]:
-            trial_inv, trial_stations, trial_helpful = defaultdict(int, inv), set(stations), set(helpful)
-            cost = self._produce(action, item, missing, trial_inv, trial_stations, trial_helpful, visiting)
-            if cost < math.inf:
-                inv.clear()
-                inv.update(trial_inv)
-                stations |= trial_stations
-                helpful |= trial_helpful
-                return cost
-        return math.inf
+        # the best-ranked producer whose inputs are held or made by something: a mix of held planks ranks
+        # first but may need more of one kind than is held and nothing makes
+        producers = self.producers[item]
+        action = producers[0]
+        if len(producers) > 1:
+            inner = visiting | {item}
+            action = next((a for a in producers if all(
+                inv[i] >= k * math.ceil(missing / dict(a.produces)[item]) or (i not in inner and i in self.producers)
+                for i, k in a.consumes)), action)
+        return self._produce(action, item, missing, inv, stations, helpful, visiting)
 
     def _produce(self, action: GroundAction, item: str, missing: int, inv: dict[str, int], stations: set[str],
                  helpful: set[str], visiting: frozenset[str]) -> float:
