@@ -68,6 +68,23 @@ class PlanningState:
     time_of_day: int = 1000
     health: float = 20.0
     food: int = 20
+    #: False: plan only from the inventory and the stations in reach (craft and smelt, no mining, hunting,
+    #: farming or exploring); a refusal then names the missing ingredient
+    gathering: bool = True
+
+    def gathers(self, registry: Registry) -> bool:
+        """Whether a plan may gather: this state allows it and ``registry`` can mine (a craft-only registry
+        yields no gathering fallback)."""
+        return self.gathering and registry.has("acquire_material")
+
+    @classmethod
+    def held(cls, body: Body) -> PlanningState:
+        """Craft-only: the inventory and the stations in reach, no survey and no gathering (milliseconds)."""
+        obs = body.observe()
+        near = body.find_blocks(list(STATIONS), STATION_REUSE_RADIUS, max_count=8)
+        return cls(inventory=dict(obs.inventory), available_blocks=frozenset(),
+                   stations=frozenset(body.block_at(pos).name for pos in near), position=obs.position.block(),
+                   time_of_day=obs.time_of_day, health=obs.health, food=obs.food, gathering=False)
 
     @classmethod
     def survey(cls, body: Body, candidates: list[str], radius: int = 48,

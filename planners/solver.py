@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import defaultdict
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,8 @@ from craftbt.planners.living import (
 )
 from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
 from craftbt.world import nature
-from craftbt.world.mcdata import McData, Recipe, load
+from craftbt.world.legacy_names import modern_name
+from craftbt.world.mcdata import McData, Recipe, Slot, load
 
 if TYPE_CHECKING:
     from craftbt.capabilities.registry import Registry
@@ -88,7 +90,7 @@ def recipe_graph(version: str = "1.21.4") -> nx.DiGraph:
     graph = nx.DiGraph()
     for item in md.items():
         for recipe in md.recipes_for(item.name):
-            for ingredient in recipe.ingredients:
+            for ingredient in recipe.inputs:
                 graph.add_edge(item.name, ingredient, kind="craft")
         for smelting in md.smelting_for(item.name):
             graph.add_edge(item.name, smelting.input, kind="smelt")
@@ -141,9 +143,13 @@ class CraftingSolver:
         goal = intent.goal
         md = load(self.version)
         if not md.has_item(goal.target):
-            raise PlanningFailure("unknown_item", f"{goal.target!r} is not a {md.version} item")
-        refuse_if_elsewhere(md, self.version, goal.target)
-        expansion = _Expansion(md, state, self.version)
+            raise unknown_item(md, goal.target)
+        gather = state.gathers(registry)
+        if gather:
+            refuse_if_elsewhere(md, self.version, goal.target, state.inventory)
+        expansion = _Expansion(md, state, self.version, gather, goal.target)
+        if not gather:
+            refuse_if_unpayable(md, goal.target, expansion.costs)
         expansion.obtain(goal.target, goal.count, frozenset())
         steps = carry_stations(with_explores(consolidate_mining(expansion.steps, state.inventory), state),
                                state.stations)
@@ -179,9 +185,12 @@ _Saved = tuple[dict[str, int], dict[str, int], set[str], int, float, set[str], s
 class _Expansion:
     """One expansion against a virtual inventory. Steps accumulate in execution order."""
 
-    def __init__(self, md: McData, state: PlanningState, version: str) -> None:
+    def __init__(self, md: McData, state: PlanningState, version: str, gather: bool = True,
+                 goal: str | None = None) -> None:
         self.md = md
         self.state = state
+        #: False: only what is held, crafted and smelted (see PlanningState.gathering)
+        self.gather = gather
         self.inventory: dict[str, int] = defaultdict(int, state.inventory)
         self.reserved: dict[str, int] = defaultdict(int)
         self.stations: set[str] = set(state.stations)
@@ -191,12 +200,13 @@ class _Expansion:
         self.assumed_blocks: set[str] = set()
         #: items a plan explores for (their blocks are not in view): one explore step each
         self.explored: set[str] = set()
-        self.sources = mine_sources(version)
-        self.costs = _cost_table(md, version, state)
+        self.sources = mine_sources(version) if gather else {}
+        self.costs = _cost_table(md, version, state, gather, goal)
 
     # -- bookkeeping ------------------------------------------------------------
     def free(self, item: str) -> int:
-        return self.inventory[item] - self.reserved[item]
+        # .get: asking must not add a key (a snapshot copies the whole inventory at every option tried)
+        return self.inventory.get(item, 0) - self.reserved.get(item, 0)
 
     def reserve(self, item: str, count: int) -> None:
         self.reserved[item] += count
@@ -223,8 +233,11 @@ class _Expansion:
         """Try options cheapest first; a dead end rolls the expansion back and tries the next."""
         options = sorted(self._options(item, visiting), key=lambda o: o[0])
         if not options:
+            if not self.gather:
+                raise PlanningFailure("missing_ingredient", f"{count} more {item}: not held, and nothing held "
+                                      "makes it")
             raise PlanningFailure("unobtainable", f"no way to obtain {item} from here")
-        failure: PlanningFailure | None = None
+        failure: PlanningFailure | None = None  # the cheapest option's dead end: the one a proof names
         for _, _kind, choice in options:
             saved = self._snapshot()
             try:
@@ -240,7 +253,7 @@ class _Expansion:
                     self._smelt(item, count, choice, visiting)
                 return
             except PlanningFailure as dead_end:
-                failure = dead_end
+                failure = failure or dead_end
                 self._restore(saved)
         assert failure is not None
         raise failure
@@ -264,7 +277,7 @@ class _Expansion:
 
     def _options(self, item: str, visiting: frozenset[str]) -> list[tuple[float, str, _Choice]]:
         options: list[tuple[float, str, _Choice]] = []
-        if self.state.available_blocks is not None:  # a real world: animals roam it
+        if self.gather and self.state.available_blocks is not None:  # a real world: animals roam it
             for hunt in hunts_for(item):
                 options.append((HUNT_TICKS / hunt.per_kill, "hunt", hunt))
             for farm in farms_for(item):
@@ -278,9 +291,8 @@ class _Expansion:
                 walk = WALK_TICKS_PER_BLOCK * _distance(self.state, source.block)
                 options.append((MINE_TRAVEL_TICKS + walk + tool_cost, "mine", source))
         for recipe in _recipes(self.md, item):
-            if any(ing in visiting for ing in recipe.ingredients):
-                continue
-            cost = CRAFT_TICKS + sum(self.costs.get(i, UNREACHABLE) * n for i, n in recipe.ingredients.items())
+            cost = CRAFT_TICKS + recipe_cost(recipe, lambda i: UNREACHABLE if i in visiting else self.costs.get(
+                i, UNREACHABLE))
             options.append((cost / recipe.count, "craft", recipe))
         for smelting in self.md.smelting_for(item):
             if smelting.input not in visiting:
@@ -362,23 +374,49 @@ class _Expansion:
 
     def _craft(self, item: str, count: int, recipe: Recipe, visiting: frozenset[str]) -> None:
         crafts = math.ceil(count / recipe.count)
-        for ingredient, per_craft in recipe.ingredients.items():
-            self.obtain(ingredient, per_craft * crafts, visiting)
-        preconditions = [
-            Check("has_item", {"item": ing, "count": n * crafts}) for ing, n in recipe.ingredients.items()
-        ]
+        # each slot is paid with what is free of its options first, the rest with its cheapest option; when
+        # that option cannot be had (held planks cost nothing, but only as many as are held), the next one
+        free = {i: max(0, self.free(i)) for i in recipe.inputs if i not in visiting}
+
+        def cost(i: str) -> float:
+            return UNREACHABLE if i in visiting else self.costs.get(i, UNREACHABLE)
+
+        failure: PlanningFailure | None = None
+        for uses in craft_mixes(recipe, crafts, free, cost):
+            saved = self._snapshot()
+            try:
+                for ingredient, total in uses.items():
+                    self.obtain(ingredient, total, visiting)
+                break
+            except PlanningFailure as dead_end:
+                failure = failure or dead_end
+                self._restore(saved)
+        else:
+            saved = self._snapshot()
+            spread = self._spread(recipe, crafts, free, cost, visiting)
+            if spread is None:
+                self._restore(saved)
+                assert failure is not None
+                raise failure
+            uses = spread
+        preconditions = [Check("has_item", {"item": ing, "count": n}) for ing, n in uses.items()]
         if recipe.needs_table:
             self._ensure_station("crafting_table", visiting)
             preconditions.append(Check("block_nearby", {"block": "crafting_table", "radius": 6}))
-        for ingredient, per_craft in recipe.ingredients.items():
-            self.spend(ingredient, per_craft * crafts)
+        for ingredient, total in uses.items():
+            self.spend(ingredient, total)
         batches = chunks(crafts, max(1, MAX_CRAFT_QTY // recipe.count))
+        held = dict(uses)
         for batch in batches:
             made = batch * recipe.count
             self.inventory[item] += made
+            part = uses
             if len(batches) > 1:  # each batch needs (and checks) only its own share of the ingredients
-                preconditions = [Check("has_item", {"item": ing, "count": n * batch})
-                                 for ing, n in recipe.ingredients.items()] + preconditions[len(recipe.ingredients):]
+                part = recipe.fill(batch, held)
+                for ing, n in part.items():
+                    held[ing] -= n
+                preconditions = [Check("has_item", {"item": ing, "count": n})
+                                 for ing, n in part.items()] + preconditions[len(uses):]
             self.add_step(
                 PlanStep(
                     name=f"craft {made} {item}",
@@ -389,9 +427,40 @@ class _Expansion:
                     cost=CRAFT_TICKS * batch,
                     group=f"make {item}",
                     produces={item: made},
-                    consumes={ing: n * batch for ing, n in recipe.ingredients.items()},
+                    consumes=dict(part),
                 )
             )
+
+    def _spread(self, recipe: Recipe, crafts: int, free: dict[str, int], cost: Callable[[str], float],
+                visiting: frozenset[str]) -> dict[str, int] | None:
+        """Each slot from what is held, then as much as can be had of each option, cheapest first: the
+        six planks a note block still needs made from one oak log and one jungle wood. Obtains what it
+        returns; ``None`` (the caller rolls back) when a slot stays short."""
+        left = dict(free)
+        uses: dict[str, int] = {}
+        for slot in recipe.slots:
+            need = slot.take(slot.count * crafts, left, uses)
+            for option in sorted((o for o in slot.options if cost(o) < UNREACHABLE), key=lambda o: (cost(o), o)):
+                if need <= 0:
+                    break
+                low, high = 0, need  # the most of ``option`` obtainable (monotone: a bisection)
+                while low < high:
+                    mid = (low + high + 1) // 2
+                    saved = self._snapshot()
+                    try:
+                        self.obtain(option, uses.get(option, 0) + mid, visiting)
+                        low = mid
+                    except PlanningFailure:
+                        high = mid - 1
+                    self._restore(saved)
+                if low:
+                    uses[option] = uses.get(option, 0) + low
+                    need -= low
+            if need > 0:
+                return None
+        for ingredient, total in uses.items():
+            self.obtain(ingredient, total, visiting)
+        return uses
 
     def _smelt(self, item: str, count: int, input_item: str, visiting: frozenset[str]) -> None:
         self.obtain(input_item, count, visiting)
@@ -427,17 +496,22 @@ class _Expansion:
 
     def _choose_fuel(self, items: int, visiting: frozenset[str]) -> tuple[str, int]:
         """The fuel that costs least for ``items`` smelts, preferring what is already held."""
-        best: tuple[float, str, int] | None = None
+        best: tuple[float, str, int, tuple[float, int, int, str]] | None = None
+        costs, inventory = self.costs, self.inventory
         for fuel, burn in _fuels(self.md):
-            if fuel in visiting:
+            unit = costs.get(fuel, UNREACHABLE)
+            if (unit == UNREACHABLE and not inventory.get(fuel)) or fuel in visiting:
                 continue
             needed = math.ceil(items * SMELT_TICKS / burn)
             short = max(0, needed - self.free(fuel))
-            cost = short * self.costs.get(fuel, UNREACHABLE)
-            if cost < UNREACHABLE and (best is None or (cost, fuel) < (best[0], best[1])):
-                best = (cost, fuel, needed)
+            cost = short * unit if short else 0.0
+            # among equally cheap fuels the one burning fewest items, then the longest burning: a held lava
+            # bucket before planks
+            if cost < UNREACHABLE and (best is None or (cost, needed, -burn, fuel) < best[3]):
+                best = (cost, fuel, needed, (cost, needed, -burn, fuel))
         if best is None:
-            raise PlanningFailure("no_fuel", "no obtainable furnace fuel")
+            raise PlanningFailure("no_fuel" if self.gather else "missing_ingredient",
+                                  "no furnace fuel held" if not self.gather else "no obtainable furnace fuel")
         return best[1], best[2]
 
     def _ensure_station(self, station: str, visiting: frozenset[str]) -> None:
@@ -487,16 +561,104 @@ def explore_step(item: str, block: str, preconditions: list[Check], count: int =
     )
 
 
-def refuse_if_elsewhere(md: McData, version: str, item: str) -> None:
+def refuse_if_elsewhere(md: McData, version: str, item: str, inventory: dict[str, int] | None = None) -> None:
     """Raise ``out_of_reach`` when ``item`` can be had only with blocks of the Nether or the End: the one
-    refusal left once whatever the overworld generates counts as findable by exploring."""
+    refusal left once whatever the overworld generates counts as findable by exploring. What is held
+    counts: quartz in hand makes a comparator, three blackstone a blackstone slab."""
+    held = frozenset(i for i, n in (inventory or {}).items() if n > 0)
     overworld = frozenset((b, UNSURVEYED_DISTANCE) for b in _generated_blocks())
-    if _cost_fixpoint(md, version, overworld).get(item, UNREACHABLE) < UNREACHABLE:
+    if _cost_fixpoint(md, version, overworld, held).get(item, UNREACHABLE) < UNREACHABLE:
         return
     everywhere = overworld | frozenset((b, UNSURVEYED_DISTANCE) for b in nature.OTHER_DIMENSIONS)
-    if _cost_fixpoint(md, version, everywhere).get(item, UNREACHABLE) < UNREACHABLE:
+    if _cost_fixpoint(md, version, everywhere, held).get(item, UNREACHABLE) < UNREACHABLE:
         raise PlanningFailure("out_of_reach", f"{item} needs blocks of the Nether or the End; this bot stays in "
                               "the overworld")
+
+
+#: Mixes of one recipe tried (or offered as methods) beyond the cheapest.
+MAX_CRAFT_MIXES = 3
+
+
+def craft_mixes(recipe: Recipe, crafts: int, free: dict[str, int],
+                cost: Callable[[str], float]) -> list[dict[str, int]]:
+    """What ``crafts`` crafts of ``recipe`` may consume, best first: each slot paid with what is ``free`` of its
+    options and the rest with its cheapest option; then the rest with each other obtainable option, cheapest
+    first (the held planks cost nothing but run out; the oak log held makes the two planks still short)."""
+    mixes = [recipe.fill(crafts, free, cost)]
+    others = sorted({o for slot in recipe.slots if len(slot.options) > 1 for o in slot.options
+                     if o not in mixes[0] and cost(o) < UNREACHABLE}, key=lambda o: (cost(o), o))
+    for option in others[:MAX_CRAFT_MIXES]:
+        mix = recipe.fill(crafts, free, preferring(option, cost))
+        if mix not in mixes:
+            mixes.append(mix)
+    return mixes
+
+
+def unknown_item(md: McData, name: str) -> PlanningFailure:
+    """The refusal of a goal naming no item: an old name (world.legacy_names) is named with its 1.21.4 name,
+    never taken silently."""
+    modern, note = modern_name(name)
+    hint = f"; {note}: ask for {modern}" if note else ""
+    return PlanningFailure("unknown_item", f"{name!r} is not a {md.version} item{hint}")
+
+
+def craft_only_refusal(version: str, state: PlanningState, item: str, count: int) -> PlanningFailure:
+    """Why ``count`` ``item`` cannot be made from what ``state`` holds: the solver's expansion (craft-only)
+    names the first ingredient that runs short; HTN and GOAP refuse with it too, so every planner gives the
+    same proof. (If the solver does find a plan, the refusal says so: the other planner missed it.)"""
+    md = load(version)
+    expansion = _Expansion(md, state, version, gather=False, goal=item)
+    try:
+        refuse_if_unpayable(md, item, expansion.costs)
+        expansion.obtain(item, count, frozenset())
+    except PlanningFailure as failure:
+        return failure
+    return PlanningFailure("no_decomposition", f"{count} {item} can be made from what is held (the solver plans "
+                           "it) but this planner found no way")
+
+
+def preferring(option: str | None, cost: Callable[[str], float]) -> Callable[[str], float]:
+    """``cost`` with ``option`` first: :meth:`Recipe.fill` then pays what is still short with it."""
+    def ranked(item: str) -> float:
+        return -1.0 if item == option else cost(item)
+    return ranked
+
+
+def recipe_cost(recipe: Recipe, cost: Callable[[str], float]) -> float:
+    """Additive cost of one craft's ingredients: each slot at its cheapest option (``inf``: unpayable)."""
+    return sum(min(cost(o) for o in slot.options) * slot.count for slot in recipe.slots)
+
+
+def refuse_if_unpayable(md: McData, item: str, costs: dict[str, float]) -> None:
+    """Raise ``missing_ingredient`` with a proof when nothing held can become ``item`` (craft-only costs):
+    for the goal and then the first unpayable ingredient, each recipe's slot that no held or makeable item
+    fills, down to an item nothing makes. Quantities are the expansion's to check."""
+    if costs.get(item, UNREACHABLE) < UNREACHABLE:
+        return
+    chain: list[str] = []
+    seen: set[str] = set()
+    current: str | None = item
+    while current is not None and current not in seen and len(chain) < 4:
+        seen.add(current)
+        ways: list[str] = []
+        nxt: str | None = None
+        for recipe in _recipes(md, current):
+            dead = next(s for s in recipe.slots if all(costs.get(o, UNREACHABLE) == UNREACHABLE for o in s.options))
+            ways.append("craft needs " + _slot_text(dead))
+            if nxt is None:
+                nxt = next((o for o in dead.options if o not in seen), None)
+        for smelting in md.smelting_for(current):
+            ways.append(f"smelt needs {smelting.input}")
+            if nxt is None and smelting.input not in seen:
+                nxt = smelting.input
+        chain.append(f"{current}: " + ("; ".join(dict.fromkeys(ways)) if ways else "not held and no recipe makes it"))
+        current = nxt
+    raise PlanningFailure("missing_ingredient", f"cannot make {item} from what is held: " + " <- ".join(chain))
+
+
+def _slot_text(slot: Slot) -> str:
+    names = " or ".join(slot.options[:3]) + (f" (or {len(slot.options) - 3} more)" if len(slot.options) > 3 else "")
+    return f"{slot.count} {names}"
 
 
 def in_view(state: PlanningState, block: str) -> bool:
@@ -680,33 +842,144 @@ def _generated_blocks() -> frozenset[str]:
     return frozenset(nature.SURFACE | nature.UNDERGROUND | set(nature.MINING_Y))
 
 
-def _cost_table(md: McData, version: str, state: PlanningState) -> dict[str, float]:
+def _cost_table(md: McData, version: str, state: PlanningState, gather: bool = True,
+                goal: str | None = None) -> dict[str, float]:
     """h_add fixpoint: the cheapest additive cost of every item, ignoring inventory.
 
     Mining a block costs the walk to the nearest one the survey saw, so the
     plan gathers from the trees next to the player, not from a birch far away.
+    Without ``gather`` only held items have a source, and only the items ``goal`` can be made from (and the
+    fuels held or one craft from what is held) are costed: milliseconds, not the whole registry.
     """
+    held = frozenset(item for item, count in state.inventory.items() if count > 0)
+    if not gather:
+        if goal is None:
+            return _cost_fixpoint(md, version, frozenset(), held, False, _made_from(version, held))
+        return _craft_fixpoint(version, _craft_only_items(version, goal, held), dict.fromkeys(held, 0.0))
     if state.available_blocks is None:
         blocks: frozenset[str] = _natural_blocks()
     else:  # what is in view, and what the overworld generates somewhere (found by exploring)
         blocks = state.available_blocks | _generated_blocks()
     reach = frozenset((b, round(_distance(state, b))) for b in blocks)
-    held = frozenset(item for item, count in state.inventory.items() if count > 0)
     return _cost_fixpoint(md, version, reach, held, state.available_blocks is not None)
+
+
+@functools.lru_cache(maxsize=4)
+def _makers(version: str) -> dict[str, tuple[tuple[Recipe, ...], tuple[str, ...]]]:
+    """Item -> (its crafting recipes, its furnace inputs), looked up once."""
+    md = load(version)
+    return {item.name: (tuple(_recipes(md, item.name)), tuple(s.input for s in md.smelting_for(item.name)))
+            for item in md.items()}
+
+
+@functools.lru_cache(maxsize=4)
+def _used_in(version: str) -> dict[str, frozenset[str]]:
+    """Item -> what one craft or smelt makes from it."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for item, (recipes, inputs) in _makers(version).items():
+        for recipe in recipes:
+            for option in recipe.inputs:
+                out[option].add(item)
+        for inp in inputs:
+            out[inp].add(item)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@functools.lru_cache(maxsize=4096)
+def _closure(version: str, item: str) -> frozenset[str]:
+    """``item`` and everything crafts and smelts can make it from."""
+    makers = _makers(version)
+    out = {item}
+    todo = [item]
+    while todo:
+        recipes, inputs = makers.get(todo.pop(), ((), ()))
+        for nxt in (*(o for r in recipes for o in r.inputs), *inputs):
+            if nxt not in out:
+                out.add(nxt)
+                todo.append(nxt)
+    return frozenset(out)
+
+
+def _craft_only_items(version: str, goal: str, held: frozenset[str]) -> frozenset[str]:
+    """What a craft-only plan for ``goal`` can use: what the goal is made from, and when it smelts, the fuels
+    held or made by one craft from what is held."""
+    items = _closure(version, goal)
+    if _smelts(version, goal):
+        fuels = _fuel_names(version)
+        if held & fuels:  # held fuel costs nothing: no fuel needs crafting
+            return items | (held & fuels)
+        used_in = _used_in(version)
+        near = held | {made for h in held for made in used_in.get(h, ())}
+        for fuel in near & fuels:
+            items |= _closure(version, fuel)
+    return items
+
+
+@functools.lru_cache(maxsize=4096)
+def _smelts(version: str, goal: str) -> bool:
+    """Whether anything ``goal`` can be made from comes out of a furnace."""
+    makers = _makers(version)
+    return any(makers.get(i, ((), ()))[1] for i in _closure(version, goal))
+
+
+@functools.lru_cache(maxsize=4)
+def _fuel_names(version: str) -> frozenset[str]:
+    return frozenset(f for f, _ in _fuels(load(version)))
+
+
+def _made_from(version: str, held: frozenset[str]) -> tuple[str, ...]:
+    """Every item a chain of crafts and smelts starting from ``held`` could reach (the graph's ancestors):
+    the only items a craft-only plan can cost."""
+    graph = recipe_graph(version)
+    out: set[str] = set(held)
+    todo = [i for i in held if i in graph]
+    while todo:
+        item = todo.pop()
+        for maker in graph.predecessors(item):
+            if maker not in out and graph.edges[maker, item]["kind"] in ("craft", "smelt"):
+                out.add(maker)
+                todo.append(maker)
+    return tuple(sorted(out))
+
+
+def _craft_fixpoint(version: str, items: Collection[str], cost: dict[str, float]) -> dict[str, float]:
+    """The crafting and smelting part of :func:`_cost_fixpoint` over ``items`` (``cost`` holds the held ones):
+    a worklist from the held items forward, so only what they can become is ever evaluated."""
+    makers = _makers(version)
+    used_in = _used_in(version)
+    wanted = items if isinstance(items, frozenset) else frozenset(items)
+    todo = {made for item in cost for made in used_in.get(item, ()) if made in wanted}
+    while todo:
+        item = todo.pop()
+        recipes, inputs = makers.get(item, ((), ()))
+        best = cost.get(item, UNREACHABLE)
+        for recipe in recipes:
+            total = float(CRAFT_TICKS)
+            for slot in recipe.slots:
+                total += min(cost.get(o, UNREACHABLE) for o in slot.options) * slot.count
+            best = min(best, total / recipe.count)
+        for inp in inputs:
+            best = min(best, SMELT_TICKS + cost.get(inp, UNREACHABLE))
+        if best < cost.get(item, UNREACHABLE) - 1e-9:
+            cost[item] = best
+            todo.update(made for made in used_in.get(item, ()) if made in wanted)
+    return cost
 
 
 @functools.lru_cache(maxsize=32)
 def _cost_fixpoint(
     md: McData, version: str, reach: frozenset[tuple[str, int]], held: frozenset[str] = frozenset(),
-    hunting: bool = False,
+    hunting: bool = False, only: tuple[str, ...] | None = None,
 ) -> dict[str, float]:
     """``held`` items cost nothing: a plan may start from what the inventory already has. With ``hunting``,
-    animal drops cost a hunt."""
+    animal drops cost a hunt. ``only``: cost just these items (the rest stay unreachable)."""
     graph = recipe_graph(version)
     sources = mine_sources(version)
     distance = dict(reach)
-    items = _relevant_items(version)
+    items = _relevant_items(version) if only is None else only
     cost: dict[str, float] = dict.fromkeys(held, 0.0)
+    if only is not None and not reach and not hunting:  # craft-only: crafts and smelts of a few items
+        return _craft_fixpoint(version, items, cost)
     changed = True
     while changed:
         changed = False
@@ -718,7 +991,7 @@ def _cost_fixpoint(
                     walk = WALK_TICKS_PER_BLOCK * distance[source.block]
                     best = min(best, MINE_TRAVEL_TICKS + walk + tool * TOOL_AMORTIZATION)
             for recipe in _recipes(md, item):
-                total = CRAFT_TICKS + sum(cost.get(i, UNREACHABLE) * n for i, n in recipe.ingredients.items())
+                total = CRAFT_TICKS + recipe_cost(recipe, lambda i: cost.get(i, UNREACHABLE))
                 best = min(best, total / recipe.count)
             for smelting in md.smelting_for(item):
                 best = min(best, SMELT_TICKS + cost.get(smelting.input, UNREACHABLE))
@@ -737,13 +1010,19 @@ def _cost_fixpoint(
 __all__ = [
     "STATIONS",
     "CraftingSolver",
+    "craft_mixes",
+    "craft_only_refusal",
     "explore_moves",
     "farm_cost",
     "in_view",
     "merge_mining",
     "mine_sources",
+    "preferring",
+    "recipe_cost",
     "recipe_graph",
     "rederive_effects",
     "refuse_if_elsewhere",
+    "refuse_if_unpayable",
+    "unknown_item",
     "with_explores",
 ]

@@ -154,13 +154,19 @@ def craft_alternatives(recipe: str, qty: int, inventory: Mapping[str, int]) -> l
     out: dict[tuple[str, ...], tuple[int, list[Subgoal]]] = {}
     for variant in variants:
         crafts = math.ceil(qty / variant.count)
-        missing = {name: need * crafts - inventory.get(name, 0) for name, need in variant.ingredients.items()
-                   if need * crafts > inventory.get(name, 0)}
+        missing = variant.shortfall(crafts, inventory)
         if not missing:
             continue
-        group = [Subgoal(kind=SubgoalKind.ITEM, item=name, count=missing[name],
-                         precondition=f"precond_missing:item:{name}") for name in sorted(missing)]
-        out.setdefault(tuple(sorted(missing)), (sum(missing.values()), group))
+        choices = [missing]
+        for slot in variant.slots:  # a short slot may be paid with any of its options
+            short = sum(missing.get(o, 0) for o in slot.options)
+            if short and len(slot.options) > 1:
+                rest = {k: v for k, v in missing.items() if k not in slot.options}
+                choices += [{**rest, option: short} for option in slot.options]
+        for choice in choices:
+            group = [Subgoal(kind=SubgoalKind.ITEM, item=name, count=choice[name],
+                             precondition=f"precond_missing:item:{name}") for name in sorted(choice)]
+            out.setdefault(tuple(sorted(choice)), (sum(choice.values()), group))
     return [group for _, group in sorted(out.values(), key=lambda pair: pair[0])]
 
 
@@ -175,7 +181,7 @@ def crafting_order(group: list[Subgoal]) -> list[Subgoal]:
     def used_by_others(subgoal: Subgoal) -> bool:
         for other in names - {subgoal.item}:
             try:
-                if any(subgoal.item in r.ingredients for r in md.recipes_for(other)):
+                if any(subgoal.item in r.inputs for r in md.recipes_for(other)):
                     return True
             except UnknownName:
                 continue

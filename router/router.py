@@ -601,13 +601,17 @@ def plan_for_goal(
     priors: PriorsStore | None = None,
     seed: int = 0,
     context: dict[str, Any] | None = None,
+    craft_only: bool = False,
 ) -> RoutingDecision:
-    """Parse ``goal``, survey ``body`` and route: what ``craftbt plan`` and ``craftbt run --goal`` call."""
+    """Parse ``goal``, survey ``body`` and route: what ``craftbt plan`` and ``craftbt run --goal`` call.
+
+    ``craft_only``: plan from the inventory and the stations in reach alone (no survey, no gathering)."""
     registry = registry or default_registry()
     priors = priors or PriorsStore()
     intent = with_site(Intent.from_text(goal, context=dict(context or {})), body)
     router = Router(registry, priors, seed=seed)
-    return router.route(intent, survey(body), body.observe(), planner=planner)
+    state = PlanningState.held(body) if craft_only else survey(body)
+    return router.route(intent, state, body.observe(), planner=planner)
 
 
 class GoalRun(BaseModel):

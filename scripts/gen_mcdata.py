@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-FORMAT = 2  # keep in step with world.mcdata.FORMAT
+FORMAT = 3  # keep in step with world.mcdata.FORMAT
 
 # Vanilla's FallingBlock subclasses (net.minecraft.world.level.block.FallingBlock): minecraft-data has no
 # gravity flag, so the generator matches these patterns and fails if any pattern matches no block.
@@ -308,32 +308,91 @@ def _log_families(raw: dict[str, list[dict[str, Any]]], item_names: dict[int, st
     return families
 
 
-def recipes(src: Sources, item_names: dict[int, str]) -> list[dict[str, Any]]:
-    raw = src.load("recipes")
-    families = _log_families(raw, item_names)
-    out = []
+#: Vanilla's ``dye_<colour>_<kind>`` recipes (``data/minecraft/recipe/dye_<colour>_{wool,carpet,bed}.json``,
+#: 1.21.2+) take the dye and any item of the kind in the 15 other colours; minecraft-data keeps only the
+#: first alternative (``black_<kind>``), so a white wool could never be dyed. The generator widens that slot.
+DYED_KINDS = ("wool", "carpet", "bed")
+COLOURS = ("white", "orange", "magenta", "light_blue", "yellow", "lime", "pink", "gray", "light_gray", "cyan",
+           "purple", "blue", "brown", "green", "red", "black")
+
+
+def _dye_slot(result: str, cells: list[str]) -> tuple[str, list[str]] | None:
+    """``(dye, the 15 recolourable items)`` of a ``dye_<colour>_<kind>`` recipe, else ``None``."""
+    for kind in DYED_KINDS:
+        colour = result.removesuffix("_" + kind)
+        if colour != result and colour in COLOURS and len(cells) == 2 and f"{colour}_dye" in cells:
+            return f"{colour}_dye", [f"{c}_{kind}" for c in COLOURS if c != colour]
+    return None
+
+
+def _variants(raw: dict[str, list[dict[str, Any]]], item_names: dict[int, str],
+              families: dict[str, list[str]]) -> dict[tuple[Any, ...], list[list[str | None]]]:
+    """minecraft-data's recipes as concrete variants (one per tag member), grouped by result, count and grid
+    layout: a group's variants are the expansions of one vanilla recipe's tags."""
+    groups: dict[tuple[Any, ...], list[list[str | None]]] = {}
     for result_id in sorted(raw, key=int):
         for r in raw[result_id]:
             result = item_names[int(r["result"]["id"])]
             count = int(r["result"].get("count", 1))
-            variants: list[list[str]]
             if "inShape" in r:
-                shape: list[list[str | None]] | None = _grid_names(r["inShape"], item_names)
-                variants = [[c for row in shape or [] for c in row if c is not None]]
+                shape = _grid_names(r["inShape"], item_names)
+                key: tuple[Any, ...] = (result, count, tuple(tuple(c is None for c in row) for row in shape))
+                groups.setdefault(key, []).append([c for row in shape for c in row])
+                continue
+            names: list[str | None] = [item_names[int(i)] for i in r["ingredients"]]
+            key = (result, count, len(names))
+            tree = re.sub(r"_(log|stem)$", "", str(names[0])) if len(names) == 1 else ""
+            if result.endswith("_planks") and tree in families:
+                # the data's own ingredient first, then the rest of its tag
+                groups.setdefault(key, []).extend([[m] for m in [str(names[0]),
+                                                                  *(m for m in families[tree] if m != names[0])]])
             else:
-                shape = None
-                names = [item_names[int(i)] for i in r["ingredients"]]
-                variants = [names]
-                tree = re.sub(r"_(log|stem)$", "", names[0]) if len(names) == 1 else ""
-                if result.endswith("_planks") and tree in families:
-                    # the data's own ingredient first, then the rest of its tag
-                    variants = [[m] for m in [names[0], *(m for m in families[tree] if m != names[0])]]
-            for cells in variants:
-                ingredients: dict[str, int] = {}
-                for c in cells:
-                    ingredients[c] = ingredients.get(c, 0) + 1
-                out.append({"result": result, "count": count, "shape": shape,
-                            "ingredients": dict(sorted(ingredients.items()))})
+                groups.setdefault(key, []).append(names)
+    return groups
+
+
+def recipes(src: Sources, item_names: dict[int, str]) -> list[dict[str, Any]]:
+    """Each vanilla recipe once, its cells grouped into slots of alternatives (vanilla's tags).
+
+    minecraft-data expands a tag into one recipe per member. Cells whose values move together across a
+    group's variants were one tag: each such class becomes one slot (``[options, count]``) whose options
+    may be mixed in a craft (oak and birch planks in one chest), as vanilla allows. A shaped recipe's
+    ``shape`` holds slot indices (``None`` for an empty cell); a shapeless one has ``shape: null``.
+    """
+    raw = src.load("recipes")
+    families = _log_families(raw, item_names)
+    item_ids = {name: i for i, name in item_names.items()}
+    out = []
+    for key, variants in _variants(raw, item_names, families).items():
+        result, count, layout = key
+        n = len(variants[0])
+        # cells with the same column of values across the variants are one slot
+        slot_of: dict[tuple[str | None, ...], int] = {}
+        cell_slot: list[int | None] = []
+        for i in range(n):
+            column = tuple(v[i] for v in variants)
+            if column[0] is None:
+                cell_slot.append(None)
+                continue
+            cell_slot.append(slot_of.setdefault(column, len(slot_of)))
+        # options in item-id order (the creative menu's: oak before pale oak, cobblestone before blackstone)
+        slots: list[list[Any]] = [[sorted({str(c) for c in column}, key=item_ids.__getitem__), 0]
+                                  for column in slot_of]
+        for s in cell_slot:
+            if s is not None:
+                slots[s][1] += 1
+        if len(slots) == 2 and not isinstance(layout, tuple):
+            dyed = _dye_slot(result, [str(c) for c in variants[0]])
+            if dyed is not None:
+                for slot in slots:
+                    if slot[0] != [dyed[0]]:
+                        slot[0] = sorted(dyed[1], key=item_ids.__getitem__)
+        shape = None
+        if isinstance(layout, tuple):
+            width = len(layout[0])
+            shape = [cell_slot[r * width:(r + 1) * width] for r in range(len(layout))]
+        out.append({"result": result, "count": count, "shape": shape, "slots": slots})
+    out.sort(key=lambda r: (r["result"], r["count"], json.dumps(r["slots"])))
     return out
 
 
@@ -581,6 +640,8 @@ def generate(node_modules: Path, version: str) -> bytes:
             "loot": "scripts/gen_mcdata.py LOOT_ALIASES, LEAF_FIXES, OTHER_FIXES, ORE_COUNTS, TOOL_TAG_FIXES: "
                     "numbers and conditions blockLoot loses (table_bonus chances, no-Fortune counts, "
                     "match_tool item-tag conditions, renamed blocks)",
+            "recipe_slots": "scripts/gen_mcdata.py recipes(): minecraft-data's tag expansions regrouped into "
+                        "slots of alternatives; DYED_KINDS widens the dye_<colour>_<kind> slot it collapses",
             "item_tags": "scripts/gen_mcdata.py ITEM_TAGS: mirrors the 1.21.4 data pack's "
                          "tags/item files that loot conditions test",
             "gravity": "scripts/gen_mcdata.py GRAVITY_PATTERNS: vanilla FallingBlock subclasses",

@@ -23,7 +23,9 @@ def test_plan_picks_the_variant_the_inventory_holds() -> None:
     assert plan.recipe is not None and plan.recipe.ingredients == {"oak_log": 1}
     assert (plan.crafts, plan.missing) == (1, {})
     birch = plan_craft(MD, "stick", 8, {"birch_planks": 4})
-    assert birch.recipe is not None and "birch_planks" in birch.recipe.ingredients and birch.crafts == 2
+    assert birch.recipe is not None and birch.uses == {"birch_planks": 4} and birch.crafts == 2
+    mixed = plan_craft(MD, "chest", 1, {"oak_planks": 5, "birch_planks": 3})  # one slot, two plank kinds
+    assert mixed.missing == {} and mixed.uses == {"oak_planks": 5, "birch_planks": 3}
 
 
 def test_plan_rounds_up_to_output_multiples_and_reports_missing() -> None:

@@ -29,7 +29,7 @@ import gzip
 import json
 import math
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
@@ -38,9 +38,9 @@ from typing import Any
 from craftbt.world.body import BodyError, BodyErrorCode
 
 DEFAULT_VERSION = "1.21.4"
-FORMAT = 2
+FORMAT = 3
 """Version of the shipped file's layout; the loader refuses any other (2: ``item_tags`` and tool-tag loot
-conditions)."""
+conditions; 3: recipes as slots of alternatives)."""
 
 TOOL_TIERS = ("wooden", "stone", "iron", "golden", "diamond", "netherite")
 """Tier names in item ids, weakest first. ``golden`` mines like wooden but fast."""
@@ -137,18 +137,51 @@ class ItemData:
 
 
 @dataclass(frozen=True, slots=True)
+class Slot:
+    """Cells of a recipe that take any of the same items (one vanilla tag or item), mixed freely."""
+
+    options: tuple[str, ...]
+    count: int
+    """Cells per craft: one craft consumes ``count`` items, any mix of ``options``."""
+
+    def take(self, need: int, left: dict[str, int], out: dict[str, int]) -> int:
+        """Move up to ``need`` of this slot's options from ``left`` into ``out``, the most held first;
+        returns how many are still short."""
+        for option in sorted(self.options, key=lambda o: (-left.get(o, 0), o)):
+            take = min(need, left.get(option, 0))
+            if take <= 0:
+                break
+            out[option] = out.get(option, 0) + take
+            left[option] -= take
+            need -= take
+        return need
+
+
+@dataclass(frozen=True, slots=True)
 class Recipe:
-    """One crafting recipe. minecraft-data variants (each plank kind, ...) are separate recipes."""
+    """One vanilla crafting recipe: its ingredient slots hold alternatives (a chest takes any 8 planks)."""
 
     result: str
     count: int
-    ingredients: Mapping[str, int]
-    """Item name -> how many one craft consumes."""
+    slots: tuple[Slot, ...]
     shape: tuple[tuple[str | None, ...], ...] | None
-    """Rows of item names (``None`` = empty cell); ``None`` for shapeless recipes."""
+    """Rows of each cell's first option (``None`` = empty cell); ``None`` for shapeless recipes."""
     width: int
     height: int
     """For shapeless recipes: the side of the smallest square grid that holds the ingredients."""
+
+    @property
+    def ingredients(self) -> dict[str, int]:
+        """Item name -> how many one craft consumes, taking every slot's first option (one variant)."""
+        out: dict[str, int] = {}
+        for slot in self.slots:
+            out[slot.options[0]] = out.get(slot.options[0], 0) + slot.count
+        return out
+
+    @property
+    def inputs(self) -> frozenset[str]:
+        """Every item any slot accepts."""
+        return frozenset(o for slot in self.slots for o in slot.options)
 
     @property
     def needs_table(self) -> bool:
@@ -158,6 +191,28 @@ class Recipe:
     @property
     def shapeless(self) -> bool:
         return self.shape is None
+
+    def fill(
+        self, crafts: int, held: Mapping[str, int], cost: Callable[[str], float] | None = None
+    ) -> dict[str, int]:
+        """The items ``crafts`` crafts consume: each slot takes what ``held`` has of its options (most held
+        first, so a chest mixes oak and birch planks), and what is still short as its cheapest option by
+        ``cost`` (among equals, one already taken, then the first). Every body and planner picks
+        ingredients with this, so a plan's mixed craft is the craft the body makes. Slots never share an
+        option in vanilla's data, but a shared one is still counted once."""
+        left = dict(held)
+        out: dict[str, int] = {}
+        for slot in self.slots:
+            need = slot.take(slot.count * crafts, left, out)
+            if need > 0:  # the cheapest option; among equals one already taken, then the data's order
+                rank = cost or (lambda o: 0.0)
+                option = min(slot.options, key=lambda o: (rank(o), o not in out, slot.options.index(o)))
+                out[option] = out.get(option, 0) + need
+        return out
+
+    def shortfall(self, crafts: int, held: Mapping[str, int]) -> dict[str, int]:
+        """What ``held`` lacks for ``crafts`` crafts (empty: the inventory pays for them now)."""
+        return {i: n - held.get(i, 0) for i, n in self.fill(crafts, held).items() if n > held.get(i, 0)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,17 +295,17 @@ class McData:
 
         self._recipes: dict[str, list[Recipe]] = {}
         for r in raw["recipes"]:
-            shape = r["shape"]
-            if shape is None:
-                n = sum(r["ingredients"].values())
+            slots = tuple(Slot(tuple(options), count) for options, count in r["slots"])
+            if r["shape"] is None:
+                n = sum(slot.count for slot in slots)
                 side = 1 if n == 1 else 2 if n <= 4 else 3
                 width = height = side
                 shape_t = None
             else:
-                shape_t = tuple(tuple(row) for row in shape)
+                shape_t = tuple(tuple(None if i is None else slots[i].options[0] for i in row) for row in r["shape"])
                 height = len(shape_t)
                 width = max(len(row) for row in shape_t)
-            recipe = Recipe(r["result"], r["count"], dict(r["ingredients"]), shape_t, width, height)
+            recipe = Recipe(r["result"], r["count"], slots, shape_t, width, height)
             self._recipes.setdefault(r["result"], []).append(recipe)
 
         self._smelt_by_input: dict[str, SmeltingRecipe] = {}

@@ -115,6 +115,8 @@ class CraftPlan:
     recipe: Recipe | None = None
     crafts: int = 0
     missing: dict[str, int] = field(default_factory=dict)
+    #: the items the crafts consume (a slot's options mixed as the inventory holds them)
+    uses: dict[str, int] = field(default_factory=dict)
 
 
 def plan_craft(md: McData, item: str, qty: int, inventory: dict[str, int]) -> CraftPlan:
@@ -122,12 +124,9 @@ def plan_craft(md: McData, item: str, qty: int, inventory: dict[str, int]) -> Cr
     best: CraftPlan | None = None
     for recipe in md.recipes_for(item):
         crafts = math.ceil(qty / recipe.count)
-        missing = {
-            name: need * crafts - inventory.get(name, 0)
-            for name, need in recipe.ingredients.items()
-            if need * crafts > inventory.get(name, 0)
-        }
-        plan = CraftPlan(recipe=recipe, crafts=crafts, missing=missing)
+        plan = CraftPlan(recipe=recipe, crafts=crafts, missing=recipe.shortfall(crafts, inventory),
+                         uses=recipe.fill(crafts, inventory))
+        missing = plan.missing
         if not missing:
             return plan
         if best is None or sum(missing.values()) < sum(best.missing.values()):
@@ -190,7 +189,7 @@ def run_craft(ctx: CapabilityContext, args: CraftRecipeArgs) -> RunnerGen:
         recipe=args.recipe,
         crafted=made,
         expected_gain=made * recipe.count,
-        consumed={name: need * made for name, need in recipe.ingredients.items()},
+        consumed=recipe.fill(made, plan.uses),
         table=list(table) if table is not None else None,
     )
 
@@ -587,6 +586,7 @@ def describe_recipe(recipe: Recipe) -> dict[str, Any]:
         "result": recipe.result,
         "count": recipe.count,
         "ingredients": dict(recipe.ingredients),
+        "slots": [{"options": list(slot.options), "count": slot.count} for slot in recipe.slots],
         "needs_table": recipe.needs_table,
         "shapeless": recipe.shapeless,
         "shape": [list(row) for row in recipe.shape] if recipe.shape is not None else None,

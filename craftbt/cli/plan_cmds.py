@@ -24,11 +24,49 @@ from craftbt.router.priors import PriorsStore
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "building", "fast_path")
 
 
+def held_body(inventory: str | None, scenario: Path | None, seed: int, world: str) -> Any:
+    """The body ``plan`` and ``run`` use: with ``--inventory``, a world holding it (flat unless ``--world``
+    names another) beside a crafting table and a furnace, else the scenario or world as before."""
+    if inventory is None:
+        return _body(scenario, seed, world)
+    from craftbt.world.scenarios.loader import inventory_world
+
+    if scenario is not None:
+        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, "--inventory with --scenario",
+                                  expected="one of them: a scenario sets its own inventory")
+    body = inventory_world(parse_inventory(inventory), "flat" if world == "starter" else world, seed)
+    return body
+
+
 def _body(scenario: Path | None, seed: int, world: str = "starter") -> Any:
     from craftbt.world.scenarios import load_scenario
     from craftbt.world.scenarios.loader import world_body
 
     return load_scenario(scenario, seed) if scenario is not None else world_body(world, seed)
+
+
+def parse_inventory(text: str) -> dict[str, int]:
+    """``--inventory``: a JSON object ``{"item": count}`` given inline or as a file; pre-1.21 item names are
+    renamed (world.legacy_names) with a note on stderr, never silently."""
+    from craftbt.world.legacy_names import modern_inventory
+
+    path = Path(text)
+    source = text
+    try:
+        if not text.lstrip().startswith("{") and path.is_file():
+            source = path.read_text(encoding="utf-8")
+        raw = json.loads(source)
+    except (OSError, ValueError) as err:
+        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--inventory {text[:60]!r}: {err}",
+                                  expected='a JSON object {"item": count} or a file holding one') from None
+    if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+                                            and v >= 0 for k, v in raw.items()):
+        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, "--inventory is not an object of item counts",
+                                  expected='{"item": count, ...} with counts >= 0')
+    inventory, notes = modern_inventory(raw)
+    for note in notes:
+        typer.echo(f"--inventory: {note}; using the 1.21.4 name", err=True)
+    return inventory
 
 
 def plan_cmd(
@@ -42,6 +80,11 @@ def plan_cmd(
     biome: str | None = typer.Option(None, "--biome", help="Context for the priors (e.g. taiga)"),
     as_json: bool = typer.Option(False, "--json", help="Print the routing decision as JSON"),
     at: str | None = typer.Option(None, "--at", help="Build goals: the site's corner X,Y,Z (default: near the bot)"),
+    inventory: str | None = typer.Option(
+        None, "--inventory", help='Start holding this: JSON {"item": count} or a file (flat world, a crafting '
+        'table and a furnace beside the bot, unless --scenario/--world say otherwise)'),
+    craft_only: bool = typer.Option(False, "--craft-only", help="Plan only from what is held and the stations "
+                                    "in reach (no gathering); a refusal names the missing ingredient"),
 ) -> None:
     """Plan a goal on the embedded world: print the chosen tree and why it was chosen."""
     from craftbt.router.router import plan_for_goal
@@ -58,8 +101,9 @@ def plan_cmd(
         from craftbt.cli.build_cmds import parse_at
 
         context["at"] = list(parse_at(at))
-    decision = plan_for_goal(goal, _body(scenario, seed, world), planner=planner, registry=registry,
-                             priors=PriorsStore(), seed=seed, context=context or None)
+    decision = plan_for_goal(goal, held_body(inventory, scenario, seed, world), planner=planner,
+                             registry=registry, priors=PriorsStore(), seed=seed, context=context or None,
+                             craft_only=craft_only)
     tree = decision.plan.tree
     if out is not None:
         write_output(out, to_json(tree) if out.suffix == ".json" else to_yaml(tree), option="--out")

@@ -78,15 +78,19 @@ def _profile(name: str) -> str:
 
 def _make_body(
     kind: str, scenario: Path | None, seed: int, host: str, port: int, username: str = "craftbt",
-    version: str = "1.21.4", world: str = "starter", realtime: bool = False,
+    version: str = "1.21.4", world: str = "starter", realtime: bool = False, inventory: str | None = None,
 ) -> tuple[Body, Bounds | None]:
     if kind == "sim":
+        from craftbt.cli.plan_cmds import held_body
         from craftbt.world.scenarios.loader import load_scenario, world_body
 
-        sim: Any = (load_scenario(scenario, seed, realtime=realtime) if scenario is not None
-                    else world_body(world, seed, realtime=realtime))
-        if realtime:
-            sim.world.clock.start_pacing()  # from now: building the world was not game time
+        if inventory is not None:
+            sim: Any = held_body(inventory, scenario, seed, world)
+        else:
+            sim = (load_scenario(scenario, seed, realtime=realtime) if scenario is not None
+                   else world_body(world, seed, realtime=realtime))
+            if realtime:
+                sim.world.clock.start_pacing()  # from now: building the world was not game time
         return sim, scenario_fence(sim)
     if kind == "mineflayer":
         from craftbt.world.mineflayer.body import MineflayerBody
@@ -136,6 +140,9 @@ def run_cmd(
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
     seed: int = typer.Option(0, "--seed", help="World seed (a signed 64-bit integer)", parser=seed_int),
     world: str = typer.Option("starter", "--world", help="natural | starter | flat (sim body, without --scenario)"),
+    inventory: str | None = typer.Option(
+        None, "--inventory", help='Sim body: start holding this, JSON {"item": count} or a file (a flat world '
+        'with a crafting table and a furnace unless --world names another)'),
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port", help="1..65535", parser=port_int),
@@ -181,7 +188,7 @@ def run_cmd(
     registry = default_registry()
     # every problem of the file, located, before a body exists (a refused subtree is never opened)
     definition = load_checked(tree, registry) if tree is not None else None
-    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world, realtime)
+    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world, realtime, inventory)
     if geofence is not None:
         try:
             fence = Bounds.parse(geofence)

@@ -22,6 +22,8 @@ from craftbt.planners.base import STATIONS
 from craftbt.planners.goap.costs import ActionCosts
 from craftbt.planners.htn.knowledge import SEARCH_RADIUS, Knowledge
 from craftbt.planners.living import HOES, Farm, Hunt
+from craftbt.planners.solver import preferring
+from craftbt.world.mcdata import Recipe
 
 #: Grounders of what living things give: used only on a surveyed world.
 LIVING = frozenset({"collect_items", "harvest_crop"})
@@ -89,7 +91,12 @@ def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
             if option.kind == "mine":
                 todo.extend(option.tools)
             elif option.kind == "craft" and option.recipe is not None:
-                todo.extend(option.recipe.ingredients)
+                for slot in option.recipe.slots:  # a slot's held options and those about as cheap as the
+                    # cheapest one not held (held ones cost nothing, but only as many as are held)
+                    cheapest = min((knowledge.cost(o) for o in slot.options if not knowledge.held.get(o, 0)),
+                                   default=math.inf)
+                    todo.extend(o for o in slot.options if knowledge.held.get(o, 0) > 0
+                                or knowledge.cost(o) <= cheapest * RELEVANCE_SLACK)
                 if option.recipe.needs_table:
                     todo.append("crafting_table")
             elif option.smelt_input is not None:
@@ -125,16 +132,40 @@ def _craft(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[Ground
             if option.kind != "craft" or option.recipe is None:
                 continue
             recipe = option.recipe
-            if not set(recipe.ingredients) <= items:
-                continue
-            ingredients = tuple(sorted(recipe.ingredients.items()))
-            yield GroundAction(
-                name=f"craft {recipe.count} {item} from {'+'.join(i for i, _ in ingredients)}",
-                capability="craft_recipe", args={"recipe": item, "qty": recipe.count},
-                needs=ingredients, consumes=ingredients, produces=((item, recipe.count),),
-                stations_needed=frozenset({"crafting_table"}) if recipe.needs_table else frozenset(),
-                cost=costs.cost("craft_recipe", 1),
-            )
+            for ingredients in _mixes(recipe, k, items):
+                yield GroundAction(
+                    name=f"craft {recipe.count} {item} from {'+'.join(f'{n} {i}' for i, n in ingredients)}",
+                    capability="craft_recipe", args={"recipe": item, "qty": recipe.count},
+                    needs=ingredients, consumes=ingredients, produces=((item, recipe.count),),
+                    stations_needed=frozenset({"crafting_table"}) if recipe.needs_table else frozenset(),
+                    cost=costs.cost("craft_recipe", 1),
+                )
+
+
+#: Mixed crafts grounded per recipe from the held inventory (one per successive craft it pays for).
+MAX_MIXES = 4
+
+
+def _mixes(recipe: Recipe, k: Knowledge, items: set[str]) -> list[tuple[tuple[str, int], ...]]:
+    """One craft's concrete ingredients, as A* may use them: each slot filled from what is held (mixing
+    its options as the inventory has them, for a few successive crafts) and the rest with each relevant
+    option in turn, and each relevant option alone. Only mixes of relevant items."""
+    out: dict[tuple[tuple[str, int], ...], None] = {}
+    options = [o for slot in recipe.slots for o in slot.options if o in items]
+    left = {i: n for i, n in k.held.items() if i in recipe.inputs}
+    for _ in range(MAX_MIXES):
+        for prefer in [None, *options]:
+            uses = recipe.fill(1, left, preferring(prefer, k.cost))
+            out[tuple(sorted(uses.items()))] = None
+        uses = recipe.fill(1, left, k.cost)
+        if any(left.get(i, 0) < n for i, n in uses.items()):
+            break
+        for i, n in uses.items():
+            left[i] -= n
+    for option in options:  # this option in its slot, the other slots at their cheapest
+        uses = recipe.fill(1, {}, preferring(option, k.cost))
+        out[tuple(sorted(uses.items()))] = None
+    return [m for m in out if all(i in items for i, _ in m)]
 
 
 def _smelt(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundAction]:

@@ -23,7 +23,14 @@ from craftbt.planners.htn.knowledge import Knowledge
 from craftbt.planners.intent import GoalVerb, Intent
 from craftbt.planners.living import HOES, harvest_step, hunt_steps, planted_for, plot_steps, seed_steps
 from craftbt.planners.ppa import Check, PlanStep, carry_stations, steps_to_tree
-from craftbt.planners.solver import consolidate_mining, refuse_if_elsewhere, with_explores
+from craftbt.planners.solver import (
+    consolidate_mining,
+    craft_only_refusal,
+    refuse_if_elsewhere,
+    refuse_if_unpayable,
+    unknown_item,
+    with_explores,
+)
 from craftbt.world.body import Observation
 
 if TYPE_CHECKING:
@@ -58,9 +65,12 @@ class GoapPlanner:
         if not self.can_handle(intent):
             raise PlanningFailure("unsupported_goal", f"GOAP plans obtain goals, not {intent.goal.verb.value}")
         goal, count = intent.goal.target, intent.goal.count
-        knowledge = Knowledge(state, self.version)
+        gather = state.gathers(registry)
+        knowledge = Knowledge(state, self.version, gather, None if gather else goal)
         if not knowledge.md.has_item(goal):
-            raise PlanningFailure("unknown_item", f"{goal!r} is not a {self.version} item")
+            raise unknown_item(knowledge.md, goal)
+        if not gather:
+            refuse_if_unpayable(knowledge.md, goal, knowledge.costs)
         self.last = (intent, state, registry)
         costs = ActionCosts.from_registry(registry, self.journal)
         actions = ground(goal, knowledge, registry, costs)
@@ -71,7 +81,10 @@ class GoapPlanner:
         except SearchBudgetExceeded as over:
             raise PlanningFailure("budget_exceeded", f"A* gave up after {over}") from None
         if found is None:
-            refuse_if_elsewhere(knowledge.md, self.version, goal)
+            if gather:
+                refuse_if_elsewhere(knowledge.md, self.version, goal, state.inventory)
+            if not gather:
+                raise craft_only_refusal(self.version, state, goal, count)
             raise PlanningFailure("unobtainable", f"no action sequence reaches {count} {goal} from here")
         self.last_expanded = found.expanded
         steps = carry_stations(with_explores(consolidate_mining(_steps(found.actions, state), state.inventory), state),
@@ -107,6 +120,7 @@ class GoapPlanner:
             time_of_day=observation.time_of_day,
             health=observation.health,
             food=observation.food,
+            gathering=before.gathering,
         )
         result = self.plan(intent, state, registry)
         result.explanation = "local repair from the observed state; " + result.explanation

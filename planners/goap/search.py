@@ -75,7 +75,19 @@ class Heuristic:
         if item in visiting or not self.producers.get(item):
             return math.inf
         helpful.add(item)
-        action = self.producers[item][0]
+        # the best-ranked producer whose inputs are held or made by something: a mix of held planks ranks
+        # first but may need more of one kind than is held and nothing makes
+        producers = self.producers[item]
+        action = producers[0]
+        if len(producers) > 1:
+            inner = visiting | {item}
+            action = next((a for a in producers if all(
+                inv[i] >= k * math.ceil(missing / dict(a.produces)[item]) or (i not in inner and i in self.producers)
+                for i, k in a.consumes)), action)
+        return self._produce(action, item, missing, inv, stations, helpful, visiting)
+
+    def _produce(self, action: GroundAction, item: str, missing: int, inv: dict[str, int], stations: set[str],
+                 helpful: set[str], visiting: frozenset[str]) -> float:
         made = dict(action.produces)[item]
         batches = math.ceil(missing / made)
         cost = action.cost * batches

@@ -41,9 +41,11 @@ from craftbt.planners.solver import (
     PLACE_TICKS,
     SMELT_TICKS,
     chunks,
+    craft_mixes,
 )
 from craftbt.world.body import BlockPos
 from craftbt.world.daytime import is_night
+from craftbt.world.mcdata import Recipe
 
 #: crop item -> (crop block, seed item) for the farming library
 CROPS: dict[str, tuple[str, str]] = {
@@ -94,6 +96,12 @@ def has(item: str, count: int) -> Check:
 
 def near(block: str) -> Check:
     return Check("block_nearby", {"block": block, "radius": STATION_RADIUS})
+
+
+def _craft_mixes(recipe: Recipe, crafts: int, s: CraftState) -> list[dict[str, int]]:
+    """The solver's mixes of ``recipe`` for this state, each its own method (the priors can then demote
+    one that keeps failing here: birch planks where oak ones were cheapest)."""
+    return craft_mixes(recipe, crafts, {i: max(0, s.free(i)) for i in recipe.inputs}, s.knowledge.cost)
 
 
 def build_domain() -> Domain:
@@ -176,13 +184,14 @@ def build_domain() -> Domain:
     def craft(
         s: CraftState, item: str, ingredients: tuple[tuple[str, int], ...], crafts: int, per: int, table: bool
     ) -> PlanStep | bool | None:
-        if any(s.inventory[i] < n * crafts for i, n in ingredients):
+        """``ingredients``: what these ``crafts`` consume in all (a slot's options mixed)."""
+        if any(s.inventory[i] < n for i, n in ingredients):
             return False
         if table and "crafting_table" not in s.stations:
             return False
         for ingredient, n in ingredients:
-            s.inventory[ingredient] -= n * crafts
-            s.reserved[ingredient] = max(0, s.reserved[ingredient] - n * crafts)
+            s.inventory[ingredient] -= n
+            s.reserved[ingredient] = max(0, s.reserved[ingredient] - n)
         made = crafts * per
         s.inventory[item] += made
         return PlanStep(
@@ -190,10 +199,10 @@ def build_domain() -> Domain:
             capability="craft_recipe",
             args={"recipe": item, "qty": made},
             effect=has(item, s.inventory[item]),
-            preconditions=[has(i, n * crafts) for i, n in ingredients] + ([near("crafting_table")] if table else []),
+            preconditions=[has(i, n) for i, n in ingredients] + ([near("crafting_table")] if table else []),
             cost=CRAFT_TICKS * crafts,
             produces={item: made},
-            consumes={i: n * crafts for i, n in ingredients},
+            consumes=dict(ingredients),
         )
 
     @d.method("produce", "craft", "crafting")
@@ -203,16 +212,23 @@ def build_domain() -> Domain:
                 continue
             recipe = option.recipe
             crafts = math.ceil(n / recipe.count)
-            ingredients = tuple(sorted(recipe.ingredients.items()))
-            subtasks: list[Task] = [("obtain", i, k * crafts) for i, k in ingredients]
-            if recipe.needs_table:
-                subtasks.append(("station", "crafting_table"))
-            # a step crafts at most MAX_CRAFT_QTY items (craft_recipe's bound): more is several steps
-            for batch in chunks(crafts, max(1, MAX_CRAFT_QTY // recipe.count)):
-                subtasks.append(("!craft", item, ingredients, batch, recipe.count, recipe.needs_table))
-            # what is already held costs nothing: prefer the recipe the inventory can pay for
-            short = sum(max(0, k * crafts - s.free(i)) * s.knowledge.cost(i) for i, k in ingredients)
-            yield option.label.removeprefix("craft:"), subtasks, CRAFT_TICKS * crafts + short
+            for uses in _craft_mixes(recipe, crafts, s):
+                ingredients = tuple(sorted(uses.items()))
+                subtasks: list[Task] = [("obtain", i, k) for i, k in ingredients]
+                if recipe.needs_table:
+                    subtasks.append(("station", "crafting_table"))
+                # a step crafts at most MAX_CRAFT_QTY items (craft_recipe's bound): more is several steps
+                left = dict(uses)
+                for batch in chunks(crafts, max(1, MAX_CRAFT_QTY // recipe.count)):
+                    part = recipe.fill(batch, left)
+                    for i, k in part.items():
+                        left[i] -= k
+                    subtasks.append(("!craft", item, tuple(sorted(part.items())), batch, recipe.count,
+                                     recipe.needs_table))
+                # what is already held costs nothing: prefer the mix the inventory can pay for
+                short = sum(max(0, k - s.free(i)) * s.knowledge.cost(i) for i, k in ingredients)
+                yield "+".join(i for i, _ in ingredients), subtasks, CRAFT_TICKS * crafts + short
+
 
     # -- building (workstations and modules) ---------------------------------------------------------
     @d.operator("!place", "place_workstation")
@@ -312,7 +328,11 @@ def build_domain() -> Domain:
             cost = max(0, k - s.free(fuel)) * s.knowledge.cost(fuel)
             if cost < math.inf:
                 ranked.append((cost, fuel, k))
-        for cost, fuel, _k in sorted(ranked)[:4]:
+        # among equally cheap fuels the one burning fewest items, then the longest burning: a held lava bucket
+        # before planks (the small tie-break keeps that order where the engine ranks methods by cost)
+        ranked.sort(key=lambda r: (r[0], r[2], -ticks_of[r[1]], r[1]))
+        for rank, (cost, fuel, _k) in enumerate(ranked[:4]):
+            cost += rank * 1e-3
             # a step smelts at most MAX_SMELT_QTY items (smelt's bound); each batch gets its own fuel
             steps: list[Task] = [("!smelt", input_item, b, fuel, s.knowledge.fuel_needed(ticks_of[fuel], b))
                                  for b in chunks(n, MAX_SMELT_QTY)]

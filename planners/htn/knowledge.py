@@ -30,6 +30,7 @@ from craftbt.planners.solver import (
     _recipes,
     farm_cost,
     mine_sources,
+    recipe_cost,
 )
 from craftbt.world.mcdata import McData, Recipe, load
 
@@ -72,19 +73,26 @@ class Option:
 class Knowledge:
     """Options per item for one world survey (no survey: assume the usual surface blocks, 16 blocks away)."""
 
-    def __init__(self, state: PlanningState, version: str = "1.21.4") -> None:
+    def __init__(self, state: PlanningState, version: str = "1.21.4", gather: bool = True,
+                 goal: str | None = None) -> None:
         self.version = version
         self.md: McData = load(version)
+        #: False: craft-only (PlanningState.gathering): no block, animal or farm is a source
+        self.gather = gather
+        #: the inventory planned from (GOAP grounds mixed crafts from it)
+        self.held: dict[str, int] = {i: n for i, n in state.inventory.items() if n > 0}
         # a survey's blocks, and what the overworld generates elsewhere (an explore step finds it)
-        self.blocks = (_natural_blocks() if state.available_blocks is None
-                       else state.available_blocks | _generated_blocks())
-        self.assumed = state.available_blocks is None
+        self.blocks: frozenset[str] = (frozenset() if not gather else _natural_blocks()
+                                       if state.available_blocks is None
+                                       else state.available_blocks | _generated_blocks())
+        self.assumed = gather and state.available_blocks is None
         #: a surveyed world has animals and grass to hunt and farm; an unsurveyed plan does not count on them
-        self.living = state.available_blocks is not None
+        self.living = gather and state.available_blocks is not None
         #: what the survey saw (crops already standing are harvested, not planted again)
         self.surveyed = state.available_blocks or frozenset()
         self.distance = {b: round(_distance(state, b)) for b in self.blocks}
-        self.costs = _cost_table(self.md, version, state)
+        #: craft-only costs cover what ``goal`` is made from (see solver._cost_table)
+        self.costs = _cost_table(self.md, version, state, gather, goal)
         self.sources = mine_sources(version)
         self._options: dict[str, tuple[Option, ...]] = {}
 
@@ -114,7 +122,7 @@ class Knowledge:
                 out.append(Option("mine", item, MINE_TRAVEL_TICKS + walk + tool, block=source.block,
                                   tools=source.tools))
         for recipe in _recipes(self.md, item):
-            total = CRAFT_TICKS + sum(self.cost(i) * n for i, n in recipe.ingredients.items())
+            total = CRAFT_TICKS + recipe_cost(recipe, self.cost)
             if total < UNREACHABLE:
                 out.append(Option("craft", item, total / recipe.count, recipe=recipe))
         for smelting in self.md.smelting_for(item):

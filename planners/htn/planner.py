@@ -31,7 +31,16 @@ from craftbt.planners.htn.engine import (
 from craftbt.planners.htn.knowledge import Knowledge
 from craftbt.planners.intent import GoalVerb, Intent, context_key
 from craftbt.planners.ppa import Check, PlanStep, dedupe_leaf_names, station_moves
-from craftbt.planners.solver import MINE_BATCH, explore_moves, merge_mining, rederive_effects, refuse_if_elsewhere
+from craftbt.planners.solver import (
+    MINE_BATCH,
+    craft_only_refusal,
+    explore_moves,
+    merge_mining,
+    rederive_effects,
+    refuse_if_elsewhere,
+    refuse_if_unpayable,
+    unknown_item,
+)
 from craftbt.trees.model import Node, SelectorNode, SequenceNode, TreeDefinition
 from craftbt.world.mcdata import load
 
@@ -97,9 +106,9 @@ class HtnPlanner:
             return [("survive", goal.target)], None
         raise PlanningFailure("unsupported_goal", f"the HTN library has no methods for {goal.verb.value}")
 
-    def initial_state(self, state: PlanningState) -> CraftState:
+    def initial_state(self, state: PlanningState, gather: bool = True, goal: str | None = None) -> CraftState:
         return CraftState(
-            knowledge=Knowledge(state, self.version),
+            knowledge=Knowledge(state, self.version, gather, goal),
             inventory=defaultdict(int, state.inventory),
             stations=set(state.stations),
             position=state.position,
@@ -111,20 +120,26 @@ class HtnPlanner:
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         tasks, goal_check = self.tasks_for(intent)
         if intent.goal.verb is GoalVerb.OBTAIN and not load(self.version).has_item(intent.goal.target):
-            raise PlanningFailure("unknown_item", f"{intent.goal.target!r} is not a {self.version} item")
+            raise unknown_item(load(self.version), intent.goal.target)
         context = context_key(intent.context, state.time_of_day)
         recent = [str(m) for m in intent.context.get("recent_failures", [])]
         engine: Engine[CraftState] = Engine(
             self.domain, self._order(context, recent), max_expansions=self.max_expansions,
             timeout_ms=self.timeout_ms,
         )
+        gather = state.gathers(registry) or intent.goal.verb is not GoalVerb.OBTAIN
+        start = self.initial_state(state, gather, intent.goal.target if not gather else None)
+        if not gather:
+            refuse_if_unpayable(start.knowledge.md, intent.goal.target, start.knowledge.costs)
         try:
-            solution = engine.solve(self.initial_state(state), tasks)
+            solution = engine.solve(start, tasks)
         except BudgetExceeded as over:
             raise PlanningFailure("budget_exceeded", over.reason) from None
         if solution is None:
-            if intent.goal.verb is GoalVerb.OBTAIN:
-                refuse_if_elsewhere(load(self.version), self.version, intent.goal.target)
+            if intent.goal.verb is GoalVerb.OBTAIN and gather:
+                refuse_if_elsewhere(load(self.version), self.version, intent.goal.target, state.inventory)
+            if not gather:
+                raise craft_only_refusal(self.version, state, intent.goal.target, intent.goal.count)
             raise PlanningFailure("no_decomposition", f"no method decomposes {intent.goal} from this state")
         steps = gather_up_front(plan_steps(solution.nodes), state.inventory)
         self._inserts = _inserts(steps, state)

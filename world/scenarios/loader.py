@@ -281,6 +281,31 @@ def world_body(world: str, seed: int = 0, *, realtime: bool = False) -> SimBody:
     return build(Scenario(name=f"{world}", seed=seed, generator={"type": kind}), realtime=realtime)  # type: ignore[arg-type]
 
 
+#: Workstations an inventory world puts beside the player (Plancraft's grid and furnace).
+HELD_STATIONS = ("crafting_table", "furnace")
+
+
+def inventory_world(inventory: dict[str, int], world: str = "flat", seed: int = 0, *,
+                    stations: tuple[str, ...] = HELD_STATIONS, realtime: bool = False) -> SimBody:
+    """A fresh body on the named kind of world holding ``inventory``, with ``stations`` placed two blocks
+    away; a name or count the world refuses is a located error (``--inventory``)."""
+    kind = WORLDS.get(world)
+    if kind is None:
+        raise CraftbtError(Problem(ErrorCode.INVALID_ARGUMENT, f"unknown world {world!r}",
+                                   Location(path="--world"), expected=" | ".join(WORLDS)))
+    try:
+        scenario = Scenario.model_validate({
+            "name": f"{world} holding an inventory", "seed": seed, "generator": {"type": kind},
+            "player": {"inventory": [{"item": i, "count": n} for i, n in inventory.items() if n > 0]},
+            "blocks": [{"pos": [2, 0, 2 * k - 1], "block": s} for k, s in enumerate(stations)],
+        })
+    except ValidationError as err:
+        raise CraftbtError(Problem(ErrorCode.INVALID_ARGUMENT, f"inventory refused: {err.errors()[0]['msg']}",
+                                   Location(path="--inventory"), expected="item names with counts 1-2304")) from None
+    check_names(scenario, "--inventory", None, load())  # an unknown name: a located error with a suggestion
+    return build(scenario, realtime=realtime, file="--inventory")
+
+
 def shipped_scenarios() -> list[Path]:
     return sorted(SCENARIO_DIR.glob("*.yaml"))
 

@@ -41,7 +41,7 @@ from craftbt.world.body import (
     Position,
     WindowInfo,
 )
-from craftbt.world.mcdata import McData, load
+from craftbt.world.mcdata import McData, Recipe, load
 from craftbt.world.nature import ANIMAL_LOOT
 from craftbt.world.sim import blockstate, commands, pathfinding
 from craftbt.world.sim.containers import CHEST_BLOCKS, FURNACE_BLOCKS, Chest, Furnace
@@ -737,18 +737,19 @@ class SimBody:
         def apply() -> dict[str, Any]:
             recipe, used_table = self._craft_plan(name, times, table_pos)
             inv = self.world.player.inventory
-            for ing, n in sorted(recipe.ingredients.items()):
-                inv.remove(ing, n * times)
+            used = recipe.fill(times, self._held(recipe))
+            for ing, n in sorted(used.items()):
+                inv.remove(ing, n)
             inv.add(recipe.result, recipe.count * times)
             return {
                 "item": recipe.result, "crafted": recipe.count * times, "times": times,
-                "consumed": {k: v * times for k, v in sorted(recipe.ingredients.items())},
+                "consumed": dict(sorted(used.items())),
                 "table": list(used_table) if used_table is not None else None,
             }
 
         return self._start(TimedHandle("craft", self.now_ticks(), 1, apply))
 
-    def _craft_plan(self, name: str, times: int, table: BlockPos | None) -> tuple[Any, BlockPos | None]:
+    def _craft_plan(self, name: str, times: int, table: BlockPos | None) -> tuple[Recipe, BlockPos | None]:
         recipes = self.md.recipes_for(name)
         if not recipes:
             raise _err(BodyErrorCode.NO_RECIPE, f"{name} has no crafting recipe")
@@ -760,22 +761,26 @@ class SimBody:
         inv = self.world.player.inventory
         best_missing: dict[str, int] | None = None
         for r in usable:
-            missing = {i: n * times - inv.count(i) for i, n in sorted(r.ingredients.items())
-                       if inv.count(i) < n * times}
+            missing = dict(sorted(r.shortfall(times, self._held(r)).items()))
             if missing:
                 if best_missing is None or sum(missing.values()) < sum(best_missing.values()):
                     best_missing = missing
                 continue
             trial = Inventory(inv._stack_size)
             trial.slots = copy.deepcopy(inv.slots)
-            for i, n in r.ingredients.items():
-                trial.remove(i, n * times)
+            for i, n in r.fill(times, self._held(r)).items():
+                trial.remove(i, n)
             if trial.add(r.result, r.count * times):
                 raise _err(BodyErrorCode.INVENTORY_FULL, f"no room for {r.count * times} {r.result}")
             return r, (table_at if r.needs_table else None)
         assert best_missing is not None
         detail = ", ".join(f"{n} more {i}" for i, n in best_missing.items())
         raise _err(BodyErrorCode.MISSING_ITEM, f"crafting {times}x {name} needs {detail}")
+
+    def _held(self, recipe: Recipe) -> dict[str, int]:
+        """How many of each item ``recipe`` accepts the player holds (a slot may mix its options)."""
+        inv = self.world.player.inventory
+        return {i: inv.count(i) for i in recipe.inputs}
 
     def _table_in_reach(self, table: BlockPos | None) -> BlockPos | None:
         w = self.world

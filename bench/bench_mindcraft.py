@@ -1,0 +1,100 @@
+"""Mindcraft's 17 single-agent crafting tasks on the embedded natural world, within their game-time budget.
+
+Each task (``/work/shared/suites/mindcraft_1_agent.json``, or ``--tasks FILE``: Mindcraft's
+``tasks/crafting_tasks/test_tasks/1_agent.json`` reduced to the first agent's inventory, the target and
+its count, the timeout in seconds of game time) starts a fresh natural world of the seed holding the
+task's inventory, no workstation placed, and runs ``obtain <target>`` through ``router.run_goal`` with
+gathering allowed (sheep for wool, trees for planks). A task succeeds when the run reaches the target
+within ``timeout`` seconds of game time (20 ticks a second). Old item names (``rose_red``) go through
+``world.legacy_names`` and are printed. Per task: success, game seconds, wall seconds and why a failure
+failed; then the count against the issue's target (15 of 17) and Mindcraft's published figure.
+
+    .venv/bin/python bench/bench_mindcraft.py [--seed 0] [--planner auto] [--only pink_wool,cake]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _targets import Direction, report
+from bench_competence import _last_failed_step
+
+TASKS = Path("/work/shared/suites/mindcraft_1_agent.json")
+TICKS_PER_SECOND = 20
+
+
+def run_task(task: dict[str, Any], seed: int, planner: str) -> dict[str, Any]:
+    from craftbt.capabilities.default import default_registry
+    from craftbt.core.errors import CraftbtError
+    from craftbt.executor.config import ExecutorConfig, scenario_fence
+    from craftbt.executor.executor import Executor
+    from craftbt.router.priors import PriorsStore
+    from craftbt.router.router import run_goal
+    from craftbt.world.legacy_names import modern_inventory, modern_name
+    from craftbt.world.scenarios.loader import inventory_world
+
+    inventory, notes = modern_inventory(dict(task["inv"]))
+    target, note = modern_name(task["target"])
+    notes += [note] if note else []
+    budget = int(task["timeout"]) * TICKS_PER_SECOND
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="mindcraft-") as tmp:
+        home = Path(tmp)
+        body = inventory_world(inventory, "natural", seed, stations=())
+        executor = Executor(default_registry(), body, home=home,
+                            config=ExecutorConfig(max_ticks=budget, geofence=scenario_fence(body)))
+        why = ""
+        ticks = 0
+        try:
+            run = run_goal(f"obtain {task['n']} {target}" if task["n"] > 1 else f"obtain {target}", executor,
+                           planner=planner, priors=PriorsStore(home / "priors.sqlite"), seed=seed)
+            ticks = run.sim_ticks()
+            ok = run.ok and ticks <= budget
+            if not run.ok and run.outcomes:
+                last = run.outcomes[-1]
+                esc = last.escalation or _last_failed_step(executor, last.run_id)
+                why = f"{esc.get('node') or last.status}: {esc.get('code') or ''} {esc.get('detail') or ''}".strip()
+            elif run.ok and not ok:
+                why = f"over budget: {ticks / TICKS_PER_SECOND:.0f} s"
+        except CraftbtError as err:
+            ok, why = False, err.problems[0].message
+        finally:
+            executor.journal.close()
+    return {"target": target, "ok": ok, "game_s": ticks / TICKS_PER_SECOND, "budget_s": task["timeout"],
+            "wall_s": time.perf_counter() - started, "why": why[:200], "renamed": notes}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--tasks", type=Path, default=TASKS)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--planner", default="auto")
+    parser.add_argument("--only", default="", help="comma-separated targets")
+    args = parser.parse_args()
+    tasks = list(json.loads(args.tasks.read_text())["tasks"].values())
+    if args.only:
+        tasks = [t for t in tasks if t["target"] in args.only.split(",")]
+    results = []
+    for task in tasks:
+        r = run_task(task, args.seed, args.planner)
+        results.append(r)
+        for note in r["renamed"]:
+            print(f"  renamed: {note}")
+        print(f"{r['target']:<18} {'ok ' if r['ok'] else 'FAIL'} game {r['game_s']:6.0f}/{r['budget_s']} s  "
+              f"wall {r['wall_s']:5.1f} s  {r['why']}", flush=True)
+    solved = sum(r["ok"] for r in results)
+    report("mindcraft crafting tasks within budget", solved, "tasks", 15 * len(results) / 17, Direction.AT_LEAST,
+           absolute=f"{solved}/{len(results)} on the natural world, seed {args.seed}, planner {args.planner}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

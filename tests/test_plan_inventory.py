@@ -1,0 +1,157 @@
+"""Planning from a given inventory: a fixed sample of Plancraft-like examples through every planner.
+
+Each example is an inventory, a crafting table and a furnace in reach, and a target; planning is
+craft-only (``PlanningState.gathering=False``). Solvable ones must plan, and the plan's crafts must be
+what the embedded world accepts; impossible ones must be refused with ``missing_ingredient`` naming what
+is missing, in milliseconds (no search budget runs out).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from craftbt.capabilities.default import default_registry, register_all
+from craftbt.capabilities.registry import Registry
+from craftbt.planners.base import Planner, PlanningFailure, PlanningState
+from craftbt.planners.goap.planner import GoapPlanner
+from craftbt.planners.htn.planner import HtnPlanner
+from craftbt.planners.intent import Intent
+from craftbt.planners.solver import CraftingSolver
+from craftbt.world.body import ActionStatus
+from craftbt.world.legacy_names import LEGACY_ITEMS, modern_inventory
+from craftbt.world.mcdata import load
+from craftbt.world.scenarios.loader import inventory_world
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIONS = frozenset({"crafting_table", "furnace"})
+PLANNERS: list[Planner] = [CraftingSolver(), HtnPlanner(), GoapPlanner()]
+
+SOLVABLE = [
+    ("chest", {"oak_planks": 5, "birch_planks": 3}),  # one slot, two plank kinds
+    ("blue_wool", {"white_wool": 1, "blue_dye": 1}),  # a dye recipe takes any other colour
+    ("comparator", {"quartz": 1, "redstone_torch": 3, "stone": 3}),  # a Nether item held
+    ("blackstone_slab", {"blackstone": 3}),
+    ("purpur_slab", {"purpur_block": 2, "purpur_pillar": 1}),
+    ("bookshelf", {"warped_planks": 2, "acacia_planks": 1, "spruce_planks": 1, "oak_log": 1, "book": 3}),
+    ("iron_ingot", {"raw_iron": 1, "lava_bucket": 1, "oak_planks": 2}),
+]
+IMPOSSIBLE = [
+    ("diamond_pickaxe", {"stick": 2, "oak_planks": 3}, "diamond"),
+    ("chest", {"oak_planks": 7}, "oak_planks"),  # one plank short: a quantity, not a kind
+    ("iron_ingot", {"raw_iron": 1}, "fuel"),  # nothing to burn
+]
+
+
+def state(inventory: dict[str, int]) -> PlanningState:
+    return PlanningState(inventory=dict(inventory), available_blocks=frozenset(), stations=STATIONS,
+                         gathering=False)
+
+
+def crafts(result: Any) -> list[tuple[str, dict[str, Any]]]:
+    out: list[tuple[str, dict[str, Any]]] = []
+
+    def walk(node: Any) -> None:
+        if getattr(node, "kind", None) == "leaf":
+            out.append((node.capability, dict(node.args)))
+        for child in getattr(node, "children", None) or []:
+            walk(child)
+
+    walk(result.tree.root)
+    return out
+
+
+@pytest.mark.parametrize("planner", PLANNERS, ids=lambda p: p.name)
+@pytest.mark.parametrize(("target", "inventory"), SOLVABLE, ids=[t for t, _ in SOLVABLE])
+def test_solvable_examples_plan_from_the_inventory_alone(planner: Planner, target: str,
+                                                         inventory: dict[str, int]) -> None:
+    result = planner.plan(Intent.from_text(f"obtain {target}"), state(inventory), default_registry())
+    steps = crafts(result)
+    assert steps and {cap for cap, _ in steps} <= {"craft_recipe", "smelt"}  # nothing gathered
+    if target == "iron_ingot":  # the lava bucket burns, not the planks (HTN keeps planks as a fallback branch)
+        assert steps[0] == ("smelt", {"input": "raw_iron", "qty": 1, "fuel": "lava_bucket"})
+
+
+@pytest.mark.parametrize("planner", PLANNERS, ids=lambda p: p.name)
+@pytest.mark.parametrize(("target", "inventory", "named"), IMPOSSIBLE, ids=[t for t, _, _ in IMPOSSIBLE])
+def test_impossible_examples_are_refused_with_the_missing_ingredient(
+        planner: Planner, target: str, inventory: dict[str, int], named: str) -> None:
+    with pytest.raises(PlanningFailure) as refusal:
+        planner.plan(Intent.from_text(f"obtain {target}"), state(inventory), default_registry())
+    assert refusal.value.reason == "missing_ingredient"
+    assert named in refusal.value.detail
+
+
+@pytest.mark.parametrize("planner", PLANNERS, ids=lambda p: p.name)
+def test_a_registry_that_cannot_mine_yields_no_gathering_fallback(planner: Planner) -> None:
+    registry = Registry()  # not the process-wide one: other tests use it
+    register_all(registry)
+    registry.unregister("acquire_material")
+    gathering = PlanningState(inventory={"stick": 2}, available_blocks=frozenset({"oak_log", "stone"}))
+    with pytest.raises(PlanningFailure) as refusal:
+        planner.plan(Intent.from_text("obtain stone_pickaxe"), gathering, registry)
+    assert refusal.value.reason == "missing_ingredient"
+
+
+def test_the_nether_is_refused_only_when_the_ingredient_must_be_fetched() -> None:
+    solver = CraftingSolver()
+    survey = PlanningState(available_blocks=frozenset({"oak_log", "stone"}))
+    with pytest.raises(PlanningFailure) as refusal:
+        solver.plan(Intent.from_text("obtain comparator"), survey, default_registry())
+    assert refusal.value.reason == "out_of_reach"
+    held = PlanningState(inventory={"quartz": 1}, available_blocks=frozenset({"oak_log", "stone"}))
+    assert solver.plan(Intent.from_text("obtain comparator"), held, default_registry()).steps > 0
+
+
+def test_the_embedded_world_makes_the_mixed_craft_the_planner_emits() -> None:
+    body = inventory_world({"oak_planks": 5, "birch_planks": 3, "white_wool": 1, "blue_dye": 1})
+    result = CraftingSolver().plan(Intent.from_text("obtain chest"), PlanningState.held(body), default_registry())
+    assert crafts(result) == [("craft_recipe", {"recipe": "chest", "qty": 1})]
+    table = body.find_blocks(["crafting_table"], 6, max_count=1)[0]
+    for item, at in (("chest", table), ("blue_wool", None)):
+        handle = body.craft(item, 1, at)
+        body.advance(5)
+        assert handle.status() is ActionStatus.SUCCEEDED, handle.error()
+    held = body.observe().inventory
+    assert held.get("chest") == 1 and held.get("blue_wool") == 1
+    assert not held.get("oak_planks") and not held.get("birch_planks") and not held.get("white_wool")
+
+
+def test_legacy_names_are_items_of_an_older_minecraft_data_and_renamed_aloud() -> None:
+    data = ROOT / "node_modules" / "minecraft-data" / "minecraft-data" / "data" / "pc"
+    if not (data / "1.13.2" / "items.json").exists():
+        pytest.skip("node_modules/minecraft-data is not installed")
+    old = {i["name"] for i in json.loads((data / "1.13.2" / "items.json").read_text())}
+    md = load()
+    for legacy, modern in LEGACY_ITEMS.items():
+        assert legacy in old and not md.has_item(legacy) and md.has_item(modern), legacy
+    inventory, notes = modern_inventory({"grass": 2, "short_grass": 1, "stick": 1})
+    assert inventory == {"short_grass": 3, "stick": 1} and notes == ["'grass' is the pre-1.21 name of 'short_grass'"]
+
+
+def test_a_goal_with_an_old_name_is_refused_with_its_new_name() -> None:
+    with pytest.raises(PlanningFailure) as refusal:
+        CraftingSolver().plan(Intent.from_text("obtain rose_red"), state({"poppy": 1}), default_registry())
+    assert refusal.value.reason == "unknown_item" and "ask for red_dye" in refusal.value.detail
+
+
+def test_the_cli_plans_from_an_inventory_and_refuses_bad_input(tmp_path: Path) -> None:
+    from tests.clikit import cli
+
+    done = cli(["plan", "--goal", "obtain chest", "--inventory", '{"oak_planks": 5, "birch_planks": 3}',
+                "--craft-only", "--json"])
+    assert done.code == 0, done.text
+    decision = json.loads(done.out)
+    assert decision["plan"]["steps"] == 1 and "craft_recipe" in json.dumps(decision["plan"]["tree"])
+    short = tmp_path / "inv.json"
+    short.write_text('{"oak_planks": 7, "grass": 1}')
+    done = cli(["plan", "--goal", "obtain chest", "--inventory", str(short), "--craft-only"])
+    assert done.code == 1 and "missing_ingredient" in done.text and "oak_planks" in done.text
+    assert "'grass' is the pre-1.21 name of 'short_grass'" in done.err
+    done = cli(["plan", "--goal", "obtain chest", "--inventory", '{"oak_plank": 8}', "--craft-only"])
+    assert done.code == 1 and "did you mean 'oak_planks'" in done.text
+    done = cli(["plan", "--goal", "obtain chest", "--inventory", "[1]", "--craft-only"])
+    assert done.code == 1 and "--inventory" in done.text
