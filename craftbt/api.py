@@ -30,7 +30,7 @@ from craftbt.router.router import GoalRun, RoutingDecision, plan_for_goal
 from craftbt.router.router import run_goal as _route_and_run
 from craftbt.trees.build import build
 from craftbt.trees.model import TreeDefinition
-from craftbt.trees.paths import LIBRARY_DIR
+from craftbt.trees.paths import library_file, library_names
 from craftbt.trees.validate import Checked, validate_path, validate_text
 from craftbt.world.body import Body
 from craftbt.world.sim.body import SimBody
@@ -40,10 +40,10 @@ TreeSource = str | Path | TreeDefinition
 
 def library_tree(name: str) -> Path:
     """The path of a tree shipped in the library, e.g. ``library_tree("obtain_wooden_pickaxe")``."""
-    path = LIBRARY_DIR / (name if name.endswith((".yaml", ".yml", ".json")) else f"{name}.yaml")
-    if not path.is_file():
-        shipped = sorted(p.stem for p in LIBRARY_DIR.glob("*.yaml"))
-        raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND, f"no library tree {name!r}; shipped: {', '.join(shipped)}")
+    path = library_file(name)
+    if path is None:
+        raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND,
+                                  f"no library tree {name!r}; shipped: {', '.join(library_names())}")
     return path
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import ipaddress
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+if TYPE_CHECKING:  # starlette comes with the 'serve' extra; the CLI imports this module without it
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 #: default request-body cap: a tree or script is a few kB; this leaves room and stops abuse
 DEFAULT_MAX_BODY = 1 << 20

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -58,6 +59,19 @@ def test_wheel_installs_one_package_that_runs_anywhere(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "craftbt/trees/library/obtain_wooden_pickaxe.yaml" in names
     assert "craftbt/py.typed" in names
+    # the Node side for `craftbt node install`, and the licence, travel in the wheel and the sdist
+    node = "craftbt/world/mineflayer/node/"
+    assert {f"{node}package.json", f"{node}package-lock.json"} <= set(names)
+    info = wheel.name.split("-py3")[0] + ".dist-info"
+    assert f"{info}/licenses/LICENSE" in names
+    metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
+    runtime = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
+    assert runtime and not [line for line in runtime if "==" in line], runtime
+    assert "Provides-Extra: serve" in metadata and "Project-URL:" in metadata and "Classifier:" in metadata
+    assert not re.search(r"\]\((?!https?://|#)", metadata), "relative links in the long description"
+    sdist = next(dist.glob("craftbt-*.tar.gz"))
+    with tarfile.open(sdist) as tar:
+        assert any(name.endswith("/LICENSE") for name in tar.getnames())
     twine = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, dist.iterdir())],
                            capture_output=True, text=True, timeout=300)
     assert twine.returncode == 0, twine.stdout + twine.stderr

@@ -25,6 +25,7 @@ from craftbt.cli import (
     doctor_cmds,
     eval_cmds,
     live_cmds,
+    node_cmds,
     plan_cmds,
     prove_cmds,
     run_cmds,
@@ -49,7 +50,7 @@ app = typer.Typer(
 )
 
 COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds, script_cmds, eval_cmds, prove_cmds,
-                  doctor_cmds, live_cmds, serve_cmds)
+                  doctor_cmds, live_cmds, serve_cmds, node_cmds)
 
 
 

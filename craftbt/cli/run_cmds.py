@@ -143,7 +143,8 @@ def _summary_table(out: RunOutcome) -> Table:
 
 
 def run_cmd(
-    tree: Path | None = typer.Argument(None, help="Tree file (YAML or JSON); or use --goal"),
+    tree: Path | None = typer.Argument(None, metavar="[TREE]", show_default=False,
+                                       help="Tree file (YAML, JSON) or a library tree's name; or use --goal"),
     goal: str | None = typer.Option(None, "--goal", help='Plan, route and run a goal, e.g. "obtain iron_pickaxe"'),
     planner: str = typer.Option("auto", "--planner", help="With --goal: " + " | ".join(PLANNERS)),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
@@ -172,6 +173,7 @@ def run_cmd(
 ) -> None:
     """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows."""
     from craftbt.cli.trees_cmds import load_checked, use_tree_path
+    from craftbt.trees.paths import tree_argument
 
     use_tree_path(tree_path)
     if (tree is None) == (goal is None):
@@ -183,6 +185,8 @@ def run_cmd(
     if body not in ("sim", "mineflayer"):
         raise _err(f"--body {body!r} is not a body", expected="sim or mineflayer")
     registry = default_registry()
+    if tree is not None:
+        tree = tree_argument(tree)  # a library tree by name: `craftbt run obtain_wooden_pickaxe`
     # every problem of the file, located, before a body exists (a refused subtree is never opened)
     definition = load_checked(tree, registry) if tree is not None else None
     the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world)

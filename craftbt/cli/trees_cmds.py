@@ -8,6 +8,7 @@ Tree files may be YAML, JSON or BehaviorTree.CPP XML (``*.xml``).
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
 from collections.abc import Callable
@@ -21,10 +22,11 @@ from rich.table import Table
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.cli.console import table_console
-from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
 from craftbt.core.inputs import read_text
 from craftbt.core.outputs import write_output
 from craftbt.trees import model as m
+from craftbt.trees.paths import library_names, tree_argument
 from craftbt.trees.render import RenderFormat
 from craftbt.trees.validate import Checked, validate_definition, validate_path
 
@@ -53,7 +55,16 @@ class ConvertTarget(StrEnum):
 
 
 def check_file(path: Path, registry: Registry) -> Checked:
-    """Any supported tree file -> Checked (XML is imported first; every problem is located at its element)."""
+    """Any supported tree file (or a library tree's name) -> Checked (XML is imported first; every problem is
+    located at its element)."""
+    path = tree_argument(path)
+    if not path.exists() and not path.suffix and len(path.parts) == 1:
+        close = difflib.get_close_matches(str(path), library_names(), n=1)
+        return Checked(None, [Problem(ErrorCode.FILE_NOT_FOUND, f"no tree file or library tree {str(path)!r}",
+                                      Location(file=str(path)),
+                                      expected="a .yaml/.json/.xml file or one of the library's trees: "
+                                      + ", ".join(library_names()),
+                                      suggestion=close[0] if close else None)])
     if path.suffix.lower() != ".xml":
         return validate_path(path, registry)
     from craftbt.trees.btcpp_import import import_xml
