@@ -52,9 +52,10 @@ def validate_tree(source: str | Path, *, registry: Registry | None = None, text:
 
     Never raises for bad content: ``checked.ok`` says whether it is valid and
     ``checked.problems`` lists every problem with its file, line and column.
+    A string of several lines is text whatever ``text`` says: no file name has a newline.
     """
     registry = registry or default_registry()
-    if text:
+    if text or _is_text(source):
         return validate_text(str(source), registry, file="<text>")
     return validate_path(source, registry)
 
@@ -65,6 +66,11 @@ def load_tree(source: str | Path, *, registry: Registry | None = None, text: boo
     checked.raise_for_problems()
     assert checked.definition is not None  # no problems means a definition
     return checked.definition
+
+
+def _is_text(source: object) -> bool:
+    """YAML or JSON text rather than a path: a path never holds a newline."""
+    return isinstance(source, str) and "\n" in source
 
 
 def _definition(tree: TreeSource, registry: Registry) -> TreeDefinition:
@@ -112,7 +118,7 @@ def run_tree(
     """
     registry = registry or default_registry()
     definition = _definition(tree, registry)
-    base_dir = Path(tree).parent if isinstance(tree, str | Path) else None
+    base_dir = Path(tree).parent if isinstance(tree, str | Path) and not _is_text(tree) else None
     executor = _executor(body, registry, config, home)
     return executor.run(definition, base_dir=base_dir, seed=seed)
 

@@ -129,7 +129,8 @@ def validate_cmd(
 
 
 def render_cmd(
-    file: Annotated[Path | None, typer.Argument(help="Tree file", show_default=False)] = None,
+    file: Annotated[Path | None, typer.Argument(metavar="[TREE]", help="Tree file or a library tree's name",
+                                                show_default=False)] = None,
     fmt: Annotated[RenderFormat, typer.Option("--format", "-f", help="Output format")] = RenderFormat.UNICODE,
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
     run: Annotated[str | None, typer.Option("--run", help="Draw a finished run from the journal, with the "
@@ -262,7 +263,33 @@ def convert_cmd(
         raise _fail(err) from None
 
 
+def trees_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
+) -> None:
+    """List the library's trees: each runs by name (craftbt run obtain_wooden_pickaxe).
+
+    Example: craftbt trees && craftbt run greet
+    """
+    from craftbt.trees.paths import library_file
+
+    rows = []
+    for name in library_names():
+        path = library_file(name)
+        assert path is not None
+        checked = validate_path(path, get_registry())
+        description = checked.definition.description if checked.definition is not None else ""
+        rows.append({"name": name, "description": description or "", "file": str(path)})
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table("tree", "description")
+    for row in rows:
+        table.add_row(row["name"], row["description"])
+    table_console().print(table)
+
+
 def register(app: typer.Typer) -> None:
+    app.command("trees")(trees_cmd)
     app.command("validate")(validate_cmd)
     app.command("render")(render_cmd)
     app.add_typer(capabilities_app, name="capabilities")
