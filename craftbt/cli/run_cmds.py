@@ -143,7 +143,7 @@ def _summary_table(out: RunOutcome) -> Table:
 
 
 def run_cmd(
-    tree: Path | None = typer.Argument(None, metavar="[TREE]", show_default=False,
+    tree: Path | None = typer.Argument(None, metavar="TREE", show_default=False,
                                        help="Tree file (YAML, JSON) or a library tree's name; or use --goal"),
     goal: str | None = typer.Option(None, "--goal", help='Plan, route and run a goal, e.g. "obtain iron_pickaxe"'),
     planner: str = typer.Option("auto", "--planner", help="With --goal: " + " | ".join(PLANNERS)),

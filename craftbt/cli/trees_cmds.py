@@ -105,7 +105,8 @@ def _write(out: Path | None, data: str | bytes) -> None:
 
 
 def validate_cmd(
-    files: Annotated[list[Path], typer.Argument(help="Tree files (.yaml, .json, .xml)", show_default=False)],
+    files: Annotated[list[Path], typer.Argument(
+        metavar="TREE", help="Tree files (.yaml, .json, .xml) or library tree names", show_default=False)],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
     tree_path: TreePathOption = [],  # noqa: B006 - typer reads the default, never mutates it
 ) -> None:
@@ -129,7 +130,7 @@ def validate_cmd(
 
 
 def render_cmd(
-    file: Annotated[Path | None, typer.Argument(metavar="[TREE]", help="Tree file or a library tree's name",
+    file: Annotated[Path | None, typer.Argument(metavar="TREE", help="Tree file or a library tree's name",
                                                 show_default=False)] = None,
     fmt: Annotated[RenderFormat, typer.Option("--format", "-f", help="Output format")] = RenderFormat.UNICODE,
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
