@@ -22,11 +22,35 @@ def test_layer_picture_matches_the_import_graph() -> None:
     assert done.returncode == 0, done.stderr
 
 
+#: the README is also the package's long description on PyPI, so its links are absolute
+REPO_URL = "https://github.com/craftbt/craftbt/"
+
+
 def test_readme_links_the_docs_and_they_exist() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for doc in ("docs/ARCHITECTURE.md", "docs/tree-format.md", "docs/python-api.md"):
-        assert f"]({doc})" in readme, doc
-        assert (ROOT / doc).is_file(), doc
+    for doc in ("docs/ARCHITECTURE.md", "docs/tree-format.md", "docs/python-api.md", "docs/install.md",
+                "docs/getting-started.md", "docs/cli-reference.md", "docs/benchmarks.md", "docs/tutorials/index.md"):
+        assert f"]({REPO_URL}blob/main/{doc})" in readme, doc
+    for target in re.findall(r"\]\(([^)]+)\)", readme):
+        assert target.startswith(("https://", "#")), f"relative link {target}"
+        if target.startswith(REPO_URL):
+            path = target.removeprefix(REPO_URL).split("/", 2)[2].split("#")[0]
+            assert (ROOT / path).exists(), target
+
+
+def test_readme_is_short_and_opens_with_the_two_setup_commands() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250
+    opening = "\n".join(lines[:12])
+    assert "make demo" in opening and "make test" in opening
+    assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_user_facing_text_uses_feature_names_not_source_document_numbers() -> None:
+    pages = [ROOT / "README.md", *[p for p in (ROOT / "docs").rglob("*.md") if p.name != "conformance.md"]]
+    jargon = re.compile(r"\bseed 00[0-9]\b|\bS00[0-9]|\bF1-F6\b|\bissue [0-9]+\b|\bsection [0-9]+", re.I)
+    found = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in pages for m in jargon.finditer(p.read_text("utf-8"))]
+    assert found == []
 
 
 def test_architecture_names_only_packages_that_exist() -> None:

@@ -386,7 +386,7 @@ def sla_cmd(
 
 
 def _router_metrics() -> dict[str, Any]:
-    """Seed 003's router metric beside the executor's: how often routing overrode the historical best."""
+    """The router's metric beside the executor's: how often routing overrode the historical best."""
     path = default_home() / "priors.sqlite"
     if not path.is_file():
         return {"disagreement_rate": None, "routed": 0}
