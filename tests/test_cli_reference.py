@@ -27,7 +27,8 @@ def test_typer_labels_become_value_names(label: str, name: str) -> None:
     assert label_name(label) == name
 
 
-@pytest.mark.parametrize("command", [["run"], ["eval"], ["validate"], ["serve"], ["node", "install"], ["script", "run"]])
+@pytest.mark.parametrize("command", [["run"], ["eval"], ["validate"], ["serve"], ["node", "install"],
+                                     ["script", "run"]])
 def test_help_shows_no_python_types(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert run([*command, "--help"]) == 0
     out = capsys.readouterr().out
