@@ -154,7 +154,8 @@ def run_cmd(
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port", help="1..65535", parser=port_int),
     username: str = typer.Option("craftbt", "--username", help="Bot name on the server (offline auth)"),
-    mc_version: str = typer.Option("1.21.4", "--version", help="Minecraft protocol version of the server"),
+    mc_version: str = typer.Option("1.21.4", "--mc-version", "--version",
+                                     help="Minecraft protocol version of the server (--body mineflayer)"),
     shadow: bool = typer.Option(False, "--shadow", help="Observe and record; dispatch nothing"),
     profile: str = typer.Option("survival", "--profile", help=f"Permission profile: {', '.join(PROFILES)}"),
     allow_command: list[str] = typer.Option(
