@@ -111,7 +111,9 @@ def test_wheel_installs_one_package_that_runs_anywhere(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "craftbt_test_deps.pth").write_text(deps + "\n", encoding="utf-8")
     before = {p.name for p in Path(site).iterdir()}
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
+    # --force-reinstall: the deps folder on the path holds the checkout's own editable craftbt of the same version
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--force-reinstall", str(wheel)],
+                   check=True,
                    timeout=300)
     added = {p.name for p in Path(site).iterdir()} - before - {"__pycache__"}
     assert added == {"craftbt", wheel.name.split("-py3")[0] + ".dist-info"}
