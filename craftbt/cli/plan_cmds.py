@@ -43,7 +43,10 @@ def plan_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the routing decision as JSON"),
     at: str | None = typer.Option(None, "--at", help="Build goals: the site's corner X,Y,Z (default: near the bot)"),
 ) -> None:
-    """Plan a goal on the embedded world: print the chosen tree and why it was chosen."""
+    """Plan a goal on the embedded world: print the chosen tree and why it was chosen.
+
+    Examples: craftbt plan --goal "obtain iron_pickaxe" · craftbt plan --goal "build hut" --planner auto --out hut.yaml
+    """
     from craftbt.router.router import plan_for_goal
     from craftbt.trees.dump import to_json, to_yaml
 

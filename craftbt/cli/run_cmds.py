@@ -172,7 +172,11 @@ def run_cmd(
         False, "--work-at-night", help="With --goal: keep working on the surface at night (default: stop at "
         "sunset, shelter in a roofed pit, go on in the morning)"),
 ) -> None:
-    """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows."""
+    """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows.
+
+    Examples: craftbt run obtain_wooden_pickaxe --seed 3 · craftbt run my_tree.yaml --world flat ·
+    craftbt run --goal "obtain iron_pickaxe" · craftbt run greet --body mineflayer --host 127.0.0.1 --port 25565
+    """
     from craftbt.cli.trees_cmds import load_checked, use_tree_path
     from craftbt.trees.paths import tree_argument
 

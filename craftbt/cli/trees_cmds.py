@@ -110,7 +110,10 @@ def validate_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
     tree_path: TreePathOption = [],  # noqa: B006 - typer reads the default, never mutates it
 ) -> None:
-    """Check tree files against the registry; print every problem."""
+    """Check tree files against the registry; print every problem.
+
+    Example: craftbt validate my_tree.yaml obtain_wooden_pickaxe --json
+    """
     use_tree_path(tree_path)
     registry = get_registry()
     report: list[dict[str, Any]] = []
@@ -138,7 +141,10 @@ def render_cmd(
                                                        "status each node ended in", show_default=False)] = None,
     tree_path: TreePathOption = [],  # noqa: B006 - typer reads the default, never mutates it
 ) -> None:
-    """Draw a tree, or with --run a finished run (png needs -o or a redirected stdout)."""
+    """Draw a tree, or with --run a finished run (png needs -o or a redirected stdout).
+
+    Examples: craftbt render obtain_wooden_pickaxe -f unicode · craftbt render --run RUN_ID -f svg -o run.svg
+    """
     from craftbt.trees.render import render
 
     use_tree_path(tree_path)
