@@ -42,6 +42,21 @@ class Registry:
         #: name -> (oldest first, newest first); the same sorts as before, done once per (un)register
         self._ordered: dict[str, tuple[tuple[CapabilitySpec, ...], tuple[CapabilitySpec, ...]]] = {}
 
+    def copy(self) -> Registry:
+        """A new registry holding every capability version and every condition check of this one.
+
+        Start your own registry from the defaults with ``craftbt.default_registry().copy()``, then
+        register your capabilities on it: trees with ``condition:`` nodes keep working, and the
+        process-wide default registry is left as it was.
+        """
+        clone = Registry()
+        for versions in self._caps.values():
+            for spec in versions.values():
+                clone.register(spec)
+        for check in self._checks.values():
+            clone.register_check(check)
+        return clone
+
     # -- capabilities -------------------------------------------------------
     def register(self, spec: CapabilitySpec) -> CapabilitySpec:
         if self.loading_plugin is not None:

@@ -142,7 +142,7 @@ class Receipt(BaseModel):
 
 
 class ActionResult(BaseModel):
-    """The outcome of one capability run (seed 003, section 2)."""
+    """The outcome of one capability run: ok, a structured error, and what was observed."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 

@@ -32,7 +32,7 @@ from craftbt.router.router import GoalRun, RoutingDecision, plan_for_goal
 from craftbt.router.router import run_goal as _route_and_run
 from craftbt.trees.build import build
 from craftbt.trees.model import TreeDefinition
-from craftbt.trees.paths import LIBRARY_DIR
+from craftbt.trees.paths import library_file, library_names
 from craftbt.trees.validate import Checked, validate_path, validate_text
 from craftbt.world.body import Body
 from craftbt.world.sim.body import SimBody
@@ -42,10 +42,10 @@ TreeSource = str | Path | TreeDefinition
 
 def library_tree(name: str) -> Path:
     """The path of a tree shipped in the library, e.g. ``library_tree("obtain_wooden_pickaxe")``."""
-    path = LIBRARY_DIR / (name if name.endswith((".yaml", ".yml", ".json")) else f"{name}.yaml")
-    if not path.is_file():
-        shipped = sorted(p.stem for p in LIBRARY_DIR.glob("*.yaml"))
-        raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND, f"no library tree {name!r}; shipped: {', '.join(shipped)}")
+    path = library_file(name)
+    if path is None:
+        raise CraftbtError.single(ErrorCode.FILE_NOT_FOUND,
+                                  f"no library tree {name!r}; shipped: {', '.join(library_names())}")
     return path
 
 
@@ -54,9 +54,10 @@ def validate_tree(source: str | Path, *, registry: Registry | None = None, text:
 
     Never raises for bad content: ``checked.ok`` says whether it is valid and
     ``checked.problems`` lists every problem with its file, line and column.
+    A string of several lines is text whatever ``text`` says: no file name has a newline.
     """
     registry = registry or default_registry()
-    if text:
+    if text or _is_text(source):
         return validate_text(str(source), registry, file="<text>")
     return validate_path(source, registry)
 
@@ -67,6 +68,11 @@ def load_tree(source: str | Path, *, registry: Registry | None = None, text: boo
     checked.raise_for_problems()
     assert checked.definition is not None  # no problems means a definition
     return checked.definition
+
+
+def _is_text(source: object) -> bool:
+    """YAML or JSON text rather than a path: a path never holds a newline."""
+    return isinstance(source, str) and "\n" in source
 
 
 def _definition(tree: TreeSource, registry: Registry) -> TreeDefinition:
@@ -120,7 +126,7 @@ def run_tree(
     """
     registry = registry or default_registry()
     definition = _definition(tree, registry)
-    base_dir = Path(tree).parent if isinstance(tree, str | Path) else None
+    base_dir = Path(tree).parent if isinstance(tree, str | Path) and not _is_text(tree) else None
     executor = _executor(body, registry, config, home, watchers)
     return executor.run(definition, base_dir=base_dir, seed=seed)
 

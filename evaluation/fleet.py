@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from craftbt.capabilities.default import default_registry
 from craftbt.core.errors import CraftbtError
+from craftbt.core.extras import Extra, import_extra
 from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
 from craftbt.executor.executor import Executor
 from craftbt.router.priors import PriorsStore
@@ -135,7 +136,7 @@ def run_fleet(spec: FleetSpec, items: list[WorkItem], home: Path, *, workers: in
     """Run every item once on some bot; results in the order they finished."""
     if workers <= 1:
         return _run_here(spec, items, home)
-    import ray
+    ray = import_extra("ray", Extra.EVAL, "a fleet on more than one worker")
     from ray.util.queue import Queue
 
     started_here = not ray.is_initialized()

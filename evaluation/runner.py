@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.extras import Extra, install_hint, missing_modules
 from craftbt.evaluation.episode import EpisodeResult, EpisodeSpec, run_episode
 from craftbt.evaluation.store import ResultStore
 
@@ -54,10 +55,10 @@ def _episode_task(spec_data: dict[str, Any], home_root: str) -> dict[str, Any]:
 
 
 def _ray() -> Any | None:
-    try:
-        import ray
-    except ImportError:
+    if missing_modules(Extra.EVAL):
         return None
+    import ray
+
     return ray
 
 
@@ -82,8 +83,8 @@ def evaluate(
             return EvalRun(len(pending), skipped, "in-process", store.path)
         if ray is None:
             raise CraftbtError.single(
-                ErrorCode.INVALID_ARGUMENT, "Ray is not installed: --workers above 1 and --address need it",
-                expected="pip install 'ray==2.60.0', or --workers 1")
+                ErrorCode.MISSING_EXTRA, "Ray is not installed: --workers above 1 and --address need it",
+                expected=f"the 'eval' extra ({install_hint(Extra.EVAL)}), or --workers 1")
         _run_on_ray(ray, pending, homes, store, on_result, workers=workers, address=address)
         return EvalRun(len(pending), skipped, f"ray:{address or 'local'}", store.path)
     finally:

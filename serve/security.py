@@ -11,9 +11,10 @@ from __future__ import annotations
 import ipaddress
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+if TYPE_CHECKING:  # starlette comes with the 'serve' extra; the CLI imports this module without it
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from craftbt.serve.access import Tokens, check_token
 

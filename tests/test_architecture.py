@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -21,11 +22,35 @@ def test_layer_picture_matches_the_import_graph() -> None:
     assert done.returncode == 0, done.stderr
 
 
+#: the README is also the package's long description on PyPI, so its links are absolute
+REPO_URL = "https://github.com/craftbt/craftbt/"
+
+
 def test_readme_links_the_docs_and_they_exist() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for doc in ("docs/ARCHITECTURE.md", "docs/tree-format.md", "docs/python-api.md"):
-        assert f"]({doc})" in readme, doc
-        assert (ROOT / doc).is_file(), doc
+    for doc in ("docs/ARCHITECTURE.md", "docs/tree-format.md", "docs/python-api.md", "docs/install.md",
+                "docs/getting-started.md", "docs/cli-reference.md", "docs/benchmarks.md", "docs/tutorials/index.md"):
+        assert f"]({REPO_URL}blob/main/{doc})" in readme, doc
+    for target in re.findall(r"\]\(([^)]+)\)", readme):
+        assert target.startswith(("https://", "#")), f"relative link {target}"
+        if target.startswith(REPO_URL):
+            path = target.removeprefix(REPO_URL).split("/", 2)[2].split("#")[0]
+            assert (ROOT / path).exists(), target
+
+
+def test_readme_is_short_and_opens_with_the_two_setup_commands() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250
+    opening = "\n".join(lines[:12])
+    assert "make demo" in opening and "make test" in opening
+    assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_user_facing_text_uses_feature_names_not_source_document_numbers() -> None:
+    pages = [ROOT / "README.md", *[p for p in (ROOT / "docs").rglob("*.md") if p.name != "conformance.md"]]
+    jargon = re.compile(r"\bseed 00[0-9]\b|\bS00[0-9]|\bF1-F6\b|\bissue [0-9]+\b|\bsection [0-9]+", re.I)
+    found = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in pages for m in jargon.finditer(p.read_text("utf-8"))]
+    assert found == []
 
 
 def test_architecture_names_only_packages_that_exist() -> None:
@@ -58,6 +83,19 @@ def test_wheel_installs_one_package_that_runs_anywhere(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "craftbt/trees/library/obtain_wooden_pickaxe.yaml" in names
     assert "craftbt/py.typed" in names
+    # the Node side for `craftbt node install`, and the licence, travel in the wheel and the sdist
+    node = "craftbt/world/mineflayer/node/"
+    assert {f"{node}package.json", f"{node}package-lock.json"} <= set(names)
+    info = wheel.name.split("-py3")[0] + ".dist-info"
+    assert f"{info}/licenses/LICENSE" in names
+    metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
+    runtime = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
+    assert runtime and not [line for line in runtime if "==" in line], runtime
+    assert "Provides-Extra: serve" in metadata and "Project-URL:" in metadata and "Classifier:" in metadata
+    assert not re.search(r"\]\((?!https?://|#)", metadata), "relative links in the long description"
+    sdist = next(dist.glob("craftbt-*.tar.gz"))
+    with tarfile.open(sdist) as tar:
+        assert any(name.endswith("/LICENSE") for name in tar.getnames())
     twine = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, dist.iterdir())],
                            capture_output=True, text=True, timeout=300)
     assert twine.returncode == 0, twine.stdout + twine.stderr
@@ -73,7 +111,9 @@ def test_wheel_installs_one_package_that_runs_anywhere(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "craftbt_test_deps.pth").write_text(deps + "\n", encoding="utf-8")
     before = {p.name for p in Path(site).iterdir()}
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
+    # --force-reinstall: the deps folder on the path holds the checkout's own editable craftbt of the same version
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--force-reinstall", str(wheel)],
+                   check=True,
                    timeout=300)
     added = {p.name for p in Path(site).iterdir()} - before - {"__pycache__"}
     assert added == {"craftbt", wheel.name.split("-py3")[0] + ".dist-info"}

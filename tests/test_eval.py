@@ -81,19 +81,34 @@ def test_resume_runs_only_what_is_missing(tmp_path: Path) -> None:
 
 def test_cli_writes_results_and_an_escaped_report(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    done = CliRunner().invoke(app, ["eval", "--goals", "obtain stick,obtain <b>nothing</b>", "--seeds", "0-1",
+    done = CliRunner().invoke(app, ["eval", "--goals", "obtain stick,obtain nothing_at_all", "--seeds", "0-1",
                                     "--planner", "solver", "--out", str(out), "--json"])
     assert done.exit_code == 0, done.output
     summary = json.loads(done.stdout)
     assert summary["ran"] == 4 and summary["backend"] == "in-process"
     rates = {c["goal"]: c["rate"] for c in summary["cells"]}
-    assert rates == {"obtain stick": 1.0, "obtain <b>nothing</b>": 0.0}
-    page = (out / "report.html").read_text(encoding="utf-8")
-    assert "<b>nothing</b>" not in page and "&lt;b&gt;nothing&lt;/b&gt;" in page
+    assert rates == {"obtain stick": 1.0, "obtain nothing_at_all": 0.0}
     rows = sqlite3.connect(out / "results.sqlite").execute("SELECT count(*) FROM episodes").fetchone()
     assert rows == (4,)
+    store = ResultStore(out / "results.sqlite")
+    try:  # the report escapes what it shows: a goal (or reason) carrying markup is text on the page
+        hostile = [r.model_copy(update={"goal": "obtain <b>nothing</b>"}) for r in store.results()]
+    finally:
+        store.close()
+    page = html_report(hostile)
+    assert "<b>nothing</b>" not in page and "&lt;b&gt;nothing&lt;/b&gt;" in page
     bad = CliRunner().invoke(app, ["eval", "--goals", "obtain stick", "--seeds", "9-1", "--out", str(out)])
-    assert bad.exit_code == 1
+    assert bad.exit_code == 2
+
+
+def test_goals_the_parser_cannot_read_are_refused_before_any_episode(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    done = CliRunner().invoke(app, ["eval", "--goals", "wooden_pickaxe,obtain stick,stone_pickaxe", "--seeds", "0-5",
+                                    "--out", str(out)])
+    assert done.exit_code == 2, done.output
+    assert "cannot read goal 'wooden_pickaxe'" in done.output and "cannot read goal 'stone_pickaxe'" in done.output
+    assert "did you mean 'obtain wooden_pickaxe'?" in done.output
+    assert not out.exists()  # nothing started, nothing written
 
 
 @pytest.mark.slow

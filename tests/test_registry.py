@@ -132,3 +132,21 @@ def test_default_registry_ships_the_seed_leaves() -> None:
                  "consume_food", "place_torch"):
         assert reg.has(name), name
     assert {c.name for c in reg.checks()} >= {"has_item", "food_above", "time_between"}
+
+
+def test_a_copy_of_the_defaults_keeps_the_checks_and_leaves_the_default_alone() -> None:
+    """The custom-registry recipe: a tree with a ``condition:`` validates on the copy (no unknown_check)."""
+    from craftbt.api import validate_tree
+    from craftbt.capabilities.default import default_registry as shipped
+
+    base = shipped()
+    mine = base.copy()
+    assert [c.name for c in mine.checks()] == [c.name for c in base.checks()] != []
+    assert [s.key for s in mine.list()] == [s.key for s in base.list()]
+    tree = ("tree: t\nversion: 1\nroot:\n  selector:\n    children:\n"
+            "      - condition: {check: has_item, args: {item: oak_log, count: 1}}\n"
+            "      - leaf: wait\n        args: {ms: 50}\n")
+    checked = validate_tree(tree, registry=mine, text=True)
+    assert checked.ok, [p.render() for p in checked.problems]
+    mine.unregister(mine.list()[0].key)
+    assert len(mine.list()) == len(base.list()) - 1

@@ -39,7 +39,7 @@ def test_seed_names_validate_in_a_tree_and_mean_the_same(capability: str, seed_a
 
 
 def test_giving_both_names_is_an_error() -> None:
-    with pytest.raises(ValidationError, match="cropType is the seed's name for crop"):
+    with pytest.raises(ValidationError, match="cropType is another name for crop"):
         default_registry().get("plant_crop").args_model.model_validate({"cropType": "wheat", "crop": "carrots"})
 
 

@@ -37,6 +37,27 @@ def tree_roots(base_dir: Path | None) -> list[Path]:
     return roots
 
 
+def library_names() -> list[str]:
+    """The trees shipped in the library, by name (``obtain_wooden_pickaxe``)."""
+    return sorted(p.stem for p in LIBRARY_DIR.glob("*.yaml"))
+
+
+def library_file(name: str) -> Path | None:
+    """The library tree called ``name`` (``obtain_wooden_pickaxe`` or ``obtain_wooden_pickaxe.yaml``), or None."""
+    if not name or "/" in name or "\\" in name or name.startswith("."):
+        return None
+    path = LIBRARY_DIR / (name if name.endswith((".yaml", ".yml", ".json")) else f"{name}.yaml")
+    return path if path.is_file() else None
+
+
+def tree_argument(path: Path) -> Path:
+    """A tree named on the command line: the file when it exists, else the library tree of that name, else
+    ``path`` unchanged (reading it then says the file is missing)."""
+    if path.exists():
+        return path
+    return library_file(str(path)) or path
+
+
 @dataclass(frozen=True)
 class Resolved:
     """Where a subtree path leads: ``path`` (found inside a root), else ``refusal`` (why not), else neither."""

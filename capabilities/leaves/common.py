@@ -43,7 +43,7 @@ def _seed_alias_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
     properties = schema.get("properties", {})
     for alias, name in getattr(model, "seed_aliases", {}).items():
         if name in properties:
-            properties[alias] = {**properties[name], "description": f"seed 000's name for {name}"}
+            properties[alias] = {**properties[name], "description": f"another name for {name}"}
 
 
 class StrictArgs(BaseModel):
@@ -65,7 +65,7 @@ class StrictArgs(BaseModel):
             if alias not in out:
                 continue
             if name in out:
-                raise ValueError(f"{alias} is the seed's name for {name}: give one of them, not both")
+                raise ValueError(f"{alias} is another name for {name}: give one of them, not both")
             out[name] = out.pop(alias)
         return out
 

@@ -690,7 +690,7 @@ def register(registry: Registry) -> None:
             preconditions=("has:{block}",),
             effects=("block:{position.x},{position.y},{position.z}={block}",),
             description=(
-                "Place one block at an exact position (seed 001 per-block placement). Idempotent: the block "
+                "Place one block at an exact position (the build protocol's per-block placement). Idempotent: a block "
                 "already there succeeds with already_present=true. Walks within reach, places against a solid "
                 "neighbour face, steps out of the cell if standing in it. Receipt: position and block."
             ),

@@ -255,7 +255,7 @@ def build_cmd(
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port", help="1..65535", parser=port_int),
     username: str = typer.Option("craftbt", "--username", help="Bot name on the server (--body mineflayer)"),
-    version: str | None = typer.Option(None, "--version", help="Minecraft version (--body mineflayer)"),
+    version: str | None = typer.Option(None, "--mc-version", "--version", help="Minecraft version (--body mineflayer)"),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON"),
 ) -> None:
     """Build a structure template with checkpoints; ``build status`` shows the build state."""

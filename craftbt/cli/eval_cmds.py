@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.errors import CraftbtError, ErrorCode, Location
 from craftbt.core.inputs import is_file, read_text
 from craftbt.evaluation.episode import MAX_SEED, EpisodeResult, WorldKind
 from craftbt.evaluation.fleet import MAX_BOTS, BodyKind, FleetSpec, ItemResult, WorkItem, run_fleet
@@ -63,6 +63,25 @@ def parse_goals(text: str) -> list[str]:
     return list(dict.fromkeys(goals))
 
 
+def readable_goals(goals: list[str]) -> list[str]:
+    """``goals`` when the goal parser reads every one; else every one it cannot read, in one error."""
+    from craftbt.planners.intent import parse_goal
+
+    problems = []
+    for goal in goals:
+        try:
+            parse_goal(goal)
+        except CraftbtError as err:
+            problem = err.problems[0]
+            problem.location = Location(path="--goals")
+            if problem.code is ErrorCode.INVALID_ARGUMENT and " " not in goal.strip():
+                problem.suggestion = f"obtain {goal.strip()}"  # a bare item name: the usual slip
+            problems.append(problem)
+    if problems:
+        raise CraftbtError(problems)
+    return goals
+
+
 def eval_cmd(
     goals: str = typer.Option(..., "--goals", help='Comma-separated goals, or a file with one per line'),
     seeds: str = typer.Option("0-9", "--seeds", help="Seeds: 0-19, or 3,7,11"),
@@ -74,9 +93,17 @@ def eval_cmd(
     max_ticks: int = typer.Option(24_000, "--max-ticks", min=1, max=10_000_000, help="Game-tick budget per run"),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON"),
 ) -> None:
-    """Evaluate goals over seeds, planners and worlds; every episode once, results under --out."""
-    goal_list = parse_goals(goals)
-    seed_list = parse_seeds(seeds)
+    """Evaluate goals over seeds, planners and worlds; every episode once, results under --out.
+
+    Example: craftbt eval --goals "obtain stick,obtain wooden_pickaxe" --seeds 0-9 --planner solver,htn
+    """
+    try:  # what the parser cannot read is refused before any episode starts (exit 2, the reason)
+        goal_list = readable_goals(parse_goals(goals))
+        seed_list = parse_seeds(seeds)
+    except CraftbtError as err:
+        for problem in err.problems:
+            typer.echo(f"craftbt eval: {problem.render()}", err=True)
+        raise typer.Exit(2) from None
     planners = [p.strip() for p in planner.split(",") if p.strip()]
     try:
         worlds = [WorldKind(w.strip()).value for w in world.split(",") if w.strip()]
@@ -127,7 +154,8 @@ def fleet_cmd(
     repeat: int = typer.Option(1, "--repeat", min=1, max=1000, help="Queue every item this many times"),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port", min=1, max=65535),
-    version: str = typer.Option("1.21.4", "--version"),
+    version: str = typer.Option("1.21.4", "--mc-version", "--version",
+                                help="Minecraft protocol version (--body mineflayer)"),
     geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (needed on a server)"),
     seed: int = typer.Option(0, "--seed", min=0, max=2**62),
     workers: int = typer.Option(1, "--workers", min=1, max=1024, help="Above 1: each bot a Ray actor"),

@@ -86,7 +86,10 @@ def plan_cmd(
     craft_only: bool = typer.Option(False, "--craft-only", help="Plan only from what is held and the stations "
                                     "in reach (no gathering); a refusal names the missing ingredient"),
 ) -> None:
-    """Plan a goal on the embedded world: print the chosen tree and why it was chosen."""
+    """Plan a goal on the embedded world: print the chosen tree and why it was chosen.
+
+    Examples: craftbt plan --goal "obtain iron_pickaxe" · craftbt plan --goal "build hut" --planner auto --out hut.yaml
+    """
     from craftbt.router.router import plan_for_goal
     from craftbt.trees.dump import to_json, to_yaml
 

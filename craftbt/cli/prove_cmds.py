@@ -23,8 +23,8 @@ from craftbt.executor.executor import Executor
 
 
 def prove_cmd(
-    variant: str = typer.Option("ok", "--variant", help="ok | planner_offline (F1) | unknown_goal (F2) | "
-                                "malformed (F3) | executor_disabled (F4) | verify_fails (F5) | slow (F6)"),
+    variant: str = typer.Option("ok", "--variant", help="ok | planner_offline | unknown_goal | "
+                                "malformed | executor_disabled | verify_fails | slow"),
     goal: str | None = typer.Option(None, "--goal", help='Goal to prove (default "obtain stick")'),
     planner: str = typer.Option("auto", "--planner", help="auto | solver | htn | goap | llm"),
     timeout_s: int = typer.Option(45, "--timeout", help="Budget in seconds of game time (seed: 45)"),
@@ -36,7 +36,7 @@ def prove_cmd(
     geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)"),
     as_json: bool = typer.Option(False, "--json", help="Print the proof report as JSON"),
 ) -> None:
-    """Prove planner -> dispatch -> verify on a body: 4 checkpoints, proof_passed, F1-F6 on failure."""
+    """Prove planner -> dispatch -> verify on a body: 4 checkpoints, proof_passed, or the failure's name."""
     from craftbt.router.prove import VARIANTS, Variant, prove
 
     try:

@@ -24,7 +24,9 @@ from craftbt.cli import (
     build_cmds,
     doctor_cmds,
     eval_cmds,
+    help_format,
     live_cmds,
+    node_cmds,
     plan_cmds,
     prove_cmds,
     run_cmds,
@@ -40,16 +42,17 @@ from craftbt.core.inputs import os_reason
 from craftbt.core.sqlite import StorageError, classify
 from craftbt.world.body import BodyError, BodyErrorCode
 
+help_format.install()  # value names (FILE, INTEGER) in help, not Python types
 app = typer.Typer(
     name="craftbt",
     help="Behavior-tree runtime with a capability registry for Minecraft bots.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish
 )
 
 COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds, script_cmds, eval_cmds, prove_cmds,
-                  doctor_cmds, live_cmds, serve_cmds)
+                  doctor_cmds, live_cmds, serve_cmds, node_cmds)
 
 
 

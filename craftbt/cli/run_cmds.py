@@ -134,7 +134,8 @@ def _summary_table(out: RunOutcome, holding: str = "") -> Table:
 
 
 def run_cmd(
-    tree: Path | None = typer.Argument(None, help="Tree file (YAML or JSON); or use --goal"),
+    tree: Path | None = typer.Argument(None, metavar="TREE", show_default=False,
+                                       help="Tree file (YAML, JSON) or a library tree's name; or use --goal"),
     goal: str | None = typer.Option(None, "--goal", help='Plan, route and run a goal, e.g. "obtain iron_pickaxe"'),
     planner: str = typer.Option("auto", "--planner", help="With --goal: " + " | ".join(PLANNERS)),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
@@ -147,7 +148,8 @@ def run_cmd(
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port", help="1..65535", parser=port_int),
     username: str = typer.Option("craftbt", "--username", help="Bot name on the server (offline auth)"),
-    mc_version: str = typer.Option("1.21.4", "--version", help="Minecraft protocol version of the server"),
+    mc_version: str = typer.Option("1.21.4", "--mc-version", "--version",
+                                     help="Minecraft protocol version of the server (--body mineflayer)"),
     shadow: bool = typer.Option(False, "--shadow", help="Observe and record; dispatch nothing"),
     profile: str = typer.Option("survival", "--profile", help=f"Permission profile: {', '.join(PROFILES)}"),
     allow_command: list[str] = typer.Option(
@@ -173,8 +175,13 @@ def run_cmd(
         0.0, "--groot2-wait", min=0, max=3600, help="With --groot2: hold each run's first tick until a monitor "
         "connects, at most this many seconds"),
 ) -> None:
-    """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows."""
+    """Run a tree (or plan one for --goal) on a body; record the journal, golden-run report and SLA rows.
+
+    Examples: craftbt run obtain_wooden_pickaxe --seed 3 · craftbt run my_tree.yaml --world flat ·
+    craftbt run --goal "obtain iron_pickaxe" · craftbt run greet --body mineflayer --host 127.0.0.1 --port 25565
+    """
     from craftbt.cli.trees_cmds import load_checked, use_tree_path
+    from craftbt.trees.paths import tree_argument
 
     use_tree_path(tree_path)
     if (tree is None) == (goal is None):
@@ -186,6 +193,8 @@ def run_cmd(
     if body not in ("sim", "mineflayer"):
         raise _err(f"--body {body!r} is not a body", expected="sim or mineflayer")
     registry = default_registry()
+    if tree is not None:
+        tree = tree_argument(tree)  # a library tree by name: `craftbt run obtain_wooden_pickaxe`
     # every problem of the file, located, before a body exists (a refused subtree is never opened)
     definition = load_checked(tree, registry) if tree is not None else None
     the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world, realtime, inventory)
@@ -373,7 +382,7 @@ def sla_cmd(
 
 
 def _router_metrics() -> dict[str, Any]:
-    """Seed 003's router metric beside the executor's: how often routing overrode the historical best."""
+    """The router's metric beside the executor's: how often routing overrode the historical best."""
     path = default_home() / "priors.sqlite"
     if not path.is_file():
         return {"disagreement_rate": None, "routed": 0}

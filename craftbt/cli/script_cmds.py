@@ -65,7 +65,7 @@ def _print_errors(errors: list[ScriptError], as_json: bool) -> None:
 
 def _not_run(errors: list[ScriptError]) -> dict[str, Any]:
     """``script run --json`` for a script that did not compile: status ``compile_error``, the first problem
-    as section 7's failure in ``error``, every problem in ``errors`` (as ``script check --json`` lists them)."""
+    as the structured failure in ``error``, every problem in ``errors`` (as ``script check --json`` lists them)."""
     first = errors[0]
     return {"ok": False, "status": "compile_error", "ops": 0,
             "error": {"ok": False, "error": first.code, "message": first.message, "op_index": 0,
@@ -217,7 +217,7 @@ def _kept(run_id: str) -> dict[str, Any]:
 
 def script_logs(run_id: str = typer.Argument(..., help="Run id (or a unique prefix) of a script run"),
                 as_json: bool = typer.Option(False, "--json")) -> None:
-    """A script run's status, error and ordered logs (seed 004's craftscript_logs)."""
+    """A script run's status, error and ordered logs (the craftscript_logs tool)."""
     view = logs_view(_kept(run_id))
     if as_json:
         print(json.dumps(view, indent=2, default=str))
@@ -230,7 +230,7 @@ def script_logs(run_id: str = typer.Argument(..., help="Run id (or a unique pref
 
 def script_trace(run_id: str = typer.Argument(..., help="Run id (or a unique prefix) of a script run"),
                  as_json: bool = typer.Option(False, "--json")) -> None:
-    """A script run's block changes and goto movement (seed 004's craftscript_trace)."""
+    """A script run's block changes and goto movement (the craftscript_trace tool)."""
     view = trace_view(_kept(run_id))
     if as_json:
         print(json.dumps(view, indent=2, default=str))

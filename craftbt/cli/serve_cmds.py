@@ -16,6 +16,7 @@ from pathlib import Path
 
 import typer
 
+from craftbt.core.extras import Extra, require
 from craftbt.serve.security import DEFAULT_MAX_BODY, SecurityError
 
 _BODY = typer.Option("sim", "--body", help="sim | mineflayer")
@@ -62,6 +63,7 @@ def serve_cmd(
                                            "and PORT+1, on 127.0.0.1"),
 ) -> None:
     """Serve one bot over HTTP and WebSocket, with an MCP endpoint at /mcp and a live viewer at /viewer."""
+    require(Extra.SERVE, "craftbt serve")
     from craftbt.serve.launch import BotOptions, serve  # FastAPI, uvicorn and mcp load only for this command
 
     opts = BotOptions(body=body, scenario=scenario, seed=seed, mc_host=mc_host, mc_port=mc_port, username=username,
@@ -93,6 +95,7 @@ def mcp_cmd(
     max_wall_s: float = _MAX_WALL,
 ) -> None:
     """Serve one bot as an MCP server over stdio (for MCP clients that start their servers)."""
+    require(Extra.SERVE, "craftbt mcp")
     from craftbt.serve.launch import BotOptions, mcp_stdio
 
     opts = BotOptions(body=body, scenario=scenario, seed=seed, mc_host=mc_host, mc_port=mc_port, username=username,

@@ -28,7 +28,10 @@ def start_cmd(
         "survival"
     ),
 ) -> None:
-    """Start flying-squid and keep it running until Ctrl-C."""
+    """Start flying-squid and keep it running until Ctrl-C (needs `craftbt node install` once).
+
+    Example: craftbt server start --port 25565, then craftbt run greet --body mineflayer --port 25565
+    """
     try:
         server = FlyingSquid(port=port, version=version, generation=generation, game_mode=game_mode)
         server.start()

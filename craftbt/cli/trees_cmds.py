@@ -8,6 +8,7 @@ Tree files may be YAML, JSON or BehaviorTree.CPP XML (``*.xml``).
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
 from collections.abc import Callable
@@ -21,10 +22,11 @@ from rich.table import Table
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.cli.console import table_console
-from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.errors import CraftbtError, ErrorCode, Location, Problem
 from craftbt.core.inputs import read_text
 from craftbt.core.outputs import write_output
 from craftbt.trees import model as m
+from craftbt.trees.paths import library_names, tree_argument
 from craftbt.trees.render import RenderFormat
 from craftbt.trees.validate import Checked, validate_definition, validate_path
 
@@ -53,7 +55,16 @@ class ConvertTarget(StrEnum):
 
 
 def check_file(path: Path, registry: Registry) -> Checked:
-    """Any supported tree file -> Checked (XML is imported first; every problem is located at its element)."""
+    """Any supported tree file (or a library tree's name) -> Checked (XML is imported first; every problem is
+    located at its element)."""
+    path = tree_argument(path)
+    if not path.exists() and not path.suffix and len(path.parts) == 1:
+        close = difflib.get_close_matches(str(path), library_names(), n=1)
+        return Checked(None, [Problem(ErrorCode.FILE_NOT_FOUND, f"no tree file or library tree {str(path)!r}",
+                                      Location(file=str(path)),
+                                      expected="a .yaml/.json/.xml file or one of the library's trees: "
+                                      + ", ".join(library_names()),
+                                      suggestion=close[0] if close else None)])
     if path.suffix.lower() != ".xml":
         return validate_path(path, registry)
     from craftbt.trees.btcpp_import import import_xml
@@ -94,11 +105,15 @@ def _write(out: Path | None, data: str | bytes) -> None:
 
 
 def validate_cmd(
-    files: Annotated[list[Path], typer.Argument(help="Tree files (.yaml, .json, .xml)", show_default=False)],
+    files: Annotated[list[Path], typer.Argument(
+        metavar="TREE", help="Tree files (.yaml, .json, .xml) or library tree names", show_default=False)],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
     tree_path: TreePathOption = [],  # noqa: B006 - typer reads the default, never mutates it
 ) -> None:
-    """Check tree files against the registry; print every problem."""
+    """Check tree files against the registry; print every problem.
+
+    Example: craftbt validate my_tree.yaml obtain_wooden_pickaxe --json
+    """
     use_tree_path(tree_path)
     registry = get_registry()
     report: list[dict[str, Any]] = []
@@ -118,14 +133,18 @@ def validate_cmd(
 
 
 def render_cmd(
-    file: Annotated[Path | None, typer.Argument(help="Tree file", show_default=False)] = None,
+    file: Annotated[Path | None, typer.Argument(metavar="TREE", help="Tree file or a library tree's name",
+                                                show_default=False)] = None,
     fmt: Annotated[RenderFormat, typer.Option("--format", "-f", help="Output format")] = RenderFormat.UNICODE,
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")] = None,
     run: Annotated[str | None, typer.Option("--run", help="Draw a finished run from the journal, with the "
                                                        "status each node ended in", show_default=False)] = None,
     tree_path: TreePathOption = [],  # noqa: B006 - typer reads the default, never mutates it
 ) -> None:
-    """Draw a tree, or with --run a finished run (png needs -o or a redirected stdout)."""
+    """Draw a tree, or with --run a finished run (png needs -o or a redirected stdout).
+
+    Examples: craftbt render obtain_wooden_pickaxe -f unicode · craftbt render --run RUN_ID -f svg -o run.svg
+    """
     from craftbt.trees.render import render
 
     use_tree_path(tree_path)
@@ -251,7 +270,33 @@ def convert_cmd(
         raise _fail(err) from None
 
 
+def trees_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
+) -> None:
+    """List the library's trees: each runs by name (craftbt run obtain_wooden_pickaxe).
+
+    Example: craftbt trees && craftbt run greet
+    """
+    from craftbt.trees.paths import library_file
+
+    rows = []
+    for name in library_names():
+        path = library_file(name)
+        assert path is not None
+        checked = validate_path(path, get_registry())
+        description = checked.definition.description if checked.definition is not None else ""
+        rows.append({"name": name, "description": description or "", "file": str(path)})
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table("tree", "description")
+    for row in rows:
+        table.add_row(row["name"], row["description"])
+    table_console().print(table)
+
+
 def register(app: typer.Typer) -> None:
+    app.command("trees")(trees_cmd)
     app.command("validate")(validate_cmd)
     app.command("render")(render_cmd)
     app.add_typer(capabilities_app, name="capabilities")

@@ -48,6 +48,8 @@ class ErrorCode(StrEnum):
     ENVIRONMENT_ERROR = "environment_error"
     #: a size, volume or count beyond what craftbt will take on
     LIMIT_EXCEEDED = "limit_exceeded"
+    #: an optional part of craftbt whose packages are not installed (``pip install 'craftbt[serve]'``)
+    MISSING_EXTRA = "missing_extra"
 
 
 @dataclass

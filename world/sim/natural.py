@@ -18,7 +18,9 @@ chunks are generated in:
 
 Chunks are built whole with numpy by :mod:`natural_chunk` (and cached per seed
 there); :mod:`natural_reference` builds the same blocks one at a time and is the
-definition the tests hold the fast builder to.
+definition the tests hold the fast builder to. numpy comes with the ``natural``
+extra (``pip install 'craftbt[natural]'``): the generator checks for it when it is
+made, and imports the chunk builder only then, so the other worlds never load it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from craftbt.world.sim import natural_chunk
+from craftbt.core.extras import Extra, require
 from craftbt.world.sim.generator import SEA_LEVEL, mix, unit
 from craftbt.world.sim.natural_rules import (
     ANIMAL_CHUNK_CHANCE,
@@ -63,6 +65,9 @@ class NaturalWorldGenerator:
     _biomes: dict[tuple[int, int], str] = field(default_factory=dict, repr=False)
     _paths: dict[tuple[int, int], list[Sphere]] = field(default_factory=dict, repr=False)
 
+    def __post_init__(self) -> None:
+        require(Extra.NATURAL, "the natural world (--world natural)")
+
     def describe(self) -> dict[str, object]:
         return {"type": "natural_world"}
 
@@ -88,6 +93,8 @@ class NaturalWorldGenerator:
 
     def generate_chunk(self, store: BlockStore, cx: int, cz: int) -> None:
         """Write chunk (cx, cz) into ``store``, whose sections of that chunk must not exist yet."""
+        from craftbt.world.sim import natural_chunk  # numpy: only once a natural world exists
+
         natural_chunk.write_chunk(store, natural_chunk.chunk(self.seed, cx, cz), cx, cz)
 
     # -- caves ----------------------------------------------------------------------------------
