@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +146,9 @@ class Executor:
         self.recorder = recorder or GoldenRunRecorder(self.home / "golden", clock=self._clock_ms)
         self.body_kind = body_kind
         self.on_escalation = on_escalation
-        self.on_tick = on_tick
+        #: called after every tick, in order (the CLI's live view, serve's viewer, the night watch, the autonomy
+        #: loop's senses): each caller adds its own with :meth:`listening` and never replaces another's
+        self.tick_listeners: list[TickCallback] = [on_tick] if on_tick is not None else []
         self.run_state: RunState | None = None
         self._executed: tuple[m.TreeDefinition, Path | None] | None = None
         #: the tree being run and its context, whose blackboard clients are released when the run closes
@@ -162,6 +164,15 @@ class Executor:
         #: not plan the walk to that log again (natural worlds: 9 of 23 failed episodes did)
         self.unreachable: set[BlockPos] = set()
 
+    @contextlib.contextmanager
+    def listening(self, listener: TickCallback) -> Iterator[None]:
+        """Call ``listener`` after every tick of the runs started inside the ``with`` block."""
+        self.tick_listeners.append(listener)
+        try:
+            yield
+        finally:
+            self.tick_listeners.remove(listener)
+
     def cancel(self, reason: str = "cancelled") -> None:
         """Ask the running tree to stop at the end of the current tick; the run closes as ``cancelled``."""
         self._cancel_reason = reason
@@ -169,7 +180,7 @@ class Executor:
     def request_stop(self, reason: str) -> None:
         """Ask the running tree to stop at the next safe point (an urgent need preempting a routine task).
 
-        Called from ``on_tick``. Like safety preemption, an atomic action in flight is never abandoned: no new
+        Called from a tick listener. Like safety preemption, an atomic action in flight is never abandoned: no new
         leaf is dispatched and the run ends ``preempted`` as soon as only interruptible dispatches remain.
         """
         self._stop_reason = reason
@@ -287,6 +298,13 @@ class Executor:
             base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
             root.stop(Status.INVALID)
             return self._close(run, base, "blocked", wall_start)
+        return self.drive(run, root, ctx, pipeline, base, wall_start)
+
+    def drive(self, run: RunState, root: py_trees.behaviour.Behaviour, ctx: CapabilityContext, pipeline: Pipeline,
+              base: RunOutcome, wall_start: float) -> RunOutcome:
+        """Tick ``root`` (a built tree, or another behaviour such as a running script) until it ends, then close
+        the run: every way out of the loop (the body gone, a signal, a bug) closes its journal row."""
+        self.run_state = run
         try:
             status = self._loop(run, root, ctx, pipeline)
         except BodyError as err:
@@ -297,7 +315,7 @@ class Executor:
         except KeyboardInterrupt as exc:  # SIGINT or SIGTERM (craftbt.core.signals.Cancelled)
             self._abort_run(run, root, pipeline, base, wall_start, "cancelled", "cancelled", exc)
             if hasattr(exc, "run_id"):
-                exc.run_id = run_id
+                exc.run_id = run.run_id
             raise
         except Exception as exc:
             self._abort_run(run, root, pipeline, base, wall_start, "failure", "internal_error", exc)
@@ -454,8 +472,8 @@ class Executor:
                 if elapsed % sample_every == 0:
                     detectors.check(root)
             run.journal.group_commit()
-            if self.on_tick is not None:
-                self.on_tick(self, run, root)
+            for listener in tuple(self.tick_listeners):
+                listener(self, run, root)
             if self._cancel_reason is not None:
                 root.stop(Status.INVALID)  # terminates in-flight leaves, which cancel their body actions
                 run.decide("cancelled", detail={"reason": self._cancel_reason})

@@ -29,11 +29,12 @@ duration of the tree's leaves (:class:`planners.goap.costs.ActionCosts`).
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import time
 import uuid
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -44,7 +45,7 @@ from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.executor.digests import digest, plan_steps
-from craftbt.executor.executor import RunOutcome
+from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.gate import assess
 from craftbt.planners.base import Planner, PlanningFailure, PlanningState, PlanResult
 from craftbt.planners.building.planner import BuildingPlanner
@@ -630,8 +631,8 @@ class GoalRun(BaseModel):
 
 
 def run_goal(
-    goal: str,
-    executor: Any,
+    goal: str | Intent,
+    executor: Executor,
     *,
     planner: str = "auto",
     priors: PriorsStore | None = None,
@@ -640,56 +641,77 @@ def run_goal(
     context: dict[str, Any] | None = None,
     scenario: str | None = None,
     shelter_at_night: bool = True,
+    task_id: str | None = None,
+    run_id: str | None = None,
+    router: Router | None = None,
+    on_decision: Callable[[RoutingDecision], None] | None = None,
 ) -> GoalRun:
-    """Plan, route and execute ``goal`` on ``executor.inner_body``, replanning after a failure.
+    """The goal loop: route ``goal``, run the plan on ``executor``, replan after a failure, sit out the nights.
 
-    Every outcome updates the priors; the journal row of each run carries the
-    routing block in its intent, so :meth:`PriorsStore.ingest_journal` can
-    rebuild the counts from the journal alone. With ``shelter_at_night`` a tree
-    working on the surface stops at sunset, the bot sits the night out in a
-    roofed pit and the goal is routed again in the morning; a night uses no replan.
+    This is the one loop every front door's goal run goes through (:class:`craftbt.bot.bot.Bot`: the command
+    line, the Python API, serve and MCP, the autonomy loop, prove, eval and fleet). Every outcome updates the
+    priors (a run stopped for a more urgent task teaches nothing and ends the goal run); the journal row of each
+    run carries the routing block in its intent, so :meth:`PriorsStore.ingest_journal` can rebuild the counts
+    from the journal alone. With ``shelter_at_night`` a tree working on the surface stops at sunset, the bot
+    sits the night out in a roofed pit and the goal is routed again in the morning; a night uses no replan.
+
+    ``goal`` is a goal's text or an :class:`Intent` made by the caller (the autonomy loop sets its urgency and
+    source); ``router`` keeps one router (and its seeded draws) across goal runs; ``on_decision`` hears each
+    routing decision before its tree runs; ``run_id`` names the first attempt's run.
     """
     registry = executor.registry
-    priors = priors or PriorsStore(executor.home / "priors.sqlite")
-    router = Router(registry, priors, seed=seed)
+    if router is None:
+        router = Router(registry, priors or PriorsStore(executor.home / "priors.sqlite"), seed=seed)
     body = executor.inner_body
-    given = dict(context or {})
-    biome = body.observe().biome
-    if biome and "biome" not in given:
-        given["biome"] = biome  # the observed biome: priors learn per biome on every body (seed 003)
-    intent = with_site(Intent.from_text(goal, context=given), body)
+    if isinstance(goal, Intent):
+        intent = goal
+    else:
+        given = dict(context or {})
+        biome = body.observe().biome
+        if biome and "biome" not in given:
+            given["biome"] = biome  # the observed biome: priors learn per biome on every body (seed 003)
+        intent = Intent.from_text(goal, context=given)
+    intent = with_site(intent, body)
     run = GoalRun(ok=False)
     decision = router.route(intent, survey(body), body.observe(), planner=planner)
     repeated = RepeatedFailures()
-    watch = NightWatch(body, executor.on_tick) if shelter_at_night else None
+    watch = NightWatch(body) if shelter_at_night else None
     replans_left = max_replans
     while True:
         run.decisions.append(decision)
+        if on_decision is not None:
+            on_decision(decision)
         payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
         if watch is not None:
             watch.stopped = False
-            executor.on_tick = watch
-        try:
-            outcome = executor.run(decision.plan.tree, task_id=intent.id, intent=payload, seed=seed,
-                                   scenario=scenario,
+        with executor.listening(watch) if watch is not None else contextlib.nullcontext():
+            outcome = executor.run(decision.plan.tree, task_id=task_id or intent.id, intent=payload, seed=seed,
+                                   scenario=scenario, run_id=None if run.outcomes else run_id,
                                    intent_resolution_digest=decision.digests.get("intent_resolution_digest"))
-        finally:
-            if watch is not None:
-                executor.on_tick = watch.inner
         run.outcomes.append(outcome)
         run.attempts.append({"planner": decision.chosen, "status": outcome.status, "run_id": outcome.run_id,
                              "escalation": outcome.escalation})
-        if watch is not None and watch.stopped and outcome.status == "preempted" and len(run.nights) < MAX_NIGHTS:
-            night = sit_out_the_night(executor, run.night_outcomes)
-            run.nights.append(night)
-            if not night.sheltered:  # worked through, as before
-                watch.work_through_the_night()
-            try:
-                decision = router.route(intent, survey(body, executor.unreachable), body.observe(), planner=planner)
-            except CraftbtError as err:
-                run.stopped = f"routing after the night failed: {err.problems[0].message}"
+        if outcome.status == "preempted":
+            if watch is not None and watch.stopped and len(run.nights) < MAX_NIGHTS:
+                night = sit_out_the_night(executor, run.night_outcomes)
+                run.nights.append(night)
+                if not night.sheltered:  # worked through, as before
+                    watch.work_through_the_night()
+                try:
+                    decision = router.route(intent, survey(body, executor.unreachable), body.observe(),
+                                            planner=planner)
+                except CraftbtError as err:
+                    run.stopped = f"routing after the night failed: {err.problems[0].message}"
+                    break
+                continue
+            if watch is None or not watch.stopped:
+                # stopped for something more urgent (the autonomy loop's preemption): not a failure of the plan,
+                # and the caller decides what runs next
+                run.stopped = "preempted"
                 break
-            continue
+        if outcome.status == "cancelled":
+            run.stopped = "cancelled"  # the caller stopped the goal: no replan, and nothing learnt of the plan
+            break
         router.record_outcome(decision, outcome.ok)
         if outcome.ok:
             run.ok = True
@@ -720,7 +742,7 @@ def run_goal(
 
 def run_tree(
     definition: m.TreeDefinition,
-    executor: Any,
+    executor: Executor,
     *,
     base_dir: Any = None,
     priors: PriorsStore | None = None,

@@ -1,7 +1,6 @@
 """Planning commands: ``craftbt plan`` (goal -> routed tree, and why) and ``craftbt gate`` (divergence gate).
 
-``craftbt run --goal`` lives with the run command; it calls
-:func:`router.router.run_goal` with its executor.
+``craftbt run --goal`` lives with the run command; both go through a :class:`craftbt.bot.bot.Bot`.
 """
 
 from __future__ import annotations
@@ -19,16 +18,8 @@ from craftbt.cli.numbers import seed_int
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.inputs import is_dir
 from craftbt.core.outputs import check_output, write_output
-from craftbt.router.priors import PriorsStore
 
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "building", "fast_path")
-
-
-def _body(scenario: Path | None, seed: int, world: str = "starter") -> Any:
-    from craftbt.world.scenarios import load_scenario
-    from craftbt.world.scenarios.loader import world_body
-
-    return load_scenario(scenario, seed) if scenario is not None else world_body(world, seed)
 
 
 def plan_cmd(
@@ -44,7 +35,8 @@ def plan_cmd(
     at: str | None = typer.Option(None, "--at", help="Build goals: the site's corner X,Y,Z (default: near the bot)"),
 ) -> None:
     """Plan a goal on the embedded world: print the chosen tree and why it was chosen."""
-    from craftbt.router.router import plan_for_goal
+    from craftbt.bot.bot import bot_for
+    from craftbt.cli.run_cmds import body_spec
     from craftbt.trees.dump import to_json, to_yaml
 
     if planner not in PLANNERS:
@@ -58,8 +50,8 @@ def plan_cmd(
         from craftbt.cli.build_cmds import parse_at
 
         context["at"] = list(parse_at(at))
-    decision = plan_for_goal(goal, _body(scenario, seed, world), planner=planner, registry=registry,
-                             priors=PriorsStore(), seed=seed, context=context or None)
+    with bot_for(body_spec("sim", world, seed, scenario), registry=registry) as bot:
+        decision = bot.plan(goal, planner=planner, context=context or None)
     tree = decision.plan.tree
     if out is not None:
         write_output(out, to_json(tree) if out.suffix == ".json" else to_yaml(tree), option="--out")

@@ -25,19 +25,21 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree as RichTree
 
+from craftbt.bot.body import BodyKind, BodySpec
+from craftbt.bot.body import body_spec as make_spec
+from craftbt.bot.bot import Bot, bot_for
 from craftbt.capabilities.default import default_registry
 from craftbt.cli.console import table_console
 from craftbt.cli.numbers import ascii_int, port_int, seed_int
 from craftbt.cli.trees_cmds import capabilities_app
-from craftbt.core.errors import CraftbtError, ErrorCode, Location
+from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
 from craftbt.core.outputs import check_output, write_output
-from craftbt.executor.config import PROFILES, Bounds, ExecutorConfig, scenario_fence
+from craftbt.executor.config import PROFILES
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage, promote
 from craftbt.executor.state import RunState
-from craftbt.world.body import Body, BodyError, BodyErrorCode
 
 STATUS_STYLE = {
     Status.SUCCESS: "[green]✓[/]",
@@ -62,11 +64,6 @@ _RUN_REF = re.compile(r"[A-Za-z0-9.:_-]{1,128}", re.ASCII)
 _CAP_REF = re.compile(r"[a-z][a-z0-9_]{0,63}(@[0-9]{1,9}(\.[0-9]{1,9}){0,2})?", re.ASCII)
 
 
-def _first_line(text: str) -> str:
-    """A body's error detail without the JavaScript stack a bridge failure carries."""
-    return (text.splitlines() or [""])[0][:300]
-
-
 def _since(text: str | None) -> float | None:
     """``90m``, ``2h``, ``7d``, ``30s`` ago, or an epoch timestamp (ASCII digits; finite)."""
     if text is None:
@@ -80,12 +77,6 @@ def _since(text: str | None) -> float | None:
     raise _err(f"--since {text!r} is not a duration like 30m, 2h, 7d or an epoch time")
 
 
-def _profile(name: str) -> str:
-    if name not in PROFILES:
-        raise _err(f"--profile {name!r} is not a permission profile", expected="one of " + ", ".join(PROFILES))
-    return name
-
-
 def _rich_tree(node: py_trees.behaviour.Behaviour, into: RichTree | None = None) -> RichTree:
     label = f"{STATUS_STYLE.get(node.status, '?')} {node.name}"
     branch = RichTree(label) if into is None else into.add(label)
@@ -94,31 +85,13 @@ def _rich_tree(node: py_trees.behaviour.Behaviour, into: RichTree | None = None)
     return branch
 
 
-def _make_body(
-    kind: str, scenario: Path | None, seed: int, host: str, port: int, username: str = "craftbt",
-    version: str = "1.21.4", world: str = "starter",
-) -> tuple[Body, Bounds | None]:
-    if kind == "sim":
-        from craftbt.world.scenarios.loader import load_scenario, world_body
-
-        sim: Any = load_scenario(scenario, seed) if scenario is not None else world_body(world, seed)
-        return sim, scenario_fence(sim)
-    if kind == "mineflayer":
-        from craftbt.world.mineflayer.body import MineflayerBody
-
-        # No geofence by default on a real server: world-changing leaves stay refused (fail-closed)
-        # until the user passes --geofence.
-        try:
-            real: Body = MineflayerBody.connect(host=host, port=port, username=username, version=version)
-        except BodyError as err:
-            if err.code not in (BodyErrorCode.BODY_DISCONNECTED, BodyErrorCode.TIMEOUT):
-                raise
-            raise CraftbtError.single(
-                ErrorCode.SERVER_UNREACHABLE, f"{err.detail}; is a server running there? (`craftbt server start"
-                f" --port {port}` starts one), or check --host and --port",
-                location=Location(file=f"{host}:{port}")) from None
-        return real, None
-    raise _err(f"--body {kind!r} is not one of sim, mineflayer")
+def body_spec(body: str, world: str, seed: int, scenario: Path | None, host: str | None = None,
+              port: int | None = None, version: str | None = None, username: str = "craftbt") -> BodySpec:
+    """The body the common options describe (``--body --world --seed --scenario --host --port --version``)."""
+    if body not in tuple(BodyKind):
+        raise _err(f"--body {body!r} is not a body", expected="sim or mineflayer")
+    return make_spec(body=BodyKind(body), world=world, seed=seed, scenario=scenario, host=host, port=port,
+                     version=version, username=username)
 
 
 def _summary_table(out: RunOutcome) -> Table:
@@ -177,25 +150,11 @@ def run_cmd(
     if (tree is None) == (goal is None):
         typer.echo("craftbt run: give a TREE file or --goal, not both and not neither", err=True)
         raise typer.Exit(2)
-    profile = _profile(profile)
     if planner not in PLANNERS:
         raise _err(f"--planner {planner!r} is not a planner", expected="one of " + ", ".join(PLANNERS))
-    if body not in ("sim", "mineflayer"):
-        raise _err(f"--body {body!r} is not a body", expected="sim or mineflayer")
     registry = default_registry()
     # every problem of the file, located, before a body exists (a refused subtree is never opened)
     definition = load_checked(tree, registry) if tree is not None else None
-    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world)
-    if geofence is not None:
-        try:
-            fence = Bounds.parse(geofence)
-        except ValueError as exc:
-            raise _err(f"--geofence: {exc}") from None
-    try:
-        config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks,
-                                allowed_commands=frozenset(c.strip().lower() for c in allow_command))
-    except ValueError as exc:
-        raise _err(str(exc).splitlines()[-1]) from None
     console = Console(stderr=True)
     live: Live | None = None
     last = [0.0]
@@ -209,24 +168,22 @@ def run_cmd(
             view.label = f"{view.label}   [dim]t={elapsed} ticks, {run.metrics.dispatches} dispatches[/]"
             live.update(view)
 
-    executor = Executor(registry, the_body, config=config, body_kind=body, on_tick=on_tick)
+    the_bot = bot_for(body_spec(body, world, seed, scenario, host, port, mc_version, username), profile=profile,
+                      geofence=geofence, registry=registry, on_tick=on_tick, shadow=shadow, max_ticks=max_ticks,
+                      allowed_commands=frozenset(c.strip().lower() for c in allow_command))
     if not as_json and console.is_terminal:
         live = Live(console=console, refresh_per_second=10, transient=True)
         live.start()
     try:
         if definition is not None and tree is not None:
-            out = _run_tree(definition, tree, executor, seed, scenario, quiet=as_json)
+            out = _run_tree(definition, tree, the_bot, quiet=as_json)
         else:
             assert goal is not None
-            out = _run_goal(goal, executor, planner, seed, scenario, quiet=as_json, at=at,
-                            shelter_at_night=not work_at_night)
+            out = _run_goal(goal, the_bot, planner, quiet=as_json, at=at, shelter_at_night=not work_at_night)
     finally:
         if live is not None:
             live.stop()
-        executor.journal.close()
-        close = getattr(the_body, "close", None)
-        if callable(close):
-            close()  # a real body's connection and Node bridge
+        the_bot.close()  # the journal, and a real body's connection and Node bridge
     if as_json:
         typer.echo(out.model_dump_json(indent=2))
     else:
@@ -235,16 +192,14 @@ def run_cmd(
         raise typer.Exit(1)
 
 
-def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: Path | None,
-              *, quiet: bool, at: str | None = None, shelter_at_night: bool = True) -> RunOutcome:
+def _run_goal(goal: str, bot: Bot, planner: str, *, quiet: bool, at: str | None = None,
+              shelter_at_night: bool = True) -> RunOutcome:
     """Route the goal to a planner, run its tree, replan on escalation; print why each plan was chosen and how
     each night was spent."""
     from craftbt.cli.build_cmds import parse_at
-    from craftbt.router.router import run_goal
 
     context = {"at": list(parse_at(at))} if at is not None else None
-    goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None,
-                        context=context, shelter_at_night=shelter_at_night)
+    goal_run = bot.run_goal(goal, planner=planner, context=context, shelter_at_night=shelter_at_night)
     if not quiet:
         console = table_console()
         nights = iter(goal_run.nights)
@@ -263,13 +218,9 @@ def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: 
     return goal_run.outcomes[-1]
 
 
-def _run_tree(definition: Any, tree: Path, executor: Executor, seed: int, scenario: Path | None,
-              *, quiet: bool) -> RunOutcome:
+def _run_tree(definition: Any, tree: Path, bot: Bot, *, quiet: bool) -> RunOutcome:
     """Run a tree file; a missing precondition (item, station, fuel, tool) runs as a planned subgoal first."""
-    from craftbt.router.router import run_tree
-
-    tree_run = run_tree(definition, executor, base_dir=tree.parent, seed=seed,
-                        scenario=str(scenario) if scenario else None)
+    tree_run = bot.run_tree_repaired(definition, base_dir=tree.parent)
     if not quiet:
         console = table_console()
         for repair, attempt in zip(tree_run.repairs, tree_run.attempts[1:], strict=False):
