@@ -52,6 +52,7 @@ from craftbt.executor.config import (
     fence_radius,
 )
 from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.failures import FailureSource
 from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.planners.intent import Intent, IntentSource
 from craftbt.planners.llm.client import LlmConfig
@@ -574,13 +575,12 @@ class LiveLoop:
 
 
 def _why(outcome: RunOutcome) -> str:
-    if outcome.escalation:
-        e = outcome.escalation
-        return f"{e.get('reason')}: {e.get('code') or ''} {e.get('detail') or ''}".strip()
-    if outcome.failures:
-        f = outcome.failures[-1]
-        return f"{f.get('reason')}: {f.get('detail') or ''}".strip()
-    return outcome.status
+    failure = outcome.failure
+    if failure is None or failure.source is FailureSource.STATUS:
+        return outcome.status
+    if failure.source is FailureSource.ESCALATION:
+        return f"{failure.reason}: {failure.code or ''} {failure.detail}".strip()
+    return f"{failure.reason}: {failure.detail}".strip()
 
 
 def _centre(pos: BlockPos) -> Any:

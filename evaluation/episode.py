@@ -121,9 +121,9 @@ def run_episode(spec: EpisodeSpec, home: Path, *, worker: str = "local") -> Epis
                              wall_ms=(time.perf_counter() - started) * 1000)
     last = goal_run.outcomes[-1] if goal_run.outcomes else None
     reason = None
-    if last is not None and not last.ok:
-        failure = last.escalation or (last.failures[-1] if last.failures else {})
-        reason = str(failure.get("code") or failure.get("reason") or last.status)
+    failure = last.failure if last is not None else None
+    if failure is not None:
+        reason = failure.key
     return EpisodeResult(
         **base,
         status=EpisodeStatus.SUCCESS if goal_run.ok else EpisodeStatus.FAILURE,

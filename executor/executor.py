@@ -46,6 +46,7 @@ from craftbt.executor.canary import ShadowCanary
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.detectors import Detectors
 from craftbt.executor.digests import digest, plan_digests
+from craftbt.executor.failures import Escalation, EscalationReason, Failure
 from craftbt.executor.fence import PathWatch
 from craftbt.executor.gate import GateDecision, assess
 from craftbt.executor.journal import Journal
@@ -55,7 +56,7 @@ from craftbt.executor.normalize import find_sentinels
 from craftbt.executor.pipeline import Pipeline
 from craftbt.executor.preemption import SafetyMonitor, Signal, interruptible
 from craftbt.executor.recorder import GoldenRunRecorder
-from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
+from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.executor.supervisor import LeafMeta, Supervisor
 from craftbt.trees import model as m
 from craftbt.trees.build import DEFINITION_ATTR, build, release_blackboard_clients
@@ -94,8 +95,9 @@ class RunOutcome(BaseModel):
     dispatches: int = 0
     shadow: bool = False
     certifiable: bool = True
+    #: the run's failure decisions, last 20 (blocks, detector trips, escalations), as the journal records them
     failures: list[dict[str, Any]] = Field(default_factory=list)
-    escalation: dict[str, Any] | None = None
+    escalation: Escalation | None = None
     gate: GateDecision | None = None
     next_eligible_at: int | None = None
     metrics: dict[str, Any] = Field(default_factory=dict)
@@ -105,6 +107,11 @@ class RunOutcome(BaseModel):
     @property
     def ok(self) -> bool:
         return self.status == "success"
+
+    @property
+    def failure(self) -> Failure | None:
+        """Why the run failed, typed (None when it succeeded): what the router replans from."""
+        return None if self.ok else Failure.of(self.escalation, self.failures, self.status)
 
 
 def leaf_meta(behaviour: CapabilityBehaviour) -> LeafMeta:
@@ -259,7 +266,7 @@ class Executor:
         if not gate.should_proceed:
             reason = gate.block_reason or "rig_g_blocked"
             run.decide(reason, detail={"stage": "feasibility_gate", "detail": gate.block_detail,
-                                       "problems": gate.problems[:10]})
+                                       "problems": gate.problems[:10], "unreachable": gate.unreachable[:10]})
             base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
             return self._close(run, base, "blocked", wall_start)
         config = self.config
@@ -342,7 +349,7 @@ class Executor:
         self._stop_tree(root)
         escalation = Escalation(
             run_id=run.run_id, node=current.name if current is not None else "executor",
-            capability=current.spec.key if current is not None else "", reason="body_disconnected",
+            capability=current.spec.key if current is not None else "", reason=EscalationReason.BODY_DISCONNECTED,
             code=BodyErrorCode.BODY_DISCONNECTED.value, detail=err.detail, attempts=1, tick=run.tick(),
         )
         run.escalations.append(escalation)
@@ -535,13 +542,14 @@ class Executor:
         outcome.metrics = run.metrics.as_dict()
         outcome.failures = [d for d in run.recent_decisions if d["reason"] not in NOT_FAILURES][-20:]
         if run.escalations:
-            outcome.escalation = run.escalations[-1].as_dict()
-            code = outcome.escalation.get("code")
+            outcome.escalation = run.escalations[-1]
+            code = outcome.escalation.code
             if outcome.next_eligible_at is None and code and classify(code) is not BlockClass.NONE:
                 # a block at dispatch (invalid args, permission, guard, geofence...) backs the task off
                 # like one at the gate: 5 min deterministic, 30 s transient (seed 002)
                 outcome.next_eligible_at = next_eligible_at(code, int(time.time() * 1000))
-        summary = outcome.model_dump(mode="json", exclude={"gate"})
+        summary = outcome.model_dump(mode="json", exclude={"gate", "escalation"})
+        summary["escalation"] = outcome.escalation.as_dict() if outcome.escalation else None
         summary["gate"] = outcome.gate.model_dump(mode="json") if outcome.gate else None
         if self._executed is not None:
             definition, base_dir = self._executed
@@ -551,7 +559,7 @@ class Executor:
         missing: OSError | None = None
         try:
             self.recorder.finish_run(run.run_id, {"status": status, "ticks": ticks, "metrics": outcome.metrics,
-                                                  "escalation": outcome.escalation,
+                                                  "escalation": summary["escalation"],
                                                   "next_eligible_at": outcome.next_eligible_at})
         except OSError as exc:
             missing = exc

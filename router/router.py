@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import re
 import time
 import uuid
 from collections.abc import Callable, Collection, Iterator
@@ -46,6 +45,7 @@ from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.executor.digests import digest, plan_steps
 from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.failures import EscalationReason, Failure
 from craftbt.executor.gate import assess
 from craftbt.planners.base import Planner, PlanningFailure, PlanningState, PlanResult
 from craftbt.planners.building.planner import BuildingPlanner
@@ -57,7 +57,6 @@ from craftbt.planners.llm.planner import LlmPlanner
 from craftbt.planners.solver import CraftingSolver, mine_sources
 from craftbt.planners.subgoals import (
     Subgoal,
-    SubgoalKind,
     craft_alternatives,
     crafting_order,
     listed_missing,
@@ -101,9 +100,6 @@ FAST_PATHS: dict[str, tuple[str, dict[str, Any]]] = {
     "night": ("retreat_and_block", {"blockType": "dirt"}),
     "health": ("retreat_from_threat", {}),
 }
-
-_MISSING_ITEM = re.compile(r"precond_missing:item:([a-z0-9_]+)|missing[_ ]item[: ]+([a-z0-9_]+)")
-
 
 def traits_of(intent: Intent) -> set[Trait]:
     traits: set[Trait] = set()
@@ -386,14 +382,14 @@ class Router:
     def record_outcome(self, decision: RoutingDecision, ok: bool) -> None:
         self.priors.record_plan(decision.chosen, [decision.method, *decision.plan.methods], decision.context, ok)
 
-    def replan(self, intent: Intent, decision: RoutingDecision, failure: dict[str, Any], state: PlanningState,
+    def replan(self, intent: Intent, decision: RoutingDecision, failure: Failure, state: PlanningState,
                observation: Observation | None = None, *, planner: str | None = None) -> RoutingDecision:
         """Plan again with the failure as context; a missing item becomes a subgoal spliced in front.
 
         ``planner`` is the caller's choice, as for :meth:`route`: a forced planner plans the repair too."""
         recent = [*intent.context.get("recent_failures", []), decision.method, *decision.plan.methods]
         retry = intent.model_copy(update={"context": {**intent.context, "recent_failures": recent,
-                                                      "failed": failure}})
+                                                      "failed": failure.model_dump(mode="json")}})
         main = self.route(retry, state, None, planner=planner)
         wanted = failure_subgoal(failure)
         if wanted is None:
@@ -405,7 +401,7 @@ class Router:
         main.plan = main.plan.model_copy(update={
             "tree": spliced, "explanation": f"subgoal {wanted.goal()}; " + main.plan.explanation})
         main.digests = _digests(spliced, decision.plan.tree, sub_tree)
-        main.reason = f"replanned after {failure.get('code') or failure.get('reason')}: subgoal {wanted.goal()}; " \
+        main.reason = f"replanned after {failure.key}: subgoal {wanted.goal()}; " \
             + main.reason
         if observation is not None:
             gate, _ = assess(spliced, self.registry, observation)
@@ -461,32 +457,20 @@ class Router:
         return root, sub.plan.tree
 
 
-def failure_subgoal(failure: dict[str, Any]) -> Subgoal | None:
-    """The subgoal an escalation (or a recorded failure) asks for: its code first, then its text."""
-    context = failure.get("context") or {}
-    args = context.get("args") if isinstance(context, dict) else None
-    detail = str(failure.get("detail") or "")
-    codes = (failure.get("code"), context.get("precondition") if isinstance(context, dict) else None,
-             failure.get("reason"))
-    for code in codes:
-        wanted = subgoal_for(str(code) if code else None, detail, args)
+def failure_subgoal(failure: Failure) -> Subgoal | None:
+    """The subgoal a failure asks for: the missing precondition its code or its step's refusal names."""
+    for code in (failure.code, failure.precondition, failure.reason):
+        wanted = subgoal_for(code, failure.detail, failure.args)
         if wanted is not None:
             return wanted
-    text = f"{failure.get('code') or ''} {failure.get('reason') or ''} {detail}"
-    match = _MISSING_ITEM.search(text)
-    if match is None:
-        return None
-    item = match.group(1) or match.group(2)
-    return Subgoal(kind=SubgoalKind.ITEM, item=item, precondition=f"precond_missing:item:{item}")
+    return None
 
 
-def subgoal_alternatives(failure: dict[str, Any], inventory: dict[str, int]) -> list[list[Subgoal]]:
+def subgoal_alternatives(failure: Failure, inventory: dict[str, int]) -> list[list[Subgoal]]:
     """Other subgoals that satisfy the same refusal: a craft's other recipe variants."""
-    context = failure.get("context") or {}
-    args = context.get("args") if isinstance(context, dict) else None
-    if not str(failure.get("capability") or "").startswith("craft_recipe@") or not isinstance(args, dict):
+    if not str(failure.capability or "").startswith("craft_recipe@"):
         return []
-    return craft_alternatives(str(args.get("recipe") or ""), int(args.get("qty") or 1), inventory)
+    return craft_alternatives(str(failure.args.get("recipe") or ""), int(failure.args.get("qty") or 1), inventory)
 
 
 def splice(tree: m.TreeDefinition, sub_root: m.Node, label: str, goal: str) -> m.TreeDefinition:
@@ -514,9 +498,9 @@ class RepeatedFailures:
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
 
-    def note(self, failure: dict[str, Any]) -> bool:
+    def note(self, failure: Failure) -> bool:
         """Count ``failure``; True when the same one has now failed more than twice (stop repairing)."""
-        key = str(failure.get("code") or failure.get("reason") or "")
+        key = failure.key
         if not key:
             return False
         self.counts[key] = self.counts.get(key, 0) + 1
@@ -562,15 +546,15 @@ def survey(body: Body, avoid: Collection[BlockPos] = ()) -> PlanningState:
 NOTHING_REACHED = frozenset({"no_target", "guard_failed:no_target", "partial"})
 
 
-def unreached_material(failure: dict[str, Any]) -> frozenset[str]:
+def unreached_material(failure: Failure) -> frozenset[str]:
     """The blocks of the material a failed mining step could not reach, for the replan to explore for.
 
     Without this a replan saw the same log on the same cliff and planned the same step at it."""
-    if str(failure.get("capability") or "").split("@")[0] != "acquire_material":
+    if str(failure.capability or "").split("@")[0] != "acquire_material":
         return frozenset()
-    if failure.get("code") not in NOTHING_REACHED:
+    if failure.code not in NOTHING_REACHED:
         return frozenset()
-    item = ((failure.get("context") or {}).get("args") or {}).get("item")
+    item = failure.args.get("item")
     if not isinstance(item, str):
         return frozenset()
     return frozenset({item, *(source.block for source in mine_sources().get(item, ()))})
@@ -690,7 +674,7 @@ def run_goal(
                                    intent_resolution_digest=decision.digests.get("intent_resolution_digest"))
         run.outcomes.append(outcome)
         run.attempts.append({"planner": decision.chosen, "status": outcome.status, "run_id": outcome.run_id,
-                             "escalation": outcome.escalation})
+                             "escalation": outcome.escalation.as_dict() if outcome.escalation else None})
         if outcome.status == "preempted":
             if watch is not None and watch.stopped and len(run.nights) < MAX_NIGHTS:
                 night = sit_out_the_night(executor, run.night_outcomes)
@@ -719,11 +703,12 @@ def run_goal(
         if replans_left == 0:
             break
         replans_left -= 1
-        if outcome.escalation and outcome.escalation.get("code") == "body_disconnected":
+        if outcome.escalation and outcome.escalation.reason is EscalationReason.BODY_DISCONNECTED:
             break  # no plan runs on a body that is gone: the caller reconnects or reports
-        failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
+        failure = outcome.failure
+        assert failure is not None  # the run did not succeed
         if repeated.note(failure):
-            run.stopped = f"repeated_guard_failure: {failure.get('code')} failed more than twice"
+            run.stopped = f"repeated_guard_failure: {failure.code} failed more than twice"
             break
         surveyed = survey(body, executor.unreachable).without_blocks(unreached_material(failure))
         observed = body.observe()
@@ -765,24 +750,25 @@ def run_tree(
         outcome = executor.run(tree, base_dir=base_dir, seed=seed, scenario=scenario, task_id=task_id)
         run.outcomes.append(outcome)
         run.attempts.append({"planner": "tree", "status": outcome.status, "run_id": outcome.run_id,
-                             "escalation": outcome.escalation})
+                             "escalation": outcome.escalation.as_dict() if outcome.escalation else None})
         if outcome.ok:
             run.ok = True
             return run
         if attempt == max_replans:
             break
         # an escalation at dispatch, or the whole-tree gate's block naming an unreachable precondition
-        failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
+        failure = outcome.failure
+        assert failure is not None  # the run did not succeed
         wanted = failure_subgoal(failure)
         if wanted is None:
             break  # not a missing precondition: nothing the router can plan for a tree it did not write
         if repeated.note(failure):
-            run.stopped = f"repeated_guard_failure: {failure.get('code')} failed more than twice"
+            run.stopped = f"repeated_guard_failure: {failure.code} failed more than twice"
             break
         router = router or Router(executor.registry, priors or PriorsStore(executor.home / "priors.sqlite"),
                                   seed=seed)
         state = survey(body)
-        groups = [crafting_order(g) for g in (listed_missing(wanted, str(failure.get("detail") or "")),
+        groups = [crafting_order(g) for g in (listed_missing(wanted, failure.detail),
                                                *subgoal_alternatives(failure, state.inventory))]
         try:
             group, sub_root = router.subgoal_group_tree(groups, state, planner=planner)

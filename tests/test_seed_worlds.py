@@ -68,7 +68,7 @@ def test_no_crafting_table_a_tree_file_gets_its_table_as_a_subgoal(tmp_path: Pat
     first, second = steps_of(ex, run)
     assert first == []  # refused by its guard, nothing dispatched
     assert run.outcomes[0].escalation is not None
-    assert run.outcomes[0].escalation["code"] == "guard_failed:precond_missing:table"
+    assert run.outcomes[0].escalation.code == "guard_failed:precond_missing:table"
     assert_closed_and_judged(second)
     assert [s["capability"] for s in second][-2:] == ["place_workstation", "craft_recipe"]
 

@@ -107,7 +107,7 @@ def _summary_table(out: RunOutcome) -> Table:
         table.add_row("blocked", f"{out.gate.block_reason}: {out.gate.block_detail}")
     if out.escalation:
         e = out.escalation
-        table.add_row("escalation", f"{e['node']} ({e['capability']}): {e['reason']} {e['code'] or ''} {e['detail']}")
+        table.add_row("escalation", f"{e.node} ({e.capability}): {e.reason.value} {e.code or ''} {e.detail}")
     for d in out.failures[-5:]:
         table.add_row("decision", f"{d['reason']} {d.get('node') or ''}")
     if out.report_path:
