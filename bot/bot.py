@@ -7,7 +7,7 @@ script on it, read its journal, close it::
 
     with craftbt.create_bot(world="natural", seed=3) as bot:
         run = bot.run_goal("obtain wooden_pickaxe")
-        print(run.ok, [a["status"] for a in run.attempts])
+        print(run.ok, [a.status for a in run.attempts])
         print(bot.journal.list_runs(5))
 
 The goal loop itself (route, run, replan, sit out the night, escalate) is the router's one

@@ -45,7 +45,7 @@ from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.executor.digests import digest, plan_steps
 from craftbt.executor.executor import Executor, RunOutcome
-from craftbt.executor.failures import EscalationReason, Failure
+from craftbt.executor.failures import Escalation, EscalationReason, Failure
 from craftbt.executor.gate import assess
 from craftbt.planners.base import Planner, PlanningFailure, PlanningState, PlanResult
 from craftbt.planners.building.planner import BuildingPlanner
@@ -595,9 +595,19 @@ def plan_for_goal(
     return router.route(intent, survey(body), body.observe(), planner=planner)
 
 
+class Attempt(BaseModel):
+    """One run of a goal run's plan (or of a tree file and its repairs): who planned it and how it ended."""
+
+    #: the planner the router chose (``tree`` for a tree file's own run)
+    planner: str
+    status: str
+    run_id: str
+    escalation: Escalation | None = None
+
+
 class GoalRun(BaseModel):
     ok: bool
-    attempts: list[dict[str, Any]] = Field(default_factory=list)
+    attempts: list[Attempt] = Field(default_factory=list)
     decisions: list[RoutingDecision] = Field(default_factory=list)
     #: the executor's outcome of every attempt, last one last
     outcomes: list[RunOutcome] = Field(default_factory=list)
@@ -673,8 +683,8 @@ def run_goal(
                                    scenario=scenario, run_id=None if run.outcomes else run_id,
                                    intent_resolution_digest=decision.digests.get("intent_resolution_digest"))
         run.outcomes.append(outcome)
-        run.attempts.append({"planner": decision.chosen, "status": outcome.status, "run_id": outcome.run_id,
-                             "escalation": outcome.escalation.as_dict() if outcome.escalation else None})
+        run.attempts.append(Attempt(planner=decision.chosen, status=outcome.status, run_id=outcome.run_id,
+                                    escalation=outcome.escalation))
         if outcome.status == "preempted":
             if watch is not None and watch.stopped and len(run.nights) < MAX_NIGHTS:
                 night = sit_out_the_night(executor, run.night_outcomes)
@@ -749,8 +759,8 @@ def run_tree(
     for attempt in range(max_replans + 1):
         outcome = executor.run(tree, base_dir=base_dir, seed=seed, scenario=scenario, task_id=task_id)
         run.outcomes.append(outcome)
-        run.attempts.append({"planner": "tree", "status": outcome.status, "run_id": outcome.run_id,
-                             "escalation": outcome.escalation.as_dict() if outcome.escalation else None})
+        run.attempts.append(Attempt(planner="tree", status=outcome.status, run_id=outcome.run_id,
+                                    escalation=outcome.escalation))
         if outcome.ok:
             run.ok = True
             return run

@@ -576,7 +576,8 @@ class Bot:
 
 def goal_summary(goal_run: GoalRun) -> dict[str, Any]:
     """What a goal job adds to its run's outcome: each attempt, each night, why it stopped, the planner chosen."""
-    return {"attempts": jsonable(goal_run.attempts), "planners": [d.chosen for d in goal_run.decisions],
+    return {"attempts": [a.model_dump(mode="json") for a in goal_run.attempts],
+            "planners": [d.chosen for d in goal_run.decisions],
             "nights": [n.model_dump(mode="json") for n in goal_run.nights], "stopped": goal_run.stopped,
             "runs": [o.run_id for o in goal_run.outcomes], "night_runs": [o.run_id for o in goal_run.night_outcomes],
             "dispatches": sum(o.dispatches for o in goal_run.outcomes),

@@ -131,7 +131,7 @@ def test_cancel_ends_a_goal_without_a_replan(tmp_path: Path) -> None:
     with craftbt.create_bot(world="natural", seed=REPLAN_SEED, home=tmp_path) as bot, \
             bot.listening(lambda ex, run, root: bot.cancel("enough") if run.tick() - run.start_tick > 3 else None):
         run = bot.run_goal(REPLAN_GOAL)
-    assert not run.ok and [a["status"] for a in run.attempts] == ["cancelled"] and run.stopped == "cancelled"
+    assert not run.ok and [a.status for a in run.attempts] == ["cancelled"] and run.stopped == "cancelled"
 
 
 def test_an_unreachable_server_is_a_located_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

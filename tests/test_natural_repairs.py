@@ -129,7 +129,7 @@ def test_a_replan_after_an_unreachable_log_explores_instead_of_walking_back_to_i
         run = run_goal("obtain 2 spruce_log", executor, planner="solver", priors=PriorsStore(":memory:"))
     finally:
         executor.journal.close()
-    assert [a["status"] for a in run.attempts] == ["escalated", "success"], run.attempts
+    assert [a.status for a in run.attempts] == ["escalated", "success"], run.attempts
     first = run.outcomes[0].escalation
     assert first is not None and first.code == "no_target", first
     assert pillar_log in executor.unreachable

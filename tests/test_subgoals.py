@@ -103,11 +103,11 @@ def test_a_tree_file_run_splices_the_subgoal_and_succeeds(tmp_path: Path, gives:
                                                            code: str, repair: str | None, done: str) -> None:
     run, ex = world_run(tmp_path, gives, leaf)
     assert run.ok, (run.attempts, run.stopped)
-    first = run.attempts[0]["escalation"]
-    assert first is not None and first["code"].startswith(code)
-    assert first["context"]["effects_unmet"] == "precond_missing"
+    first = run.attempts[0].escalation
+    assert first is not None and first.code is not None and first.code.startswith(code)
+    assert first.context.effects_unmet == "precond_missing"
     assert len(run.repairs) == 1 and (repair is None or run.repairs == [repair])
-    assert [a["status"] for a in run.attempts] == ["escalated", "success"]
+    assert [a.status for a in run.attempts] == ["escalated", "success"]
     steps = ex.journal.run_detail(run.outcomes[-1].run_id)["steps"]
     assert steps and all(s["ok"] and s["verdict"] == "verified" for s in steps)  # the subgoal's steps and the leaf
     assert steps[-1]["capability"] == leaf.capability
@@ -143,7 +143,7 @@ def test_a_craft_from_nothing_gets_its_ingredients_then_its_table(tmp_path: Path
     run, ex = world_run(tmp_path, ["dirt 1"],
                         m.LeafNode(capability="craft_recipe", args={"recipe": "wooden_pickaxe", "qty": 1}))
     assert run.ok, (run.attempts, run.stopped)
-    assert [a["status"] for a in run.attempts] == ["escalated", "escalated", "success"]
+    assert [a.status for a in run.attempts] == ["escalated", "escalated", "success"]
     assert len(run.repairs) == 2 and "stick" in run.repairs[0] and run.repairs[1] == "obtain crafting_table"
     for outcome in run.outcomes:  # every step of every attempt, not only the last
         for step in ex.journal.run_detail(outcome.run_id)["steps"]:

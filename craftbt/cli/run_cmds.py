@@ -205,8 +205,8 @@ def _run_goal(goal: str, bot: Bot, planner: str, *, quiet: bool, at: str | None 
         nights = iter(goal_run.nights)
         for decision, attempt in zip(goal_run.decisions, goal_run.attempts, strict=False):
             console.print(f"[bold]{decision.chosen}[/] ({decision.method}): {decision.reason} "
-                          f"-> {attempt['status']} [dim]{attempt['run_id']}[/]")
-            night = next(nights, None) if attempt["status"] == "preempted" else None
+                          f"-> {attempt.status} [dim]{attempt.run_id}[/]")
+            night = next(nights, None) if attempt.status == "preempted" else None
             if night is not None:
                 spent = "in a roofed pit" if night.sheltered else f"working: {escape(night.why or '')}"
                 console.print(f"  night: stopped at sunset, ticks {night.started_at}-{night.ended_at} {spent} "
@@ -224,7 +224,7 @@ def _run_tree(definition: Any, tree: Path, bot: Bot, *, quiet: bool) -> RunOutco
     if not quiet:
         console = table_console()
         for repair, attempt in zip(tree_run.repairs, tree_run.attempts[1:], strict=False):
-            console.print(f"[bold]subgoal[/] {repair} first -> {attempt['status']} [dim]{attempt['run_id']}[/]")
+            console.print(f"[bold]subgoal[/] {repair} first -> {attempt.status} [dim]{attempt.run_id}[/]")
         if tree_run.stopped:
             console.print(f"[yellow]{tree_run.stopped}[/]")
     return tree_run.outcomes[-1]
