@@ -1,7 +1,7 @@
 """The live loop: sense -> signals -> homeostasis -> needs -> goals -> route -> execute -> remember, for N days.
 
 One cycle (every ``poll_ticks`` game ticks, also *during* a running task, from
-the executor's ``on_tick``):
+a tick listener of the executor):
 
 1. :func:`~craftbt.autonomy.signals.sense` the body; the signal monitor emits edges;
 2. the homeostasis monitor updates trends; the need generator scores needs;
@@ -39,6 +39,7 @@ from craftbt.autonomy.needs import generate, resting
 from craftbt.autonomy.report import GoalDone, LiveReport
 from craftbt.autonomy.signals import ANIMALS, FOODS, Percept, SignalMonitor, sense
 from craftbt.autonomy.threats import StuckHostiles
+from craftbt.bot.bot import Bot
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError
@@ -51,12 +52,13 @@ from craftbt.executor.config import (
     fence_radius,
 )
 from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.failures import FailureSource
 from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.planners.intent import Intent, IntentSource
 from craftbt.planners.llm.client import LlmConfig
 from craftbt.router import routines
 from craftbt.router.priors import PriorsStore
-from craftbt.router.router import Router, survey
+from craftbt.router.router import Router
 from craftbt.router.thoughts import ThoughtDecision, ThoughtProcessor
 from craftbt.trees import model as m
 from craftbt.world.body import TICKS_PER_DAY, BlockPos, Body, Position
@@ -128,13 +130,18 @@ class LiveLoop:
                  body_kind: str = "sim", registry: Registry | None = None, config: ExecutorConfig | None = None,
                  llm: LlmConfig | None = None, thoughts: queue.Queue[str | ThoughtDecision] | None = None,
                  snapshot: Path | None = None, report: LiveReport | None = None,
-                 hooks: list[Hook] | None = None, poll_ticks: int = POLL_TICKS, planner: str = "auto") -> None:
+                 hooks: list[Hook] | None = None, poll_ticks: int = POLL_TICKS, planner: str = "auto",
+                 bot: Bot | None = None) -> None:
         self.body = body
         self.home = home
-        self.registry = registry or default_registry()
+        self.registry = registry or (bot.registry if bot is not None else default_registry())
         self.config = (config or ExecutorConfig()).model_copy(update={"max_ticks": TASK_TICKS})
         self.memory = EpisodicMemory(home / "memory.sqlite")
-        self.executor = Executor(self.registry, body, config=self.config, body_kind=body_kind, home=home)
+        #: the bot every task runs on (``serve --live`` passes its own): its executor, and the goal loop
+        self.bot = bot or Bot(body, registry=self.registry, config=self.config, home=home, body_kind=body_kind,
+                              seed=seed, scenario=world)
+        self.bot.executor.config = self.config
+        self.executor = self.bot.executor
         self.priors = PriorsStore(home / "priors.sqlite")
         self.router = Router(self.registry, self.priors, seed=seed)
         self.goals = GoalManager(self.memory)
@@ -505,11 +512,11 @@ class LiveLoop:
                                   source=IntentSource.USER if spec.source is GoalSource.USER else IntentSource.SYSTEM)
         if self._walk_to_remembered(spec):
             self.events.append({"tick": self.body.now_ticks(), "recall": spec.goal})
-        decision = self.router.route(intent, survey(self.body), self.body.observe(), planner=self.planner)
-        payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
-        outcome = self._execute(decision.plan.tree, spec, intent=payload)
-        if outcome.status != "preempted":
-            self.router.record_outcome(decision, outcome.ok)
+        # the one goal loop, without its replans and nights: the task board retries and the loop shelters itself
+        with self.executor.listening(self._watch(spec)):
+            goal_run = self.bot.run_goal(intent, planner=self.planner, max_replans=0, shelter_at_night=False,
+                                         task_id=spec.task_id, router=self.router)
+        outcome = goal_run.outcomes[-1]
         return outcome.status, _why(outcome)
 
     def _walk_to_remembered(self, spec: GoalSpec) -> bool:
@@ -535,16 +542,13 @@ class LiveLoop:
             self.events.append({"tick": self.body.now_ticks(), "recall_gone": spec.goal})
         return outcome.ok
 
-    def _execute(self, tree: m.TreeDefinition, spec: GoalSpec, intent: dict[str, Any] | None = None) -> RunOutcome:
-        self.executor.on_tick = self._watch(spec)
-        try:
-            return self.executor.run(tree, task_id=spec.task_id, intent=intent or {"goal": spec.goal},
-                                     seed=self.report.seed, scenario=self.report.world)
-        finally:
-            self.executor.on_tick = None
+    def _execute(self, tree: m.TreeDefinition, spec: GoalSpec) -> RunOutcome:
+        with self.executor.listening(self._watch(spec)):
+            return self.bot.run_tree(tree, task_id=spec.task_id, intent={"goal": spec.goal})
 
     def _watch(self, spec: GoalSpec) -> Callable[[Executor, RunState, py_trees.behaviour.Behaviour], None]:
-        """The executor's on_tick: keep sensing while the task runs; an urgent goal stops it at a safe point."""
+        """A tick listener of the executor: keep sensing while the task runs; an urgent goal stops it at a safe
+        point."""
         asked = [False]
 
         def on_tick(ex: Executor, run: RunState, root: py_trees.behaviour.Behaviour) -> None:
@@ -571,13 +575,12 @@ class LiveLoop:
 
 
 def _why(outcome: RunOutcome) -> str:
-    if outcome.escalation:
-        e = outcome.escalation
-        return f"{e.get('reason')}: {e.get('code') or ''} {e.get('detail') or ''}".strip()
-    if outcome.failures:
-        f = outcome.failures[-1]
-        return f"{f.get('reason')}: {f.get('detail') or ''}".strip()
-    return outcome.status
+    failure = outcome.failure
+    if failure is None or failure.source is FailureSource.STATUS:
+        return outcome.status
+    if failure.source is FailureSource.ESCALATION:
+        return f"{failure.reason}: {failure.code or ''} {failure.detail}".strip()
+    return f"{failure.reason}: {failure.detail}".strip()
 
 
 def _centre(pos: BlockPos) -> Any:

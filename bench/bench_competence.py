@@ -77,7 +77,7 @@ def _run(home: Path, world: str, goal: str, seed: int, planner: str) -> tuple[bo
         if not ok and run.outcomes:
             last = run.outcomes[-1]
             # an escalation says why; a run that ended ``failure`` without one: its last failed step does
-            esc = last.escalation or _last_failed_step(executor, last.run_id)
+            esc = last.escalation.as_dict() if last.escalation else _last_failed_step(executor, last.run_id)
             why = f"{esc.get('node') or last.status}: {esc.get('code') or ''} {esc.get('detail') or ''}".strip()
             if run.stopped:
                 why = f"{run.stopped}; last attempt: {why}"

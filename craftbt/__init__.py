@@ -17,6 +17,8 @@ from craftbt._version import __version__
 
 #: public name -> the module that defines it
 _EXPORTS: dict[str, str] = {
+    "BodySpec": "craftbt.api",
+    "Bot": "craftbt.api",
     "Bounds": "craftbt.api",
     "CraftbtError": "craftbt.api",
     "ExecutorConfig": "craftbt.api",
@@ -24,7 +26,9 @@ _EXPORTS: dict[str, str] = {
     "Intent": "craftbt.api",
     "RoutingDecision": "craftbt.api",
     "RunOutcome": "craftbt.api",
+    "ScriptRun": "craftbt.api",
     "build_tree": "craftbt.api",
+    "create_bot": "craftbt.api",
     "library_tree": "craftbt.api",
     "load_tree": "craftbt.api",
     "plan_goal": "craftbt.api",
@@ -58,6 +62,8 @@ _EXPORTS: dict[str, str] = {
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ imports
     from craftbt.api import (
+        BodySpec,
+        Bot,
         Bounds,
         CraftbtError,
         ExecutorConfig,
@@ -65,7 +71,9 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
         Intent,
         RoutingDecision,
         RunOutcome,
+        ScriptRun,
         build_tree,
+        create_bot,
         library_tree,
         load_tree,
         plan_goal,
@@ -113,6 +121,8 @@ __all__ = [
     "ActionResult",
     "Body",
     "BodyError",
+    "BodySpec",
+    "Bot",
     "Bounds",
     "CapabilityContext",
     "CapabilitySpec",
@@ -131,6 +141,7 @@ __all__ = [
     "RunOutcome",
     "RunWatcher",
     "RunnerGen",
+    "ScriptRun",
     "SimBody",
     "StrictArgs",
     "TreeDefinition",
@@ -138,6 +149,7 @@ __all__ = [
     "__version__",
     "act",
     "build_tree",
+    "create_bot",
     "default_registry",
     "library_tree",
     "load_scenario",

@@ -7,9 +7,12 @@ A typical session::
 
     import craftbt
 
-    body = craftbt.starter_world(seed=0)
-    outcome = craftbt.run_tree("trees/library/obtain_wooden_pickaxe.yaml", body, home=".craftbt")
-    print(outcome.status, outcome.run_id)
+    with craftbt.create_bot(world="starter", seed=0, home=".craftbt") as bot:
+        outcome = bot.run_tree(craftbt.library_tree("obtain_wooden_pickaxe"))
+        print(outcome.status, outcome.run_id)
+
+The functions below that take a ``body`` (:func:`run_tree`, :func:`run_goal`, :func:`plan_goal`) are the
+same thing for a body you made yourself: each makes a :class:`Bot` on it for the one call.
 """
 
 from __future__ import annotations
@@ -19,23 +22,23 @@ from pathlib import Path
 
 import py_trees
 
+from craftbt.bot.body import BodySpec
+from craftbt.bot.bot import Bot, ScriptRun, create_bot
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
-from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
-from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.config import Bounds, ExecutorConfig
+from craftbt.executor.executor import RunOutcome
 from craftbt.executor.journal import Journal
 from craftbt.executor.watch import RunWatcher, attach
 from craftbt.planners.intent import Intent
-from craftbt.router.router import GoalRun, RoutingDecision, plan_for_goal
-from craftbt.router.router import run_goal as _route_and_run
+from craftbt.router.router import GoalRun, RoutingDecision
 from craftbt.trees.build import build
 from craftbt.trees.model import TreeDefinition
 from craftbt.trees.paths import library_file, library_names
 from craftbt.trees.validate import Checked, validate_path, validate_text
 from craftbt.world.body import Body
-from craftbt.world.sim.body import SimBody
 
 TreeSource = str | Path | TreeDefinition
 
@@ -92,19 +95,13 @@ def build_tree(
     return build(definition, CapabilityContext(body=body, registry=registry)).root
 
 
-def _executor(
-    body: Body, registry: Registry | None, config: ExecutorConfig | None, home: str | Path | None,
-    watchers: Sequence[RunWatcher] = (),
-) -> Executor:
-    if config is None:
-        # The embedded world fences itself to its scenario; a real server needs an explicit fence.
-        config = ExecutorConfig(geofence=scenario_fence(body) if isinstance(body, SimBody) else None)
-    kind = "sim" if isinstance(body, SimBody) else "mineflayer"
-    executor = Executor(registry or default_registry(), body, config=config, body_kind=kind,
-                        home=Path(home) if home is not None else None)
+def _bot(body: Body, registry: Registry | None, config: ExecutorConfig | None, home: str | Path | None,
+         seed: int = 0, watchers: Sequence[RunWatcher] = ()) -> Bot:
+    """A bot on a body the caller made (and keeps: closing the bot leaves the body connected)."""
+    bot = Bot(body, registry=registry, config=config, home=home, seed=seed)
     if watchers:
-        attach(executor, *watchers)  # e.g. a Groot2Publisher: Groot2 or btview watch the run
-    return executor
+        attach(bot.executor, *watchers)  # e.g. a Groot2Publisher: Groot2 or btview watch the run
+    return bot
 
 
 def run_tree(
@@ -127,19 +124,22 @@ def run_tree(
     registry = registry or default_registry()
     definition = _definition(tree, registry)
     base_dir = Path(tree).parent if isinstance(tree, str | Path) and not _is_text(tree) else None
-    executor = _executor(body, registry, config, home, watchers)
-    return executor.run(definition, base_dir=base_dir, seed=seed)
+    with _bot(body, registry, config, home, seed or 0, watchers) as bot:
+        return bot.run_tree(definition, base_dir=base_dir)
 
 
 def plan_goal(
-    goal: str, body: Body, *, planner: str = "auto", registry: Registry | None = None, seed: int = 0
+    goal: str, body: Body, *, planner: str = "auto", registry: Registry | None = None, seed: int = 0,
+    craft_only: bool = False,
 ) -> RoutingDecision:
     """Plan ``goal`` (``"obtain iron_pickaxe"``) from what ``body`` sees, with one planner or routed.
 
     ``planner`` is ``auto`` (the router picks) or one of ``solver``, ``htn``, ``goap``, ``llm``;
-    ``decision.plan.tree`` is the tree definition to run.
+    ``decision.plan.tree`` is the tree definition to run. ``craft_only`` plans from what the body holds and
+    the stations in reach alone, or refuses naming the missing ingredient.
     """
-    return plan_for_goal(goal, body, planner=planner, registry=registry, seed=seed)
+    with _bot(body, registry, None, None, seed) as bot:
+        return bot.plan(goal, planner=planner, craft_only=craft_only)
 
 
 def run_goal(
@@ -160,9 +160,8 @@ def run_goal(
     With ``shelter_at_night`` (the default) surface work stops at sunset: the bot sits the night out in a
     roofed pit and the goal is planned again in the morning (``GoalRun.nights`` says how each night went).
     """
-    executor = _executor(body, registry, config, home, watchers)
-    return _route_and_run(goal, executor, planner=planner, seed=seed, max_replans=max_replans,
-                          shelter_at_night=shelter_at_night)
+    with _bot(body, registry, config, home, seed, watchers) as bot:
+        return bot.run_goal(goal, planner=planner, max_replans=max_replans, shelter_at_night=shelter_at_night)
 
 
 def run_steps(run_id: str, *, home: str | Path | None = None) -> list[dict[str, object]]:
@@ -177,6 +176,8 @@ def run_steps(run_id: str, *, home: str | Path | None = None) -> list[dict[str, 
 
 
 __all__ = [
+    "BodySpec",
+    "Bot",
     "Bounds",
     "CraftbtError",
     "ExecutorConfig",
@@ -184,7 +185,9 @@ __all__ = [
     "Intent",
     "RoutingDecision",
     "RunOutcome",
+    "ScriptRun",
     "build_tree",
+    "create_bot",
     "library_tree",
     "load_tree",
     "plan_goal",

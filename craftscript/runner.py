@@ -1,10 +1,10 @@
 """Running a script: as an executor run (``craftbt script run``), or inline on a bare body (tests, bench).
 
-:class:`ScriptExecutor` is the executor with a script in place of a tree: it opens the journal run,
+:func:`run_script` runs a script on an executor in place of a tree: it opens the journal run,
 ticks a :class:`ScriptBehaviour` root (the interpreter) one game tick at a time through the executor's
-own loop (safety preemption, detectors, group commit, ``max_ticks``), attaches a supervisor to each
-command's capability leaf (pipeline, journal steps, SLA rows), and closes the run. A script run is a run:
-``craftbt runs`` and ``craftbt show`` list it like any other.
+own loop (:meth:`Executor.drive`: safety preemption, detectors, group commit, ``max_ticks``), attaches a
+supervisor to each command's capability leaf (pipeline, journal steps, SLA rows), and closes the run. A
+script run is a run: ``craftbt runs`` and ``craftbt show`` list it like any other.
 """
 
 from __future__ import annotations
@@ -70,59 +70,57 @@ class ScriptBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
             self._gen.close()
 
 
-class ScriptExecutor(Executor):
-    """The executor, running a CraftScript program instead of a tree."""
-
-    def run_script(
-        self,
-        program: a.Program,
-        *,
-        source: str,
-        name: str,
-        functions: FunctionSource | None = None,
-        waypoints: dict[str, tuple[int, int, int]] | None = None,
-        limits: Limits | None = None,
-        seed: int | None = None,
-        scenario: str | None = None,
-        run_id: str | None = None,
-    ) -> tuple[RunOutcome, ScriptOutcome]:
-        """Run ``program`` as one journalled run; its result is also kept for ``craftscript_logs``/``_trace``."""
-        wall_start = time.perf_counter()
-        plan_digest = digest({"craftscript": source})
-        run_id = self.journal.begin_run(
-            run_id=run_id, tree_name=f"craftscript:{name}", tree_source=source, executor_plan_digest=plan_digest,
-            plan_id=plan_digest[7:23], body=self.body_kind, seed=seed, scenario=scenario, shadow=self.config.shadow,
-            certifiable=not self.config.shadow,
-        )
-        self.recorder.start_run(run_id, task_id=None, expansion={"tree": f"craftscript:{name}",
+def run_script(
+    executor: Executor,
+    program: a.Program,
+    *,
+    source: str,
+    name: str,
+    functions: FunctionSource | None = None,
+    waypoints: dict[str, tuple[int, int, int]] | None = None,
+    limits: Limits | None = None,
+    seed: int | None = None,
+    scenario: str | None = None,
+    run_id: str | None = None,
+) -> tuple[RunOutcome, ScriptOutcome]:
+    """Run ``program`` on ``executor`` as one journalled run; its result is also kept for ``craftscript_logs``/
+    ``_trace``. The executor's own loop ticks it (:meth:`Executor.drive`): safety preemption, detectors, tick
+    listeners, ``max_ticks`` and the closing of the run on every way out are the same as a tree's."""
+    wall_start = time.perf_counter()
+    plan_digest = digest({"craftscript": source})
+    shadow = executor.config.shadow
+    run_id = executor.journal.begin_run(
+        run_id=run_id, tree_name=f"craftscript:{name}", tree_source=source, executor_plan_digest=plan_digest,
+        plan_id=plan_digest[7:23], body=executor.body_kind, seed=seed, scenario=scenario, shadow=shadow,
+        certifiable=not shadow,
+    )
+    executor.recorder.start_run(run_id, task_id=None, expansion={"tree": f"craftscript:{name}",
                                                                  "executor_plan_digest": plan_digest})
-        run = RunState(run_id=run_id, config=self.config, registry=self.registry, journal=self.journal,
-                       recorder=self.recorder, lifecycle=self.lifecycle, body=self.body, body_kind=self.body_kind)
-        self.run_state = run
-        base = RunOutcome(run_id=run_id, status="running", tree=f"craftscript:{name}", shadow=self.config.shadow,
-                          certifiable=not self.config.shadow, digests={"executor_plan_digest": plan_digest})
-        pipeline = Pipeline(run)
-        ctx = CapabilityContext(body=self.body, registry=self.registry, hooks=pipeline)
+    run = RunState(run_id=run_id, config=executor.config, registry=executor.registry, journal=executor.journal,
+                   recorder=executor.recorder, lifecycle=executor.lifecycle, body=executor.body,
+                   body_kind=executor.body_kind)
+    base = RunOutcome(run_id=run_id, status="running", tree=f"craftscript:{name}", shadow=shadow,
+                      certifiable=not shadow, digests={"executor_plan_digest": plan_digest})
+    pipeline = Pipeline(run)
+    ctx = CapabilityContext(body=executor.body, registry=executor.registry, hooks=pipeline)
 
-        def supervise(leaf: CapabilityBehaviour) -> Supervisor:
-            return Supervisor(leaf, run, pipeline, LeafMeta(), on_escalation=self.on_escalation)
+    def supervise(leaf: CapabilityBehaviour) -> Supervisor:
+        return Supervisor(leaf, run, pipeline, LeafMeta(), on_escalation=executor.on_escalation)
 
-        interp = Interpreter(program, self.body, Dispatcher(ctx, supervise), functions=functions,
-                             waypoints=waypoints, limits=limits, core_macros=core_macros())
-        root = ScriptBehaviour(f"craftscript:{name}", interp.run())
-        status = self._loop(run, root, ctx, pipeline)
-        if status == "success" or status == "failure":
-            status = "success" if root.outcome is not None and root.outcome.ok else "failure"
-        # a run stopped before the script ended (budget, cancel, a hung leaf, the body gone) is still a located
-        # failure with the logs and block changes until then
-        script = root.outcome if root.outcome is not None else interp.stopped(status)
-        outcome = self._close(run, base, status, wall_start)
-        records = ScriptRuns(store_path(self.home))
-        try:
-            records.save(run_id, name, outcome_json(script, outcome))
-        finally:
-            records.close()
-        return outcome, script
+    interp = Interpreter(program, executor.body, Dispatcher(ctx, supervise), functions=functions,
+                         waypoints=waypoints, limits=limits, core_macros=core_macros())
+    root = ScriptBehaviour(f"craftscript:{name}", interp.run())
+    # the root succeeds exactly when the script's outcome is ok, so the run's status is the script's
+    outcome = executor.drive(run, root, ctx, pipeline, base, wall_start)
+    # a run stopped before the script ended (budget, cancel, a hung leaf, the body gone) is still a located
+    # failure with the logs and block changes until then
+    script = root.outcome if root.outcome is not None else interp.stopped(outcome.status)
+    records = ScriptRuns(store_path(executor.home))
+    try:
+        records.save(run_id, name, outcome_json(script, outcome))
+    finally:
+        records.close()
+    return outcome, script
 
 
 def run_inline(

@@ -18,14 +18,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from craftbt.capabilities.default import default_registry
+from craftbt.bot.body import BodySpec, make_body
+from craftbt.bot.bot import Bot, body_and_config
 from craftbt.core.errors import CraftbtError
-from craftbt.executor.config import ExecutorConfig, scenario_fence
-from craftbt.executor.executor import Executor
 from craftbt.router.priors import PriorsStore
-from craftbt.router.router import run_goal
-from craftbt.world.scenarios.loader import world_body
-from craftbt.world.sim.body import SimBody
+from craftbt.world.body import Body
 
 MAX_SEED = 2**63 - 1
 
@@ -95,9 +92,14 @@ class EpisodeResult(BaseModel):
         })
 
 
-def world_for(spec: EpisodeSpec) -> SimBody:
+def body_spec_for(spec: EpisodeSpec) -> BodySpec:
     """The same world ``craftbt run --world`` makes for this seed (``natural`` is the vanilla-like one)."""
-    return world_body(spec.world.value, spec.seed)
+    return BodySpec(world=spec.world.value, seed=spec.seed)
+
+
+def world_for(spec: EpisodeSpec) -> Body:
+    """The episode's world, from the one body factory."""
+    return make_body(body_spec_for(spec))[0]
 
 
 def run_episode(spec: EpisodeSpec, home: Path, *, worker: str = "local") -> EpisodeResult:
@@ -106,14 +108,10 @@ def run_episode(spec: EpisodeSpec, home: Path, *, worker: str = "local") -> Epis
     base: dict[str, Any] = {"key": spec.key, "goal": spec.goal, "seed": spec.seed, "planner": spec.planner,
             "world": spec.world.value, "worker": worker}
     try:
-        body = world_for(spec)
-        config = ExecutorConfig(geofence=scenario_fence(body), max_ticks=spec.max_ticks)
-        executor = Executor(default_registry(), body, config=config, home=home)
-        try:
-            goal_run = run_goal(spec.goal, executor, planner=spec.planner, priors=PriorsStore(":memory:"),
-                                seed=spec.seed, scenario=f"eval:{spec.world.value}")
-        finally:
-            executor.journal.close()
+        body, config = body_and_config(body_spec_for(spec), max_ticks=spec.max_ticks)
+        with Bot(body, config=config, home=home, seed=spec.seed, scenario=f"eval:{spec.world.value}",
+                 priors=PriorsStore(":memory:")) as bot:
+            goal_run = bot.run_goal(spec.goal, planner=spec.planner)
     except CraftbtError as err:
         return EpisodeResult(**base, status=EpisodeStatus.NO_PLAN, reason=err.problems[0].message[:500],
                              wall_ms=(time.perf_counter() - started) * 1000)
@@ -123,9 +121,9 @@ def run_episode(spec: EpisodeSpec, home: Path, *, worker: str = "local") -> Epis
                              wall_ms=(time.perf_counter() - started) * 1000)
     last = goal_run.outcomes[-1] if goal_run.outcomes else None
     reason = None
-    if last is not None and not last.ok:
-        failure = last.escalation or (last.failures[-1] if last.failures else {})
-        reason = str(failure.get("code") or failure.get("reason") or last.status)
+    failure = last.failure if last is not None else None
+    if failure is not None:
+        reason = failure.key
     return EpisodeResult(
         **base,
         status=EpisodeStatus.SUCCESS if goal_run.ok else EpisodeStatus.FAILURE,

@@ -11,28 +11,21 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from craftbt.capabilities.default import default_registry
+from craftbt.bot.body import BodyKind as BodyKind  # re-exported: a fleet names its body kind
+from craftbt.bot.body import BodySpec
+from craftbt.bot.bot import bot_for
 from craftbt.core.errors import CraftbtError
 from craftbt.core.extras import Extra, import_extra
-from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
-from craftbt.executor.executor import Executor
+from craftbt.executor.config import Bounds
 from craftbt.router.priors import PriorsStore
-from craftbt.router.router import run_goal
 from craftbt.trees.validate import validate_path
-from craftbt.world.body import Body
 
 MAX_BOTS = 64
-
-
-class BodyKind(StrEnum):
-    SIM = "sim"
-    MINEFLAYER = "mineflayer"
 
 
 class FleetSpec(BaseModel):
@@ -70,34 +63,28 @@ class Bot:
     def __init__(self, spec_data: dict[str, Any], index: int, home: str) -> None:
         spec = FleetSpec.model_validate(spec_data)
         self.index = index
-        self.body: Body
-        fence: Bounds | None
         if spec.body is BodyKind.SIM:
-            from craftbt.world.scenarios.loader import starter_world
-
-            sim = starter_world(spec.seed + index)
-            self.body, fence = sim, scenario_fence(sim)
+            body = BodySpec(world="starter", seed=spec.seed + index)
         else:
-            from craftbt.world.mineflayer.body import MineflayerBody
-
-            self.body = MineflayerBody.connect(spec.host, spec.port, f"craftbt{index}", version=spec.version)
-            fence = spec.geofence
-        config = ExecutorConfig(geofence=fence, max_ticks=spec.max_ticks)
-        self.executor = Executor(default_registry(), self.body, config=config, home=Path(home) / f"bot{index}",
-                                 body_kind=spec.body.value)
+            body = BodySpec(body=BodyKind.MINEFLAYER, host=spec.host, port=spec.port, version=spec.version,
+                            username=f"craftbt{index}")
+        self.bot = bot_for(body, geofence=spec.geofence, home=Path(home) / f"bot{index}", max_ticks=spec.max_ticks,
+                           priors=PriorsStore(":memory:"))
+        self.body = self.bot.body
+        self.executor = self.bot.executor
 
     def run_item(self, item_data: dict[str, Any]) -> dict[str, Any]:
         item = WorkItem.model_validate(item_data)
         started = time.perf_counter()
         try:
             if item.kind == "goal":
-                goal_run = run_goal(item.text, self.executor, priors=PriorsStore(":memory:"))
+                goal_run = self.bot.run_goal(item.text)
                 outcome = goal_run.outcomes[-1] if goal_run.outcomes else None
             else:
                 checked = validate_path(item.text, self.executor.registry)
                 checked.raise_for_problems()
                 assert checked.definition is not None
-                outcome = self.executor.run(checked.definition, base_dir=Path(item.text).parent)
+                outcome = self.bot.run_tree(checked.definition, base_dir=Path(item.text).parent)
         except CraftbtError as err:
             return ItemResult(bot=self.index, item=item, status="error", reason=err.problems[0].message,
                               wall_ms=(time.perf_counter() - started) * 1000).model_dump(mode="json")

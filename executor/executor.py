@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from craftbt.executor.canary import ShadowCanary
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.detectors import Detectors
 from craftbt.executor.digests import digest, plan_digests
+from craftbt.executor.failures import Escalation, EscalationReason, Failure
 from craftbt.executor.fence import PathWatch
 from craftbt.executor.gate import GateDecision, assess
 from craftbt.executor.journal import Journal
@@ -55,7 +56,7 @@ from craftbt.executor.normalize import find_sentinels
 from craftbt.executor.pipeline import Pipeline
 from craftbt.executor.preemption import SafetyMonitor, Signal, interruptible
 from craftbt.executor.recorder import GoldenRunRecorder
-from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
+from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.executor.supervisor import LeafMeta, Supervisor
 from craftbt.trees import model as m
 from craftbt.trees.build import DEFINITION_ATTR, build, release_blackboard_clients
@@ -94,8 +95,9 @@ class RunOutcome(BaseModel):
     dispatches: int = 0
     shadow: bool = False
     certifiable: bool = True
+    #: the run's failure decisions, last 20 (blocks, detector trips, escalations), as the journal records them
     failures: list[dict[str, Any]] = Field(default_factory=list)
-    escalation: dict[str, Any] | None = None
+    escalation: Escalation | None = None
     gate: GateDecision | None = None
     next_eligible_at: int | None = None
     metrics: dict[str, Any] = Field(default_factory=dict)
@@ -105,6 +107,11 @@ class RunOutcome(BaseModel):
     @property
     def ok(self) -> bool:
         return self.status == "success"
+
+    @property
+    def failure(self) -> Failure | None:
+        """Why the run failed, typed (None when it succeeded): what the router replans from."""
+        return None if self.ok else Failure.of(self.escalation, self.failures, self.status)
 
 
 def leaf_meta(behaviour: CapabilityBehaviour) -> LeafMeta:
@@ -146,7 +153,11 @@ class Executor:
         self.recorder = recorder or GoldenRunRecorder(self.home / "golden", clock=self._clock_ms)
         self.body_kind = body_kind
         self.on_escalation = on_escalation
-        self.on_tick = on_tick
+        #: called after every tick, in order (the CLI's live view, serve's viewer, the night watch, the autonomy
+        #: loop's senses): each caller adds its own with :meth:`listening` and never replaces another's
+        self.tick_listeners: list[TickCallback] = [on_tick] if on_tick is not None else []
+        #: called with each run's outcome once its journal row and report exist (watchers: a Groot2 monitor)
+        self.close_listeners: list[Callable[[RunOutcome], None]] = []
         self.run_state: RunState | None = None
         self._executed: tuple[m.TreeDefinition, Path | None] | None = None
         #: the tree being run and its context, whose blackboard clients are released when the run closes
@@ -162,6 +173,15 @@ class Executor:
         #: not plan the walk to that log again (natural worlds: 9 of 23 failed episodes did)
         self.unreachable: set[BlockPos] = set()
 
+    @contextlib.contextmanager
+    def listening(self, listener: TickCallback) -> Iterator[None]:
+        """Call ``listener`` after every tick of the runs started inside the ``with`` block."""
+        self.tick_listeners.append(listener)
+        try:
+            yield
+        finally:
+            self.tick_listeners.remove(listener)
+
     def cancel(self, reason: str = "cancelled") -> None:
         """Ask the running tree to stop at the end of the current tick; the run closes as ``cancelled``."""
         self._cancel_reason = reason
@@ -169,7 +189,7 @@ class Executor:
     def request_stop(self, reason: str) -> None:
         """Ask the running tree to stop at the next safe point (an urgent need preempting a routine task).
 
-        Called from ``on_tick``. Like safety preemption, an atomic action in flight is never abandoned: no new
+        Called from a tick listener. Like safety preemption, an atomic action in flight is never abandoned: no new
         leaf is dispatched and the run ends ``preempted`` as soon as only interruptible dispatches remain.
         """
         self._stop_reason = reason
@@ -248,7 +268,7 @@ class Executor:
         if not gate.should_proceed:
             reason = gate.block_reason or "rig_g_blocked"
             run.decide(reason, detail={"stage": "feasibility_gate", "detail": gate.block_detail,
-                                       "problems": gate.problems[:10]})
+                                       "problems": gate.problems[:10], "unreachable": gate.unreachable[:10]})
             base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
             return self._close(run, base, "blocked", wall_start)
         config = self.config
@@ -287,6 +307,13 @@ class Executor:
             base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
             root.stop(Status.INVALID)
             return self._close(run, base, "blocked", wall_start)
+        return self.drive(run, root, ctx, pipeline, base, wall_start)
+
+    def drive(self, run: RunState, root: py_trees.behaviour.Behaviour, ctx: CapabilityContext, pipeline: Pipeline,
+              base: RunOutcome, wall_start: float) -> RunOutcome:
+        """Tick ``root`` (a built tree, or another behaviour such as a running script) until it ends, then close
+        the run: every way out of the loop (the body gone, a signal, a bug) closes its journal row."""
+        self.run_state = run
         try:
             status = self._loop(run, root, ctx, pipeline)
         except BodyError as err:
@@ -297,7 +324,7 @@ class Executor:
         except KeyboardInterrupt as exc:  # SIGINT or SIGTERM (craftbt.core.signals.Cancelled)
             self._abort_run(run, root, pipeline, base, wall_start, "cancelled", "cancelled", exc)
             if hasattr(exc, "run_id"):
-                exc.run_id = run_id
+                exc.run_id = run.run_id
             raise
         except Exception as exc:
             self._abort_run(run, root, pipeline, base, wall_start, "failure", "internal_error", exc)
@@ -324,7 +351,7 @@ class Executor:
         self._stop_tree(root)
         escalation = Escalation(
             run_id=run.run_id, node=current.name if current is not None else "executor",
-            capability=current.spec.key if current is not None else "", reason="body_disconnected",
+            capability=current.spec.key if current is not None else "", reason=EscalationReason.BODY_DISCONNECTED,
             code=BodyErrorCode.BODY_DISCONNECTED.value, detail=err.detail, attempts=1, tick=run.tick(),
         )
         run.escalations.append(escalation)
@@ -454,8 +481,8 @@ class Executor:
                 if elapsed % sample_every == 0:
                     detectors.check(root)
             run.journal.group_commit()
-            if self.on_tick is not None:
-                self.on_tick(self, run, root)
+            for listener in tuple(self.tick_listeners):
+                listener(self, run, root)
             if self._cancel_reason is not None:
                 root.stop(Status.INVALID)  # terminates in-flight leaves, which cancel their body actions
                 run.decide("cancelled", detail={"reason": self._cancel_reason})
@@ -517,13 +544,14 @@ class Executor:
         outcome.metrics = run.metrics.as_dict()
         outcome.failures = [d for d in run.recent_decisions if d["reason"] not in NOT_FAILURES][-20:]
         if run.escalations:
-            outcome.escalation = run.escalations[-1].as_dict()
-            code = outcome.escalation.get("code")
+            outcome.escalation = run.escalations[-1]
+            code = outcome.escalation.code
             if outcome.next_eligible_at is None and code and classify(code) is not BlockClass.NONE:
                 # a block at dispatch (invalid args, permission, guard, geofence...) backs the task off
                 # like one at the gate: 5 min deterministic, 30 s transient (seed 002)
                 outcome.next_eligible_at = next_eligible_at(code, int(time.time() * 1000))
-        summary = outcome.model_dump(mode="json", exclude={"gate"})
+        summary = outcome.model_dump(mode="json", exclude={"gate", "escalation"})
+        summary["escalation"] = outcome.escalation.as_dict() if outcome.escalation else None
         summary["gate"] = outcome.gate.model_dump(mode="json") if outcome.gate else None
         if self._executed is not None:
             definition, base_dir = self._executed
@@ -533,7 +561,7 @@ class Executor:
         missing: OSError | None = None
         try:
             self.recorder.finish_run(run.run_id, {"status": status, "ticks": ticks, "metrics": outcome.metrics,
-                                                  "escalation": outcome.escalation,
+                                                  "escalation": summary["escalation"],
                                                   "next_eligible_at": outcome.next_eligible_at})
         except OSError as exc:
             missing = exc
@@ -546,4 +574,6 @@ class Executor:
         self._cancel_reason = None
         if missing is not None:
             raise missing  # the CLI names the file and the cause (exit 1); the journal says what is missing
+        for listener in tuple(self.close_listeners):
+            listener(outcome)
         return outcome

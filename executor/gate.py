@@ -41,6 +41,8 @@ class GateDecision(BaseModel):
     replan_reason: str | None = None
     assumptions: list[str] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
+    #: the preconditions found unreachable (``has:raw_iron``), first first: what a repair must obtain
+    unreachable: list[str] = Field(default_factory=list)
     certifiable: bool = True
     option_a_compat_used: bool = False
 
@@ -54,6 +56,8 @@ class _Walker:
         self.subtrees = subtrees or {}
         self._inside: list[Path] = []
         self.assumptions: list[str] = []
+        #: problem -> the unreachable fact it names
+        self.fact_of: dict[str, str] = {}
         self.leaf_count = 0
         self.pairs: list[tuple[str, str]] = []
         self.widest_parallel = 1
@@ -86,7 +90,9 @@ class _Walker:
             if len(self.assumptions) < MAX_PROBLEMS:
                 self.assumptions.append(f"{where}: {fact}")
             return None
-        return f"{where}: precondition {fact} is unreachable"
+        problem = f"{where}: precondition {fact} is unreachable"
+        self.fact_of[problem] = fact  # the fact itself, so no reader parses the problem's text
+        return problem
 
     def walk(self, node: Any, facts: set[str]) -> tuple[set[str], list[str]]:
         """The facts after ``node`` and the problems on the way. ``facts`` is updated in place (a
@@ -205,8 +211,10 @@ def assess(defn: m.TreeDefinition, registry: Registry, obs: Observation, *,
     _, problems = walker.walk(norm.definition.root, initial_facts(obs))
     parallelism = max(1, min(3, walker.widest_parallel))
     if problems:
+        unreachable = [walker.fact_of[p] for p in problems if p in walker.fact_of]
         return GateDecision(should_proceed=False, block_reason="rig_g_blocked", block_detail=problems[0],
-                            problems=problems[:MAX_PROBLEMS], should_replan=True,
+                            problems=problems[:MAX_PROBLEMS], unreachable=unreachable[:MAX_PROBLEMS],
+                            should_replan=True,
                             replan_reason="precondition_unreachable", suggested_parallelism=parallelism,
                             assumptions=walker.assumptions, **common), norm
     return GateDecision(should_proceed=True, suggested_parallelism=parallelism,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from craftbt.executor.backoff import BlockClass, classify
 from craftbt.executor.config import ExecutorConfig
+from craftbt.executor.failures import Escalation
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle
 from craftbt.executor.recorder import GoldenRunRecorder
@@ -57,24 +58,6 @@ class Metrics:
         out = {k: v for k, v in self.__dict__.items() if k != "ttfa_ms"}
         out["ttfa_samples"] = len(self.ttfa_ms)
         return out
-
-
-@dataclass
-class Escalation:
-    """What the executor hands the router when local repair is exhausted (I3)."""
-
-    run_id: str
-    node: str
-    capability: str
-    reason: str  # local_repair_exhausted | deterministic_block | transient_block_exhausted | ...
-    code: str | None
-    detail: str
-    attempts: int
-    tick: int
-    context: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 class RunState:

@@ -36,9 +36,10 @@ from pydantic import BaseModel
 from craftbt.capabilities.behaviour import PROBE_TICKS, CapabilityBehaviour
 from craftbt.capabilities.spec import ActionResult, CapabilitySpec
 from craftbt.executor.backoff import BACKOFF_MS, BlockClass, classify
+from craftbt.executor.failures import Escalation, EscalationContext, EscalationReason
 from craftbt.executor.journal import NOT_AN_OUTCOME
 from craftbt.executor.pipeline import Pipeline
-from craftbt.executor.state import MS_PER_TICK, Escalation, RunState
+from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.world.body import BlockPos
 
 EscalationSink = Callable[[Escalation], None]
@@ -275,7 +276,7 @@ class Supervisor:
                 run.metrics.transient_waits += 1
                 self._set_wait(run.tick() + NAV_BUSY_POLL_TICKS)
                 return Status.RUNNING
-            return self._escalate("navigation_never_ended", result)
+            return self._escalate(EscalationReason.NAVIGATION_NEVER_ENDED, result)
         klass = classify(code)
         if klass is BlockClass.TRANSIENT:
             if self.waits < run.config.max_transient_waits:
@@ -283,9 +284,9 @@ class Supervisor:
                 run.metrics.transient_waits += 1
                 self._set_wait(run.tick() + BACKOFF_MS[BlockClass.TRANSIENT] // MS_PER_TICK)
                 return Status.RUNNING
-            return self._escalate("transient_block_exhausted", result)
+            return self._escalate(EscalationReason.TRANSIENT_BLOCK_EXHAUSTED, result)
         if klass is BlockClass.DETERMINISTIC:
-            return self._escalate("deterministic_block", result)
+            return self._escalate(EscalationReason.DETERMINISTIC_BLOCK, result)
         retryable = bool(result.error and result.error.retryable)
         if retryable and self.attempt < self.retries:
             self.attempt += 1
@@ -293,21 +294,22 @@ class Supervisor:
             run.decide("local_retry", node=self.name, capability=self.spec.key,
                        detail={"attempt": self.attempt, "code": code})
             return Status.RUNNING  # the leaf re-initialises (re-dispatches) on the next tick
-        return self._escalate("local_repair_exhausted" if retryable else "non_retryable_failure", result)
+        return self._escalate(EscalationReason.LOCAL_REPAIR_EXHAUSTED if retryable
+                              else EscalationReason.NON_RETRYABLE_FAILURE, result)
 
-    def _escalate(self, reason: str, result: ActionResult) -> Status:
+    def _escalate(self, reason: EscalationReason, result: ActionResult) -> Status:
         run = self.run
         code = result.error.code if result.error else None
         # the step's args: a subgoal's size depends on them (fuel for qty items)
-        context: dict[str, Any] = {"observables": result.observables, "args": self.args_json}
+        context = EscalationContext(observables=dict(result.observables), args=dict(self.args_json))
         if code and (code.startswith("guard_failed") or "precond_missing" in code):
             # FM-02: a guard that keeps saying no needs a subgoal, not another retry.
-            context["effects_unmet"] = "precond_missing"
-            context["precondition"] = code.split(":", 1)[1] if code.startswith("guard_failed:") else code
+            context.effects_unmet = "precond_missing"
+            context.precondition = code.split(":", 1)[1] if code.startswith("guard_failed:") else code
             key = f"{self.name}|{code}"
             seen = run.guard_failures.get(key, 0) + 1
             run.guard_failures[key] = seen
-            context["guard_failures"] = seen
+            context.guard_failures = seen
             if seen > 2:
                 run.decide("repeated_guard_failure", node=self.name, capability=self.spec.key,
                            detail={"code": code, "times": seen})
@@ -319,7 +321,7 @@ class Supervisor:
         run.escalations.append(escalation)
         run.metrics.escalations += 1
         run.decide("escalated", node=self.name, capability=self.spec.key,
-                   detail={"why": reason, "code": code, "attempts": self.attempt + 1})
+                   detail={"why": reason.value, "code": code, "attempts": self.attempt + 1})
         if self.on_escalation is not None:
             self.on_escalation(escalation)
         return Status.FAILURE

@@ -1,10 +1,10 @@
 """Watchers: things that follow a run as it ticks (a terminal view, a Groot2 monitor, ...).
 
 A :class:`RunWatcher` hears three things: a run started (its id and built tree), a tick ended (the
-executor's ``on_tick`` moment: the tree's statuses are those of this tick), and a run closed (its
-outcome). :func:`attach` fans the executor's single ``on_tick`` hook out to any number of watchers,
-keeping a callback the executor already had, and reports each closed run; a goal run (plan, run,
-replan) is several executor runs, so a watcher sees several start/finish pairs.
+executor's tick-listener moment: the tree's statuses are those of this tick), and a run closed (its
+outcome). :func:`attach` joins the executor's tick and close listeners once and fans them out to any
+number of watchers; a goal run (plan, run, replan) is several executor runs, so a watcher sees several
+start/finish pairs.
 
 Watchers run on the executor's thread between two ticks: they must be cheap (render at a low rate,
 copy a few bytes) and never raise; one that raises is dropped with a note on stderr, the run goes on.
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import py_trees
 
 if TYPE_CHECKING:
-    from craftbt.executor.executor import Executor, RunOutcome, TickCallback
+    from craftbt.executor.executor import Executor, RunOutcome
     from craftbt.executor.state import RunState
 
 
@@ -41,11 +41,9 @@ class RunWatcher(Protocol):
 
 @dataclass
 class Watchers:
-    """Several watchers behind one ``on_tick`` callback."""
+    """Several watchers behind one tick listener and one close listener."""
 
     watchers: list[RunWatcher] = field(default_factory=list)
-    #: a callback the executor had before (the serve bot's, say): called first, every tick
-    chained: TickCallback | None = None
     _run_id: str | None = None
 
     def add(self, watcher: RunWatcher) -> None:
@@ -61,9 +59,7 @@ class Watchers:
                       file=sys.stderr)
 
     def tick(self, executor: Executor, run: RunState, root: py_trees.behaviour.Behaviour) -> None:
-        """The executor's ``on_tick``."""
-        if self.chained is not None:
-            self.chained(executor, run, root)
+        """The executor's tick listener."""
         if run.run_id != self._run_id:
             self._run_id = run.run_id
             executed = executor._executed  # the definition this run is running (set before its first tick)
@@ -77,24 +73,16 @@ class Watchers:
 
 
 def attach(executor: Executor, *watchers: RunWatcher) -> Watchers:
-    """Wire ``watchers`` onto ``executor``: its ``on_tick`` and the close of each of its runs.
+    """Wire ``watchers`` onto ``executor``: after each of its ticks and at the close of each of its runs.
 
     Returns the fan-out; more watchers may be added to it later. Attaching twice adds to the same fan-out.
     """
-    existing = executor.on_tick
-    if isinstance(getattr(existing, "__self__", None), Watchers):
-        fan: Watchers = existing.__self__  # type: ignore[union-attr]
-    else:
-        fan = Watchers(chained=existing)
-        executor.on_tick = fan.tick
-        run = executor.run
-
-        def run_and_report(*args: Any, **kwargs: Any) -> RunOutcome:
-            outcome = run(*args, **kwargs)
-            fan.finish(outcome)
-            return outcome
-
-        executor.run = run_and_report  # type: ignore[method-assign]
+    owners = (getattr(listener, "__self__", None) for listener in executor.tick_listeners)
+    fan = next((owner for owner in owners if isinstance(owner, Watchers)), None)
+    if fan is None:
+        fan = Watchers()
+        executor.tick_listeners.append(fan.tick)
+        executor.close_listeners.append(fan.finish)
     for watcher in watchers:
         fan.add(watcher)
     return fan

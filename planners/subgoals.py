@@ -65,7 +65,8 @@ DEFAULT_FUEL = "coal"
 ITEMS_PER_FUEL = {"coal": 8, "charcoal": 8}
 
 _PRECOND = re.compile(r"(?:^|:)(precond_missing:[a-z_]+(?::[a-z0-9_]+)?)")
-_FACT = re.compile(r"rig_g_blocked:(has|near):([a-z0-9_]+)|precondition (has|near):([a-z0-9_]+) is unreachable")
+#: the gate's block code with the fact it found unreachable (:class:`craftbt.executor.failures.Failure`)
+_FACT = re.compile(r"rig_g_blocked:(has|near):([a-z0-9_]+)")
 _COUNT_X = r"\b{item} x(\d+)"
 _HAVE_OF = re.compile(r"have (\d+) of (\d+)")
 
@@ -75,9 +76,9 @@ def subgoal_for(code: str | None, detail: str = "", args: Mapping[str, Any] | No
     if not code:
         return None
     args = args or {}
-    fact = _FACT.search(code) or _FACT.search(detail)
+    fact = _FACT.search(code)
     if fact is not None:
-        kind, name = (g for g in fact.groups() if g)
+        kind, name = fact.groups()
         if kind == "near":
             item, place = STATIONS.get(name, (name, True))
             return Subgoal(kind=SubgoalKind.STATION, item=item, place=place, precondition=code)

@@ -29,7 +29,7 @@ from craftbt.trees import model as m
 from craftbt.world.body import TICKS_PER_DAY, Body
 
 if TYPE_CHECKING:
-    from craftbt.executor.executor import Executor, RunOutcome, TickCallback
+    from craftbt.executor.executor import Executor, RunOutcome
 
 #: the stop for the night is asked from sunset (vanilla 12,000), before the dark lets hostiles spawn (~13,000)
 SUNSET = 12_000
@@ -66,19 +66,16 @@ def ticks_to_morning(time_of_day: int) -> int:
 
 
 class NightWatch:
-    """The executor's ``on_tick`` while a planned tree runs: in the dark hours, on the surface, stop at the next
-    safe point (:meth:`Executor.request_stop`). Calls the executor's own hook first, if it had one."""
+    """A tick listener of the executor while a planned tree runs (:meth:`Executor.listening`): in the dark hours,
+    on the surface, stop at the next safe point (:meth:`Executor.request_stop`)."""
 
-    def __init__(self, body: Body, inner: TickCallback | None = None) -> None:
+    def __init__(self, body: Body) -> None:
         self.body = body
-        self.inner = inner
         self.stopped = False
         #: a night that could not be sheltered is worked through: no stop before this tick
         self.awake_until = 0
 
     def __call__(self, executor: Executor, run: Any, root: Any) -> None:
-        if self.inner is not None:
-            self.inner(executor, run, root)
         now = self.body.now_ticks()
         if self.stopped or now < self.awake_until or now % CHECK_EVERY_TICKS:
             return

@@ -35,11 +35,12 @@ from pydantic import BaseModel, Field
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import Verdict, VerificationResult
 from craftbt.core.errors import CraftbtError
+from craftbt.executor.executor import Executor
 from craftbt.executor.journal import NOT_AN_OUTCOME
 from craftbt.planners.base import PlanningState, PlanResult
 from craftbt.planners.intent import Intent
 from craftbt.router.priors import PriorsStore
-from craftbt.router.router import Router, survey
+from craftbt.router.router import Router, run_goal
 from craftbt.trees import model as m
 from craftbt.world.body import BodyError
 
@@ -159,7 +160,7 @@ def sabotage_verification(registry: Registry) -> Registry:
     return out
 
 
-ExecutorFactory = Callable[..., Any]
+ExecutorFactory = Callable[..., Executor]
 
 
 def prove(
@@ -188,7 +189,6 @@ def prove(
     router = Router(registry, priors, seed=seed)
     if planner == "smoke_stub":
         router.planners["smoke_stub"] = _StubPlanner("smoke_stub", available=variant is not Variant.PLANNER_OFFLINE)
-    body = executor.inner_body
     try:
         intent = Intent.from_text(goal)
     except CraftbtError as err:
@@ -203,7 +203,9 @@ def prove(
                        home=home or executor.home)
     started = time.perf_counter()
     try:
-        decision = router.route(intent, survey(body), body.observe(), planner=planner)
+        # the one goal loop, for one attempt: the proof judges a plan as it was first routed and run
+        goal_run = run_goal(intent, executor, planner=planner, seed=seed, max_replans=0, shelter_at_night=False,
+                            router=router, task_id=intent.id)
     except BodyError as err:
         # the body did not answer the survey: as the seed's "not connected", nothing was planned
         report.A_result = Checkpoint(ok=False, detail={"status": "unavailable", "body_error": err.code.value,
@@ -216,11 +218,10 @@ def prove(
                                                        "planning_ms": (time.perf_counter() - started) * 1000})
         return _finish(report, Failure.F3 if "invalid:" in why else Failure.F2, why, early=True,
                        home=home or executor.home)
+    decision, outcome = goal_run.decisions[0], goal_run.outcomes[0]
     report.A_result = Checkpoint(ok=True, detail={
         "status": "ok", "chosen": decision.chosen, "method": decision.method, "steps": decision.plan.steps,
-        "planning_ms": (time.perf_counter() - started) * 1000, "reason": decision.reason})
-    outcome = executor.run(decision.plan.tree, task_id=intent.id, seed=seed,
-                           intent={**intent.model_dump(mode="json"), "routing": decision.routing_block()})
+        "planning_ms": decision.routing_ms, "reason": decision.reason})
     report.run_id = outcome.run_id
     report.artifact_path = outcome.report_path
     report.timed_out = outcome.status == "budget_exhausted"

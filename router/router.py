@@ -29,11 +29,11 @@ duration of the tree's leaves (:class:`planners.goap.costs.ActionCosts`).
 
 from __future__ import annotations
 
+import contextlib
 import random
-import re
 import time
 import uuid
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -44,7 +44,8 @@ from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.executor.digests import digest, plan_steps
-from craftbt.executor.executor import RunOutcome
+from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.failures import Escalation, EscalationReason, Failure
 from craftbt.executor.gate import assess
 from craftbt.planners.base import Planner, PlanningFailure, PlanningState, PlanResult
 from craftbt.planners.building.planner import BuildingPlanner
@@ -56,7 +57,6 @@ from craftbt.planners.llm.planner import LlmPlanner
 from craftbt.planners.solver import CraftingSolver, mine_sources
 from craftbt.planners.subgoals import (
     Subgoal,
-    SubgoalKind,
     craft_alternatives,
     crafting_order,
     listed_missing,
@@ -100,9 +100,6 @@ FAST_PATHS: dict[str, tuple[str, dict[str, Any]]] = {
     "night": ("retreat_and_block", {"blockType": "dirt"}),
     "health": ("retreat_from_threat", {}),
 }
-
-_MISSING_ITEM = re.compile(r"precond_missing:item:([a-z0-9_]+)|missing[_ ]item[: ]+([a-z0-9_]+)")
-
 
 def traits_of(intent: Intent) -> set[Trait]:
     traits: set[Trait] = set()
@@ -385,14 +382,14 @@ class Router:
     def record_outcome(self, decision: RoutingDecision, ok: bool) -> None:
         self.priors.record_plan(decision.chosen, [decision.method, *decision.plan.methods], decision.context, ok)
 
-    def replan(self, intent: Intent, decision: RoutingDecision, failure: dict[str, Any], state: PlanningState,
+    def replan(self, intent: Intent, decision: RoutingDecision, failure: Failure, state: PlanningState,
                observation: Observation | None = None, *, planner: str | None = None) -> RoutingDecision:
         """Plan again with the failure as context; a missing item becomes a subgoal spliced in front.
 
         ``planner`` is the caller's choice, as for :meth:`route`: a forced planner plans the repair too."""
         recent = [*intent.context.get("recent_failures", []), decision.method, *decision.plan.methods]
         retry = intent.model_copy(update={"context": {**intent.context, "recent_failures": recent,
-                                                      "failed": failure}})
+                                                      "failed": failure.model_dump(mode="json")}})
         main = self.route(retry, state, None, planner=planner)
         wanted = failure_subgoal(failure)
         if wanted is None:
@@ -404,7 +401,7 @@ class Router:
         main.plan = main.plan.model_copy(update={
             "tree": spliced, "explanation": f"subgoal {wanted.goal()}; " + main.plan.explanation})
         main.digests = _digests(spliced, decision.plan.tree, sub_tree)
-        main.reason = f"replanned after {failure.get('code') or failure.get('reason')}: subgoal {wanted.goal()}; " \
+        main.reason = f"replanned after {failure.key}: subgoal {wanted.goal()}; " \
             + main.reason
         if observation is not None:
             gate, _ = assess(spliced, self.registry, observation)
@@ -460,32 +457,20 @@ class Router:
         return root, sub.plan.tree
 
 
-def failure_subgoal(failure: dict[str, Any]) -> Subgoal | None:
-    """The subgoal an escalation (or a recorded failure) asks for: its code first, then its text."""
-    context = failure.get("context") or {}
-    args = context.get("args") if isinstance(context, dict) else None
-    detail = str(failure.get("detail") or "")
-    codes = (failure.get("code"), context.get("precondition") if isinstance(context, dict) else None,
-             failure.get("reason"))
-    for code in codes:
-        wanted = subgoal_for(str(code) if code else None, detail, args)
+def failure_subgoal(failure: Failure) -> Subgoal | None:
+    """The subgoal a failure asks for: the missing precondition its code or its step's refusal names."""
+    for code in (failure.code, failure.precondition, failure.reason):
+        wanted = subgoal_for(code, failure.detail, failure.args)
         if wanted is not None:
             return wanted
-    text = f"{failure.get('code') or ''} {failure.get('reason') or ''} {detail}"
-    match = _MISSING_ITEM.search(text)
-    if match is None:
-        return None
-    item = match.group(1) or match.group(2)
-    return Subgoal(kind=SubgoalKind.ITEM, item=item, precondition=f"precond_missing:item:{item}")
+    return None
 
 
-def subgoal_alternatives(failure: dict[str, Any], inventory: dict[str, int]) -> list[list[Subgoal]]:
+def subgoal_alternatives(failure: Failure, inventory: dict[str, int]) -> list[list[Subgoal]]:
     """Other subgoals that satisfy the same refusal: a craft's other recipe variants."""
-    context = failure.get("context") or {}
-    args = context.get("args") if isinstance(context, dict) else None
-    if not str(failure.get("capability") or "").startswith("craft_recipe@") or not isinstance(args, dict):
+    if not str(failure.capability or "").startswith("craft_recipe@"):
         return []
-    return craft_alternatives(str(args.get("recipe") or ""), int(args.get("qty") or 1), inventory)
+    return craft_alternatives(str(failure.args.get("recipe") or ""), int(failure.args.get("qty") or 1), inventory)
 
 
 def splice(tree: m.TreeDefinition, sub_root: m.Node, label: str, goal: str) -> m.TreeDefinition:
@@ -513,9 +498,9 @@ class RepeatedFailures:
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
 
-    def note(self, failure: dict[str, Any]) -> bool:
+    def note(self, failure: Failure) -> bool:
         """Count ``failure``; True when the same one has now failed more than twice (stop repairing)."""
-        key = str(failure.get("code") or failure.get("reason") or "")
+        key = failure.key
         if not key:
             return False
         self.counts[key] = self.counts.get(key, 0) + 1
@@ -561,15 +546,15 @@ def survey(body: Body, avoid: Collection[BlockPos] = ()) -> PlanningState:
 NOTHING_REACHED = frozenset({"no_target", "guard_failed:no_target", "partial"})
 
 
-def unreached_material(failure: dict[str, Any]) -> frozenset[str]:
+def unreached_material(failure: Failure) -> frozenset[str]:
     """The blocks of the material a failed mining step could not reach, for the replan to explore for.
 
     Without this a replan saw the same log on the same cliff and planned the same step at it."""
-    if str(failure.get("capability") or "").split("@")[0] != "acquire_material":
+    if str(failure.capability or "").split("@")[0] != "acquire_material":
         return frozenset()
-    if failure.get("code") not in NOTHING_REACHED:
+    if failure.code not in NOTHING_REACHED:
         return frozenset()
-    item = ((failure.get("context") or {}).get("args") or {}).get("item")
+    item = failure.args.get("item")
     if not isinstance(item, str):
         return frozenset()
     return frozenset({item, *(source.block for source in mine_sources().get(item, ()))})
@@ -614,9 +599,19 @@ def plan_for_goal(
     return router.route(intent, state, body.observe(), planner=planner)
 
 
+class Attempt(BaseModel):
+    """One run of a goal run's plan (or of a tree file and its repairs): who planned it and how it ended."""
+
+    #: the planner the router chose (``tree`` for a tree file's own run)
+    planner: str
+    status: str
+    run_id: str
+    escalation: Escalation | None = None
+
+
 class GoalRun(BaseModel):
     ok: bool
-    attempts: list[dict[str, Any]] = Field(default_factory=list)
+    attempts: list[Attempt] = Field(default_factory=list)
     decisions: list[RoutingDecision] = Field(default_factory=list)
     #: the executor's outcome of every attempt, last one last
     outcomes: list[RunOutcome] = Field(default_factory=list)
@@ -634,8 +629,8 @@ class GoalRun(BaseModel):
 
 
 def run_goal(
-    goal: str,
-    executor: Any,
+    goal: str | Intent,
+    executor: Executor,
     *,
     planner: str = "auto",
     priors: PriorsStore | None = None,
@@ -644,56 +639,77 @@ def run_goal(
     context: dict[str, Any] | None = None,
     scenario: str | None = None,
     shelter_at_night: bool = True,
+    task_id: str | None = None,
+    run_id: str | None = None,
+    router: Router | None = None,
+    on_decision: Callable[[RoutingDecision], None] | None = None,
 ) -> GoalRun:
-    """Plan, route and execute ``goal`` on ``executor.inner_body``, replanning after a failure.
+    """The goal loop: route ``goal``, run the plan on ``executor``, replan after a failure, sit out the nights.
 
-    Every outcome updates the priors; the journal row of each run carries the
-    routing block in its intent, so :meth:`PriorsStore.ingest_journal` can
-    rebuild the counts from the journal alone. With ``shelter_at_night`` a tree
-    working on the surface stops at sunset, the bot sits the night out in a
-    roofed pit and the goal is routed again in the morning; a night uses no replan.
+    This is the one loop every front door's goal run goes through (:class:`craftbt.bot.bot.Bot`: the command
+    line, the Python API, serve and MCP, the autonomy loop, prove, eval and fleet). Every outcome updates the
+    priors (a run stopped for a more urgent task teaches nothing and ends the goal run); the journal row of each
+    run carries the routing block in its intent, so :meth:`PriorsStore.ingest_journal` can rebuild the counts
+    from the journal alone. With ``shelter_at_night`` a tree working on the surface stops at sunset, the bot
+    sits the night out in a roofed pit and the goal is routed again in the morning; a night uses no replan.
+
+    ``goal`` is a goal's text or an :class:`Intent` made by the caller (the autonomy loop sets its urgency and
+    source); ``router`` keeps one router (and its seeded draws) across goal runs; ``on_decision`` hears each
+    routing decision before its tree runs; ``run_id`` names the first attempt's run.
     """
     registry = executor.registry
-    priors = priors or PriorsStore(executor.home / "priors.sqlite")
-    router = Router(registry, priors, seed=seed)
+    if router is None:
+        router = Router(registry, priors or PriorsStore(executor.home / "priors.sqlite"), seed=seed)
     body = executor.inner_body
-    given = dict(context or {})
-    biome = body.observe().biome
-    if biome and "biome" not in given:
-        given["biome"] = biome  # the observed biome: priors learn per biome on every body (seed 003)
-    intent = with_site(Intent.from_text(goal, context=given), body)
+    if isinstance(goal, Intent):
+        intent = goal
+    else:
+        given = dict(context or {})
+        biome = body.observe().biome
+        if biome and "biome" not in given:
+            given["biome"] = biome  # the observed biome: priors learn per biome on every body (seed 003)
+        intent = Intent.from_text(goal, context=given)
+    intent = with_site(intent, body)
     run = GoalRun(ok=False)
     decision = router.route(intent, survey(body), body.observe(), planner=planner)
     repeated = RepeatedFailures()
-    watch = NightWatch(body, executor.on_tick) if shelter_at_night else None
+    watch = NightWatch(body) if shelter_at_night else None
     replans_left = max_replans
     while True:
         run.decisions.append(decision)
+        if on_decision is not None:
+            on_decision(decision)
         payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
         if watch is not None:
             watch.stopped = False
-            executor.on_tick = watch
-        try:
-            outcome = executor.run(decision.plan.tree, task_id=intent.id, intent=payload, seed=seed,
-                                   scenario=scenario,
+        with executor.listening(watch) if watch is not None else contextlib.nullcontext():
+            outcome = executor.run(decision.plan.tree, task_id=task_id or intent.id, intent=payload, seed=seed,
+                                   scenario=scenario, run_id=None if run.outcomes else run_id,
                                    intent_resolution_digest=decision.digests.get("intent_resolution_digest"))
-        finally:
-            if watch is not None:
-                executor.on_tick = watch.inner
         run.outcomes.append(outcome)
-        run.attempts.append({"planner": decision.chosen, "status": outcome.status, "run_id": outcome.run_id,
-                             "escalation": outcome.escalation})
-        if watch is not None and watch.stopped and outcome.status == "preempted" and len(run.nights) < MAX_NIGHTS:
-            night = sit_out_the_night(executor, run.night_outcomes)
-            run.nights.append(night)
-            if not night.sheltered:  # worked through, as before
-                watch.work_through_the_night()
-            try:
-                decision = router.route(intent, survey(body, executor.unreachable), body.observe(), planner=planner)
-            except CraftbtError as err:
-                run.stopped = f"routing after the night failed: {err.problems[0].message}"
+        run.attempts.append(Attempt(planner=decision.chosen, status=outcome.status, run_id=outcome.run_id,
+                                    escalation=outcome.escalation))
+        if outcome.status == "preempted":
+            if watch is not None and watch.stopped and len(run.nights) < MAX_NIGHTS:
+                night = sit_out_the_night(executor, run.night_outcomes)
+                run.nights.append(night)
+                if not night.sheltered:  # worked through, as before
+                    watch.work_through_the_night()
+                try:
+                    decision = router.route(intent, survey(body, executor.unreachable), body.observe(),
+                                            planner=planner)
+                except CraftbtError as err:
+                    run.stopped = f"routing after the night failed: {err.problems[0].message}"
+                    break
+                continue
+            if watch is None or not watch.stopped:
+                # stopped for something more urgent (the autonomy loop's preemption): not a failure of the plan,
+                # and the caller decides what runs next
+                run.stopped = "preempted"
                 break
-            continue
+        if outcome.status == "cancelled":
+            run.stopped = "cancelled"  # the caller stopped the goal: no replan, and nothing learnt of the plan
+            break
         router.record_outcome(decision, outcome.ok)
         if outcome.ok:
             run.ok = True
@@ -701,11 +717,12 @@ def run_goal(
         if replans_left == 0:
             break
         replans_left -= 1
-        if outcome.escalation and outcome.escalation.get("code") == "body_disconnected":
+        if outcome.escalation and outcome.escalation.reason is EscalationReason.BODY_DISCONNECTED:
             break  # no plan runs on a body that is gone: the caller reconnects or reports
-        failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
+        failure = outcome.failure
+        assert failure is not None  # the run did not succeed
         if repeated.note(failure):
-            run.stopped = f"repeated_guard_failure: {failure.get('code')} failed more than twice"
+            run.stopped = f"repeated_guard_failure: {failure.code} failed more than twice"
             break
         surveyed = survey(body, executor.unreachable).without_blocks(unreached_material(failure))
         observed = body.observe()
@@ -724,7 +741,7 @@ def run_goal(
 
 def run_tree(
     definition: m.TreeDefinition,
-    executor: Any,
+    executor: Executor,
     *,
     base_dir: Any = None,
     priors: PriorsStore | None = None,
@@ -746,25 +763,26 @@ def run_tree(
     for attempt in range(max_replans + 1):
         outcome = executor.run(tree, base_dir=base_dir, seed=seed, scenario=scenario, task_id=task_id)
         run.outcomes.append(outcome)
-        run.attempts.append({"planner": "tree", "status": outcome.status, "run_id": outcome.run_id,
-                             "escalation": outcome.escalation})
+        run.attempts.append(Attempt(planner="tree", status=outcome.status, run_id=outcome.run_id,
+                                    escalation=outcome.escalation))
         if outcome.ok:
             run.ok = True
             return run
         if attempt == max_replans:
             break
         # an escalation at dispatch, or the whole-tree gate's block naming an unreachable precondition
-        failure = outcome.escalation or (outcome.failures[-1] if outcome.failures else {"reason": outcome.status})
+        failure = outcome.failure
+        assert failure is not None  # the run did not succeed
         wanted = failure_subgoal(failure)
         if wanted is None:
             break  # not a missing precondition: nothing the router can plan for a tree it did not write
         if repeated.note(failure):
-            run.stopped = f"repeated_guard_failure: {failure.get('code')} failed more than twice"
+            run.stopped = f"repeated_guard_failure: {failure.code} failed more than twice"
             break
         router = router or Router(executor.registry, priors or PriorsStore(executor.home / "priors.sqlite"),
                                   seed=seed)
         state = survey(body)
-        groups = [crafting_order(g) for g in (listed_missing(wanted, str(failure.get("detail") or "")),
+        groups = [crafting_order(g) for g in (listed_missing(wanted, failure.detail),
                                                *subgoal_alternatives(failure, state.inventory))]
         try:
             group, sub_root = router.subgoal_group_tree(groups, state, planner=planner)

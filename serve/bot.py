@@ -28,16 +28,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import py_trees
 from pydantic import BaseModel, Field, model_validator
 
+from craftbt.bot.bot import Bot as Runner
 from craftbt.capabilities.behaviour import CapabilityBehaviour
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError
-from craftbt.craftscript.runner import ScriptExecutor, outcome_json
+from craftbt.craftscript.runner import outcome_json
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor
 from craftbt.executor.journal import Journal
 from craftbt.executor.state import RunState
 from craftbt.executor.watch import RunWatcher, attach
-from craftbt.router.router import plan_for_goal
+from craftbt.router.router import GoalRun, RoutingDecision
 from craftbt.router.thoughts import ThoughtDecision, ThoughtProcessor
 from craftbt.serve.compile import compile_script, compile_tree
 from craftbt.serve.events import EventHub, EventType
@@ -186,7 +187,8 @@ class Bot:
         self._last: Job | None = None
         self._lock = threading.Lock()
         self._queue: queue.Queue[Job | _Call | None] = queue.Queue()
-        self._executor: ScriptExecutor | None = None
+        #: the bot proper (executor, journal, the goal loop), made on the worker thread: SQLite stays on it
+        self.runner: Runner | None = None
         self._tracker: TreeTracker | None = None
         self._seen_decision: dict[str, Any] | None = None
         #: what a viewer joining mid-run needs: the tree, every node's status, the current leaf, the blackboard
@@ -285,10 +287,10 @@ class Bot:
     # -- the worker -------------------------------------------------------------------------
     def _work(self) -> None:
         # Created here: the journal's SQLite connection belongs to this thread.
-        self._executor = ScriptExecutor(self.registry, self.body, config=self.config, body_kind=self.body_kind,
-                                        on_tick=self._on_tick, home=self.home)
+        self.runner = Runner(self.body, registry=self.registry, config=self.config, home=self.home,
+                             body_kind=self.body_kind, seed=self.seed, scenario=self.scenario)
         if self.watchers:
-            attach(self._executor, *self.watchers)
+            attach(self.runner.executor, *self.watchers)
         try:
             if self.live_days:
                 self._live()
@@ -305,7 +307,7 @@ class Bot:
                 else:
                     self._run_job(item)
         finally:
-            self._executor.journal.close()
+            self.runner.close()
             self._drain_calls(RuntimeError("the bot stopped"))
 
     def _drain_calls(self, error: Exception) -> None:
@@ -334,7 +336,8 @@ class Bot:
                 clock.start_pacing()  # the embedded world at Minecraft's pace, as a server would run it
         self.live = LiveLoop(self.body, self.home, seed=self.seed, days=self.live_days or 1.0,
                              world=self.scenario or "starter", body_kind=self.body_kind, registry=self.registry,
-                             config=self.config, thoughts=self.inbox, hooks=[self._live_cycle], planner="solver")
+                             config=self.config, thoughts=self.inbox, hooks=[self._live_cycle], planner="solver",
+                             bot=self.runner)
         self._live_running = True
         self.hub.publish(EventType.EXECUTION_STARTED, {"kind": "live", "days": self.live_days})
         try:
@@ -362,25 +365,24 @@ class Bot:
             call.future.set_exception(exc)
 
     def _run_job(self, job: Job) -> None:
-        executor = self._executor
-        assert executor is not None
+        runner = self.runner
+        assert runner is not None
         job.state = JobState.RUNNING
         job.started_at = time.time()
         self._tracker = None
-        executor.config = self.config if job.max_ticks is None else self.config.model_copy(
-            update={"max_ticks": job.max_ticks})
         self.hub.publish(EventType.EXECUTION_STARTED, {"run_id": job.id, "kind": job.kind.value,
                                                         "label": job.label})
         try:
             if job.cancel_reason is not None:  # cancelled while queued: never started
                 job.result = {"run_id": job.id, "status": "cancelled", "ok": False}
             else:
-                job.result = self._execute(executor, job)
+                with runner.configured(**({} if job.max_ticks is None else {"max_ticks": job.max_ticks})), \
+                        runner.listening(self._on_tick):
+                    job.result = self._execute(runner, job)
         except Exception as exc:  # a bug or a body failure: the run fails, the service stays up
             job.result = {"run_id": job.id, "status": "error", "ok": False,
                           "error": f"{type(exc).__name__}: {exc}"}
         finally:
-            executor.config = self.config
             job.state = JobState.DONE
             job.ended_at = time.time()
             with self._lock:
@@ -390,41 +392,43 @@ class Bot:
             self.hub.publish(EventType.EXECUTION_COMPLETE, {**job.summary(), "outcome": job.result})
             job.done.set()
 
-    def _execute(self, executor: ScriptExecutor, job: Job) -> dict[str, Any]:
+    def _execute(self, runner: Runner, job: Job) -> dict[str, Any]:
         if job.kind is JobKind.SCRIPT:
             program, source = job.payload
             from craftbt.craftscript.functions import FunctionStore, store_path
 
             store = FunctionStore(self.body.name, store_path(self.home))
             try:
-                run, outcome = executor.run_script(program, source=source, name="serve", functions=store,
-                                                   seed=self.seed, scenario=self.scenario, run_id=job.id)
+                done = runner.run_script(program, text=source, name="serve", functions=store, run_id=job.id)
             finally:
                 store.close()
-            return {**run.model_dump(mode="json"), "ok": run.ok, "script": outcome_json(outcome, run)}
+            return {**done.outcome.model_dump(mode="json"), "ok": done.outcome.ok,
+                    "script": outcome_json(done.script, done.outcome)}
         if job.kind is JobKind.GOAL:
-            goal, planner = job.payload
-            try:
-                decision = plan_for_goal(goal, self.body, planner=planner, registry=self.registry, seed=self.seed)
-            except CraftbtError as err:  # no planner reaches the goal from here
-                self.hub.publish(EventType.PLAN_GENERATED, {"run_id": job.id, "goal": goal, "ok": False,
-                                                             "reason": err.problems[0].message})
-                return {"run_id": job.id, "status": "no_plan", "ok": False, "reason": err.problems[0].message}
+            return self._goal(runner, job)
+        out = runner.run_tree(job.payload.definition, base_dir=job.payload.base_dir, run_id=job.id)
+        return {**out.model_dump(mode="json"), "ok": out.ok}
+
+    def _goal(self, runner: Runner, job: Job) -> dict[str, Any]:
+        """The goal loop every front door runs (route, run, replan, sit out the night); each routing decision is
+        published before its tree runs. The job's id names the first attempt's run."""
+        goal, planner = job.payload
+
+        def published(decision: RoutingDecision) -> None:
             self.hub.publish(EventType.PLAN_GENERATED, {
                 "run_id": job.id, "goal": goal, "planner": decision.chosen, "method": decision.method,
                 "reason": decision.reason, "candidates": jsonable([c.model_dump(mode="json")
-                                                                  for c in decision.candidates]),
-                "ok": decision.plan.tree is not None})
-            if decision.plan.tree is None:
-                return {"run_id": job.id, "status": "no_plan", "ok": False, "reason": decision.reason}
-            definition = decision.plan.tree
-        else:
-            definition = job.payload.definition
-        out = executor.run(definition, base_dir=job.payload.base_dir if job.kind is not JobKind.GOAL else None,
-                           seed=self.seed, scenario=self.scenario, run_id=job.id)
-        result = out.model_dump(mode="json")
-        result["ok"] = out.ok
-        return result
+                                                                  for c in decision.candidates]), "ok": True})
+
+        try:
+            goal_run = runner.run_goal(goal, planner=planner, run_id=job.id, on_decision=published)
+        except CraftbtError as err:  # no planner reaches the goal from here
+            self.hub.publish(EventType.PLAN_GENERATED, {"run_id": job.id, "goal": goal, "ok": False,
+                                                         "reason": err.problems[0].message})
+            return {"run_id": job.id, "status": "no_plan", "ok": False, "reason": err.problems[0].message}
+        last = goal_run.outcomes[-1]
+        return {**last.model_dump(mode="json"), "run_id": job.id, "ok": goal_run.ok,
+                "last_run_id": last.run_id, "goal": goal_summary(goal_run)}
 
     # -- per tick ---------------------------------------------------------------------------
     def _on_tick(self, executor: Executor, run: RunState, root: py_trees.behaviour.Behaviour) -> None:
@@ -575,3 +579,13 @@ class Bot:
             self.suggestions.append(decision)
         self.hub.publish(EventType.SIGNAL, decision.model_dump(mode="json"))
         return decision
+
+
+def goal_summary(goal_run: GoalRun) -> dict[str, Any]:
+    """What a goal job adds to its run's outcome: each attempt, each night, why it stopped, the planner chosen."""
+    return {"attempts": [a.model_dump(mode="json") for a in goal_run.attempts],
+            "planners": [d.chosen for d in goal_run.decisions],
+            "nights": [n.model_dump(mode="json") for n in goal_run.nights], "stopped": goal_run.stopped,
+            "runs": [o.run_id for o in goal_run.outcomes], "night_runs": [o.run_id for o in goal_run.night_outcomes],
+            "dispatches": sum(o.dispatches for o in goal_run.outcomes),
+            "night_dispatches": sum(o.dispatches for o in goal_run.night_outcomes)}

@@ -10,20 +10,20 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import uvicorn
 
+from craftbt.bot.body import BodyKind, BodySpec
+from craftbt.bot.body import body_spec as make_spec
+from craftbt.bot.bot import body_and_config
 from craftbt.capabilities.default import default_registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
-from craftbt.executor.config import Bounds, ExecutorConfig, scenario_fence
 from craftbt.executor.watch import RunWatcher
 from craftbt.serve.access import DEFAULT_MAX_WALL_S, LOCAL_ADMIN, Principal, Scope, ServiceLimits
 from craftbt.serve.app import create_app
 from craftbt.serve.bot import Bot
 from craftbt.serve.security import DEFAULT_MAX_BODY, resolve_tokens
-from craftbt.world.body import Body
 
 #: Minecraft's own pace; the embedded world otherwise runs a tree in milliseconds, too fast to watch
 GAME_PACE_MS = 50.0
@@ -34,6 +34,8 @@ class BotOptions:
     body: str = "sim"
     scenario: Path | None = None
     seed: int = 0
+    #: the embedded world without a scenario: natural | starter | flat
+    world: str = "starter"
     mc_host: str = "127.0.0.1"
     mc_port: int = 25565
     username: str = "craftbt"
@@ -49,36 +51,21 @@ class BotOptions:
     groot2: int | None = None
 
 
-def make_body(opts: BotOptions) -> tuple[Body, Bounds | None]:
-    if opts.body == "sim":
-        from craftbt.world.scenarios.loader import load_scenario, starter_world
-
-        sim: Any = load_scenario(opts.scenario, opts.seed) if opts.scenario is not None else starter_world(opts.seed)
-        return sim, scenario_fence(sim)
-    if opts.body == "mineflayer":
-        from craftbt.world.mineflayer.body import MineflayerBody
-
-        # no fence by default on a real server: world-changing leaves stay refused until --geofence
-        real: Body = MineflayerBody.connect(host=opts.mc_host, port=opts.mc_port, username=opts.username,
-                                            version=opts.mc_version)
-        return real, None
-    raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--body {opts.body!r} is not one of sim, mineflayer")
+def body_spec(opts: BotOptions) -> BodySpec:
+    """The body the service's options describe, for the one body factory (:func:`craftbt.bot.body.make_body`)."""
+    if opts.body not in tuple(BodyKind):
+        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--body {opts.body!r} is not one of sim, mineflayer")
+    return make_spec(body=BodyKind(opts.body), world=opts.world, seed=opts.seed, scenario=opts.scenario,
+                     host=opts.mc_host, port=opts.mc_port, version=opts.mc_version, username=opts.username)
 
 
 def make_bot(opts: BotOptions) -> Bot:
-    body, fence = make_body(opts)
-    if opts.geofence is not None:
-        try:
-            fence = Bounds.parse(opts.geofence)
-        except ValueError as exc:
-            raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--geofence: {exc}") from None
-    try:
-        config = ExecutorConfig(geofence=fence, profile=opts.profile, max_ticks=opts.max_ticks)
-    except ValueError as exc:
-        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, str(exc)) from None
-    pace = opts.pace_ms if opts.pace_ms is not None else (GAME_PACE_MS if opts.body == "sim" else 0.0)
+    spec = body_spec(opts)
+    # the bot's executor is made on its worker thread (SQLite): here the body and the configuration
+    body, config = body_and_config(spec, profile=opts.profile, geofence=opts.geofence, max_ticks=opts.max_ticks)
+    pace = opts.pace_ms if opts.pace_ms is not None else (GAME_PACE_MS if spec.kind is BodyKind.SIM else 0.0)
     return Bot(body, registry=default_registry(), home=opts.home or default_home(), config=config,
-               body_kind=opts.body, scenario=str(opts.scenario) if opts.scenario else None, seed=opts.seed,
+               body_kind=spec.kind.value, scenario=str(opts.scenario) if opts.scenario else None, seed=opts.seed,
                pace_ms=pace, live_days=opts.live_days, watchers=_watchers(opts))
 
 
@@ -99,7 +86,8 @@ def serve(opts: BotOptions, *, host: str, port: int, token: str | None, max_body
                      limits=ServiceLimits(max_ticks=opts.max_ticks, max_wall_s=max_wall_s))
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{port}"
-    print(f"craftbt serve: {opts.body} body, journal {bot.home / 'journal.sqlite'}", flush=True)
+    print(f"craftbt serve: {opts.body} body ({body_spec(opts).label()}), journal {bot.home / 'journal.sqlite'}",
+          flush=True)
     print(f"  viewer  {base}/viewer" + (f"#token={secret}" if secret else ""), flush=True)
     print(f"  API     {base}/docs   MCP {base}/mcp", flush=True)
     if secret is not None:

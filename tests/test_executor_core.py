@@ -81,14 +81,14 @@ def test_local_repair_exhausted_escalates_after_two_retries(tmp_path: Path) -> N
     assert out.status == "escalated"
     assert out.dispatches == 3  # first attempt + 2 local retries (A3)
     assert len(got) == 1 and got[0].reason == "local_repair_exhausted" and got[0].attempts == 3
-    assert out.escalation is not None and out.escalation["code"] == "no_path"
+    assert out.escalation is not None and out.escalation.code == "no_path"
     assert "escalated" in reasons(ex, out.run_id)
 
 
 def test_non_retryable_failure_escalates_at_once(tmp_path: Path) -> None:
     out, _ex, _ = run(tree(leaf("fatal")), tmp_path)
     assert out.status == "escalated" and out.dispatches == 1
-    assert out.escalation is not None and out.escalation["reason"] == "non_retryable_failure"
+    assert out.escalation is not None and out.escalation.reason == "non_retryable_failure"
 
 
 def test_selector_fallback_recovers_without_run_failure(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ def test_silent_leaf_trips_ttfa_then_stuck_loop_then_escalates(tmp_path: Path) -
     got = reasons(ex, out.run_id)
     assert got.count("ttfa_exceeded") == 3  # A1, once per dispatch
     assert got.count("stuck.loop") == 3  # A4, then 2 local retries (A3)
-    assert out.status == "escalated" and out.escalation is not None and out.escalation["code"] == "stuck.loop"
+    assert out.status == "escalated" and out.escalation is not None and out.escalation.code == "stuck.loop"
     steps = ex.journal.run_detail(out.run_id)["steps"]
     assert [s["error_code"] for s in steps] == ["stuck.loop"] * 3
     # stuck after > 3 s of game time without an actuator command, not before, and noticed at the next

@@ -88,7 +88,7 @@ def test_guard_failed_escalates_with_precondition_context(tmp_path: Path) -> Non
     assert out.status == "escalated" and out.dispatches == 0
     d = decision(ex, out.run_id, "guard_failed:no_table")
     assert d["detail"]["stage"] == "guard"
-    assert out.escalation is not None and out.escalation["context"]["effects_unmet"] == "precond_missing"
+    assert out.escalation is not None and out.escalation.context.effects_unmet == "precond_missing"
 
 
 def test_stage_order_guard_before_geofence(tmp_path: Path) -> None:
@@ -155,7 +155,7 @@ def test_feasibility_gate_blocks_at_dispatch_then_escalates(tmp_path: Path) -> N
     assert out.status == "escalated"
     d = decision(ex, out.run_id, "rig_g_blocked:has:cobblestone")
     assert d["block_class"] == "transient" and d["detail"]["stage"] == "feasibility"
-    assert out.escalation is not None and out.escalation["reason"] == "transient_block_exhausted"
+    assert out.escalation is not None and out.escalation.reason == "transient_block_exhausted"
     assert body.placed == [(1, 64, 0)]
 
 
@@ -180,7 +180,7 @@ def test_post_dispatch_preempted_maps_to_safety_preempted(tmp_path: Path) -> Non
     d = decision(ex, out.run_id, "safety_preempted")
     assert d["block_class"] == "transient"
     assert out.metrics["transient_waits"] == 3 and out.dispatches == 4
-    assert out.escalation is not None and out.escalation["reason"] == "transient_block_exhausted"
+    assert out.escalation is not None and out.escalation.reason == "transient_block_exhausted"
 
 
 def test_post_dispatch_nav_busy_is_not_retried(tmp_path: Path) -> None:
@@ -189,7 +189,7 @@ def test_post_dispatch_nav_busy_is_not_retried(tmp_path: Path) -> None:
     assert decision(ex, out.run_id, "navigating_in_progress")
     assert out.metrics["local_retries"] == 0
     assert out.dispatches == 31 and out.metrics["transient_waits"] == 30
-    assert out.escalation is not None and out.escalation["reason"] == "navigation_never_ended"
+    assert out.escalation is not None and out.escalation.reason == "navigation_never_ended"
     assert out.ticks >= 30 * 20  # it waited on the body's clock
 
 

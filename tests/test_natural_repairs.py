@@ -11,6 +11,7 @@ from craftbt.capabilities.leaves.common import ActionResult
 from craftbt.capabilities.leaves.interaction import collect_drops
 from craftbt.executor.config import ExecutorConfig, scenario_fence
 from craftbt.executor.executor import Executor
+from craftbt.executor.failures import Failure, FailureSource
 from craftbt.planners.base import PlanningState
 from craftbt.planners.ppa import Check, PlanStep, carry_stations
 from craftbt.router.priors import PriorsStore
@@ -128,9 +129,9 @@ def test_a_replan_after_an_unreachable_log_explores_instead_of_walking_back_to_i
         run = run_goal("obtain 2 spruce_log", executor, planner="solver", priors=PriorsStore(":memory:"))
     finally:
         executor.journal.close()
-    assert [a["status"] for a in run.attempts] == ["escalated", "success"], run.attempts
-    first = run.outcomes[0].escalation or {}
-    assert first.get("code") == "no_target", first
+    assert [a.status for a in run.attempts] == ["escalated", "success"], run.attempts
+    first = run.outcomes[0].escalation
+    assert first is not None and first.code == "no_target", first
     assert pillar_log in executor.unreachable
     second = [n.capability for n, _ in walk(run.decisions[1].plan.tree.root) if isinstance(n, LeafNode)]
     assert second.index("explore") < second.index("acquire_material"), second
@@ -150,12 +151,12 @@ def test_the_survey_does_not_count_a_block_to_avoid_as_seen() -> None:
 
 
 def test_only_a_mining_step_that_reached_nothing_hides_its_material_from_the_replan() -> None:
-    failure = {"capability": "acquire_material@1.0.0", "code": "no_target",
-               "context": {"args": {"item": "cobblestone"}}}
+    failure = Failure(source=FailureSource.ESCALATION, reason="local_repair_exhausted",
+                      capability="acquire_material@1.0.0", code="no_target", args={"item": "cobblestone"})
     assert {"stone", "cobblestone"} <= unreached_material(failure)
-    assert unreached_material({**failure, "code": "partial"}) >= {"stone"}
-    assert unreached_material({**failure, "code": "died"}) == frozenset()
-    assert unreached_material({**failure, "capability": "explore@1.0.0"}) == frozenset()
+    assert unreached_material(failure.model_copy(update={"code": "partial"})) >= {"stone"}
+    assert unreached_material(failure.model_copy(update={"code": "died"})) == frozenset()
+    assert unreached_material(failure.model_copy(update={"capability": "explore@1.0.0"})) == frozenset()
     state = PlanningState(available_blocks=frozenset({"stone", "oak_log"}), block_distance={"stone": 3.0})
     hidden = state.without_blocks(unreached_material(failure))
     assert hidden.available_blocks == {"oak_log"} and hidden.block_distance == {}

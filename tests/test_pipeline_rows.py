@@ -59,7 +59,7 @@ def test_a_deterministic_block_at_dispatch_sets_next_eligible_at(tmp_path: Path)
     out = ex.run(m.TreeDefinition(tree="t", root=m.SequenceNode(children=[m.LeafNode(capability="guarded",
                                                                                       args={})])))
     assert out.status == "escalated"
-    assert out.escalation is not None and out.escalation["code"].startswith("guard_failed")
+    assert out.escalation is not None and out.escalation.code.startswith("guard_failed")
     assert out.next_eligible_at is not None
     assert out.next_eligible_at >= before + DETERMINISTIC_BLOCK_BACKOFF_MS
 

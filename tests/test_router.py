@@ -10,6 +10,7 @@ import pytest
 
 from craftbt.capabilities.default import default_registry
 from craftbt.core.errors import CraftbtError
+from craftbt.executor.failures import Failure, FailureSource
 from craftbt.planners.base import PlanningState
 from craftbt.planners.intent import Intent, Safety, context_key
 from craftbt.router.priors import PriorsStore
@@ -90,7 +91,8 @@ def test_missing_precondition_becomes_a_spliced_subgoal() -> None:
     r = router()
     intent = Intent.from_text("obtain stone_pickaxe")
     first = r.route(intent, STATE, planner="htn")
-    failure = {"code": "guard_failed:precond_missing:item:coal", "detail": "have 0 of 1"}
+    failure = Failure(source=FailureSource.ESCALATION, reason="local_repair_exhausted",
+                      code="guard_failed:precond_missing:item:coal", detail="have 0 of 1")
     repaired = r.replan(intent, first, failure, STATE)
     root = repaired.plan.tree.root
     assert isinstance(root, m.SequenceNode) and root.name is not None and "obtain coal" in root.name
@@ -167,7 +169,8 @@ def test_route_timing_budget_respected() -> None:
 def test_a_forced_planner_plans_the_repair_too() -> None:
     r = router()
     intent = Intent.from_text("obtain stone_pickaxe")
-    failure = {"code": "guard_failed:precond_missing:item:coal", "detail": "have 0 of 1"}
+    failure = Failure(source=FailureSource.ESCALATION, reason="local_repair_exhausted",
+                      code="guard_failed:precond_missing:item:coal", detail="have 0 of 1")
     for forced in ("htn", "goap"):
         first = r.route(intent, STATE, planner=forced)
         repaired = r.replan(intent, first, failure, STATE, planner=forced)

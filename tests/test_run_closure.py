@@ -60,7 +60,7 @@ def test_a_body_that_disconnects_anywhere_ends_the_run_escalated(tmp_path: Path,
     ex = executor(tmp_path, body)
     out = ex.run(LONG_MOVE)
     assert out.status == "escalated"
-    assert out.escalation is not None and out.escalation["code"] == "body_disconnected"
+    assert out.escalation is not None and out.escalation.code == "body_disconnected"
     detail = ex.journal.run_detail(out.run_id)
     assert detail["status"] == "escalated"
     # the step in flight closes with the cause, not as "interrupted" and not left open

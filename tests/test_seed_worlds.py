@@ -68,7 +68,7 @@ def test_no_crafting_table_a_tree_file_gets_its_table_as_a_subgoal(tmp_path: Pat
     first, second = steps_of(ex, run)
     assert first == []  # refused by its guard, nothing dispatched
     assert run.outcomes[0].escalation is not None
-    assert run.outcomes[0].escalation["code"] == "guard_failed:precond_missing:table"
+    assert run.outcomes[0].escalation.code == "guard_failed:precond_missing:table"
     assert_closed_and_judged(second)
     assert [s["capability"] for s in second][-2:] == ["place_workstation", "craft_recipe"]
 
@@ -82,7 +82,7 @@ def test_nightfall_each_planner_sits_the_night_out_in_a_shelter_and_finishes_in_
     assert run.ok, run.attempts
     for attempt in steps_of(ex, run):
         assert_closed_and_judged(attempt)
-    assert run.attempts[0]["status"] == "preempted"  # stopped at sunset, at a safe point
+    assert run.attempts[0].status == "preempted"  # stopped at sunset, at a safe point
     assert [n.sheltered for n in run.nights] == [True] and run.nights[0].why is None
     shelter = [ex.journal.run_detail(r)["steps"] for r in run.nights[0].run_ids]
     capabilities = [s["capability"] for steps in shelter for s in steps]
@@ -101,7 +101,7 @@ def test_nightfall_without_a_shelter_the_plan_works_through_the_night(tmp_path: 
     run = run_goal("obtain iron_pickaxe", ex, planner="solver", priors=PriorsStore(tmp_path / "p.sqlite"),
                    max_replans=1, shelter_at_night=False)
     assert run.ok, run.attempts
-    assert not run.nights and [a["status"] for a in run.attempts] == ["success"]
+    assert not run.nights and [a.status for a in run.attempts] == ["success"]
     assert ex.inner_body.observe().time_of_day > 12_542  # night fell during the run
     assert ex.inner_body.observe().count("iron_pickaxe") == 1
 

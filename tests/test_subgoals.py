@@ -11,6 +11,8 @@ import pytest
 from craftbt.capabilities.default import default_registry
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor
+from craftbt.executor.failures import Failure, FailureSource
+from craftbt.executor.gate import assess
 from craftbt.planners.subgoals import Subgoal, SubgoalKind, subgoal_for
 from craftbt.router.priors import PriorsStore
 from craftbt.router.router import RepeatedFailures, failure_subgoal, run_tree
@@ -54,16 +56,24 @@ def test_the_subgoal_total_counts_what_is_held() -> None:
 
 
 def test_a_gate_block_names_its_unreachable_precondition() -> None:
-    failure = {"reason": "rig_g_blocked", "detail": "smelt#1: precondition has:raw_iron is unreachable"}
+    """The gate hands up the fact it found unreachable; the subgoal is read from it, not from the message."""
+    body = starter_world(0)
+    tree = m.TreeDefinition(tree="smelt", root=m.SequenceNode(children=[
+        m.LeafNode(name="smelt#1", capability="smelt", args={"input": "raw_iron", "qty": 1})]))
+    gate, _ = assess(tree, default_registry(), body.observe())
+    assert not gate.should_proceed and gate.unreachable[0] == "has:raw_iron", gate
+    failure = Failure.of(None, [{"reason": gate.block_reason, "unreachable": gate.unreachable,
+                                 "detail": "a message nobody parses"}], "blocked")
     wanted = failure_subgoal(failure)
     assert wanted is not None and wanted.item == "raw_iron"
 
 
 def test_repeated_failure_detector_trips_on_the_third() -> None:
     seen = RepeatedFailures()
-    failure = {"code": "guard_failed:precond_missing:table"}
+    failure = Failure(source=FailureSource.ESCALATION, reason="local_repair_exhausted",
+                      code="guard_failed:precond_missing:table")
     assert [seen.note(failure) for _ in range(3)] == [False, False, True]
-    assert seen.note({"code": "guard_failed:precond_missing:fuel"}) is False
+    assert seen.note(failure.model_copy(update={"code": "guard_failed:precond_missing:fuel"})) is False
 
 
 def world_run(tmp_path: Path, gives: list[str], leaf: m.LeafNode, *, max_replans: int = 2) -> tuple[Any, Executor]:
@@ -93,11 +103,11 @@ def test_a_tree_file_run_splices_the_subgoal_and_succeeds(tmp_path: Path, gives:
                                                            code: str, repair: str | None, done: str) -> None:
     run, ex = world_run(tmp_path, gives, leaf)
     assert run.ok, (run.attempts, run.stopped)
-    first = run.attempts[0]["escalation"]
-    assert first is not None and first["code"].startswith(code)
-    assert first["context"]["effects_unmet"] == "precond_missing"
+    first = run.attempts[0].escalation
+    assert first is not None and first.code is not None and first.code.startswith(code)
+    assert first.context.effects_unmet == "precond_missing"
     assert len(run.repairs) == 1 and (repair is None or run.repairs == [repair])
-    assert [a["status"] for a in run.attempts] == ["escalated", "success"]
+    assert [a.status for a in run.attempts] == ["escalated", "success"]
     steps = ex.journal.run_detail(run.outcomes[-1].run_id)["steps"]
     assert steps and all(s["ok"] and s["verdict"] == "verified" for s in steps)  # the subgoal's steps and the leaf
     assert steps[-1]["capability"] == leaf.capability
@@ -124,7 +134,7 @@ def test_the_same_guard_failure_three_times_in_a_run_is_detected(tmp_path: Path)
     decisions = ex.journal.run_detail(out.run_id)["decisions"]
     flagged = [d for d in decisions if d["reason"] == "repeated_guard_failure"]
     assert len(flagged) == 1 and flagged[0]["detail"]["times"] == 3
-    assert out.escalation is not None and out.escalation["context"]["guard_failures"] == 3
+    assert out.escalation is not None and out.escalation.context.guard_failures == 3
 
 
 def test_a_craft_from_nothing_gets_its_ingredients_then_its_table(tmp_path: Path) -> None:
@@ -133,7 +143,7 @@ def test_a_craft_from_nothing_gets_its_ingredients_then_its_table(tmp_path: Path
     run, ex = world_run(tmp_path, ["dirt 1"],
                         m.LeafNode(capability="craft_recipe", args={"recipe": "wooden_pickaxe", "qty": 1}))
     assert run.ok, (run.attempts, run.stopped)
-    assert [a["status"] for a in run.attempts] == ["escalated", "escalated", "success"]
+    assert [a.status for a in run.attempts] == ["escalated", "escalated", "success"]
     assert len(run.repairs) == 2 and "stick" in run.repairs[0] and run.repairs[1] == "obtain crafting_table"
     for outcome in run.outcomes:  # every step of every attempt, not only the last
         for step in ex.journal.run_detail(outcome.run_id)["steps"]:

@@ -30,7 +30,7 @@ from craftbt.cli.console import table_console
 from craftbt.cli.numbers import parse_ascii_int, port_int, seed_int
 from craftbt.core.errors import CraftbtError, ErrorCode, Location
 from craftbt.core.inputs import read_bytes
-from craftbt.world.body import BlockPos, Body, BodyError
+from craftbt.world.body import BlockPos, Body
 
 #: the state directory's name under ``$CRAFTBT_HOME`` (the default ``--state``)
 STATE_DIR = "build"
@@ -85,14 +85,10 @@ def sim_body(state: Path, seed: int, scenario: Path | None, world: str | None = 
                 location=Location(str(snap)),
                 expected="a snapshot written by craftbt build; move it away (with build.sqlite) to start over",
             ) from None
-    if scenario is not None:
-        from craftbt.world.scenarios.loader import load_scenario
+    if scenario is not None or world is not None:
+        from craftbt.bot.body import body_spec, make_body
 
-        return load_scenario(scenario, seed), True
-    if world is not None:
-        from craftbt.world.scenarios.loader import world_body
-
-        return world_body(world, seed), True
+        return make_body(body_spec(scenario=scenario, world=world or "starter", seed=seed))[0], True
     from craftbt.world.sim.body import SimBody
 
     return SimBody(seed=seed), True
@@ -136,16 +132,12 @@ def run_build(
             persist()  # the world exists on disk before any build record refers to it
     elif body_kind == "mineflayer":
         if mineflayer_body is None:
-            from craftbt.world.mineflayer.body import DEFAULT_VERSION, MineflayerBody
+            from craftbt.bot.body import BodyKind, BodySpec, make_body
 
-            try:
-                body = owned = MineflayerBody.connect(host, port, username, version=version or DEFAULT_VERSION)
-            except BodyError as err:  # the server, not the template: name the endpoint
-                raise CraftbtError.single(
-                    ErrorCode.ENVIRONMENT_ERROR,
-                    f"cannot connect to {host}:{port} (version {version or DEFAULT_VERSION}): "
-                    + (err.detail.splitlines() or [err.code.value])[0][:300],
-                    expected="a reachable server (craftbt server start)") from None
+            # the one body factory: a server that does not answer is a located server_unreachable error
+            body, _ = make_body(BodySpec(body=BodyKind.MINEFLAYER, host=host, port=port, username=username,
+                                         version=version))
+            owned = body
         else:
             body = mineflayer_body
     else:

@@ -38,12 +38,6 @@ def _err(message: str) -> CraftbtError:
     return CraftbtError.single(ErrorCode.INVALID_ARGUMENT, message)
 
 
-def _sim(world: str, seed: int, realtime: bool) -> Body:
-    from craftbt.world.scenarios.loader import world_body
-
-    return world_body(world, seed, realtime=realtime)  # the worlds `craftbt run --world` and `craftbt eval` build
-
-
 def _stdin_thoughts() -> queue.Queue[str | ThoughtDecision]:
     """Each stdin line becomes a suggestion; a daemon thread, so a silent stdin never holds the exit."""
     lines: queue.Queue[str | ThoughtDecision] = queue.Queue()
@@ -139,20 +133,14 @@ def live_cmd(
 
 def _open_body(kind: str, world: str, seed: int, realtime: bool, host: str, port: int, username: str,
                snapshot: Path | None) -> tuple[Body, Bounds | None]:
-    if kind == "sim":
-        sim = bodyinfo.load_snapshot(snapshot) if snapshot is not None else _sim(world, seed, realtime)
-        if realtime:
-            clock = getattr(getattr(sim, "world", None), "clock", None)
-            if clock is not None:  # pace from now on, not from tick 0 (a restored world is ticks ahead)
-                clock.start_pacing()
-        return sim, live_fence(sim)
-    if kind == "mineflayer":
-        from craftbt.world.mineflayer.body import MineflayerBody
+    from craftbt.bot.body import BodyKind, make_body
+    from craftbt.cli.run_cmds import body_spec
 
-        # No geofence by default on a server: world-changing leaves stay refused until --geofence is given.
-        real: Body = MineflayerBody.connect(host=host, port=port, username=username)
-        return real, None
-    raise _err(f"--body {kind!r} is not one of sim, mineflayer")
+    spec = body_spec(kind, world, seed, None, host, port, username=username)
+    body, _ = make_body(spec.model_copy(update={"snapshot": snapshot, "realtime": realtime}))
+    # the live loop's own fence on the embedded world (days range wider than one task); none on a server:
+    # world-changing leaves stay refused there until --geofence is given
+    return body, live_fence(body) if spec.kind is BodyKind.SIM else None
 
 
 def register(app: typer.Typer) -> None:

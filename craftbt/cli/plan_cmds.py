@@ -1,7 +1,6 @@
 """Planning commands: ``craftbt plan`` (goal -> routed tree, and why) and ``craftbt gate`` (divergence gate).
 
-``craftbt run --goal`` lives with the run command; it calls
-:func:`router.router.run_goal` with its executor.
+``craftbt run --goal`` lives with the run command; both go through a :class:`craftbt.bot.bot.Bot`.
 """
 
 from __future__ import annotations
@@ -19,30 +18,8 @@ from craftbt.cli.numbers import seed_int
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.inputs import is_dir
 from craftbt.core.outputs import check_output, write_output
-from craftbt.router.priors import PriorsStore
 
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "building", "fast_path")
-
-
-def held_body(inventory: str | None, scenario: Path | None, seed: int, world: str) -> Any:
-    """The body ``plan`` and ``run`` use: with ``--inventory``, a world holding it (flat unless ``--world``
-    names another) beside a crafting table and a furnace, else the scenario or world as before."""
-    if inventory is None:
-        return _body(scenario, seed, world)
-    from craftbt.world.scenarios.loader import inventory_world
-
-    if scenario is not None:
-        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, "--inventory with --scenario",
-                                  expected="one of them: a scenario sets its own inventory")
-    body = inventory_world(parse_inventory(inventory), "flat" if world == "starter" else world, seed)
-    return body
-
-
-def _body(scenario: Path | None, seed: int, world: str = "starter") -> Any:
-    from craftbt.world.scenarios import load_scenario
-    from craftbt.world.scenarios.loader import world_body
-
-    return load_scenario(scenario, seed) if scenario is not None else world_body(world, seed)
 
 
 def parse_inventory(text: str) -> dict[str, int]:
@@ -90,7 +67,8 @@ def plan_cmd(
 
     Examples: craftbt plan --goal "obtain iron_pickaxe" · craftbt plan --goal "build hut" --planner auto --out hut.yaml
     """
-    from craftbt.router.router import plan_for_goal
+    from craftbt.bot.bot import bot_for
+    from craftbt.cli.run_cmds import body_spec
     from craftbt.trees.dump import to_json, to_yaml
 
     if planner not in PLANNERS:
@@ -104,9 +82,9 @@ def plan_cmd(
         from craftbt.cli.build_cmds import parse_at
 
         context["at"] = list(parse_at(at))
-    decision = plan_for_goal(goal, held_body(inventory, scenario, seed, world), planner=planner,
-                             registry=registry, priors=PriorsStore(), seed=seed, context=context or None,
-                             craft_only=craft_only)
+    held = parse_inventory(inventory) if inventory is not None else None
+    with bot_for(body_spec("sim", world, seed, scenario, inventory=held), registry=registry) as bot:
+        decision = bot.plan(goal, planner=planner, context=context or None, craft_only=craft_only)
     tree = decision.plan.tree
     if out is not None:
         write_output(out, to_json(tree) if out.suffix == ".json" else to_yaml(tree), option="--out")

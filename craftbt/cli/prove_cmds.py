@@ -14,11 +14,12 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from craftbt.bot.body import make_body
+from craftbt.bot.bot import Bot, executor_config, parse_geofence
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.cli.console import table_console
-from craftbt.cli.run_cmds import _err, _make_body
-from craftbt.executor.config import Bounds, ExecutorConfig
+from craftbt.cli.run_cmds import _err, body_spec
 from craftbt.executor.executor import Executor
 
 
@@ -30,6 +31,7 @@ def prove_cmd(
     timeout_s: int = typer.Option(45, "--timeout", help="Budget in seconds of game time (seed: 45)"),
     body: str = typer.Option("sim", "--body", help="sim | mineflayer"),
     scenario: Path | None = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world"),
+    world: str = typer.Option("starter", "--world", help="natural | starter | flat (sim body, without --scenario)"),
     seed: int = typer.Option(0, "--seed", help="World seed"),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(25565, "--port"),
@@ -43,26 +45,23 @@ def prove_cmd(
         chosen = Variant(variant)
     except ValueError:
         raise _err(f"--variant {variant!r} is not one of {', '.join(v.value for v in VARIANTS)}") from None
-    the_body, fence = _make_body(body, scenario, seed, host, port)
-    if geofence is not None:
-        try:
-            fence = Bounds.parse(geofence)
-        except ValueError as exc:
-            raise _err(str(exc)) from None
-    executors: list[Executor] = []
+    spec = body_spec(body, world, seed, scenario, host, port)
+    fence_given = parse_geofence(geofence)  # a bad fence is a usage error before a server is joined
+    the_body, fence = make_body(spec)
+    bots: list[Bot] = []
 
     def make_executor(*, registry: Registry, shadow: bool, max_ticks: int) -> Executor:
-        config = ExecutorConfig(geofence=fence, shadow=shadow, max_ticks=max_ticks)
-        executor = Executor(registry, the_body, config=config, body_kind=body)
-        executors.append(executor)
-        return executor
+        config = executor_config(fence_given if fence_given is not None else fence, shadow=shadow,
+                                 max_ticks=max_ticks)
+        bots.append(Bot(the_body, registry=registry, config=config, body_kind=spec.kind, seed=seed))
+        return bots[-1].executor
 
     try:
         report = prove(make_executor, default_registry(), variant=chosen, goal=goal, planner=planner,
-                       timeout_s=timeout_s, body_kind=body, seed=seed)
+                       timeout_s=timeout_s, body_kind=spec.kind.value, seed=seed)
     finally:
-        for executor in executors:
-            executor.journal.close()
+        for bot in bots:
+            bot.close()
         close: Any = getattr(the_body, "close", None)
         if callable(close):
             close()

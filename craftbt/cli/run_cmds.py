@@ -21,19 +21,21 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from craftbt.bot.body import BodyKind, BodySpec
+from craftbt.bot.body import body_spec as make_spec
+from craftbt.bot.bot import Bot, bot_for
 from craftbt.capabilities.default import default_registry
 from craftbt.cli.console import table_console
 from craftbt.cli.numbers import ascii_int, port_int, seed_int
 from craftbt.cli.trees_cmds import capabilities_app
 from craftbt.cli.watching import ended_with, watching
-from craftbt.core.errors import CraftbtError, ErrorCode, Location
+from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
 from craftbt.core.outputs import check_output, write_output
-from craftbt.executor.config import PROFILES, Bounds, ExecutorConfig, scenario_fence
-from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.config import PROFILES
+from craftbt.executor.executor import RunOutcome
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage, promote
-from craftbt.world.body import Body, BodyError, BodyErrorCode
 
 #: ``--planner`` values; ``fast_path`` answers safety goals only (the router says so otherwise)
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "building", "fast_path")
@@ -52,11 +54,6 @@ _RUN_REF = re.compile(r"[A-Za-z0-9.:_-]{1,128}", re.ASCII)
 _CAP_REF = re.compile(r"[a-z][a-z0-9_]{0,63}(@[0-9]{1,9}(\.[0-9]{1,9}){0,2})?", re.ASCII)
 
 
-def _first_line(text: str) -> str:
-    """A body's error detail without the JavaScript stack a bridge failure carries."""
-    return (text.splitlines() or [""])[0][:300]
-
-
 def _since(text: str | None) -> float | None:
     """``90m``, ``2h``, ``7d``, ``30s`` ago, or an epoch timestamp (ASCII digits; finite)."""
     if text is None:
@@ -70,44 +67,15 @@ def _since(text: str | None) -> float | None:
     raise _err(f"--since {text!r} is not a duration like 30m, 2h, 7d or an epoch time")
 
 
-def _profile(name: str) -> str:
-    if name not in PROFILES:
-        raise _err(f"--profile {name!r} is not a permission profile", expected="one of " + ", ".join(PROFILES))
-    return name
-
-
-def _make_body(
-    kind: str, scenario: Path | None, seed: int, host: str, port: int, username: str = "craftbt",
-    version: str = "1.21.4", world: str = "starter", realtime: bool = False, inventory: str | None = None,
-) -> tuple[Body, Bounds | None]:
-    if kind == "sim":
-        from craftbt.cli.plan_cmds import held_body
-        from craftbt.world.scenarios.loader import load_scenario, world_body
-
-        if inventory is not None:
-            sim: Any = held_body(inventory, scenario, seed, world)
-        else:
-            sim = (load_scenario(scenario, seed, realtime=realtime) if scenario is not None
-                   else world_body(world, seed, realtime=realtime))
-            if realtime:
-                sim.world.clock.start_pacing()  # from now: building the world was not game time
-        return sim, scenario_fence(sim)
-    if kind == "mineflayer":
-        from craftbt.world.mineflayer.body import MineflayerBody
-
-        # No geofence by default on a real server: world-changing leaves stay refused (fail-closed)
-        # until the user passes --geofence.
-        try:
-            real: Body = MineflayerBody.connect(host=host, port=port, username=username, version=version)
-        except BodyError as err:
-            if err.code not in (BodyErrorCode.BODY_DISCONNECTED, BodyErrorCode.TIMEOUT):
-                raise
-            raise CraftbtError.single(
-                ErrorCode.SERVER_UNREACHABLE, f"{err.detail}; is a server running there? (`craftbt server start"
-                f" --port {port}` starts one), or check --host and --port",
-                location=Location(file=f"{host}:{port}")) from None
-        return real, None
-    raise _err(f"--body {kind!r} is not one of sim, mineflayer")
+def body_spec(body: str, world: str, seed: int, scenario: Path | None, host: str | None = None,
+              port: int | None = None, version: str | None = None, username: str = "craftbt", *,
+              realtime: bool = False, inventory: dict[str, int] | None = None) -> BodySpec:
+    """The body the common options describe (``--body --world --seed --scenario --host --port --mc-version
+    --realtime --inventory``)."""
+    if body not in tuple(BodyKind):
+        raise _err(f"--body {body!r} is not a body", expected="sim or mineflayer")
+    return make_spec(body=BodyKind(body), world=world, seed=seed, scenario=scenario, host=host, port=port,
+                     version=version, username=username, realtime=realtime, inventory=inventory)
 
 
 def _summary_table(out: RunOutcome, holding: str = "") -> Table:
@@ -125,7 +93,7 @@ def _summary_table(out: RunOutcome, holding: str = "") -> Table:
         table.add_row("blocked", f"{out.gate.block_reason}: {out.gate.block_detail}")
     if out.escalation:
         e = out.escalation
-        table.add_row("escalation", f"{e['node']} ({e['capability']}): {e['reason']} {e['code'] or ''} {e['detail']}")
+        table.add_row("escalation", f"{e.node} ({e.capability}): {e.reason.value} {e.code or ''} {e.detail}")
     for d in out.failures[-5:]:
         table.add_row("decision", f"{d['reason']} {d.get('node') or ''}")
     if out.report_path:
@@ -187,44 +155,32 @@ def run_cmd(
     if (tree is None) == (goal is None):
         typer.echo("craftbt run: give a TREE file or --goal, not both and not neither", err=True)
         raise typer.Exit(2)
-    profile = _profile(profile)
     if planner not in PLANNERS:
         raise _err(f"--planner {planner!r} is not a planner", expected="one of " + ", ".join(PLANNERS))
-    if body not in ("sim", "mineflayer"):
-        raise _err(f"--body {body!r} is not a body", expected="sim or mineflayer")
     registry = default_registry()
     if tree is not None:
         tree = tree_argument(tree)  # a library tree by name: `craftbt run obtain_wooden_pickaxe`
     # every problem of the file, located, before a body exists (a refused subtree is never opened)
     definition = load_checked(tree, registry) if tree is not None else None
-    the_body, fence = _make_body(body, scenario, seed, host, port, username, mc_version, world, realtime, inventory)
-    if geofence is not None:
-        try:
-            fence = Bounds.parse(geofence)
-        except ValueError as exc:
-            raise _err(f"--geofence: {exc}") from None
-    try:
-        config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks,
-                                allowed_commands=frozenset(c.strip().lower() for c in allow_command))
-    except ValueError as exc:
-        raise _err(str(exc).splitlines()[-1]) from None
+    from craftbt.cli.plan_cmds import parse_inventory
+
+    held = parse_inventory(inventory) if inventory is not None else None
+    the_bot = bot_for(body_spec(body, world, seed, scenario, host, port, mc_version, username, realtime=realtime,
+                                inventory=held),
+                      profile=profile, geofence=geofence, registry=registry, shadow=shadow, max_ticks=max_ticks,
+                      allowed_commands=frozenset(c.strip().lower() for c in allow_command))
     console = Console(stderr=True)
-    executor = Executor(registry, the_body, config=config, body_kind=body)
     quiet = quiet or as_json
     try:
-        with watching(executor, console, live=not (no_live or quiet), groot2=groot2, groot2_wait=groot2_wait):
+        with watching(the_bot.executor, console, live=not (no_live or quiet), groot2=groot2, groot2_wait=groot2_wait):
             if definition is not None and tree is not None:
-                out = _run_tree(definition, tree, executor, seed, scenario, quiet=quiet)
+                out = _run_tree(definition, tree, the_bot, quiet=quiet)
             else:
                 assert goal is not None
-                out = _run_goal(goal, executor, planner, seed, scenario, quiet=quiet, at=at,
-                                shelter_at_night=not work_at_night)
-            holding = ended_with(the_body)
+                out = _run_goal(goal, the_bot, planner, quiet=quiet, at=at, shelter_at_night=not work_at_night)
+            holding = ended_with(the_bot.body)
     finally:
-        executor.journal.close()
-        close = getattr(the_body, "close", None)
-        if callable(close):
-            close()  # a real body's connection and Node bridge
+        the_bot.close()  # the journal, and a real body's connection and Node bridge
     if as_json:
         typer.echo(out.model_dump_json(indent=2))
     elif quiet:
@@ -235,23 +191,21 @@ def run_cmd(
         raise typer.Exit(1)
 
 
-def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: Path | None,
-              *, quiet: bool, at: str | None = None, shelter_at_night: bool = True) -> RunOutcome:
+def _run_goal(goal: str, bot: Bot, planner: str, *, quiet: bool, at: str | None = None,
+              shelter_at_night: bool = True) -> RunOutcome:
     """Route the goal to a planner, run its tree, replan on escalation; print why each plan was chosen and how
     each night was spent."""
     from craftbt.cli.build_cmds import parse_at
-    from craftbt.router.router import run_goal
 
     context = {"at": list(parse_at(at))} if at is not None else None
-    goal_run = run_goal(goal, executor, planner=planner, seed=seed, scenario=str(scenario) if scenario else None,
-                        context=context, shelter_at_night=shelter_at_night)
+    goal_run = bot.run_goal(goal, planner=planner, context=context, shelter_at_night=shelter_at_night)
     if not quiet:
         console = table_console()
         nights = iter(goal_run.nights)
         for decision, attempt in zip(goal_run.decisions, goal_run.attempts, strict=False):
             console.print(f"[bold]{decision.chosen}[/] ({decision.method}): {decision.reason} "
-                          f"-> {attempt['status']} [dim]{attempt['run_id']}[/]")
-            night = next(nights, None) if attempt["status"] == "preempted" else None
+                          f"-> {attempt.status} [dim]{attempt.run_id}[/]")
+            night = next(nights, None) if attempt.status == "preempted" else None
             if night is not None:
                 spent = "in a roofed pit" if night.sheltered else f"working: {escape(night.why or '')}"
                 console.print(f"  night: stopped at sunset, ticks {night.started_at}-{night.ended_at} {spent} "
@@ -263,17 +217,13 @@ def _run_goal(goal: str, executor: Executor, planner: str, seed: int, scenario: 
     return goal_run.outcomes[-1]
 
 
-def _run_tree(definition: Any, tree: Path, executor: Executor, seed: int, scenario: Path | None,
-              *, quiet: bool) -> RunOutcome:
+def _run_tree(definition: Any, tree: Path, bot: Bot, *, quiet: bool) -> RunOutcome:
     """Run a tree file; a missing precondition (item, station, fuel, tool) runs as a planned subgoal first."""
-    from craftbt.router.router import run_tree
-
-    tree_run = run_tree(definition, executor, base_dir=tree.parent, seed=seed,
-                        scenario=str(scenario) if scenario else None)
+    tree_run = bot.run_tree_repaired(definition, base_dir=tree.parent)
     if not quiet:
         console = table_console()
         for repair, attempt in zip(tree_run.repairs, tree_run.attempts[1:], strict=False):
-            console.print(f"[bold]subgoal[/] {repair} first -> {attempt['status']} [dim]{attempt['run_id']}[/]")
+            console.print(f"[bold]subgoal[/] {repair} first -> {attempt.status} [dim]{attempt.run_id}[/]")
         if tree_run.stopped:
             console.print(f"[yellow]{tree_run.stopped}[/]")
     return tree_run.outcomes[-1]

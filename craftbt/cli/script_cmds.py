@@ -16,8 +16,8 @@ from typing import Any
 
 import typer
 
-from craftbt.capabilities.default import default_registry
-from craftbt.cli.run_cmds import _RUN_REF, _make_body, _profile
+from craftbt.bot.bot import bot_for
+from craftbt.cli.run_cmds import _RUN_REF, body_spec
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.inputs import read_text
 from craftbt.craftscript import ast as a
@@ -28,8 +28,7 @@ from craftbt.craftscript.interp import Limits
 from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.parser import parse
 from craftbt.craftscript.records import ScriptRuns, logs_view, trace_view
-from craftbt.craftscript.runner import ScriptExecutor, outcome_json
-from craftbt.executor.config import Bounds, ExecutorConfig
+from craftbt.craftscript.runner import outcome_json
 
 script_app = typer.Typer(help="Run and check CraftScript scripts.", no_args_is_help=True)
 fn_app = typer.Typer(help="Persistent, versioned CraftScript functions (per bot).", no_args_is_help=True)
@@ -122,32 +121,24 @@ def script_run(
     source = str(file) if file is not None else "<eval>"
     script = _read(file) if file is not None else str(text)
     # options first: a bad one is a usage error before a server is joined or a world generated
-    profile = _profile(profile)
+    bot = bot_for(body_spec(body, world_kind, seed, scenario, host, port, username=username), profile=profile,
+                  geofence=geofence, shadow=shadow, max_ticks=max_ticks)
     try:
-        fence_given = Bounds.parse(geofence) if geofence is not None else None
-    except ValueError as exc:
-        raise _usage(f"--geofence: {exc}") from None
-    world, bounds = _make_body(body, scenario, seed, host, port, username, world=world_kind)
-    store = FunctionStore(world.name)
-    program, errors = _compile(script, source, store.signatures())
-    if errors or program is None:
-        if as_json:  # the run's own shape (nothing ran), so a caller reads "error" either way
-            print(json.dumps(_not_run(errors), indent=2))
-        else:
-            _print_errors(errors, as_json)
-        raise typer.Exit(1)
-    for g in give:
-        _give(world, g)
-    fence = fence_given if fence_given is not None else bounds
-    try:
-        config = ExecutorConfig(geofence=fence, profile=profile, shadow=shadow, max_ticks=max_ticks)
-    except ValueError as exc:
-        raise _usage(str(exc)) from None
-    executor = ScriptExecutor(default_registry(), world,
-                              config=config, body_kind=body)
-    run, outcome = executor.run_script(program, source=script, name=Path(source).name, functions=store,
-                                       waypoints=_parse_waypoints(waypoint), limits=Limits(max_ops=max_ops),
-                                       seed=seed, scenario=str(scenario) if scenario else None)
+        store = FunctionStore(bot.body.name)
+        program, errors = _compile(script, source, store.signatures())
+        if errors or program is None:
+            if as_json:  # the run's own shape (nothing ran), so a caller reads "error" either way
+                print(json.dumps(_not_run(errors), indent=2))
+            else:
+                _print_errors(errors, as_json)
+            raise typer.Exit(1)
+        for g in give:
+            _give(bot.body, g)
+        done = bot.run_script(program, text=script, name=Path(source).name, functions=store,
+                              waypoints=_parse_waypoints(waypoint), limits=Limits(max_ops=max_ops))
+    finally:
+        bot.close()
+    run, outcome = done.outcome, done.script
     payload = outcome_json(outcome, run)
     if as_json:
         print(json.dumps(payload, indent=2, default=str))

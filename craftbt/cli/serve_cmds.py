@@ -22,6 +22,8 @@ from craftbt.serve.security import DEFAULT_MAX_BODY, SecurityError
 _BODY = typer.Option("sim", "--body", help="sim | mineflayer")
 _SCENARIO = typer.Option(None, "--scenario", help="Scenario YAML for the embedded world")
 _SEED = typer.Option(0, "--seed", help="World seed")
+_WORLD = typer.Option("starter", "--world", help="natural | starter | flat (sim body, without --scenario)")
+_MC_VERSION = typer.Option("1.21.4", "--mc-version", help="Minecraft protocol version of the server")
 _MC_HOST = typer.Option("127.0.0.1", "--mc-host", help="Minecraft server (with --body mineflayer)")
 _MC_PORT = typer.Option(25565, "--mc-port", help="Minecraft server port (with --body mineflayer)")
 _USERNAME = typer.Option("craftbt", "--username", help="Bot name on the server (offline auth)")
@@ -44,9 +46,11 @@ def serve_cmd(
     max_wall_s: float = _MAX_WALL,
     body: str = _BODY,
     scenario: Path | None = _SCENARIO,
+    world: str = _WORLD,
     seed: int = _SEED,
     mc_host: str = _MC_HOST,
     mc_port: int = _MC_PORT,
+    mc_version: str = _MC_VERSION,
     username: str = _USERNAME,
     profile: str = _PROFILE,
     geofence: str | None = _GEOFENCE,
@@ -66,9 +70,9 @@ def serve_cmd(
     require(Extra.SERVE, "craftbt serve")
     from craftbt.serve.launch import BotOptions, serve  # FastAPI, uvicorn and mcp load only for this command
 
-    opts = BotOptions(body=body, scenario=scenario, seed=seed, mc_host=mc_host, mc_port=mc_port, username=username,
-                      profile=profile, geofence=geofence, max_ticks=max_ticks, pace_ms=pace_ms, home=home,
-                      live_days=live, groot2=groot2)
+    opts = BotOptions(body=body, scenario=scenario, world=world, seed=seed, mc_host=mc_host, mc_port=mc_port,
+                      mc_version=mc_version, username=username, profile=profile, geofence=geofence,
+                      max_ticks=max_ticks, pace_ms=pace_ms, home=home, live_days=live, groot2=groot2)
     try:
         env_file = os.environ.get("CRAFTBT_SERVE_TOKEN_FILE")
         serve(opts, host=host, port=port, token=token or os.environ.get("CRAFTBT_SERVE_TOKEN") or None,
@@ -82,9 +86,11 @@ def serve_cmd(
 def mcp_cmd(
     body: str = _BODY,
     scenario: Path | None = _SCENARIO,
+    world: str = _WORLD,
     seed: int = _SEED,
     mc_host: str = _MC_HOST,
     mc_port: int = _MC_PORT,
+    mc_version: str = _MC_VERSION,
     username: str = _USERNAME,
     profile: str = _PROFILE,
     geofence: str | None = _GEOFENCE,
@@ -98,8 +104,9 @@ def mcp_cmd(
     require(Extra.SERVE, "craftbt mcp")
     from craftbt.serve.launch import BotOptions, mcp_stdio
 
-    opts = BotOptions(body=body, scenario=scenario, seed=seed, mc_host=mc_host, mc_port=mc_port, username=username,
-                      profile=profile, geofence=geofence, max_ticks=max_ticks, home=home)
+    opts = BotOptions(body=body, scenario=scenario, world=world, seed=seed, mc_host=mc_host, mc_port=mc_port,
+                      mc_version=mc_version, username=username, profile=profile, geofence=geofence,
+                      max_ticks=max_ticks, home=home)
     if scope.strip().lower() not in ("read", "act", "admin"):
         print(f"craftbt mcp: --scope {scope!r} is not one of read, act, admin", file=sys.stderr)
         raise typer.Exit(2)

@@ -57,7 +57,7 @@ def why(outcome: RunOutcome | None) -> str:
         return "no attempt ran"
     if outcome.escalation:
         e = outcome.escalation
-        return f"{e.get('code') or e.get('reason')}: {e.get('detail') or ''} (at {e.get('node')})".strip()
+        return f"{e.code or e.reason.value}: {e.detail} (at {e.node})".strip()
     if outcome.failures:
         f = outcome.failures[-1]
         return f"{f.get('code') or f.get('reason')} (at {f.get('node')})"

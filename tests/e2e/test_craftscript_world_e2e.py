@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from craftbt.capabilities.default import default_registry
+from craftbt.bot.bot import Bot
 from craftbt.craftscript.interp import ScriptOutcome
 from craftbt.craftscript.parser import parse
-from craftbt.craftscript.runner import ScriptExecutor
 from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.world.body import BlockPos
 from tests.e2e.squidkit import Arena, McServer, block_name, squid_server, wait_until
@@ -31,11 +30,13 @@ def mc_server() -> Iterator[McServer]:
 def run(arena: Arena, text: str, home: Path) -> ScriptOutcome:
     o = arena.origin
     fence = Bounds(min_x=o.x - 12, min_y=0, min_z=o.z - 12, max_x=o.x + 12, max_y=40, max_z=o.z + 12)
-    executor = ScriptExecutor(default_registry(), arena.body, config=ExecutorConfig(geofence=fence),
-                              body_kind="mineflayer", home=home)
-    run_outcome, outcome = executor.run_script(parse(text), source=text, name="e2e")
-    assert outcome is not None, (run_outcome.failures, run_outcome.metrics)
-    return outcome
+    bot = Bot(arena.body, config=ExecutorConfig(geofence=fence), body_kind="mineflayer", home=home)
+    try:
+        done = bot.run_script(parse(text), text=text, name="e2e")
+    finally:
+        bot.close()  # the journal; the arena keeps its body
+    assert done.script is not None, (done.outcome.failures, done.outcome.metrics)
+    return done.script
 
 
 def ops(outcome: ScriptOutcome) -> list[Any]:
