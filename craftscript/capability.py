@@ -2,9 +2,10 @@
 
 They join the default registry as a plugin (the ``craftbt.capabilities`` entry point in pyproject.toml),
 because craftscript sits above capabilities in the layers. Each command the script issues runs as
-its own capability leaf under :class:`~craftbt.craftscript.dispatch.NestedHooks`: its guard, plus the
-enclosing run's permission profile and geofence. The leaf declares every permission a script may
-need, so the executor's pipeline refuses the whole leaf under a narrower profile before it starts.
+its own capability leaf under :class:`~craftbt.craftscript.dispatch.NestedHooks`: the enclosing run's
+admission stages (geofence, registry, permissions, command allowlist, guard), as for a tree leaf. The leaf
+declares every permission a script may need, so the executor's pipeline refuses the whole leaf under a
+narrower profile before it starts.
 
 ``build_up`` is the pillar step (jump, place a block under the feet) that CraftScript's ``build_up`` command
 dispatches, so geofence, permissions, shadow mode, the journal and SLA rows apply to it as to any leaf.
@@ -12,7 +13,6 @@ dispatches, so geofence, permissions, shadow mode, the journal and SLA rows appl
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,7 +30,7 @@ from craftbt.capabilities.spec import (
     VerificationResult,
 )
 from craftbt.craftscript.checker import Checker
-from craftbt.craftscript.dispatch import Dispatcher, NestedHooks
+from craftbt.craftscript.dispatch import Dispatcher, nested_context
 from craftbt.craftscript.errors import ScriptError
 from craftbt.craftscript.functions import FunctionStore
 from craftbt.craftscript.interp import Interpreter, Limits, ScriptOutcome
@@ -91,10 +91,6 @@ def guard_call_function(ctx: CapabilityContext, args: CallFunctionArgs) -> Guard
     return GuardResult.allow()
 
 
-def _nested(ctx: CapabilityContext) -> CapabilityContext:
-    return replace(ctx, hooks=NestedHooks(ctx.hooks))
-
-
 def _result(outcome: ScriptOutcome) -> ActionResult:
     obs: dict[str, Any] = {"ops": outcome.ops, "status": outcome.status, "block_changes": outcome.block_changes,
                            "logs": [entry for entry in outcome.logs if entry["kind"] in ("log", "block_info")][-100:]}
@@ -107,7 +103,7 @@ def _result(outcome: ScriptOutcome) -> ActionResult:
 
 def run_run_script(ctx: CapabilityContext, args: RunScriptArgs) -> RunnerGen:
     program = parse(args.source, source="run_script")
-    nested = _nested(ctx)
+    nested = nested_context(ctx)
     waypoints = {k: (v[0], v[1], v[2]) for k, v in args.waypoints.items() if len(v) == 3}
     interp = Interpreter(program, ctx.body, Dispatcher(nested), functions=_store(ctx), waypoints=waypoints,
                          limits=Limits(max_ops=args.max_ops), core_macros=core_macros())
@@ -118,7 +114,7 @@ def run_run_script(ctx: CapabilityContext, args: RunScriptArgs) -> RunnerGen:
 def run_call_function(ctx: CapabilityContext, args: CallFunctionArgs) -> RunnerGen:
     named = ", ".join(f"{k}: {_literal(v)}" for k, v in sorted(args.args.items()))
     program = parse(f"{args.name}({named});", source=f"call_function:{args.name}")
-    interp = Interpreter(program, ctx.body, Dispatcher(_nested(ctx)), functions=_store(ctx),
+    interp = Interpreter(program, ctx.body, Dispatcher(nested_context(ctx)), functions=_store(ctx),
                          limits=Limits(max_ops=args.max_ops), core_macros=core_macros())
     outcome = yield from interp.run()
     return _result(outcome)
