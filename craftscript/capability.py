@@ -1,4 +1,4 @@
-"""The ``run_script``, ``call_function`` and ``build_up`` capabilities: CraftScript as tree leaves.
+"""The ``run_script`` and ``call_function`` capabilities: CraftScript as tree leaves.
 
 They join the default registry as a plugin (the ``craftbt.capabilities`` entry point in pyproject.toml),
 because craftscript sits above capabilities in the layers. Each command the script issues runs as
@@ -7,8 +7,7 @@ admission stages (geofence, registry, permissions, command allowlist, guard), as
 declares every permission a script may need, so the executor's pipeline refuses the whole leaf under a
 narrower profile before it starts.
 
-``build_up`` is the pillar step (jump, place a block under the feet) that CraftScript's ``build_up`` command
-dispatches, so geofence, permissions, shadow mode, the journal and SLA rows apply to it as to any leaf.
+CraftScript's ``build_up`` command dispatches the built-in ``build_up`` leaf (capabilities.leaves.construction).
 """
 
 from __future__ import annotations
@@ -18,14 +17,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from craftbt.capabilities.context import CapabilityContext
-from craftbt.capabilities.leaves.common import act, expect_block, failure_from_error
 from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
     GuardResult,
     Permission,
-    Receipt,
     RunnerGen,
     VerificationResult,
 )
@@ -36,7 +33,7 @@ from craftbt.craftscript.functions import FunctionStore
 from craftbt.craftscript.interp import Interpreter, Limits, ScriptOutcome
 from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.parser import parse
-from craftbt.world.body import BodyError, Observation
+from craftbt.world.body import Observation
 
 if TYPE_CHECKING:
     from craftbt.capabilities.registry import Registry
@@ -139,48 +136,8 @@ def accept_script(pre: Observation, post: Observation, args: Any, result: Action
     return VerificationResult.verified(ops=result.observables.get("ops"), changes=len(changes))
 
 
-class BuildUpArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    item: str = Field(pattern=r"^(minecraft:)?[a-z0-9_]+$", description="A solid block item to place under the feet")
-
-
-def guard_build_up(ctx: CapabilityContext, args: BuildUpArgs) -> GuardResult:
-    if not callable(getattr(ctx.body, "build_up", None)):
-        return GuardResult.deny("unsupported", "this body has no jump-place")
-    item = args.item.removeprefix("minecraft:")
-    if not any(s.name == item and s.count > 0 for s in ctx.body.inventory()):
-        return GuardResult.deny("precond_missing:item", f"no {item} in the inventory")
-    return GuardResult.allow()
-
-
-def run_build_up(ctx: CapabilityContext, args: BuildUpArgs) -> RunnerGen:
-    item = args.item.removeprefix("minecraft:")
-    feet = ctx.body.position().block()
-    try:
-        handle = ctx.body.build_up(item)  # type: ignore[attr-defined]  # a body extension, checked by the guard
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
-    if failure is not None:
-        return failure
-    return ActionResult.success(Receipt(position=feet, block=item), item=item, position=list(feet))
-
-
-def accept_build_up(pre: Observation, post: Observation, args: BuildUpArgs, result: ActionResult) -> VerificationResult:
-    """The block is in the cell the feet left, and the bot stands at least one block higher."""
-    feet = pre.position.block()
-    probe = expect_block(post, feet, args.item.removeprefix("minecraft:"))
-    if probe.verdict.value != "verified":
-        return probe
-    rose = post.position.y - pre.position.y
-    if rose < 0.99:
-        return VerificationResult.contradicted(**probe.evidence, rose=rose)
-    return VerificationResult.verified(**probe.evidence, rose=rose)
-
-
 def register(registry: Registry) -> None:
-    for name in ("run_script", "call_function", "build_up"):
+    for name in ("run_script", "call_function"):
         if registry.has(name):
             return  # registered already (a second plugin load)
     common: dict[str, Any] = {"version": "1.0.0", "family": Family.WORLD, "permissions": SCRIPT_PERMISSIONS,
@@ -192,8 +149,3 @@ def register(registry: Registry) -> None:
     registry.register(CapabilitySpec(
         name="call_function", args_model=CallFunctionArgs, runner=run_call_function, guard=guard_call_function,
         description="Run the latest version of a stored CraftScript function with named arguments", **common))
-    registry.register(CapabilitySpec(
-        name="build_up", version="1.0.0", family=Family.CONSTRUCTION, args_model=BuildUpArgs, runner=run_build_up,
-        guard=guard_build_up, acceptance=accept_build_up,
-        permissions=frozenset({Permission.MOVEMENT, Permission.PLACE}), timeout_ms=10_000,
-        description="Jump and place a block under the feet (a pillar step): the bot ends one block higher"))
