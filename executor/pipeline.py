@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -94,6 +94,7 @@ class NestedActivation:
                    args_positions=list(iter_positions(json)))
 
 
+A = TypeVar("A", bound=Activation)
 #: an admission stage (policy: what may reach the world) reads only the activation's args and metadata
 AdmissionFn = Callable[["Pipeline", CapabilityContext, CapabilitySpec, BaseModel, Activation], GuardResult | None]
 #: a run stage (shadow, rate limit, feasibility, double dispatch) works on the tree leaf's supervisor
@@ -329,12 +330,8 @@ class Pipeline:
             sup.args_json = args.model_dump(mode="json")
             sup.args_sentinels = list(find_sentinels(sup.args_json))
             sup.args_positions = list(iter_positions(sup.args_json)) if has_position(sup.args_json) else []
-        for stage_name, stage in STAGES:
-            verdict = stage(self, ctx, spec, args, sup)
-            if verdict is None:
-                continue
-            if not verdict.ok:
-                self._refused(stage_name, verdict, spec, sup)
+        verdict = self._verdict(STAGES, ctx, spec, args, sup)
+        if verdict is not None:
             return verdict
         self._commit(spec, args, sup)
         return GuardResult.allow()
@@ -348,14 +345,8 @@ class Pipeline:
         if sup is None:  # a leaf outside any supervisor: the guard still runs
             return run_guard(ctx, spec, args)
         act = NestedActivation.of(args, f"{sup.name}/{node}", sup.meta)
-        for stage_name, stage in ADMISSION_STAGES:
-            verdict = stage(self, ctx, spec, args, act)
-            if verdict is None:
-                continue
-            if not verdict.ok:
-                self._refused(stage_name, verdict, spec, act)
-            return verdict
-        return GuardResult.allow()
+        verdict = self._verdict(ADMISSION_STAGES, ctx, spec, args, act)
+        return GuardResult.allow() if verdict is None else verdict
 
     def first_action(self, spec: CapabilitySpec, node: str) -> None:
         sup = self.run.current
@@ -383,6 +374,19 @@ class Pipeline:
         self.end_step(sup, result)
 
     # -- internals ------------------------------------------------------------------------
+    def _verdict(self, stages: tuple[tuple[str, Callable[[Pipeline, CapabilityContext, CapabilitySpec, BaseModel, A],
+                                                         GuardResult | None]], ...],
+                 ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel, act: A) -> GuardResult | None:
+        """The first stage that speaks (a refusal is recorded), or None when every stage let the leaf pass."""
+        for stage_name, stage in stages:
+            verdict = stage(self, ctx, spec, args, act)
+            if verdict is None:
+                continue
+            if not verdict.ok:
+                self._refused(stage_name, verdict, spec, act)
+            return verdict
+        return None
+
     def _refused(self, stage_name: str, verdict: GuardResult, spec: CapabilitySpec, act: Activation) -> None:
         self.run.metrics.refusals += 1
         # the blocked payload names the leaf, the leaf the plan wrote and where its args came from

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from craftbt.capabilities.spec import ActionResult, VerificationResult
-from craftbt.world import mcdata
+from craftbt.world import mcdata, terrain
 from craftbt.world.body import (
     FACE_OFFSETS,
     ActionHandle,
@@ -27,6 +27,9 @@ from craftbt.world.body import (
     Observation,
 )
 from craftbt.world.mcdata import McData
+from craftbt.world.terrain import LIQUIDS as LIQUIDS  # the terrain rules, re-exported for the leaf families
+from craftbt.world.terrain import Read
+from craftbt.world.terrain import is_solid as is_solid
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
@@ -283,21 +286,15 @@ def is_item_entity(entity: EntityInfo) -> bool:
     return entity.kind == "item" or entity.name == "item"
 
 
-#: Blocks a digger never opens a way into, nor next to.
-LIQUIDS = frozenset({"water", "lava", "bubble_column"})
+def body_reader(ctx: CapabilityContext) -> Read:
+    """The body's block names, as the terrain rules (:mod:`craftbt.world.terrain`) read them."""
+    body = ctx.body
+    return lambda pos: body.block_at(pos).name
 
 
 def liquid_near(ctx: CapabilityContext, cell: BlockPos) -> bool:
     """Lava or water in or next to ``cell``: digging it would let the liquid in."""
-    for dx, dy, dz in ((0, 0, 0), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
-        if ctx.body.block_at(cell.offset(dx, dy, dz)).name in LIQUIDS:
-            return True
-    return False
-
-
-def is_solid(md: McData, name: str) -> bool:
-    """A full collision box a player can stand on or place against; unknown names count as not solid."""
-    return md.has_block(name) and md.block(name).solid
+    return terrain.liquid_near(body_reader(ctx), cell)
 
 
 class Issued:
