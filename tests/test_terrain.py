@@ -1,6 +1,6 @@
 """One terrain rule (world.terrain): every room that asks "can a player stand here" gets the same answer.
 
-The leaves (move_to's standable, a placement's step aside), CraftScript (``can_stand`` and the safe steps),
+The leaves (move_to's standable, a placement's step aside), the trees' ``can_stand`` check, CraftScript (``can_stand`` and the safe steps),
 the build (anchor reachability, its standing cells) and the simulator ask the one module; these tests put
 each hazard and liquid under, at and over the feet and ask them all.
 """
@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from craftbt.capabilities import checks
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.leaves import blockwork, movement
@@ -43,6 +44,7 @@ def _answers(b: Any, pos: BlockPos) -> dict[str, bool]:
         "craftscript": Introspection(b).standable(pos),
         "build_paths": structure_paths.standable(lambda p: b.block_at(p).name, pos),
         "build_runner": standable_fn(b)(pos),
+        "tree_check": checks.can_stand(ctx, checks.PositionArgs(x=pos.x, y=pos.y, z=pos.z)),
     }
 
 

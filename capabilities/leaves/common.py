@@ -7,9 +7,7 @@ failure the leaf should return as-is.
 
 from __future__ import annotations
 
-import functools
 import math
-import warnings
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -237,18 +235,7 @@ def expect_state(post: Observation, pos: BlockPos, block: str | None, **expected
 # never typed in by hand, so it follows the body's Minecraft version.
 def registry_data(ctx: CapabilityContext) -> McData:
     """The minecraft-data registry for the body's version (the shipped default if that one is absent)."""
-    try:
-        return mcdata.load(ctx.body.version)
-    except mcdata.McDataFileError:
-        _warn_fallback(str(ctx.body.version))
-        return mcdata.load()
-
-
-@functools.lru_cache(maxsize=16)
-def _warn_fallback(version: str) -> None:
-    """Say once per version that its registry data is missing and the default stands in (seed 002)."""
-    warnings.warn(f"no minecraft-data for Minecraft {version}: using {mcdata.DEFAULT_VERSION}'s "
-                  "(recipes, drops and blocks may differ on this server)", RuntimeWarning, stacklevel=3)
+    return mcdata.load_or_default(str(ctx.body.version))
 
 
 def drop_names(md: McData, block: str) -> frozenset[str]:
