@@ -23,7 +23,7 @@ import py_trees
 from pydantic import ValidationError
 
 from craftbt.capabilities.behaviour import CapabilityBehaviour
-from craftbt.capabilities.context import CapabilityContext, DispatchHooks
+from craftbt.capabilities.context import AdmitAll, CapabilityContext, DispatchHooks
 from craftbt.capabilities.spec import ActionResult, CapabilitySpec, GuardResult
 from craftbt.core.errors import CraftbtError
 from craftbt.world.body import ActionHandle
@@ -67,13 +67,14 @@ class Dispatcher:
         return result
 
 
-class NestedHooks:
+class NestedHooks(AdmitAll):
     """DispatchHooks for commands run inside a ``run_script`` / ``call_function`` leaf.
 
     Every command is admitted by the enclosing hooks' ``admit_nested``: under an executor run that is
     :meth:`~craftbt.executor.pipeline.Pipeline.admit_nested` (the same stages as a tree leaf); a script
     nested in a script asks its parent, which asks its own, up to the run. Without an executor
-    (:class:`~craftbt.capabilities.context.AdmitAll`) only the command's guard runs, as for a leaf.
+    (:class:`~craftbt.capabilities.context.AdmitAll`) only the command's guard runs, as for a leaf. The
+    command's dispatch is part of the enclosing leaf's step: no timing or journal hooks of its own.
     """
 
     def __init__(self, parent: DispatchHooks) -> None:
@@ -84,12 +85,6 @@ class NestedHooks:
 
     def admit_nested(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
         return self.parent.admit_nested(ctx, spec, args, node)
-
-    def first_action(self, spec: CapabilitySpec, node: str) -> None:
-        return None
-
-    def finished(self, spec: CapabilitySpec, args: Any, node: str, result: ActionResult) -> None:
-        return None
 
 
 def nested_context(ctx: CapabilityContext) -> CapabilityContext:
