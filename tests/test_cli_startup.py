@@ -48,8 +48,7 @@ def test_validate_imports_no_planner_server_or_numpy() -> None:
     code, modules = _modules_after(["validate", "trees/library/greet.yaml"])
     assert code == 0
     assert "craftbt.trees.validate" in modules  # it did validate
-    # the simulator's per-state flag constants are terrain's vocabulary (world.terrain); the simulator is not loaded
-    assert [m for m in _loaded(modules, HEAVY) if m not in ("craftbt.world.sim", "craftbt.world.sim.flags")] == []
+    assert _loaded(modules, HEAVY) == []
 
 
 def test_version_and_help_load_only_the_command_line() -> None:

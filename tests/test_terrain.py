@@ -1,8 +1,8 @@
 """One terrain rule (world.terrain): every room that asks "can a player stand here" gets the same answer.
 
-The leaves (move_to's standable, a placement's step aside), the trees' ``can_stand`` check, CraftScript (``can_stand`` and the safe steps),
-the build (anchor reachability, its standing cells) and the simulator ask the one module; these tests put
-each hazard and liquid under, at and over the feet and ask them all.
+The leaves (move_to's standable, a placement's step aside), the trees' ``can_stand`` check, CraftScript
+(``can_stand`` and the safe steps), the build (anchor reachability, its standing cells) and the simulator
+ask the one module; these tests put each hazard and liquid under, at and over the feet and ask them all.
 """
 
 from __future__ import annotations
@@ -90,13 +90,21 @@ def test_craftscript_safe_step_down_refuses_a_hazard_floor(name: str) -> None:
     assert Introspection(b).safe_step_down(BlockPos(1, 64, 0)) is True
 
 
-def test_the_simulator_stands_where_the_rule_over_its_flags_says() -> None:
+def test_the_simulators_physics_agrees_with_the_rule() -> None:
+    """SimBody.standable (over the simulator's flags) and terrain.standable (over names) give the same answers
+    on ground, walls, pits, water and lava (the hazard the physics knows)."""
     b = body()
     b.world.set_block(tuple(CELL), ("lava", ()))
     b.world.set_block(tuple(CELL.offset(dx=1)), ("stone", ()))
-    for pos in (CELL, CELL.offset(dx=1), CELL.offset(dx=-1), CELL.offset(dx=1, dy=1)):
-        assert b.standable(*pos) is terrain.sim_standable(b.world.flags, *pos)
-    assert b.standable(*CELL.offset(dx=-1)) and not b.standable(*CELL) and not b.standable(*CELL.offset(dx=1))
+    b.world.set_block(tuple(CELL.offset(dx=2, dy=-1)), ("air", ()))
+    b.world.set_block(tuple(CELL.offset(dx=2, dy=-2)), ("air", ()))
+    b.world.set_block(tuple(CELL.offset(dx=-2, dy=1)), ("lava", ()))
+    ctx = CapabilityContext(body=b, registry=default_registry())
+    solid = terrain.solid_in(registry_data(ctx))
+    cells = [CELL.offset(dx=dx, dy=dy) for dx in range(-3, 4) for dy in (-1, 0, 1)]
+    for pos in cells:
+        assert b.standable(*pos) is terrain.standable(body_reader(ctx), solid, pos), pos
+    assert b.standable(*CELL.offset(dx=-1)) and not b.standable(*CELL) and not b.standable(*CELL.offset(dx=-2))
 
 
 def test_one_set_of_liquids() -> None:

@@ -2,8 +2,9 @@
 
 The one statement of these rules. Leaves (``move_to``'s guard, a placement's step aside), the build
 (anchor reachability, the build's standing cells), CraftScript (``can_stand``, ``safe_step_up`` and
-``safe_step_down``) and exploration read blocks by name and ask here; the simulator asks
-:func:`sim_standable`, the same rule over its per-state flags.
+``safe_step_down``) and exploration read blocks by name and ask here. The simulator's physics keeps the
+same rule over its per-state flags (:func:`craftbt.world.sim.flags.standable`: solid is a full collision
+box, and lava the one hazard it knows); a test holds the two to the same answers.
 
 A rule takes the reader it needs (``read(pos) -> block name``, None where the body cannot see) and the
 solidity of a name (:func:`solid_in` for the registry data of a game version), so each caller keeps its
@@ -18,7 +19,6 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from craftbt.world.body import BlockPos
-from craftbt.world.sim.flags import LAVA, SOLID  # constants only: no simulator is loaded
 
 if TYPE_CHECKING:
     from craftbt.world.mcdata import McData
@@ -129,20 +129,3 @@ def stair_up_step(feet: BlockPos, side: tuple[int, int], k: int) -> StairStep:
     at = feet.offset(k * dx, k, k * dz)
     before = feet.offset((k - 1) * dx, k - 1, (k - 1) * dz)
     return StairStep(at=at, cells=(before.offset(dy=2), at, at.offset(dy=1)), floor=at.offset(dy=-1))
-
-
-#: the simulator's flags of a cell a body cannot stand in: solid, or lava (the one hazard its physics knows)
-SIM_BLOCKS_BODY = SOLID | LAVA
-#: the simulator's flag of a floor
-SIM_FLOOR = SOLID
-
-
-def sim_open(flags: int) -> bool:
-    """A cell with these simulator flags can hold the feet or the head."""
-    return not flags & SIM_BLOCKS_BODY
-
-
-def sim_standable(flags: Callable[[int, int, int], int], x: int, y: int, z: int) -> bool:
-    """:func:`standable` over the simulator's per-state flags: feet and head cells open (:func:`sim_open`), a
-    floor under them. The simulator's pathfinder walks the cells this admits."""
-    return sim_open(flags(x, y, z)) and sim_open(flags(x, y + 1, z)) and bool(flags(x, y - 1, z) & SIM_FLOOR)

@@ -446,9 +446,9 @@ class SimBody:
         pl.pitch = math.atan2(dy, math.hypot(dx, dz))
 
     def standable(self, x: int, y: int, z: int) -> bool:
-        from craftbt.world.terrain import sim_standable
+        from craftbt.world.sim.flags import standable
 
-        return sim_standable(self.world.flags, x, y, z)
+        return standable(self.world.flags, x, y, z)
 
     def _check_pos(self, pos: object, what: str) -> BlockPos:
         if not (isinstance(pos, tuple) and len(pos) == 3 and all(isinstance(v, int) for v in pos)):

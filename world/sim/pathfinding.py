@@ -68,7 +68,7 @@ def find_path(
     broken) the search may dig through solid blocks in its way, paying their
     dig time.
     """
-    from craftbt.world.terrain import SIM_FLOOR, sim_open
+    from craftbt.world.sim.flags import BLOCKS_BODY, SOLID
 
     flags = world.flags
     free_cache: dict[Pos, bool] = {}
@@ -78,7 +78,7 @@ def find_path(
         k = (x, y, z)
         v = free_cache.get(k)
         if v is None:
-            v = sim_open(flags(x, y, z))
+            v = not flags(x, y, z) & BLOCKS_BODY
             free_cache[k] = v
         return v
 
@@ -86,11 +86,11 @@ def find_path(
         k = (x, y, z)
         v = solid_cache.get(k)
         if v is None:
-            v = bool(flags(x, y, z) & SIM_FLOOR)
+            v = bool(flags(x, y, z) & SOLID)
             solid_cache[k] = v
         return v
 
-    def standable(x: int, y: int, z: int) -> bool:  # terrain.sim_standable, over the caches
+    def standable(x: int, y: int, z: int) -> bool:  # flags.standable, over the caches
         return free(x, y, z) and free(x, y + 1, z) and solid(x, y - 1, z)
 
     tx, ty, tz = target
