@@ -712,10 +712,8 @@ def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) ->
 
 
 def _open_floor(ctx: CapabilityContext, md: Any, cell: BlockPos) -> bool:
-    """``cell`` and the one over it are open and dry, with solid ground under it: a step across a cave."""
-    names = [ctx.body.block_at(cell.offset(dy=dy)).name for dy in (-1, 0, 1)]
-    return (is_solid(md, names[0]) and not is_solid(md, names[1]) and not is_solid(md, names[2])
-            and not any(n in LIQUIDS for n in names) and not liquid_near(ctx, cell))
+    """A player can stand at ``cell`` (world.terrain) and no liquid is in or next to it: a step across a cave."""
+    return terrain.standable(body_reader(ctx), solid_in(md), cell) and not liquid_near(ctx, cell)
 
 
 def _can_step_out(ctx: CapabilityContext, md: Any) -> bool:
