@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from craftbt.capabilities.spec import CheckSpec
+from craftbt.world import mcdata, terrain
 from craftbt.world.body import BlockPos
 
 if TYPE_CHECKING:
@@ -67,13 +68,10 @@ def block_is(ctx: CapabilityContext, args: BlockIsArgs) -> bool:
 
 
 def can_stand(ctx: CapabilityContext, args: PositionArgs) -> bool:
-    pos = args.as_block_pos()
-    below = ctx.body.block_at(pos.offset(dy=-1))
-    return (
-        not below.is_air
-        and ctx.body.block_at(pos).is_air
-        and ctx.body.block_at(pos.offset(dy=1)).is_air
-    )
+    """A player can stand at the position safely: the terrain rule every leaf uses (world.terrain)."""
+    body = ctx.body
+    solid = terrain.solid_in(mcdata.load_or_default(str(body.version)))
+    return terrain.standable(lambda p: body.block_at(p).name, solid, args.as_block_pos())
 
 
 def health_above(ctx: CapabilityContext, args: HealthAboveArgs) -> bool:

@@ -46,6 +46,12 @@ class DispatchHooks(Protocol):
         an allowance that carries a ``reason`` succeeds without dispatching (shadow mode)."""
         ...
 
+    def admit_nested(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
+        """Admit a command that the running leaf dispatches itself (CraftScript's ``run_script``): the same
+        admission policy as :meth:`admit` (geofence, permissions, command allowlist, guard), no dispatch
+        bookkeeping of its own."""
+        ...
+
     def first_action(self, spec: CapabilitySpec, node: str) -> None:
         """Called when the runner issues its first body command (TTFA)."""
         ...
@@ -73,6 +79,9 @@ class LeafSupervisor(Protocol):
 
 class AdmitAll:
     def admit(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
+        return run_guard(ctx, spec, args)
+
+    def admit_nested(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
         return run_guard(ctx, spec, args)
 
     def first_action(self, spec: CapabilitySpec, node: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
+from types import ModuleType
 
 from craftbt.capabilities.leaves import register_all
 from craftbt.capabilities.registry import Registry
@@ -52,9 +53,7 @@ def default_registry() -> Registry:
 
 
 def _plugins() -> builtins.list[tuple[str, Callable[[], Callable[[Registry], None]]]]:
-    import importlib
     import os
-    import sys
     from importlib.metadata import entry_points
 
     found: builtins.list[tuple[str, Callable[[], Callable[[Registry], None]]]] = [
@@ -68,11 +67,32 @@ def _plugins() -> builtins.list[tuple[str, Callable[[], Callable[[Registry], Non
             )
 
         def load(module: str = module, attr: str = attr) -> Callable[[Registry], None]:
-            # A console script does not put the working directory on sys.path; a local plugin needs it.
-            if os.getcwd() not in sys.path:
-                sys.path.insert(0, os.getcwd())
-            fn: Callable[[Registry], None] = getattr(importlib.import_module(module), attr)
+            fn: Callable[[Registry], None] = getattr(_import_plugin(module), attr)
             return fn
 
         found.append((ref, load))
     return found
+
+
+def _import_plugin(module: str) -> ModuleType:
+    """Import a ``CRAFTBT_PLUGINS`` module. A console script does not put the working directory on
+    ``sys.path``, so a top-level package that is importable from nowhere else is taken from the working
+    directory (``examples.wave`` beside the tree that uses it); ``sys.path`` itself is left alone."""
+    import importlib
+    import importlib.machinery
+    import importlib.util
+    import os
+    import sys
+
+    top = module.partition(".")[0]
+    if top and top not in sys.modules and importlib.util.find_spec(top) is None:
+        spec = importlib.machinery.PathFinder.find_spec(top, [os.getcwd()])
+        if spec is not None and spec.loader is not None:
+            found = importlib.util.module_from_spec(spec)
+            sys.modules[top] = found
+            try:
+                spec.loader.exec_module(found)
+            except BaseException:
+                del sys.modules[top]
+                raise
+    return importlib.import_module(module)

@@ -1,42 +1,39 @@
-"""The ``run_script``, ``call_function`` and ``build_up`` capabilities: CraftScript as tree leaves.
+"""The ``run_script`` and ``call_function`` capabilities: CraftScript as tree leaves.
 
 They join the default registry as a plugin (the ``craftbt.capabilities`` entry point in pyproject.toml),
 because craftscript sits above capabilities in the layers. Each command the script issues runs as
-its own capability leaf under :class:`~craftbt.craftscript.dispatch.NestedHooks`: its guard, plus the
-enclosing run's permission profile and geofence. The leaf declares every permission a script may
-need, so the executor's pipeline refuses the whole leaf under a narrower profile before it starts.
+its own capability leaf under :class:`~craftbt.craftscript.dispatch.NestedHooks`: the enclosing run's
+admission stages (geofence, registry, permissions, command allowlist, guard), as for a tree leaf. The leaf
+declares every permission a script may need, so the executor's pipeline refuses the whole leaf under a
+narrower profile before it starts.
 
-``build_up`` is the pillar step (jump, place a block under the feet) that CraftScript's ``build_up`` command
-dispatches, so geofence, permissions, shadow mode, the journal and SLA rows apply to it as to any leaf.
+CraftScript's ``build_up`` command dispatches the built-in ``build_up`` leaf (capabilities.leaves.construction).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from craftbt.capabilities.context import CapabilityContext
-from craftbt.capabilities.leaves.common import act, expect_block, failure_from_error
 from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
     GuardResult,
     Permission,
-    Receipt,
     RunnerGen,
     VerificationResult,
 )
 from craftbt.craftscript.checker import Checker
-from craftbt.craftscript.dispatch import Dispatcher, NestedHooks
+from craftbt.craftscript.dispatch import Dispatcher, nested_context
 from craftbt.craftscript.errors import ScriptError
 from craftbt.craftscript.functions import FunctionStore
 from craftbt.craftscript.interp import Interpreter, Limits, ScriptOutcome
 from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.parser import parse
-from craftbt.world.body import BodyError, Observation
+from craftbt.world.body import Observation
 
 if TYPE_CHECKING:
     from craftbt.capabilities.registry import Registry
@@ -91,10 +88,6 @@ def guard_call_function(ctx: CapabilityContext, args: CallFunctionArgs) -> Guard
     return GuardResult.allow()
 
 
-def _nested(ctx: CapabilityContext) -> CapabilityContext:
-    return replace(ctx, hooks=NestedHooks(ctx.hooks))
-
-
 def _result(outcome: ScriptOutcome) -> ActionResult:
     obs: dict[str, Any] = {"ops": outcome.ops, "status": outcome.status, "block_changes": outcome.block_changes,
                            "logs": [entry for entry in outcome.logs if entry["kind"] in ("log", "block_info")][-100:]}
@@ -107,7 +100,7 @@ def _result(outcome: ScriptOutcome) -> ActionResult:
 
 def run_run_script(ctx: CapabilityContext, args: RunScriptArgs) -> RunnerGen:
     program = parse(args.source, source="run_script")
-    nested = _nested(ctx)
+    nested = nested_context(ctx)
     waypoints = {k: (v[0], v[1], v[2]) for k, v in args.waypoints.items() if len(v) == 3}
     interp = Interpreter(program, ctx.body, Dispatcher(nested), functions=_store(ctx), waypoints=waypoints,
                          limits=Limits(max_ops=args.max_ops), core_macros=core_macros())
@@ -118,7 +111,7 @@ def run_run_script(ctx: CapabilityContext, args: RunScriptArgs) -> RunnerGen:
 def run_call_function(ctx: CapabilityContext, args: CallFunctionArgs) -> RunnerGen:
     named = ", ".join(f"{k}: {_literal(v)}" for k, v in sorted(args.args.items()))
     program = parse(f"{args.name}({named});", source=f"call_function:{args.name}")
-    interp = Interpreter(program, ctx.body, Dispatcher(_nested(ctx)), functions=_store(ctx),
+    interp = Interpreter(program, ctx.body, Dispatcher(nested_context(ctx)), functions=_store(ctx),
                          limits=Limits(max_ops=args.max_ops), core_macros=core_macros())
     outcome = yield from interp.run()
     return _result(outcome)
@@ -143,48 +136,8 @@ def accept_script(pre: Observation, post: Observation, args: Any, result: Action
     return VerificationResult.verified(ops=result.observables.get("ops"), changes=len(changes))
 
 
-class BuildUpArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    item: str = Field(pattern=r"^(minecraft:)?[a-z0-9_]+$", description="A solid block item to place under the feet")
-
-
-def guard_build_up(ctx: CapabilityContext, args: BuildUpArgs) -> GuardResult:
-    if not callable(getattr(ctx.body, "build_up", None)):
-        return GuardResult.deny("unsupported", "this body has no jump-place")
-    item = args.item.removeprefix("minecraft:")
-    if not any(s.name == item and s.count > 0 for s in ctx.body.inventory()):
-        return GuardResult.deny("precond_missing:item", f"no {item} in the inventory")
-    return GuardResult.allow()
-
-
-def run_build_up(ctx: CapabilityContext, args: BuildUpArgs) -> RunnerGen:
-    item = args.item.removeprefix("minecraft:")
-    feet = ctx.body.position().block()
-    try:
-        handle = ctx.body.build_up(item)  # type: ignore[attr-defined]  # a body extension, checked by the guard
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
-    if failure is not None:
-        return failure
-    return ActionResult.success(Receipt(position=feet, block=item), item=item, position=list(feet))
-
-
-def accept_build_up(pre: Observation, post: Observation, args: BuildUpArgs, result: ActionResult) -> VerificationResult:
-    """The block is in the cell the feet left, and the bot stands at least one block higher."""
-    feet = pre.position.block()
-    probe = expect_block(post, feet, args.item.removeprefix("minecraft:"))
-    if probe.verdict.value != "verified":
-        return probe
-    rose = post.position.y - pre.position.y
-    if rose < 0.99:
-        return VerificationResult.contradicted(**probe.evidence, rose=rose)
-    return VerificationResult.verified(**probe.evidence, rose=rose)
-
-
 def register(registry: Registry) -> None:
-    for name in ("run_script", "call_function", "build_up"):
+    for name in ("run_script", "call_function"):
         if registry.has(name):
             return  # registered already (a second plugin load)
     common: dict[str, Any] = {"version": "1.0.0", "family": Family.WORLD, "permissions": SCRIPT_PERMISSIONS,
@@ -196,8 +149,3 @@ def register(registry: Registry) -> None:
     registry.register(CapabilitySpec(
         name="call_function", args_model=CallFunctionArgs, runner=run_call_function, guard=guard_call_function,
         description="Run the latest version of a stored CraftScript function with named arguments", **common))
-    registry.register(CapabilitySpec(
-        name="build_up", version="1.0.0", family=Family.CONSTRUCTION, args_model=BuildUpArgs, runner=run_build_up,
-        guard=guard_build_up, acceptance=accept_build_up,
-        permissions=frozenset({Permission.MOVEMENT, Permission.PLACE}), timeout_ms=10_000,
-        description="Jump and place a block under the feet (a pillar step): the bot ends one block higher"))

@@ -7,23 +7,25 @@ capability and ticks it until it finishes; the interpreter yields ``None`` (one 
   :class:`~craftbt.executor.supervisor.Supervisor` is attached to each leaf, so the executor's pipeline
   (registry, args, guard, geofence, permissions, shadow mode, rate limit, journal step, SLA row) runs
   for every command, exactly as for a tree leaf.
-* Inside the ``run_script`` / ``call_function`` capabilities the leaf runs with :class:`NestedHooks`:
-  the command's guard, plus the enclosing run's permissions and geofence when there is one.
+* Inside the ``run_script`` / ``call_function`` capabilities the leaf runs with :class:`NestedHooks`,
+  which hands admission to the enclosing hooks' ``admit_nested``: under an executor that is the
+  pipeline's own admission stages (geofence, registry, permissions and the command allowlist, guard);
+  there is no second copy of the policy here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from dataclasses import replace
 from typing import Any
 
 import py_trees
 from pydantic import ValidationError
 
 from craftbt.capabilities.behaviour import CapabilityBehaviour
-from craftbt.capabilities.context import CapabilityContext, DispatchHooks, run_guard
+from craftbt.capabilities.context import AdmitAll, CapabilityContext, DispatchHooks
 from craftbt.capabilities.spec import ActionResult, CapabilitySpec, GuardResult
 from craftbt.core.errors import CraftbtError
-from craftbt.executor.pipeline import iter_positions
 from craftbt.world.body import ActionHandle
 
 DispatchGen = Generator[ActionHandle | None, ActionHandle | None, ActionResult]
@@ -65,39 +67,26 @@ class Dispatcher:
         return result
 
 
-class NestedHooks:
+class NestedHooks(AdmitAll):
     """DispatchHooks for commands run inside a ``run_script`` / ``call_function`` leaf.
 
-    The command's own guard runs; when the enclosing hooks belong to an executor run (they carry
-    ``run.config``), the command must also fit that run's permission profile and geofence.
+    Every command is admitted by the enclosing hooks' ``admit_nested``: under an executor run that is
+    :meth:`~craftbt.executor.pipeline.Pipeline.admit_nested` (the same stages as a tree leaf); a script
+    nested in a script asks its parent, which asks its own, up to the run. Without an executor
+    (:class:`~craftbt.capabilities.context.AdmitAll`) only the command's guard runs, as for a leaf. The
+    command's dispatch is part of the enclosing leaf's step: no timing or journal hooks of its own.
     """
 
-    def __init__(self, parent: DispatchHooks | None) -> None:
+    def __init__(self, parent: DispatchHooks) -> None:
         self.parent = parent
 
     def admit(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
-        guard = run_guard(ctx, spec, args)
-        if not guard.ok:
-            return guard
-        config = getattr(getattr(self.parent, "run", None), "config", None)
-        if config is None:
-            return guard
-        missing = sorted(p.value for p in spec.permissions - config.granted)
-        if missing:
-            return GuardResult.deny(f"permission_denied:{missing[0]}", f"profile {config.profile!r}")
-        if spec.world_changing:
-            fence = config.geofence
-            if fence is None:
-                return GuardResult.deny("geofence_unconfigured", "no geofence bounds")
-            if not fence.contains(ctx.body.position()):
-                return GuardResult.deny("geofence_violation:bot", "the bot is outside the geofence")
-            for path, pos in iter_positions(args.model_dump(mode="json")):
-                if not fence.contains(pos):
-                    return GuardResult.deny("geofence_violation:target", f"{path}={tuple(pos)}")
-        return guard
+        return self.parent.admit_nested(ctx, spec, args, node)
 
-    def first_action(self, spec: CapabilitySpec, node: str) -> None:
-        return None
+    def admit_nested(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
+        return self.parent.admit_nested(ctx, spec, args, node)
 
-    def finished(self, spec: CapabilitySpec, args: Any, node: str, result: ActionResult) -> None:
-        return None
+
+def nested_context(ctx: CapabilityContext) -> CapabilityContext:
+    """The context a leaf hands the commands it dispatches itself: admitted through :class:`NestedHooks`."""
+    return replace(ctx, hooks=NestedHooks(ctx.hooks))

@@ -27,9 +27,10 @@ from craftbt.craftscript import ast as a
 from craftbt.craftscript.commands import COMMANDS, HAZARD_NAMES, PREDICATES
 from craftbt.craftscript.dispatch import Dispatcher
 from craftbt.craftscript.errors import ScriptError, ScriptErrorCode
-from craftbt.craftscript.introspect import AIRS, HAZARD_BLOCKS, Introspection, canonical, strip
+from craftbt.craftscript.introspect import AIRS, Introspection, canonical, strip
 from craftbt.craftscript.navpolicy import NavFailure, NavPolicy, apply_to_body, hazard_near, path_violation
 from craftbt.world.body import FACE_OFFSETS, ActionHandle, ActionStatus, BlockPos, Body, BodyError, Face
+from craftbt.world.terrain import HAZARDS
 
 Gen = Generator[ActionHandle | None, ActionHandle | None, Any]
 
@@ -786,7 +787,7 @@ class Interpreter:
                        op=c.name, at=at, notes={"invariant": 2})
         feet, head = self._name_at(target), self._name_at(target.offset(dy=1))
         for name in (feet, head):
-            if name in HAZARD_BLOCKS or name == "lava":
+            if name in HAZARDS:
                 self._fail(ScriptErrorCode.INVARIANT_VIOLATION, f"{canonical(name)} at the target", c.loc,
                            op=c.name, at=at, notes={"invariant": 4})
             if self.vox.solid(name):

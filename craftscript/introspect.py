@@ -29,10 +29,9 @@ from craftbt.world.body import (
     Face,
 )
 from craftbt.world.mcdata import McData
+from craftbt.world.terrain import HAZARDS, LIQUIDS, standable
 
 PREFIX = "minecraft:"
-HAZARD_BLOCKS = frozenset({"lava", "fire", "soul_fire", "magma_block", "cactus", "powder_snow", "campfire"})
-LIQUIDS = frozenset({"water", "lava", "bubble_column"})
 AIRS = frozenset({"air", "cave_air", "void_air"})
 #: the lowest cell a topography column search goes below the agent's feet, and the highest above
 TOPO_DEPTH = 16
@@ -106,16 +105,14 @@ class Introspection:
         return sorted(found)
 
     def standable(self, pos: BlockPos) -> bool:
-        feet, head, ground = self.name_at(pos), self.name_at(pos.offset(dy=1)), self.name_at(pos.offset(dy=-1))
-        if feet in HAZARD_BLOCKS or head in HAZARD_BLOCKS or ground in HAZARD_BLOCKS or feet in LIQUIDS:
-            return False
-        return not self.solid(feet) and not self.solid(head) and self.solid(ground)
+        """``can_stand``: the terrain rule every leaf uses (:func:`craftbt.world.terrain.standable`)."""
+        return standable(self.name_at, self.solid, pos)
 
     def safe_step_up(self, front: BlockPos) -> bool:
         """Step onto ``front``: it is a solid, safe floor, the cell above it is free, and the bot can jump."""
         me = self.feet()
         floor, into = self.name_at(front), self.name_at(front.offset(dy=1))
-        if floor in HAZARD_BLOCKS or into in HAZARD_BLOCKS or into in LIQUIDS:
+        if floor in HAZARDS or into in HAZARDS or into in LIQUIDS:
             return False
         return self.solid(floor) and not self.solid(into) and not self.solid(self.name_at(me.offset(dy=2)))
 
@@ -124,7 +121,7 @@ class Introspection:
         before the drop: a staircase dug down needs it clear) and the cell below it free, a safe floor under."""
         over, head = self.name_at(front.offset(dy=1)), self.name_at(front)
         into, floor = self.name_at(front.offset(dy=-1)), self.name_at(front.offset(dy=-2))
-        if any(n in HAZARD_BLOCKS for n in (over, head, into, floor)) or into in LIQUIDS or floor in LIQUIDS:
+        if any(n in HAZARDS for n in (over, head, into, floor)) or into in LIQUIDS or floor in LIQUIDS:
             return False
         return not self.solid(over) and not self.solid(head) and not self.solid(into) and self.solid(floor)
 

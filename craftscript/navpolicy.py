@@ -20,9 +20,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from craftbt.world.body import BlockPos, Body, BodyError
+from craftbt.world.terrain import BURNING  # the blocks the envelope keeps the bot out of and away from
 
-#: blocks the envelope keeps the bot out of and away from
-BURNING = frozenset({"lava", "fire", "soul_fire", "magma_block", "campfire", "soul_campfire"})
 #: the envelope: the feet and head cells and the floor, and the four cells beside the feet and the floor
 ENVELOPE = ((0, 0, 0), (0, 1, 0), (0, -1, 0), (1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1),
             (1, -1, 0), (-1, -1, 0), (0, -1, 1), (0, -1, -1))

@@ -18,6 +18,10 @@ is recorded as a structured decision with its backoff class:
 10. double dispatch  same idempotency key in flight: refused; done within the window: collapsed
 11. commit         journal step row, golden-run dispatch, TTFA timer, shadow canaries
 
+Stages 1-6 are the admission policy (:data:`ADMISSION_STAGES`). A command that a running leaf dispatches
+itself (CraftScript's ``run_script`` / ``call_function``) passes those same stages through
+:meth:`Pipeline.admit_nested`; it is part of the enclosing leaf's step, so 7-11 do not apply to it.
+
 After dispatch (:meth:`Pipeline.finished`): body ``preempted`` becomes
 ``safety_preempted`` (transient backoff), ``nav_busy`` becomes
 ``navigating_in_progress`` (no retry: the supervisor waits for the walk to end
@@ -27,7 +31,8 @@ and dispatches again); the verdict and effects are journaled.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -49,8 +54,50 @@ from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.world.body import BlockPos
 
 if TYPE_CHECKING:
-    from craftbt.executor.supervisor import Supervisor
+    from craftbt.executor.supervisor import LeafMeta, Supervisor
 
+
+class Activation(Protocol):
+    """What the admission stages read of one leaf activation: a tree leaf's :class:`Supervisor`, or a
+    command run inside one (:class:`NestedActivation`: CraftScript's ``run_script`` / ``call_function``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def meta(self) -> LeafMeta: ...
+
+    @property
+    def args_json(self) -> dict[str, Any]: ...
+
+    @property
+    def args_sentinels(self) -> list[str]: ...
+
+    @property
+    def args_positions(self) -> list[tuple[str, BlockPos]]: ...
+
+
+@dataclass(slots=True)
+class NestedActivation:
+    """A command dispatched inside a running leaf: its own args, the enclosing leaf's tree metadata."""
+
+    name: str
+    meta: LeafMeta
+    args_json: dict[str, Any]
+    args_sentinels: list[str] = field(default_factory=list)
+    args_positions: list[tuple[str, BlockPos]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, args: BaseModel, name: str, meta: LeafMeta) -> NestedActivation:
+        json = args.model_dump(mode="json")
+        return cls(name=name, meta=meta, args_json=json, args_sentinels=list(find_sentinels(json)),
+                   args_positions=list(iter_positions(json)))
+
+
+A = TypeVar("A", bound=Activation)
+#: an admission stage (policy: what may reach the world) reads only the activation's args and metadata
+AdmissionFn = Callable[["Pipeline", CapabilityContext, CapabilitySpec, BaseModel, Activation], GuardResult | None]
+#: a run stage (shadow, rate limit, feasibility, double dispatch) works on the tree leaf's supervisor
 StageFn = Callable[["Pipeline", CapabilityContext, CapabilitySpec, BaseModel, "Supervisor"], GuardResult | None]
 
 #: post-dispatch body error codes -> (recorded code, retryable)
@@ -89,7 +136,7 @@ def iter_positions(value: Any, path: str = "args") -> Iterator[tuple[str, BlockP
 
 # -- stages ---------------------------------------------------------------------------
 def stage_registry(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
-                   sup: Supervisor) -> GuardResult | None:
+                   sup: Activation) -> GuardResult | None:
     try:
         known = p.run.registry.get(spec.key) is spec
     except CraftbtError:
@@ -107,7 +154,7 @@ def stage_registry(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
 
 
 def stage_schema(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
-                 sup: Supervisor) -> GuardResult | None:
+                 sup: Activation) -> GuardResult | None:
     if isinstance(args, spec.args_model):
         return None  # the behaviour built it with this very model (V2 already held)
     try:
@@ -118,7 +165,7 @@ def stage_schema(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args
 
 
 def stage_explicit(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
-                   sup: Supervisor) -> GuardResult | None:
+                   sup: Activation) -> GuardResult | None:
     if sup.meta.args_source == "derived" and not p.run.config.allow_materialize:
         return GuardResult.deny("derived_args_not_allowed_live", "args were derived, not written by the plan author")
     if sup.args_sentinels:
@@ -127,7 +174,7 @@ def stage_explicit(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
 
 
 def stage_guard(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
-                sup: Supervisor) -> GuardResult | None:
+                sup: Activation) -> GuardResult | None:
     guard = run_guard(ctx, spec, args)
     return None if guard.ok else guard
 
@@ -138,7 +185,7 @@ def fenced(spec: CapabilitySpec) -> bool:
 
 
 def stage_geofence(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
-                   sup: Supervisor) -> GuardResult | None:
+                   sup: Activation) -> GuardResult | None:
     if not fenced(spec):
         return None
     fence = p.run.config.geofence
@@ -157,7 +204,7 @@ def stage_geofence(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, ar
 
 
 def stage_permissions(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
-                      sup: Supervisor) -> GuardResult | None:
+                      sup: Activation) -> GuardResult | None:
     config = p.run.config
     granted = config.granted
     missing = sorted(perm.value for perm in spec.permissions - granted)
@@ -239,16 +286,23 @@ def stage_double_dispatch(p: Pipeline, ctx: CapabilityContext, spec: CapabilityS
     return None
 
 
-#: Seed 000's guard pipeline order: geofence first (fail closed), then the allowlist (registry, args,
-#: permissions), shadow, rate limiter, feasibility (Rig G), commit. The leaf's own guard runs after the
-#: allowlist: it may observe the world, which a refused leaf has no business doing.
-STAGES: tuple[tuple[str, StageFn], ...] = (
+#: The admission policy, the one place it is written: geofence first (fail closed), then the allowlist
+#: (registry, args, permissions and server commands), then the leaf's own guard (it may observe the world,
+#: which a refused leaf has no business doing). A tree leaf and a command nested in one (CraftScript's
+#: ``run_script``) pass the same stages: see :meth:`Pipeline.admit_nested`.
+ADMISSION_STAGES: tuple[tuple[str, AdmissionFn], ...] = (
     ("geofence", stage_geofence),
     ("registry", stage_registry),
     ("args_schema", stage_schema),
     ("explicit_args", stage_explicit),
     ("permissions", stage_permissions),
     ("guard", stage_guard),
+)
+
+#: Seed 000's guard pipeline order: the admission policy, then shadow, rate limiter, feasibility (Rig G),
+#: commit.
+STAGES: tuple[tuple[str, StageFn], ...] = (
+    *ADMISSION_STAGES,
     ("shadow", stage_shadow),
     ("rate_limit", stage_rate),
     ("feasibility", stage_feasibility),
@@ -276,23 +330,23 @@ class Pipeline:
             sup.args_json = args.model_dump(mode="json")
             sup.args_sentinels = list(find_sentinels(sup.args_json))
             sup.args_positions = list(iter_positions(sup.args_json)) if has_position(sup.args_json) else []
-        for stage_name, stage in STAGES:
-            verdict = stage(self, ctx, spec, args, sup)
-            if verdict is None:
-                continue
-            if not verdict.ok:
-                self.run.metrics.refusals += 1
-                # the blocked payload names the leaf, the leaf the plan wrote and where its args came from
-                detail: dict[str, Any] = {"stage": stage_name, "detail": verdict.detail or "", "leaf": spec.name,
-                                          "original_leaf": sup.meta.original_leaf,
-                                          "args_source": sup.meta.args_source}
-                line = spec.command(sup.args_json)
-                if line is not None:
-                    detail["command"] = command_name(line)  # the refusal names the command it kept from the server
-                self.run.decide(verdict.reason or "refused", node=sup.name, capability=spec.key, detail=detail)
+        verdict = self._verdict(STAGES, ctx, spec, args, sup)
+        if verdict is not None:
             return verdict
         self._commit(spec, args, sup)
         return GuardResult.allow()
+
+    def admit_nested(self, ctx: CapabilityContext, spec: CapabilitySpec, args: Any, node: str) -> GuardResult:
+        """Admit a command that a running leaf dispatches itself (CraftScript's ``run_script`` and
+        ``call_function``): the same :data:`ADMISSION_STAGES` as a tree leaf, against the run's config,
+        recorded as a decision under the enclosing leaf. Nothing is committed: the command's effects are
+        the enclosing leaf's step."""
+        sup = self.run.current
+        if sup is None:  # a leaf outside any supervisor: the guard still runs
+            return run_guard(ctx, spec, args)
+        act = NestedActivation.of(args, f"{sup.name}/{node}", sup.meta)
+        verdict = self._verdict(ADMISSION_STAGES, ctx, spec, args, act)
+        return GuardResult.allow() if verdict is None else verdict
 
     def first_action(self, spec: CapabilitySpec, node: str) -> None:
         sup = self.run.current
@@ -320,6 +374,29 @@ class Pipeline:
         self.end_step(sup, result)
 
     # -- internals ------------------------------------------------------------------------
+    def _verdict(self, stages: tuple[tuple[str, Callable[[Pipeline, CapabilityContext, CapabilitySpec, BaseModel, A],
+                                                         GuardResult | None]], ...],
+                 ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel, act: A) -> GuardResult | None:
+        """The first stage that speaks (a refusal is recorded), or None when every stage let the leaf pass."""
+        for stage_name, stage in stages:
+            verdict = stage(self, ctx, spec, args, act)
+            if verdict is None:
+                continue
+            if not verdict.ok:
+                self._refused(stage_name, verdict, spec, act)
+            return verdict
+        return None
+
+    def _refused(self, stage_name: str, verdict: GuardResult, spec: CapabilitySpec, act: Activation) -> None:
+        self.run.metrics.refusals += 1
+        # the blocked payload names the leaf, the leaf the plan wrote and where its args came from
+        detail: dict[str, Any] = {"stage": stage_name, "detail": verdict.detail or "", "leaf": spec.name,
+                                  "original_leaf": act.meta.original_leaf, "args_source": act.meta.args_source}
+        line = spec.command(act.args_json)
+        if line is not None:
+            detail["command"] = command_name(line)  # the refusal names the command it kept from the server
+        self.run.decide(verdict.reason or "refused", node=act.name, capability=spec.key, detail=detail)
+
     def _commit(self, spec: CapabilitySpec, args: BaseModel, sup: Supervisor) -> None:
         run = self.run
         tick = run.tick()

@@ -19,6 +19,7 @@ from typing import Any
 
 from craftbt.trees import model as m
 from craftbt.world.body import BlockPos, Body
+from craftbt.world.terrain import stair_up_step
 
 #: blocks the routines place (roof, stair fill), most plentiful first at run time; no sand or gravel: a roof of
 #: them falls in on the bot (natural seed 27, a pit dug in a beach)
@@ -212,10 +213,8 @@ def leave_shelter(body: Body) -> m.TreeDefinition:
 
     cells = [at(0, dy) for dy in range(2, ROOF_ABOVE_FEET + 1)]
     last = _steps_out(body, feet, (dx, dz))
-    for k in range(1, last + 1):
-        cells += [at(k, k), at(k, k + 1)]
-        if k < last:  # headroom to jump onto the next step (the last keeps its roof when it is not out yet)
-            cells.append(at(k, k + 2))
+    for k in range(1, last + 1):  # the last step keeps its roof when it is not out yet: no jump from it is dug
+        cells += [c for c in stair_up_step(feet, (dx, dz), k).cells if c not in cells]
     for i, cell in enumerate(cells):
         if body.block_at(cell).name not in SOFT:
             leaves.append(m.LeafNode(name=f"dig exit {i}", capability="dig_block_at",

@@ -121,7 +121,7 @@ def test_missing_minecraft_data_falls_back_with_a_warning() -> None:
     class Ctx:
         body = Old()
 
-    common._warn_fallback.cache_clear()
+    mcdata._warn_fallback.cache_clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data = common.registry_data(Ctx())  # type: ignore[arg-type]

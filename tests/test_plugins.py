@@ -54,3 +54,31 @@ def test_cli_runs_a_tree_that_uses_a_plugin_capability(tmp_path: Path) -> None:
         cwd=ROOT, env={**env, "CRAFTBT_PLUGINS": ""}, capture_output=True, text=True, timeout=120,
     )
     assert without.returncode == 1 and "unknown capability 'wave'" in without.stdout + without.stderr
+
+
+def test_a_plugin_in_the_working_directory_loads_without_touching_sys_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from craftbt.capabilities.default import _import_plugin
+
+    (tmp_path / "localplug_32b").mkdir()
+    (tmp_path / "localplug_32b" / "__init__.py").write_text("")
+    (tmp_path / "localplug_32b" / "caps.py").write_text("def register(registry):\n    return None\n")
+    monkeypatch.chdir(tmp_path)
+    before = list(sys.path)
+    try:
+        module = _import_plugin("localplug_32b.caps")
+        assert callable(module.register)
+        assert sys.path == before
+    finally:
+        for name in ("localplug_32b", "localplug_32b.caps"):
+            sys.modules.pop(name, None)
+
+
+def test_build_up_is_a_built_in_leaf() -> None:
+    from craftbt.capabilities.leaves import register_all
+    from craftbt.capabilities.registry import Registry
+
+    registry = Registry()
+    register_all(registry)  # no plugin, no entry point
+    assert registry.has("build_up") and not registry.has("run_script")

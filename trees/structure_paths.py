@@ -1,7 +1,7 @@
 """The interior walkable path (seed 001 cohesion model): door <-> workstation zone <-> storage zone, 2 high.
 
-One bounded breadth-first search over standable cells (solid below, feet and
-head clear) inside a box, from the cell in the doorway to within reach of
+One bounded breadth-first search over standable cells (:mod:`craftbt.world.terrain`:
+a solid floor, feet and head open, no hazard or liquid) inside a box, from the cell in the doorway to within reach of
 every anchor. The box bounds the search (the footprint plus a margin), so the
 probe stays cheap and deterministic; the same function judges a real world
 (the invariant at checkpoints) and a predicted one (the planner's invariant
@@ -10,10 +10,11 @@ cost), given a block reader.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Callable, Iterable
 
-from craftbt.capabilities.structures import is_air, is_replaceable
+from craftbt.world import mcdata, terrain
 from craftbt.world.body import BlockPos
 
 Reader = Callable[[BlockPos], str | None]
@@ -25,12 +26,17 @@ MAX_CELLS = 20_000
 
 def _clear(read: Reader, p: BlockPos) -> bool:
     name = read(p)
-    return name is not None and (is_air(name) or is_replaceable(name))
+    return name is not None and terrain.open_cell(name, _solid())
 
 
 def standable(read: Reader, p: BlockPos) -> bool:
-    below = read(p.offset(dy=-1))
-    return below is not None and not is_replaceable(below) and _clear(read, p) and _clear(read, p.offset(dy=1))
+    """A player can stand at ``p`` (:func:`craftbt.world.terrain.standable`, the rule every room uses)."""
+    return terrain.standable(read, _solid(), p)
+
+
+@functools.cache
+def _solid() -> terrain.Solid:
+    return terrain.solid_in(mcdata.load())
 
 
 def unreached(

@@ -570,3 +570,22 @@ def load(version: str = DEFAULT_VERSION) -> McData:
 @functools.lru_cache(maxsize=4)
 def _load_cached(version: str) -> McData:
     return McData(read_raw(version))
+
+
+def load_or_default(version: str) -> McData:
+    """The registry data for a body's ``version``, the shipped default's when that one is absent (said once
+    per version: recipes, drops and blocks may differ on that server)."""
+    try:
+        return load(version)
+    except McDataFileError:
+        _warn_fallback(version)
+        return load()
+
+
+@functools.lru_cache(maxsize=16)
+def _warn_fallback(version: str) -> None:
+    """Say once per version that its registry data is missing and the default stands in (seed 002)."""
+    import warnings
+
+    warnings.warn(f"no minecraft-data for Minecraft {version}: using {DEFAULT_VERSION}'s "
+                  "(recipes, drops and blocks may differ on this server)", RuntimeWarning, stacklevel=4)

@@ -24,6 +24,7 @@ from craftbt.capabilities.leaves.common import (
     Step,
     act,
     approach,
+    body_reader,
     count_item,
     equip,
     failure_from_error,
@@ -32,7 +33,9 @@ from craftbt.capabilities.leaves.common import (
 )
 from craftbt.capabilities.spec import ActionResult
 from craftbt.capabilities.structures import is_air, is_replaceable
+from craftbt.world import terrain
 from craftbt.world.body import FACE_OFFSETS, BlockPos, BodyError, Face
+from craftbt.world.terrain import solid_in
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
@@ -93,13 +96,8 @@ def bot_cells(ctx: CapabilityContext) -> set[BlockPos]:
 
 
 def standable(ctx: CapabilityContext, feet: BlockPos) -> bool:
-    body = ctx.body
-    return (
-        can_place_against(ctx, body.block_at(feet.offset(dy=-1)).name)
-        and is_replaceable(body.block_at(feet).name)
-        and is_replaceable(body.block_at(feet.offset(dy=1)).name)
-        and not body.block_at(feet).name.endswith(("water", "lava"))
-    )
+    """A player can stand at ``feet`` safely (:func:`craftbt.world.terrain.standable`)."""
+    return terrain.standable(body_reader(ctx), solid_in(registry_data(ctx)), feet)
 
 
 def step_aside(ctx: CapabilityContext, target: BlockPos, avoid: set[BlockPos]) -> Step:

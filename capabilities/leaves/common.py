@@ -7,16 +7,14 @@ failure the leaf should return as-is.
 
 from __future__ import annotations
 
-import functools
 import math
-import warnings
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from craftbt.capabilities.spec import ActionResult, VerificationResult
-from craftbt.world import mcdata
+from craftbt.world import mcdata, terrain
 from craftbt.world.body import (
     FACE_OFFSETS,
     ActionHandle,
@@ -27,6 +25,9 @@ from craftbt.world.body import (
     Observation,
 )
 from craftbt.world.mcdata import McData
+from craftbt.world.terrain import LIQUIDS as LIQUIDS  # the terrain rules, re-exported for the leaf families
+from craftbt.world.terrain import Read
+from craftbt.world.terrain import is_solid as is_solid
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
@@ -234,18 +235,7 @@ def expect_state(post: Observation, pos: BlockPos, block: str | None, **expected
 # never typed in by hand, so it follows the body's Minecraft version.
 def registry_data(ctx: CapabilityContext) -> McData:
     """The minecraft-data registry for the body's version (the shipped default if that one is absent)."""
-    try:
-        return mcdata.load(ctx.body.version)
-    except mcdata.McDataFileError:
-        _warn_fallback(str(ctx.body.version))
-        return mcdata.load()
-
-
-@functools.lru_cache(maxsize=16)
-def _warn_fallback(version: str) -> None:
-    """Say once per version that its registry data is missing and the default stands in (seed 002)."""
-    warnings.warn(f"no minecraft-data for Minecraft {version}: using {mcdata.DEFAULT_VERSION}'s "
-                  "(recipes, drops and blocks may differ on this server)", RuntimeWarning, stacklevel=3)
+    return mcdata.load_or_default(str(ctx.body.version))
 
 
 def drop_names(md: McData, block: str) -> frozenset[str]:
@@ -283,21 +273,15 @@ def is_item_entity(entity: EntityInfo) -> bool:
     return entity.kind == "item" or entity.name == "item"
 
 
-#: Blocks a digger never opens a way into, nor next to.
-LIQUIDS = frozenset({"water", "lava", "bubble_column"})
+def body_reader(ctx: CapabilityContext) -> Read:
+    """The body's block names, as the terrain rules (:mod:`craftbt.world.terrain`) read them."""
+    body = ctx.body
+    return lambda pos: body.block_at(pos).name
 
 
 def liquid_near(ctx: CapabilityContext, cell: BlockPos) -> bool:
     """Lava or water in or next to ``cell``: digging it would let the liquid in."""
-    for dx, dy, dz in ((0, 0, 0), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
-        if ctx.body.block_at(cell.offset(dx, dy, dz)).name in LIQUIDS:
-            return True
-    return False
-
-
-def is_solid(md: McData, name: str) -> bool:
-    """A full collision box a player can stand on or place against; unknown names count as not solid."""
-    return md.has_block(name) and md.block(name).solid
+    return terrain.liquid_near(body_reader(ctx), cell)
 
 
 class Issued:

@@ -41,8 +41,10 @@ from craftbt.capabilities.leaves.blockwork import (
 from craftbt.capabilities.leaves.common import (
     StrictArgs,
     Vec3,
+    act,
     count_item,
     expect_block,
+    failure_from_error,
     registry_data,
 )
 from craftbt.capabilities.spec import (
@@ -68,7 +70,7 @@ from craftbt.capabilities.structures import (
     is_replaceable,
     scan_module,
 )
-from craftbt.world.body import BlockPos, Face, Observation, block_key
+from craftbt.world.body import BlockPos, BodyError, Face, Observation, block_key
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
@@ -674,6 +676,45 @@ def accept_place_feature(
 
 
 # -- registration --------------------------------------------------------------------------------
+# -- build_up: the pillar step ------------------------------------------------------
+class BuildUpArgs(StrictArgs):
+    item: str = Field(pattern=r"^(minecraft:)?[a-z0-9_]+$", description="A solid block item to place under the feet")
+
+
+def guard_build_up(ctx: CapabilityContext, args: BuildUpArgs) -> GuardResult:
+    if not callable(getattr(ctx.body, "build_up", None)):
+        return GuardResult.deny("unsupported", "this body has no jump-place")
+    item = args.item.removeprefix("minecraft:")
+    if not any(s.name == item and s.count > 0 for s in ctx.body.inventory()):
+        return GuardResult.deny("precond_missing:item", f"no {item} in the inventory")
+    return GuardResult.allow()
+
+
+def run_build_up(ctx: CapabilityContext, args: BuildUpArgs) -> RunnerGen:
+    item = args.item.removeprefix("minecraft:")
+    feet = ctx.body.position().block()
+    try:
+        handle = ctx.body.build_up(item)  # type: ignore[attr-defined]  # a body extension, checked by the guard
+    except BodyError as err:
+        return failure_from_error(err)
+    failure = yield from act(handle)
+    if failure is not None:
+        return failure
+    return ActionResult.success(Receipt(position=feet, block=item), item=item, position=list(feet))
+
+
+def accept_build_up(pre: Observation, post: Observation, args: BuildUpArgs, result: ActionResult) -> VerificationResult:
+    """The block is in the cell the feet left, and the bot stands at least one block higher."""
+    feet = pre.position.block()
+    probe = expect_block(post, feet, args.item.removeprefix("minecraft:"))
+    if probe.verdict.value != "verified":
+        return probe
+    rose = post.position.y - pre.position.y
+    if rose < 0.99:
+        return VerificationResult.contradicted(**probe.evidence, rose=rose)
+    return VerificationResult.verified(**probe.evidence, rose=rose)
+
+
 def register(registry: Registry) -> None:
     """Registers this family's capabilities."""
     registry.register(
@@ -800,5 +841,13 @@ def register(registry: Registry) -> None:
             ),
             family=Family.CONSTRUCTION,
             version="1.0.0",
+        )
+    )
+    registry.register(
+        CapabilitySpec(
+            name="build_up", version="1.0.0", family=Family.CONSTRUCTION, args_model=BuildUpArgs,
+            runner=run_build_up, guard=guard_build_up, acceptance=accept_build_up,
+            permissions=frozenset({Permission.MOVEMENT, Permission.PLACE}), timeout_ms=10_000,
+            description="Jump and place a block under the feet (a pillar step): the bot ends one block higher",
         )
     )

@@ -49,6 +49,7 @@ from craftbt.capabilities.spec import (
 from craftbt.capabilities.structures import is_air, is_replaceable
 from craftbt.world.body import TICKS_PER_SECOND, ActionHandle, BlockPos, BodyError, Face, Observation, Position
 from craftbt.world.mcdata import McData, Recipe, UnknownName, load
+from craftbt.world.terrain import LIQUIDS
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
@@ -212,8 +213,6 @@ def accept_craft(
 
 
 # == placement shared by place_workstation and smelt ================================================
-#: Replaceable, but a workstation placed there would stand in a liquid.
-LIQUID_BLOCKS = frozenset({"water", "lava"})
 
 
 def placement_spot(ctx: CapabilityContext, md: McData) -> BlockPos | None:
@@ -233,7 +232,7 @@ def placement_spot(ctx: CapabilityContext, md: McData) -> BlockPos | None:
             continue
         held = ctx.body.block_at(spot).name
         # a grass tuft or snow layer is replaced by the placement (vanilla): a plains meadow has few bare cells
-        if not (is_air(held) or (is_replaceable(held) and held not in LIQUID_BLOCKS)):
+        if not (is_air(held) or (is_replaceable(held) and held not in LIQUIDS)):
             continue
         if not is_solid(md, ctx.body.block_at(spot.offset(dy=-1)).name):
             continue
@@ -259,7 +258,7 @@ def dig_niche(ctx: CapabilityContext, md: McData) -> Generator[ActionHandle | No
             continue
         touching = [ctx.body.block_at(cell.offset(*o)).name for o in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, 0, 1),
                                                                        (0, 0, -1))]
-        if any(n in LIQUID_BLOCKS for n in touching):
+        if any(n in LIQUIDS for n in touching):
             continue
         failure = yield from dig_step(ctx, cell)
         if failure is None and ctx.body.block_at(cell).is_air:

@@ -30,6 +30,7 @@ from craftbt.capabilities.leaves.common import (
     StrictArgs,
     act,
     approach,
+    body_reader,
     count_item,
     failure_from_error,
     is_solid,
@@ -48,8 +49,9 @@ from craftbt.capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from craftbt.world import nature
+from craftbt.world import nature, terrain
 from craftbt.world.body import ActionHandle, BlockPos, BodyError, Face, Observation
+from craftbt.world.terrain import solid_in
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
@@ -347,14 +349,7 @@ def _step_to(ctx: CapabilityContext, cell: BlockPos, search: Search) -> Attempt:
 
 def _floor_ok(ctx: CapabilityContext, cell: BlockPos) -> bool:
     """Something solid at most two blocks under ``cell``, and no liquid on the way."""
-    md = registry_data(ctx)
-    for dy in (1, 2, 3):
-        name = ctx.body.block_at(cell.offset(dy=-dy)).name
-        if name in LIQUIDS:
-            return False
-        if is_solid(md, name):
-            return True
-    return False
+    return terrain.floor_within(body_reader(ctx), solid_in(registry_data(ctx)), cell, depth=3)
 
 
 def _advance(ctx: CapabilityContext, search: Search, direction: tuple[int, int], down: bool) -> Attempt:
@@ -684,9 +679,8 @@ def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) ->
     walked = 0
     while going() and not search.out_of_time(ctx):
         feet = ctx.body.position().block()
-        dx, dz = direction
-        ahead = feet.offset(dx, 0, dz)
-        nxt = ahead.offset(dy=1)
+        stair = terrain.stair_up_step(feet, direction, 1)
+        ahead, nxt = stair.floor, stair.at
         # only once no side had a wall to cut a stair into (a stair where there is one, as before)
         if (blocked >= len(CARDINALS) and walked < CLIMB_WALK_STEPS and _open_floor(ctx, md, ahead)
                 and not search.too_far(ahead)):
@@ -695,7 +689,7 @@ def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) ->
                 walked += 1
                 blocked = 0
                 continue
-        cells = [feet.offset(dy=2), nxt, nxt.offset(dy=1)]
+        cells = stair.cells
         ok = not search.too_far(nxt) and is_solid(md, ctx.body.block_at(ahead).name) and not any(
             liquid_near(ctx, c) for c in cells)
         if ok:
@@ -718,10 +712,8 @@ def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) ->
 
 
 def _open_floor(ctx: CapabilityContext, md: Any, cell: BlockPos) -> bool:
-    """``cell`` and the one over it are open and dry, with solid ground under it: a step across a cave."""
-    names = [ctx.body.block_at(cell.offset(dy=dy)).name for dy in (-1, 0, 1)]
-    return (is_solid(md, names[0]) and not is_solid(md, names[1]) and not is_solid(md, names[2])
-            and not any(n in LIQUIDS for n in names) and not liquid_near(ctx, cell))
+    """A player can stand at ``cell`` (world.terrain) and no liquid is in or next to it: a step across a cave."""
+    return terrain.standable(body_reader(ctx), solid_in(md), cell) and not liquid_near(ctx, cell)
 
 
 def _can_step_out(ctx: CapabilityContext, md: Any) -> bool:

@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from craftbt.capabilities.leaves.common import (
-    LIQUIDS,
     Issued,
     StrictArgs,
     Vec3,
+    body_reader,
     failure_from,
     failure_from_error,
-    is_solid,
     registry_data,
 )
 from craftbt.capabilities.spec import (
@@ -33,17 +32,13 @@ from craftbt.capabilities.spec import (
     VerificationResult,
 )
 from craftbt.world.body import TICKS_PER_SECOND, ActionHandle, ActionStatus, BlockPos, BodyError, Observation, Position
+from craftbt.world.terrain import HAZARDS, Footing, footing, solid_in
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
     from craftbt.capabilities.registry import Registry
     from craftbt.world.mcdata import McData
 
-#: Blocks a player must not stand in or on. A safety policy, not registry data.
-HAZARDS = frozenset(
-    {"lava", "fire", "soul_fire", "magma_block", "cactus", "sweet_berry_bush", "powder_snow", "campfire",
-     "soul_campfire", "wither_rose", "pointed_dripstone"}
-)
 #: Seed 000 stuck detection: less than this many blocks moved ...
 STUCK_DISTANCE = 0.5
 #: ... in this many ticks (6 s) means the walk is stuck.
@@ -59,18 +54,9 @@ def feet_target(pos: BlockPos) -> Position:
     return Position(pos.x + 0.5, pos.y, pos.z + 0.5)
 
 
-def standable(md: McData, ctx: CapabilityContext, pos: BlockPos) -> str | None:
-    """``None`` if a player can stand at ``pos`` safely, else why not (a stable reason word)."""
-    feet = ctx.body.block_at(pos).name
-    head = ctx.body.block_at(pos.offset(dy=1)).name
-    ground = ctx.body.block_at(pos.offset(dy=-1)).name
-    if feet in HAZARDS or head in HAZARDS or ground in HAZARDS or feet in LIQUIDS or head == "lava":
-        return "hazard"
-    if is_solid(md, feet) or is_solid(md, head):
-        return "blocked"
-    if not is_solid(md, ground):
-        return "no_floor"
-    return None
+def standable(md: McData, ctx: CapabilityContext, pos: BlockPos) -> Footing | None:
+    """``None`` if a player can stand at ``pos`` safely, else why not (:func:`craftbt.world.terrain.footing`)."""
+    return footing(body_reader(ctx), solid_in(md), pos)
 
 
 def watch_walk(ctx: CapabilityContext, handle: ActionHandle, budget_ticks: int) -> RunnerGen:

@@ -11,36 +11,118 @@ lines, never as a traceback; ``CRAFTBT_DEBUG=1`` adds the traceback and keeps th
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import os
 import sqlite3
 import sys
 import traceback
+from dataclasses import dataclass
+from typing import Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from craftbt._version import __version__
-from craftbt.cli import (
-    build_cmds,
-    doctor_cmds,
-    eval_cmds,
-    help_format,
-    live_cmds,
-    node_cmds,
-    plan_cmds,
-    prove_cmds,
-    run_cmds,
-    script_cmds,
-    serve_cmds,
-    server_cmds,
-    trees_cmds,
-)
+from craftbt.cli import help_format
 from craftbt.core import signals
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
-from craftbt.core.inputs import os_reason
-from craftbt.core.sqlite import StorageError, classify
-from craftbt.world.body import BodyError, BodyErrorCode
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One top-level command: the ``craftbt.cli`` modules whose ``register(app)`` builds it, and the one-line
+    summary ``craftbt --help`` lists (a test holds it equal to the command's own help)."""
+
+    modules: tuple[str, ...]
+    summary: str
+
+
+#: Every top-level command. A command's module is imported only when that command runs (or shows its own
+#: help), so ``craftbt --version``, ``--help`` and ``validate`` do not load planners, servers or the simulator.
+COMMANDS: dict[str, Entry] = {
+    "validate": Entry(("trees_cmds",), "Check tree files against the registry; print every problem."),
+    "render": Entry(("trees_cmds",),
+                    "Draw a tree, or with --run a finished run (png needs -o or a redirected stdout)."),
+    "schema": Entry(("trees_cmds",), "Print the JSON Schema of tree files, generated from the registry."),
+    "convert": Entry(("trees_cmds",), "Convert a validated tree between YAML, JSON and BehaviorTree.CPP v4 XML."),
+    "run": Entry(("run_cmds",), "Run a tree (or plan one for --goal) on a body; record the journal, golden-run "
+                                "report and SLA rows."),
+    "runs": Entry(("run_cmds",), "List recent runs from the journal (read-only: works on a read-only copy)."),
+    "show": Entry(("run_cmds",), "Print one run: provenance, steps with verdicts, decisions (read-only)."),
+    "sla": Entry(("run_cmds",), "Per capability@version SLA: attempts, success rate, durations, TTFA, retries, "
+                                "timeouts, failures."),
+    "build": Entry(("build_cmds",), "Build a structure template with checkpoints; ``build status`` shows the build "
+                                    "state."),
+    "plan": Entry(("plan_cmds",), "Plan a goal on the embedded world: print the chosen tree and why it was chosen."),
+    "gate": Entry(("plan_cmds",), "Fail (exit 1) when planners can emit unregistered verbs or a capability lacks "
+                                  "acceptance check/test."),
+    "eval": Entry(("eval_cmds",), "Evaluate goals over seeds, planners and worlds; every episode once, results "
+                                  "under --out."),
+    "fleet": Entry(("eval_cmds",), "Run a queue of goals and trees on a fleet of bots, each with its own body, "
+                                   "executor and journal."),
+    "prove": Entry(("prove_cmds",), "Prove planner -> dispatch -> verify on a body: 4 checkpoints, proof_passed, "
+                                    "F1-F6 on failure."),
+    "doctor": Entry(("doctor_cmds",), "Check CRAFTBT_HOME: integrity_check of every store, runs left open; say how "
+                                      "to recover."),
+    "live": Entry(("live_cmds",), "Live autonomously: needs -> goals -> plans -> actions, for N game days; report "
+                                  "at the end."),
+    "serve": Entry(("serve_cmds",), "Serve one bot over HTTP and WebSocket, with an MCP endpoint at /mcp and a live "
+                                    "viewer at /viewer."),
+    "mcp": Entry(("serve_cmds",), "Serve one bot as an MCP server over stdio (for MCP clients that start their "
+                                  "servers)."),
+    # run_cmds adds ``capabilities promote`` to the group trees_cmds makes
+    "capabilities": Entry(("trees_cmds", "run_cmds"),
+                          "List registered capabilities (the manifest); promote a canary version."),
+    "lifecycle": Entry(("run_cmds",), "Capability lifecycle: shadow, active, retired, revoked; canary promotion."),
+    "server": Entry(("server_cmds",), "A local Minecraft server (flying-squid) for demos and tests."),
+    "script": Entry(("script_cmds",), "Run and check CraftScript scripts."),
+    "fn": Entry(("script_cmds",), "Persistent, versioned CraftScript functions (per bot)."),
+    "trees": Entry(("trees_cmds",), "List the library's trees: each runs by name (craftbt run obtain_wooden_pickaxe)."),
+    "node": Entry(("node_cmds",), "The Node packages a real server needs (mineflayer, flying-squid)."),
+}
+
+#: the command modules registered so far, on one scratch app the lazy group takes its commands from
+_loaded = typer.Typer(add_completion=False)
+_registered: set[str] = set()
+
+
+def load_command(name: str) -> Any:
+    """The (typer-built click) command ``name``, None when there is no such command; imports the modules that
+    define it."""
+    entry = COMMANDS.get(name)
+    if entry is None:
+        return None
+    for module in entry.modules:
+        if module not in _registered:
+            importlib.import_module(f"craftbt.cli.{module}").register(_loaded)
+            _registered.add(module)
+    group = typer.main.get_group(_loaded)
+    return group.get_command(typer.Context(group), name)
+
+
+class LazyGroup(TyperGroup):
+    """The root command group: names and summaries from :data:`COMMANDS`; a command's module loads when used."""
+
+    listing = False
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if self.listing:  # the root help: the summaries say enough, nothing is imported
+            entry = COMMANDS.get(cmd_name)
+            return None if entry is None else TyperCommand(cmd_name, help=entry.summary, short_help=entry.summary)
+        return load_command(cmd_name)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self.listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.listing = False
+
 
 help_format.install()  # value names (FILE, INTEGER) in help, not Python types
 app = typer.Typer(
@@ -49,11 +131,11 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish
+    cls=LazyGroup,
+    # click's own help layout: typer's rich one imports rich's markdown (a third of a second) before it
+    # prints a line; a command's own ``--help`` keeps the rich layout
+    rich_markup_mode=None,
 )
-
-COMMAND_GROUPS = (trees_cmds, run_cmds, build_cmds, plan_cmds, server_cmds, script_cmds, eval_cmds, prove_cmds,
-                  doctor_cmds, live_cmds, serve_cmds, node_cmds)
-
 
 
 def _print_version(value: bool) -> None:
@@ -68,10 +150,6 @@ def _root(
                                  help="Print the version and exit."),
 ) -> None:
     """Behavior-tree runtime with a capability registry for Minecraft bots."""
-
-
-for _group in COMMAND_GROUPS:
-    _group.register(app)
 
 
 def _printable_streams() -> None:
@@ -95,6 +173,10 @@ def _debug_traceback() -> None:
 
 def _environment(err: BaseException) -> str | None:
     """One line for a fault of the environment (file, disk, server), or None when it looks like our bug."""
+    from craftbt.core.inputs import os_reason
+    from craftbt.core.sqlite import StorageError, classify
+    from craftbt.world.body import BodyError, BodyErrorCode
+
     if isinstance(err, BodyError) and err.code in (BodyErrorCode.BODY_DISCONNECTED, BodyErrorCode.TIMEOUT):
         return f"<body>: {ErrorCode.BODY_DISCONNECTED.value}: {err.detail}; is the server running and reachable?"
     found = classify(err)
@@ -149,15 +231,13 @@ def _main(argv: list[str] | None) -> None:
             print("interrupted", file=sys.stderr)
             sys.exit(130)
         _interrupted(cancel)
-    except (OSError, sqlite3.Error, BodyError) as err:
+    except Exception as err:  # the environment's fault (file, disk, server), else a bug of ours: say so plainly
         line = _environment(err)
         if line is None:
             _bug(err)
         _debug_traceback()
         print(line, file=sys.stderr)
         sys.exit(1)
-    except Exception as err:  # a bug of ours: say so plainly, keep the traceback one variable away
-        _bug(err)
 
 
 def _interrupted(cancel: signals.Cancelled) -> None:

@@ -27,6 +27,7 @@ from craftbt.capabilities.structures import is_air, is_replaceable
 from craftbt.trees.model import LeafNode, SequenceNode, TreeDefinition
 from craftbt.world import mcdata
 from craftbt.world.body import BlockPos
+from craftbt.world.terrain import liquid_near, stair_up_step
 
 if TYPE_CHECKING:
     from craftbt.router.build.runner import BuildRunner
@@ -39,9 +40,7 @@ DEPART = "depart"
 EXTRA_STEPS = 8
 #: Cells above a step that must be open for it to count as the surface.
 SKY_SPAN = 24
-LIQUIDS = frozenset({"water", "lava", "bubble_column"})
 CARDINALS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-NEIGHBOURS = ((0, 0, 0), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 Read = Callable[[BlockPos], str]
 Allowed = Callable[[BlockPos], bool]
@@ -83,15 +82,12 @@ def stair_up(
 
     for dx, dz in sorted(CARDINALS, key=heading):
         steps: list[tuple[BlockPos, list[BlockPos]]] = []
-        headroom = feet.offset(dy=2)
         for k in range(1, rise + EXTRA_STEPS + 1):
-            step = feet.offset(k * dx, k, k * dz)
-            cells = [headroom, step, step.offset(dy=1)]
-            floor = read(step.offset(dy=-1))
-            if is_replaceable(floor) or not all(_diggable(read, c, allowed, breakable) for c in cells):
+            stair = stair_up_step(feet, (dx, dz), k)
+            step, cells = stair.at, stair.cells
+            if is_replaceable(read(stair.floor)) or not all(_diggable(read, c, allowed, breakable) for c in cells):
                 break
             steps.append((step, [c for c in cells if not is_air(read(c))]))
-            headroom = step.offset(dy=2)
             if k >= rise and _open_sky(read, step):
                 return steps
     return None
@@ -180,7 +176,7 @@ def _diggable(read: Read, cell: BlockPos, allowed: Allowed, breakable: Callable[
     if not allowed(cell):
         return False
     name = read(cell)
-    if any(read(cell.offset(dx, dy, dz)) in LIQUIDS for dx, dy, dz in NEIGHBOURS):
+    if liquid_near(read, cell):
         return False
     return is_air(name) or breakable(name)
 

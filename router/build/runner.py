@@ -85,6 +85,7 @@ from craftbt.planners.building.planner import BuildingPlanner, clearance_package
 from craftbt.router.build.convergence import AttemptGuard, attempt_digest, stuck_report, why
 from craftbt.router.build.return_trip import record_departure, return_to_site
 from craftbt.router.build.stations import WORKSTATION_KINDS, adopt_journaled, ensure_workstation
+from craftbt.trees import structure_paths
 from craftbt.trees.structure_template import StructureTemplate, anchor_for
 from craftbt.trees.structure_witness import ModuleState, ModuleWitnessV1, classify, scan
 from craftbt.world.body import BlockPos, Body
@@ -143,13 +144,9 @@ def read_fn(body: Body) -> Callable[[BlockPos], str | None]:
 
 
 def standable_fn(body: Body) -> Callable[[BlockPos], bool]:
-    def standable(p: BlockPos) -> bool:
-        below = body.block_at(p.offset(dy=-1)).name
-        return (
-            not is_replaceable(below) and is_air(body.block_at(p).name) and is_air(body.block_at(p.offset(dy=1)).name)
-        )
-
-    return standable
+    """Where a player can stand in the body's world (:func:`craftbt.trees.structure_paths.standable`)."""
+    read = read_fn(body)
+    return lambda p: structure_paths.standable(read, p)
 
 
 def atomic_sim_persist(body: SimBody, path: Path) -> Callable[[], None]:

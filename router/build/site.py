@@ -14,12 +14,12 @@ from __future__ import annotations
 from craftbt.capabilities.structures import Facing, is_replaceable
 from craftbt.trees.structure_template import StructureTemplate, anchor_for
 from craftbt.world.body import BlockPos, Body, BodyError
+from craftbt.world.terrain import LIQUIDS
 
 #: how far from the bot a site may be (blocks, on each axis)
 SITE_RADIUS = 24
 #: how far above or below the bot's feet the ground under a candidate may be
 GROUND_RANGE = 4
-LIQUIDS = frozenset({"water", "lava"})
 
 
 def _free(name: str) -> bool:

@@ -446,13 +446,9 @@ class SimBody:
         pl.pitch = math.atan2(dy, math.hypot(dx, dz))
 
     def standable(self, x: int, y: int, z: int) -> bool:
-        from craftbt.world.sim.flags import LAVA
+        from craftbt.world.sim.flags import standable
 
-        w = self.world
-        return (
-            not w.flags(x, y, z) & (SOLID | LAVA) and not w.flags(x, y + 1, z) & (SOLID | LAVA)
-            and bool(w.flags(x, y - 1, z) & SOLID)
-        )
+        return standable(self.world.flags, x, y, z)
 
     def _check_pos(self, pos: object, what: str) -> BlockPos:
         if not (isinstance(pos, tuple) and len(pos) == 3 and all(isinstance(v, int) for v in pos)):

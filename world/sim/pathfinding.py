@@ -68,7 +68,7 @@ def find_path(
     broken) the search may dig through solid blocks in its way, paying their
     dig time.
     """
-    from craftbt.world.sim.flags import LAVA, SOLID
+    from craftbt.world.sim.flags import BLOCKS_BODY, SOLID
 
     flags = world.flags
     free_cache: dict[Pos, bool] = {}
@@ -78,7 +78,7 @@ def find_path(
         k = (x, y, z)
         v = free_cache.get(k)
         if v is None:
-            v = not flags(x, y, z) & (SOLID | LAVA)
+            v = not flags(x, y, z) & BLOCKS_BODY
             free_cache[k] = v
         return v
 
@@ -90,7 +90,7 @@ def find_path(
             solid_cache[k] = v
         return v
 
-    def standable(x: int, y: int, z: int) -> bool:
+    def standable(x: int, y: int, z: int) -> bool:  # flags.standable, over the caches
         return free(x, y, z) and free(x, y + 1, z) and solid(x, y - 1, z)
 
     tx, ty, tz = target

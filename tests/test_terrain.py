@@ -1,0 +1,159 @@
+"""One terrain rule (world.terrain): every room that asks "can a player stand here" gets the same answer.
+
+The leaves (move_to's standable, a placement's step aside), the trees' ``can_stand`` check, CraftScript
+(``can_stand`` and the safe steps), the build (anchor reachability, its standing cells) and the simulator
+ask the one module; these tests put each hazard and liquid under, at and over the feet and ask them all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from craftbt.capabilities import checks
+from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.leaves import blockwork, movement
+from craftbt.capabilities.leaves.common import body_reader, registry_data
+from craftbt.craftscript.introspect import Introspection
+from craftbt.router.build.runner import standable_fn
+from craftbt.trees import structure_paths
+from craftbt.world import terrain
+from craftbt.world.body import BlockPos, Position
+from tests.csh import body, run, texts
+
+#: the hazards CraftScript's own list missed before it asked world.terrain (move_to refused them)
+ONCE_MISSED = ("sweet_berry_bush", "soul_campfire", "wither_rose", "pointed_dripstone")
+CELL = BlockPos(2, 64, 0)  # on the flat world's grass, two blocks from the bot
+
+
+def _world_with(name: str, at: BlockPos) -> Any:
+    b = body()
+    b.world.set_block(tuple(at), (name, ()))
+    return b
+
+
+def _answers(b: Any, pos: BlockPos) -> dict[str, bool]:
+    ctx = CapabilityContext(body=b, registry=default_registry())
+    md = registry_data(ctx)
+    return {
+        "terrain": terrain.standable(body_reader(ctx), terrain.solid_in(md), pos),
+        "move_to": movement.standable(md, ctx, pos) is None,
+        "step_aside": blockwork.standable(ctx, pos),
+        "craftscript": Introspection(b).standable(pos),
+        "build_paths": structure_paths.standable(lambda p: b.block_at(p).name, pos),
+        "build_runner": standable_fn(b)(pos),
+        "tree_check": checks.can_stand(ctx, checks.PositionArgs(x=pos.x, y=pos.y, z=pos.z)),
+    }
+
+
+def test_open_ground_is_standable_for_everyone() -> None:
+    answers = _answers(body(), CELL)
+    assert all(answers.values()), answers
+
+
+@pytest.mark.parametrize("name", sorted(terrain.HAZARDS - {"lava"}))
+def test_a_hazard_at_the_feet_is_refused_by_everyone(name: str) -> None:
+    answers = _answers(_world_with(name, CELL), CELL)
+    assert not any(answers.values()), answers
+
+
+@pytest.mark.parametrize("name", ["magma_block", "soul_sand", "stone"])
+def test_a_floor_is_judged_the_same_way_by_everyone(name: str) -> None:
+    answers = _answers(_world_with(name, CELL.offset(dy=-1)), CELL)
+    assert len(set(answers.values())) == 1, answers
+    assert answers["terrain"] is (name not in terrain.HAZARDS)
+
+
+def test_water_at_the_feet_is_refused_by_everyone() -> None:
+    answers = _answers(_world_with("water", CELL), CELL)
+    assert not any(answers.values()), answers
+
+
+@pytest.mark.parametrize("name", ONCE_MISSED)
+def test_craftscript_can_stand_refuses_what_move_to_refuses(name: str) -> None:
+    b = _world_with(name, CELL)
+    out, _ = run(f"log(can_stand({CELL.x}, {CELL.y}, {CELL.z}));", on=b)
+    assert out.ok and texts(out) == ["false"]
+    ctx = CapabilityContext(body=b, registry=default_registry())
+    assert movement.standable(registry_data(ctx), ctx, CELL) == terrain.Footing.HAZARD
+
+
+@pytest.mark.parametrize("name", ONCE_MISSED)
+def test_craftscript_safe_step_down_refuses_a_hazard_floor(name: str) -> None:
+    b = body()
+    b.world.set_block((1, 63, 0), ("air", ()))
+    b.world.set_block((1, 62, 0), (name, ()))
+    assert Introspection(b).safe_step_down(BlockPos(1, 64, 0)) is False
+    b.world.set_block((1, 62, 0), ("stone", ()))
+    assert Introspection(b).safe_step_down(BlockPos(1, 64, 0)) is True
+
+
+def test_the_simulators_physics_agrees_with_the_rule() -> None:
+    """SimBody.standable (over the simulator's flags) and terrain.standable (over names) give the same answers
+    on ground, walls, pits, water and lava (the hazard the physics knows)."""
+    b = body()
+    b.world.set_block(tuple(CELL), ("lava", ()))
+    b.world.set_block(tuple(CELL.offset(dx=1)), ("stone", ()))
+    b.world.set_block(tuple(CELL.offset(dx=2, dy=-1)), ("air", ()))
+    b.world.set_block(tuple(CELL.offset(dx=2, dy=-2)), ("air", ()))
+    b.world.set_block(tuple(CELL.offset(dx=-2, dy=1)), ("lava", ()))
+    ctx = CapabilityContext(body=b, registry=default_registry())
+    solid = terrain.solid_in(registry_data(ctx))
+    cells = [CELL.offset(dx=dx, dy=dy) for dx in range(-3, 4) for dy in (-1, 0, 1)]
+    for pos in cells:
+        assert b.standable(*pos) is terrain.standable(body_reader(ctx), solid, pos), pos
+    assert b.standable(*CELL.offset(dx=-1)) and not b.standable(*CELL) and not b.standable(*CELL.offset(dx=-2))
+
+
+def test_one_set_of_liquids() -> None:
+    from craftbt.capabilities.leaves import common, crafting
+    from craftbt.router.build import site
+
+    assert common.LIQUIDS is terrain.LIQUIDS and crafting.LIQUIDS is terrain.LIQUIDS
+    assert site.LIQUIDS is terrain.LIQUIDS and "bubble_column" in terrain.LIQUIDS
+    assert terrain.BURNING <= terrain.HAZARDS
+
+
+def test_a_stair_step_opens_the_jump_headroom_then_the_step() -> None:
+    feet = BlockPos(0, 60, 0)
+    first = terrain.stair_up_step(feet, (1, 0), 1)
+    assert first.at == BlockPos(1, 61, 0) and first.floor == BlockPos(1, 60, 0)
+    assert first.cells == (BlockPos(0, 62, 0), BlockPos(1, 61, 0), BlockPos(1, 62, 0))
+    second = terrain.stair_up_step(feet, (0, -1), 2)
+    assert second.cells == (BlockPos(0, 63, -1), BlockPos(0, 62, -2), BlockPos(0, 63, -2))
+
+
+def test_the_night_exit_digs_the_same_stair_as_before() -> None:
+    """leave_shelter's dig list, from a pit six deep in flat ground, is the one its own formula made before
+    it asked world.terrain: the roof, then per step its feet and head cells and (but the last) the headroom
+    over its head."""
+    from craftbt.router import routines
+
+    b = body()
+    for y in range(58, 64):
+        b.world.set_block((0, y, 0), ("air", ()))
+    b.teleport(Position(0.5, 58.0, 0.5))
+    feet = b.position().block()
+    dx, dz = routines._exit_direction(b, feet)
+    last = routines._steps_out(b, feet, (dx, dz))
+
+    def at(k: int, dy: int) -> BlockPos:
+        return feet.offset(dx=k * dx, dy=dy, dz=k * dz)
+
+    before = [at(0, dy) for dy in range(2, routines.ROOF_ABOVE_FEET + 1)]
+    for k in range(1, last + 1):
+        before += [at(k, k), at(k, k + 1)] + ([at(k, k + 2)] if k < last else [])
+    expected = [tuple(c) for c in before if b.block_at(c).name not in routines.SOFT]
+    tree = routines.leave_shelter(b)
+    dug = [tuple(leaf.args["position"].values()) for leaf in _leaves(tree.root) if leaf.capability == "dig_block_at"]
+    assert dug == expected and len(dug) >= 8
+
+
+def _leaves(node: Any) -> list[Any]:
+    children = getattr(node, "children", None)
+    if children is None:
+        child = getattr(node, "child", None)
+        return [node] if child is None else _leaves(child)
+    return [leaf for c in children for leaf in _leaves(c)]
