@@ -19,7 +19,7 @@ test: setup
 # requirements/lock.txt: the exact versions setup and CI install; uv keeps the current ones unless
 # pyproject.toml's ranges exclude them (UPGRADE=1 takes the newest that fit)
 lock: setup
-	.venv/bin/uv pip compile pyproject.toml --extra dev --python-version 3.11 --annotation-style line \
+	.venv/bin/uv pip compile pyproject.toml --extra dev --extra suites --python-version 3.11 --annotation-style line \
 	  $(if $(UPGRADE),--upgrade,) -o requirements/lock.txt
 
 # the sdist and the wheel in dist/, checked by twine

@@ -26,7 +26,14 @@ PAGE = Path(__file__).resolve().parents[1] / "docs" / "cli-reference.md"
 
 
 def _is_group(command: Any) -> bool:
-    return isinstance(getattr(command, "commands", None), dict)
+    return callable(getattr(command, "list_commands", None))
+
+
+def _subcommands(group: Any) -> list[tuple[str, Any]]:
+    """A group's visible commands, sorted; asked through click's own API, so the root's lazy group loads them."""
+    ctx = group.context_class(group)
+    found = [(name, group.get_command(ctx, name)) for name in sorted(group.list_commands(ctx))]
+    return [(name, sub) for name, sub in found if sub is not None and not sub.hidden]
 
 
 def _is_argument(param: Any) -> bool:
@@ -36,10 +43,8 @@ def _is_argument(param: Any) -> bool:
 def commands(group: Any, path: list[str]) -> Iterator[tuple[list[str], Any]]:
     yield path, group
     if _is_group(group):
-        for name in sorted(group.commands):
-            sub = group.commands[name]
-            if not sub.hidden:
-                yield from commands(sub, [*path, name])
+        for name, sub in _subcommands(group):
+            yield from commands(sub, [*path, name])
 
 
 def _cell(text: str) -> str:
@@ -67,7 +72,7 @@ def section(path: list[str], command: Any) -> str:
     pieces = " ".join(command.collect_usage_pieces(ctx))
     lines += ["```text", f"{name} {pieces}".rstrip(), "```", ""]
     if _is_group(command):
-        subs = [(n, c) for n, c in sorted(command.commands.items()) if not c.hidden]
+        subs = _subcommands(command)
         lines += ["| command | what it does |", "|---|---|"]
         lines += [f"| [`{name} {n}`](#{(name + ' ' + n).replace(' ', '-')}) | {_cell(c.get_short_help_str(200))} |"
                   for n, c in subs]
