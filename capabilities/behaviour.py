@@ -408,8 +408,9 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
 
         Blocks and their states at the receipt's positions; with ``extra.probe_light`` the light level
         there, with ``extra.probe_entities`` (a radius) the entities around the bot, with
-        ``extra.probe_chat_since`` (a chat-log index) the chat heard since. A position the body cannot
-        read (an unloaded chunk on a server) stays unprobed: acceptance calls that inconclusive.
+        ``extra.probe_chat_since`` (a chat-log index) the chat heard since, with ``extra.probe_weather`` the
+        weather. A position the body cannot read (an unloaded chunk on a server) stays unprobed: acceptance
+        calls that inconclusive.
         """
         receipt = result.receipt
         if receipt is None:
@@ -441,6 +442,10 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         if isinstance(radius, int | float):
             with contextlib.suppress(BodyError):
                 update["entities"] = body.entities(float(radius))
+        weather = getattr(body, "weather", None)
+        if receipt.extra.get("probe_weather") and callable(weather):
+            with contextlib.suppress(BodyError):
+                update["weather"] = weather()
         since = receipt.extra.get("probe_chat_since")
         heard = getattr(body, "chat_messages", None)
         if isinstance(since, int) and callable(heard):
