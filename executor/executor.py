@@ -111,8 +111,8 @@ def leaf_meta(behaviour: CapabilityBehaviour) -> LeafMeta:
     node = getattr(behaviour, DEFINITION_ATTR, None)
     if isinstance(node, m.LeafNode):
         return LeafMeta(args_source=node.args_source, idempotency_key=behaviour.idempotency_key,
-                        original_leaf=getattr(behaviour, "original_leaf", None))
-    return LeafMeta(idempotency_key=behaviour.idempotency_key)
+                        original_leaf=getattr(behaviour, "original_leaf", None), normalized=behaviour.normalized)
+    return LeafMeta(idempotency_key=behaviour.idempotency_key, normalized=behaviour.normalized)
 
 
 def capability_leaves(root: py_trees.behaviour.Behaviour) -> list[CapabilityBehaviour]:
@@ -350,6 +350,7 @@ class Executor:
         """Attach a supervisor to every capability leaf (the tree keeps its shape)."""
         supervisors: list[Supervisor] = []
         for leaf in capability_leaves(root):
+            self._record_normalized(leaf, run)
             self._remap_deprecated(leaf, run)
             self._rebind_shadow(leaf, run)
             sup = Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation)
@@ -384,15 +385,28 @@ class Executor:
             parent.num_failures = 1
         return min(declared, run.config.local_retries)
 
+    @staticmethod
+    def _record_normalized(leaf: CapabilityBehaviour, run: RunState) -> None:
+        """The action contract's normalizer changed this leaf's args (a seed spelling, a default, a null):
+        journalled as an ``args_normalized`` decision on the step's node, and kept for the step's record."""
+        if leaf.normalized is None:
+            return
+        run.decide("args_normalized", node=leaf.name, capability=leaf.spec.key,
+                   detail=leaf.normalized.model_dump(mode="json", exclude_defaults=True))
+
     def _remap_deprecated(self, leaf: CapabilityBehaviour, run: RunState) -> None:
-        """A deprecated leaf with a remap runs as its replacement (seed 000: dig_block -> acquire_material),
-        recorded with ``original_leaf`` on the decision, every step and the golden-run report."""
+        """A deprecated leaf runs as its replacement only where the registry names one (``replaced_by``: seed
+        000's dig_block -> acquire_material) and the configuration's legacy switch ``remap_deprecated`` is on
+        (seed 002 quarantines the rewrite: no leaf changes identity by default). A rewrite is recorded with
+        ``original_leaf`` on the decision, every step and the golden-run report."""
         from craftbt.capabilities.contracts import remap_deprecated
 
+        if not run.config.remap_deprecated or not leaf.spec.deprecated or leaf.spec.replaced_by is None:
+            return
         if leaf._references:
             return  # args known only at dispatch: the leaf runs as written
         execution = remap_deprecated(leaf.spec.name, leaf.raw_args)
-        if execution is None or not self.registry.has(execution.leaf):
+        if execution is None or execution.leaf != leaf.spec.replaced_by or not self.registry.has(execution.leaf):
             return
         original = leaf.spec.key
         leaf.spec = self.registry.get(execution.leaf)

@@ -34,6 +34,7 @@ from py_trees.common import Status
 from pydantic import BaseModel
 
 from craftbt.capabilities.behaviour import PROBE_TICKS, CapabilityBehaviour
+from craftbt.capabilities.contracts import LeafNormalization
 from craftbt.capabilities.spec import ActionResult, CapabilitySpec
 from craftbt.executor.backoff import BACKOFF_MS, BlockClass, classify
 from craftbt.executor.journal import NOT_AN_OUTCOME
@@ -56,6 +57,8 @@ class LeafMeta:
     args_source: str = "explicit"
     idempotency_key: str | None = None
     original_leaf: str | None = None
+    #: what the action contract's normalizer changed in the args as written (None: nothing)
+    normalized: LeafNormalization | None = None
 
 
 class Supervisor:
@@ -338,4 +341,6 @@ class Supervisor:
             payload["idempotency_key"] = self.meta.idempotency_key
         if self.meta.original_leaf:
             payload["original_leaf"] = self.meta.original_leaf
+        if self.meta.normalized is not None:
+            payload["normalized"] = self.meta.normalized.model_dump(mode="json", exclude_defaults=True)
         return payload
