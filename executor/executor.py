@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +113,18 @@ def leaf_meta(behaviour: CapabilityBehaviour) -> LeafMeta:
         return LeafMeta(args_source=node.args_source, idempotency_key=behaviour.idempotency_key,
                         original_leaf=getattr(behaviour, "original_leaf", None), normalized=behaviour.normalized)
     return LeafMeta(idempotency_key=behaviour.idempotency_key, normalized=behaviour.normalized)
+
+
+def derive_keys(supervisors: list[Supervisor], plan_digest: str, run: RunState,
+                completed_keys: Collection[str] = ()) -> None:
+    """Every leaf the tree gave no idempotency key gets one derived from the plan's digest and its place in
+    the tree (its order among the built leaves): the same plan gives the same keys, run after run, so a
+    retried or resumed step is recognised as the same step. Keys a previous run completed are honoured."""
+    stem = plan_digest.removeprefix("sha256:")[:16]
+    for place, sup in enumerate(supervisors):
+        if sup.meta.idempotency_key is None:
+            sup.meta.derived_key = f"{stem}.{place}"
+    run.resumed_keys.update(completed_keys)
 
 
 def capability_leaves(root: py_trees.behaviour.Behaviour) -> list[CapabilityBehaviour]:
@@ -210,9 +222,12 @@ class Executor:
         scenario: str | None = None,
         run_id: str | None = None,
         intent_resolution_digest: str | None = None,
+        completed_keys: Collection[str] = (),
     ) -> RunOutcome:
         """Run ``definition``; ``intent_resolution_digest`` is the router's digest of the steps it resolved
-        from the intent (seed 002), recorded with the run when the tree came from a goal."""
+        from the intent (seed 002), recorded with the run when the tree came from a goal. ``completed_keys``:
+        the idempotency keys of steps a run of the same plan already completed (a resume,
+        :meth:`Journal.completed_keys`): those steps succeed without dispatch."""
         wall_start = time.perf_counter()
         if base_dir is None and definition.source and not definition.source.startswith("planner:"):
             base_dir = Path(definition.source).parent
@@ -276,6 +291,7 @@ class Executor:
         supervisors = self._supervise(root, run, pipeline)
         executor_plan = [{"leaf": s.spec.key, "args": s.leaf.raw_args} for s in supervisors]
         built_digest = digest(executor_plan)
+        derive_keys(supervisors, built_digest, run, completed_keys)
         base.digests["built_plan_digest"] = built_digest  # subtrees inlined: every leaf that can run
         run.recorder.record_decision(run_id, "plan_built", {"leaf": None, "steps": len(executor_plan),
                                                             "built_plan_digest": built_digest})

@@ -453,6 +453,17 @@ class Journal:
             "SELECT * FROM decisions WHERE run_id = ? ORDER BY decision_id", (rid,))]
         return run
 
+    def completed_keys(self, run_id: str) -> set[str]:
+        """The idempotency keys of the steps ``run_id`` completed (verified or not contradicted): what a resume
+        of the same plan passes to :meth:`Executor.run` so that no completed step is dispatched again."""
+        self._write_pending()
+        run = self.find_run(run_id)
+        if run is None:
+            raise KeyError(run_id)
+        return {r[0] for r in self._conn.execute(
+            "SELECT idempotency_key FROM steps WHERE run_id = ? AND ok = 1 AND idempotency_key IS NOT NULL",
+            (run["run_id"],))}
+
     def step_rows(self, *, since: float | None = None, capability: str | None = None) -> list[dict[str, Any]]:
         self._write_pending()  # this connection reads its own buffered rows, as before
         sql = "SELECT * FROM steps WHERE ended_tick IS NOT NULL"
