@@ -115,7 +115,7 @@ class ScriptExecutor(Executor):
         interp = Interpreter(program, self.body, Dispatcher(ctx, supervise), functions=functions,
                              waypoints=waypoints, limits=limits, core_macros=core_macros())
         root = ScriptBehaviour(f"craftscript:{name}", interp.run())
-        status = self._loop(run, root, ctx, pipeline)
+        status = self._drive(run, root, ctx, pipeline, base, wall_start)
         if status == "success" or status == "failure":
             status = "success" if root.outcome is not None and root.outcome.ok else "failure"
         # a run stopped before the script ended (budget, cancel, a hung leaf, the body gone) is still a located

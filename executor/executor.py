@@ -51,7 +51,7 @@ from craftbt.executor.gate import GateDecision, assess
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage
 from craftbt.executor.monitor import MonitoredBody
-from craftbt.executor.normalize import find_sentinels
+from craftbt.executor.normalize import NormalizeResult, find_sentinels
 from craftbt.executor.pipeline import Pipeline
 from craftbt.executor.preemption import SafetyMonitor, Signal, interruptible
 from craftbt.executor.recorder import GoldenRunRecorder
@@ -60,7 +60,7 @@ from craftbt.executor.supervisor import LeafMeta, Supervisor
 from craftbt.trees import model as m
 from craftbt.trees.build import DEFINITION_ATTR, build, release_blackboard_clients
 from craftbt.trees.dump import to_data
-from craftbt.trees.validate import validate_definition
+from craftbt.trees.validate import Checked, validate_definition
 from craftbt.world.body import BlockPos, Body, BodyError, BodyErrorCode
 
 #: safety signals are sampled every 5 ticks (250 ms): rate-limited updates, edge-triggered (seed 003 SMI)
@@ -85,7 +85,7 @@ TickCallback = Callable[["Executor", RunState, py_trees.behaviour.Behaviour], No
 
 class RunOutcome(BaseModel):
     run_id: str
-    status: str  # success | failure | blocked | escalated | hung | budget_exhausted | preempted | cancelled
+    status: str  # a craftbt.core.runstatus.RunStatus value: running until closed, then a terminal one
     tree: str
     ticks: int = 0
     sim_ms: int = 0
@@ -260,6 +260,21 @@ class Executor:
         base = RunOutcome(run_id=run_id, status="running", tree=definition.tree, shadow=self.config.shadow,
                           certifiable=gate.certifiable and not self.config.shadow, gate=gate,
                           digests=digests.model_dump())
+        try:
+            return self._run_opened(run, base, gate, norm, checked, base_dir, wall_start, completed_keys)
+        except KeyboardInterrupt as exc:
+            # a signal before the loop began (building, the gate) or after it: the run the journal opened is
+            # closed cancelled all the same (the loop closes its own, with the open step)
+            if base.status == "running":
+                self._abort_run(run, None, None, base, wall_start, "cancelled", "cancelled", exc)
+            if hasattr(exc, "run_id"):
+                exc.run_id = run_id
+            raise
+
+    def _run_opened(self, run: RunState, base: RunOutcome, gate: GateDecision, norm: NormalizeResult,
+                    checked: Checked, base_dir: Path | None, wall_start: float,
+                    completed_keys: Collection[str]) -> RunOutcome:
+        """The run after its journal row exists: the gate's verdict, the build, the loop, the close."""
         if not gate.should_proceed:
             reason = gate.block_reason or "rig_g_blocked"
             run.decide(reason, detail={"stage": "feasibility_gate", "detail": gate.block_detail,
@@ -293,7 +308,7 @@ class Executor:
         built_digest = digest(executor_plan)
         derive_keys(supervisors, built_digest, run, completed_keys)
         base.digests["built_plan_digest"] = built_digest  # subtrees inlined: every leaf that can run
-        run.recorder.record_decision(run_id, "plan_built", {"leaf": None, "steps": len(executor_plan),
+        run.recorder.record_decision(run.run_id, "plan_built", {"leaf": None, "steps": len(executor_plan),
                                                             "built_plan_digest": built_digest})
         incomplete = self._built_problems(supervisors)
         if incomplete:
@@ -303,22 +318,29 @@ class Executor:
             base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
             root.stop(Status.INVALID)
             return self._close(run, base, "blocked", wall_start)
+        status = self._drive(run, root, ctx, pipeline, base, wall_start)
+        return self._close(run, base, status, wall_start)
+
+    def _drive(self, run: RunState, root: py_trees.behaviour.Behaviour, ctx: CapabilityContext,
+               pipeline: Pipeline, base: RunOutcome, wall_start: float) -> str:
+        """The run loop, with every way out of it closing the run: a lost body ends it escalated, SIGINT or
+        SIGTERM ``cancelled`` with its open step (the exception goes on, carrying the run id), a bug
+        ``failure``. Trees and CraftScript runs both go through here."""
         try:
-            status = self._loop(run, root, ctx, pipeline)
+            return self._loop(run, root, ctx, pipeline)
         except BodyError as err:
             if err.code is not BodyErrorCode.BODY_DISCONNECTED:
                 self._abort_run(run, root, pipeline, base, wall_start, "failure", "internal_error", err)
                 raise
-            status = self._disconnected(run, root, pipeline, err)
+            return self._disconnected(run, root, pipeline, err)
         except KeyboardInterrupt as exc:  # SIGINT or SIGTERM (craftbt.core.signals.Cancelled)
             self._abort_run(run, root, pipeline, base, wall_start, "cancelled", "cancelled", exc)
             if hasattr(exc, "run_id"):
-                exc.run_id = run_id
+                exc.run_id = run.run_id
             raise
         except Exception as exc:
             self._abort_run(run, root, pipeline, base, wall_start, "failure", "internal_error", exc)
             raise
-        return self._close(run, base, status, wall_start)
 
     def _close_steps(self, run: RunState, pipeline: Pipeline, code: str, detail: str) -> None:
         """Close the journal step of every dispatch in flight with ``code`` (then stopping the tree closes none)."""
@@ -351,13 +373,15 @@ class Executor:
             self.on_escalation(escalation)
         return "escalated"
 
-    def _abort_run(self, run: RunState, root: py_trees.behaviour.Behaviour, pipeline: Pipeline,
+    def _abort_run(self, run: RunState, root: py_trees.behaviour.Behaviour | None, pipeline: Pipeline | None,
                    base: RunOutcome, wall_start: float, status: str, reason: str, exc: BaseException) -> None:
         """Close a run the loop left by an exception; a second failure while closing leaves the first in charge."""
         detail = str(exc) or type(exc).__name__
-        with contextlib.suppress(Exception):
-            self._close_steps(run, pipeline, reason, detail)
-        self._stop_tree(root)
+        if pipeline is not None:
+            with contextlib.suppress(Exception):
+                self._close_steps(run, pipeline, reason, detail)
+        if root is not None:
+            self._stop_tree(root)
         with contextlib.suppress(Exception):
             run.decide(reason, detail={"detail": detail, "exception": type(exc).__name__})
             self._close(run, base, status, wall_start)

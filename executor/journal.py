@@ -40,14 +40,14 @@ import orjson
 
 from craftbt.core import owner as owners
 from craftbt.core.home import default_home
+from craftbt.core.runstatus import TERMINAL
 from craftbt.core.sqlite import like_prefix, open_store, storage_errors
 from craftbt.executor.digests import canonical_json
 
 #: a dispatch ended by the tree or by preemption, not by the capability: not an SLA failure
 NOT_AN_OUTCOME = frozenset({"interrupted", "safety_preempted_by_executor", "abandoned", "cancelled"})
-#: how a run can end; ``running`` is the only status that is not terminal
-TERMINAL_STATUSES = frozenset({"success", "failure", "blocked", "escalated", "hung", "budget_exhausted",
-                               "cancelled", "abandoned"})
+#: how a run can end (craftbt.core.runstatus, the one closed set); ``running`` is the only status that is not terminal
+TERMINAL_STATUSES: frozenset[str] = frozenset(s.value for s in TERMINAL)
 
 SCHEMA_VERSION = 1
 #: rows written during ticks are committed together at most this long after the first (run ends commit at once)
@@ -336,6 +336,8 @@ class Journal:
             " certifiable, status, started_at, owner) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
 
     def end_run(self, run_id: str, *, status: str, sim_ticks: int, wall_ms: float, summary: dict[str, Any]) -> None:
+        if status not in TERMINAL_STATUSES:  # the closed set: a status no reader knows is a bug, not a record
+            raise ValueError(f"run {run_id}: {status!r} is not a terminal run status")
         with storage_errors(self.path):
             self._conn.execute(
                 "UPDATE runs SET status=?, ended_at=?, sim_ticks=?, wall_ms=?, summary_json=? WHERE run_id=?",
