@@ -422,12 +422,13 @@ class Journal:
     # -- reads -----------------------------------------------------------------------
     def list_runs(self, limit: int = 50) -> list[dict[str, Any]]:
         self._write_pending()  # this connection reads its own buffered rows, as before
-        rows = self._conn.execute(
-            "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,"
-            " (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id AND s.ok = 0) AS failures"
-            " FROM runs r ORDER BY started_at DESC LIMIT ?",
-            (limit,),
-        ).fetchall()
+        with storage_errors(self.path):  # a damaged page is a located storage error, not an anonymous one
+            rows = self._conn.execute(
+                "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,"
+                " (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id AND s.ok = 0) AS failures"
+                " FROM runs r ORDER BY started_at DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
         return [_run_view(_decode(dict(r))) for r in rows]
 
     def find_run(self, ref: str) -> dict[str, Any] | None:
@@ -454,6 +455,17 @@ class Journal:
         run["decisions"] = [_decode(dict(r)) for r in self._conn.execute(
             "SELECT * FROM decisions WHERE run_id = ? ORDER BY decision_id", (rid,))]
         return run
+
+    def damage(self, limit: int = 10) -> list[str]:
+        """What SQLite's ``quick_check`` finds wrong with the file (empty when sound): a reader that can still
+        list runs from a journal with a damaged page says so instead of passing the damage over."""
+        if self.path == ":memory:":
+            return []
+        try:
+            rows = [str(r[0]) for r in self._conn.execute(f"PRAGMA quick_check({int(limit)})").fetchall()]
+        except sqlite3.DatabaseError as exc:  # a page too damaged for the check to walk: that is the finding
+            return [str(exc)]
+        return [] if rows == ["ok"] else rows
 
     def completed_keys(self, run_id: str) -> set[str]:
         """The idempotency keys of the steps ``run_id`` completed (verified or not contradicted): what a resume

@@ -287,17 +287,22 @@ def runs_cmd(
     journal = Journal(read_only=True)
     try:
         rows = journal.list_runs(limit)
+        damage = journal.damage()
     finally:
         journal.close()
     if as_json:
         typer.echo(json.dumps([{k: v for k, v in r.items() if k != "summary"} for r in rows], indent=2, default=str))
-        return
-    table = Table("run", "tree", "status", "body", "steps", "failures", "sim s", "started")
-    for r in rows:
-        table.add_row(r["run_id"], r["tree_name"] or "", r["status"], r["body"] or "", str(r["steps"]),
-                      str(r["failures"]), f"{(r['sim_ticks'] or 0) / 20:.1f}",
-                      time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["started_at"])))
-    table_console().print(table)
+    else:
+        table = Table("run", "tree", "status", "body", "steps", "failures", "sim s", "started")
+        for r in rows:
+            table.add_row(r["run_id"], r["tree_name"] or "", r["status"], r["body"] or "", str(r["steps"]),
+                          str(r["failures"]), f"{(r['sim_ticks'] or 0) / 20:.1f}",
+                          time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["started_at"])))
+        table_console().print(table)
+    if damage:  # what could be read is shown; the exit code says the journal is not sound (docs/records.md)
+        typer.echo(f"{journal.path}: storage_corrupt: the journal is damaged ({'; '.join(damage[:2])}); the runs "
+                   "above may be incomplete. Run `craftbt doctor` for how to recover.", err=True)
+        raise typer.Exit(1)
 
 
 def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)"),
