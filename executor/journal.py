@@ -459,8 +459,6 @@ class Journal:
     def damage(self, limit: int = 10) -> list[str]:
         """What SQLite's ``quick_check`` finds wrong with the file (empty when sound): a reader that can still
         list runs from a journal with a damaged page says so instead of passing the damage over."""
-        if self.path == ":memory:":
-            return []
         try:
             rows = [str(r[0]) for r in self._conn.execute(f"PRAGMA quick_check({int(limit)})").fetchall()]
         except sqlite3.DatabaseError as exc:  # a page too damaged for the check to walk: that is the finding
