@@ -30,6 +30,8 @@ under the current directory.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
 import time
 import uuid
@@ -48,6 +50,28 @@ from craftbt.executor.digests import canonical_json
 NOT_AN_OUTCOME = frozenset({"interrupted", "safety_preempted_by_executor", "abandoned", "cancelled"})
 #: how a run can end (craftbt.core.runstatus, the one closed set); ``running`` is the only status that is not terminal
 TERMINAL_STATUSES: frozenset[str] = frozenset(s.value for s in TERMINAL)
+
+#: the fault sweep's hook (tests/test_fault_sweep.py), read once per process: ``count:PATH`` writes how many
+#: journal commits this process made to PATH after each one; ``kill:N`` SIGKILLs the process just before its
+#: Nth commit; ``eio:N`` fails the Nth commit as a disk I/O error (SQLite's own crash and I/O-error sweeps)
+FAULT_ENV = "CRAFTBT_FAULT_JOURNAL"
+_commits = [0]
+
+
+def fault_point() -> None:
+    """Count one journal commit; act on :data:`FAULT_ENV` when it is set (a test's fault sweep)."""
+    spec = os.environ.get(FAULT_ENV)
+    if not spec:
+        return
+    _commits[0] += 1
+    kind, _, arg = spec.partition(":")
+    if kind == "count":
+        Path(arg).write_text(str(_commits[0]), encoding="utf-8")
+    elif kind in ("kill", "eio") and arg.isdigit() and _commits[0] == int(arg):
+        if kind == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        raise sqlite3.OperationalError("disk I/O error")
+
 
 SCHEMA_VERSION = 1
 #: rows written during ticks are committed together at most this long after the first (run ends commit at once)
@@ -184,6 +208,7 @@ class Journal:
                 self._conn.execute(
                     "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
                 )
+                fault_point()
                 self._conn.commit()
                 self.close_abandoned()
         self._last_commit = time.perf_counter()
@@ -255,6 +280,7 @@ class Journal:
         with storage_errors(self.path):
             self._write_pending()
             if self._conn.in_transaction:
+                fault_point()
                 self._conn.commit()
                 self._last_commit = time.perf_counter()
 
@@ -296,6 +322,7 @@ class Journal:
                     "UPDATE steps SET ended_at=?, error_code='abandoned', error_detail=?"
                     " WHERE run_id=? AND ended_at IS NULL",
                     (now, "the process that ran this step is gone; its result is unknown", run_id))
+            fault_point()
             self._conn.commit()
         return dead
 

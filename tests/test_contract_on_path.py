@@ -113,3 +113,23 @@ def test_only_a_leaf_the_registry_names_a_replacement_for_is_rewritten(tmp_path:
         object.__setattr__(spec, "replaced_by", "acquire_material")
     assert [s["capability"] for s in detail["steps"]] == ["dig_block"]
     assert dataclasses.replace(spec).replaced_by == "acquire_material"
+
+
+def test_craft_four_oak_planks_from_the_solver_to_a_verified_step(tmp_path: Path) -> None:
+    """The seed's walk-through: the solver's craft step becomes ``craft_recipe {recipe: oak_planks, qty: 4}``
+    with explicit args, is dispatched and completes verified, on the run path (router -> executor -> journal)."""
+    from craftbt.router.priors import PriorsStore
+    from craftbt.router.router import run_goal
+
+    body = starter_world(0)
+    body.run_command("/give @s oak_log 1")
+    ex = Executor(default_registry(), body, config=ExecutorConfig(geofence=scenario_fence(body)), home=tmp_path)
+    run = run_goal("obtain 4 oak_planks", ex, planner="solver", priors=PriorsStore(tmp_path / "p.sqlite"),
+                   max_replans=0)
+    steps = ex.journal.run_detail(ex.journal.run_rows()[0]["run_id"])["steps"]
+    ex.journal.close()
+    assert run.ok, run.attempts
+    crafts = [s for s in steps if s["capability"] == "craft_recipe"]
+    assert [(s["args"]["recipe"], s["args"]["qty"]) for s in crafts] == [("oak_planks", 4)]
+    assert crafts[0]["verdict"] == "verified" and crafts[0]["ok"] == 1
+    assert body.observe().count("oak_planks") >= 4
