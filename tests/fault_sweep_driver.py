@@ -61,7 +61,20 @@ def snapshot(home: Path) -> dict[str, Any]:
     return out
 
 
-def check(label: str, before: dict[str, Any], after: dict[str, Any], resumes: bool) -> list[str]:
+def repeated(mid: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """Steps the faulted run completed that a run the next command opened (a resume) completed again."""
+    found: list[str] = []
+    for name, then in mid.items():
+        faulted = set(then["runs"]) - set(before.get(name, {"runs": {}})["runs"])
+        done = {k for r in faulted for k in then["keys"].get(r, [])}
+        now = after.get(name, {"runs": {}, "keys": {}})
+        again = [k for r, keys in now["keys"].items() if r not in then["runs"] for k in keys if k in done]
+        if again:
+            found.append(f"{name}: the resume repeated completed steps {again[:3]}")
+    return found
+
+
+def check(label: str, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     found: list[str] = []
     for name, then in before.items():
         now = after.get(name)
@@ -72,11 +85,6 @@ def check(label: str, before: dict[str, Any], after: dict[str, Any], resumes: bo
         lost_steps = [i for i, v in then["steps"].items() if now["steps"].get(i) != v]
         if lost or lost_steps:
             found.append(f"{label}: {name}: committed runs {lost[:3]} / steps {lost_steps[:3]} changed or lost")
-        if resumes:
-            done = {k for keys in then["keys"].values() for k in keys}
-            again = [k for r, keys in now["keys"].items() if r not in then["runs"] for k in keys if k in done]
-            if again:
-                found.append(f"{label}: {name}: the resume repeated completed steps {again[:3]}")
     for name, now in after.items():
         if now["integrity"] != ["ok"]:
             found.append(f"{label}: {name}: integrity_check {now['integrity'][:2]}")
@@ -107,10 +115,14 @@ def main() -> None:
                 violations.append(f"{label}: exit {code} (an I/O error is exit 1, never a crash)")
             if mode == "kill" and code not in (0, -9):
                 violations.append(f"{label}: exit {code}")
+            mid = snapshot(home)
             again = child(argv, None)  # the next command
             if again != 0:
                 violations.append(f"{label}: the next command exited {again}")
-            violations.extend(check(label, before, snapshot(home), resumes))
+            after = snapshot(home)
+            violations.extend(check(label, before, after))
+            if resumes:
+                violations.extend(f"{label}: {v}" for v in repeated(mid, before, after))
     print(json.dumps({"points": points, "modes": modes, "violations": violations}))
 
 

@@ -32,13 +32,16 @@ root:
         args: {item: oak_log, count: 1}
 """
 
-#: door -> (its command line, whether a second run resumes the first)
+#: door -> (its command line, whether the next command resumes the faulted run and must repeat none of its
+#: completed steps). ``live`` on the embedded world resumes from the world snapshot saved when the task began:
+#: the world itself rewinds, so the task's steps are done again by design (the same plan, the same keys), and
+#: only the other checks apply to it.
 DOORS: dict[str, tuple[list[str], bool]] = {
     "run": (["run", "{tree}"], False),
     "run --goal": (["run", "--goal", "obtain stick"], False),
     "build": (["build", "hut", "--at", "3,64,3"], True),
     "script run": (["script", "run", "-e", "repeat(3) { wait(500); }", "--world", "flat"], False),
-    "live": (["live", "--days", "0.01"], True),
+    "live": (["live", "--days", "0.01"], False),
 }
 
 
