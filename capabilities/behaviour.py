@@ -36,6 +36,7 @@ import py_trees
 from pydantic import BaseModel, ValidationError
 
 from craftbt.capabilities.context import CapabilityContext, LeafSupervisor
+from craftbt.capabilities.contracts import normalize_spec_args
 from craftbt.capabilities.plugin_faults import blame
 from craftbt.capabilities.spec import (
     ActionResult,
@@ -143,17 +144,19 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self.supervisor: LeafSupervisor | None = None
         super().__init__(name=name)
         self.spec = spec
-        self.raw_args = raw_args
+        # the action contract's normalizer, before any validation (aliases, defaults, null-as-absent); what it
+        # changed is kept for the step's record
+        self.raw_args, self.normalized = normalize_spec_args(spec, raw_args)
         self.ctx = ctx
         #: the tree's own ``timeout_ms`` for this node, if it set one (it wins over the capability's)
         self.node_timeout_ms = timeout_ms
         self.timeout_ms = timeout_ms or spec.timeout_ms
         self.idempotency_key = idempotency_key
-        self._references = find_references(raw_args)
+        self._references = find_references(self.raw_args)
         # Args without references are validated once, not on every activation.
         self._static_args: BaseModel | None = None
         if not self._references:
-            self._static_args = spec.args_model.model_validate(raw_args)
+            self._static_args = spec.args_model.model_validate(self.raw_args)
         self.result: ActionResult | None = None
         self.args: BaseModel | None = None
         self._gen: RunnerGen | None = None
@@ -408,8 +411,9 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
 
         Blocks and their states at the receipt's positions; with ``extra.probe_light`` the light level
         there, with ``extra.probe_entities`` (a radius) the entities around the bot, with
-        ``extra.probe_chat_since`` (a chat-log index) the chat heard since. A position the body cannot
-        read (an unloaded chunk on a server) stays unprobed: acceptance calls that inconclusive.
+        ``extra.probe_chat_since`` (a chat-log index) the chat heard since, with ``extra.probe_weather`` the
+        weather. A position the body cannot read (an unloaded chunk on a server) stays unprobed: acceptance
+        calls that inconclusive.
         """
         receipt = result.receipt
         if receipt is None:
@@ -441,6 +445,10 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         if isinstance(radius, int | float):
             with contextlib.suppress(BodyError):
                 update["entities"] = body.entities(float(radius))
+        weather = getattr(body, "weather", None)
+        if receipt.extra.get("probe_weather") and callable(weather):
+            with contextlib.suppress(BodyError):
+                update["weather"] = weather()
         since = receipt.extra.get("probe_chat_since")
         heard = getattr(body, "chat_messages", None)
         if isinstance(since, int) and callable(heard):

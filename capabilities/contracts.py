@@ -25,6 +25,7 @@ the handler needs (``placement``, ``count``, ``exploreOnFail``) that the leaf pa
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 import operator
 from collections.abc import Callable, Mapping
@@ -38,6 +39,7 @@ from craftbt.core.errors import CraftbtError, ErrorCode, Problem
 
 if TYPE_CHECKING:
     from craftbt.capabilities.registry import Registry
+    from craftbt.capabilities.spec import CapabilitySpec
 
 log = logging.getLogger(__name__)
 
@@ -185,7 +187,7 @@ _CONTRACT_ROWS: tuple[ActionContract, ...] = (
         "place_block",
         dispatch=DispatchMode.GUARDED,
         handler="execute_place_block",
-        aliases=(Alias("block_type", "item"),),
+        aliases=(Alias("block_type", "item"), Alias("blockType", "item")),
         strip=frozenset({"placement", "count"}),
         required=("item",),
         guards=(
@@ -228,6 +230,19 @@ _CONTRACT_ROWS: tuple[ActionContract, ...] = (
 )
 
 ACTION_CONTRACTS: dict[str, ActionContract] = {row.action_type: row for row in _CONTRACT_ROWS}
+
+
+def _leaf_contracts() -> dict[str, ActionContract]:
+    """Leaf name -> the contract a leaf of that name is normalized by: the action type of the same name, else
+    the first action type that lands on it (``craft_recipe`` <- ``craft``: a tree leaf written with the seed's
+    ``{item, quantity}``)."""
+    out = {row.leaf: row for row in _CONTRACT_ROWS if row.action_type == row.leaf}
+    for row in _CONTRACT_ROWS:
+        out.setdefault(row.leaf, row)
+    return out
+
+
+LEAF_CONTRACTS: dict[str, ActionContract] = _leaf_contracts()
 
 
 @dataclass(frozen=True)
@@ -320,10 +335,14 @@ def _require_mapping(action_type: str, params: object) -> Mapping[str, Any]:
     return params
 
 
-def _apply(contract: ActionContract, params: Mapping[str, Any], *, strip: bool) -> NormalizedParams:
+def apply_aliases(aliases: tuple[Alias, ...], params: Mapping[str, Any]) -> tuple[dict[str, Any],
+                                                                               list[NormalizationWarning]]:
+    """The seed's alias rules, the one implementation of them: the source key always goes (even when null),
+    a null source sets nothing (null-as-absent), and when source and target are both set the target wins
+    with an ``alias_conflict`` warning."""
     out = dict(params)
     warnings: list[NormalizationWarning] = []
-    for alias in contract.aliases:
+    for alias in aliases:
         if alias.source not in out:
             continue
         value = out.pop(alias.source)  # the source goes even when it is null
@@ -342,6 +361,11 @@ def _apply(contract: ActionContract, params: Mapping[str, Any], *, strip: bool) 
                 dropped=value,
             )
         )
+    return out, warnings
+
+
+def _apply(contract: ActionContract, params: Mapping[str, Any], *, strip: bool) -> NormalizedParams:
+    out, warnings = apply_aliases(contract.aliases, params)
     for key, replacement in contract.deprecated.items():
         if key not in out:
             continue
@@ -377,6 +401,83 @@ def normalize_action_params(action_type: str, params: Mapping[str, Any]) -> Norm
     if contract is None:
         return NormalizedParams(action_type=action_type, params=dict(mapping))
     return _apply(contract, mapping, strip=True)
+
+
+class LeafNormalization(BaseModel):
+    """What the normalizer did to one leaf's args before validation; recorded on the step (``normalized``)."""
+
+    leaf: str
+    #: the contract whose table applied (``craft`` for a ``craft_recipe`` leaf), None for the args model's own
+    contract: str | None = None
+    #: the args as written
+    written: dict[str, Any]
+    #: alias source -> the canonical key it became
+    renamed: dict[str, str] = Field(default_factory=dict)
+    #: keys a default filled (absent or null)
+    defaulted: list[str] = Field(default_factory=list)
+    #: null values dropped so the args model's default applies (null-as-absent)
+    nulls: list[str] = Field(default_factory=list)
+    warnings: list[NormalizationWarning] = Field(default_factory=list)
+
+
+def normalize_leaf_args(leaf: str, args: Mapping[str, Any], *, seed_aliases: Mapping[str, str] | None = None,
+                        defaults: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], LeafNormalization | None]:
+    """A tree leaf's args in the capability's own names, before any validation (trees, planners, CraftScript
+    and MCP calls all reach a leaf through here).
+
+    Applies the leaf's contract (``LEAF_CONTRACTS``: aliases, deprecated keys, defaults) and the args model's
+    own ``seed_aliases``, with the seed's rules (null-as-absent, source cleanup, target wins on conflict); a
+    null for a key whose model default is not null (``defaults``) is dropped, so the default applies. A
+    semantic guard that fires (``place_block`` with ``count > 1``) strips nothing: its keys reach validation,
+    which refuses them. Returns the args and the record, or the args unchanged and None when nothing changed.
+    """
+    contract = LEAF_CONTRACTS.get(leaf)
+    aliases = tuple(contract.aliases if contract else ()) + tuple(
+        Alias(src, dst) for src, dst in (seed_aliases or {}).items())
+    if not aliases and contract is None and not any(v is None for v in args.values()):
+        return dict(args), None
+    renamed = {a.source: a.target for a in aliases if args.get(a.source) is not None}
+    if contract is not None:
+        fired = any(g.fires(args) for g in contract.guards)
+        applied = _apply(contract, args, strip=not fired)
+        out, warnings = apply_aliases(aliases[len(contract.aliases):], applied.params)
+        warnings = [*applied.warnings, *warnings]
+    else:
+        out, warnings = apply_aliases(aliases, args)
+    model_defaults = defaults or {}
+    nulls = [k for k, v in out.items() if v is None and model_defaults.get(k) is not None]
+    for key in nulls:
+        del out[key]
+    defaulted: list[str] = []
+    provided = {k for k, v in args.items() if v is not None} | set(renamed.values())
+    for key, value in (contract.defaults if contract else {}).items():
+        if key in provided:
+            continue
+        if key in model_defaults and model_defaults[key] == value:
+            out.pop(key, None)  # the model's own default says the same: leave it absent
+            if key in args:
+                nulls.append(key)
+        else:
+            defaulted.append(key)
+    if out == dict(args) and not warnings:
+        return out, None
+    return out, LeafNormalization(leaf=leaf, contract=contract.action_type if contract else None,
+                                  written=dict(args), renamed=renamed, defaulted=defaulted, nulls=nulls,
+                                  warnings=warnings)
+
+
+@functools.cache
+def _model_defaults(model: type[BaseModel]) -> dict[str, Any]:
+    return {name: f.default for name, f in model.model_fields.items()
+            if not f.is_required() and f.default_factory is None}
+
+
+def normalize_spec_args(spec: CapabilitySpec, args: Mapping[str, Any]) -> tuple[dict[str, Any],
+                                                                              LeafNormalization | None]:
+    """:func:`normalize_leaf_args` for a registered capability: its model's seed aliases and defaults."""
+    model = spec.args_model
+    return normalize_leaf_args(spec.name, args, seed_aliases=getattr(model, "seed_aliases", None),
+                               defaults=_model_defaults(model))
 
 
 def missing_required(contract: ActionContract, params: Mapping[str, Any]) -> list[str]:

@@ -214,6 +214,9 @@ class CapabilitySpec:
     effects: tuple[str, ...] = ()
     deprecated: bool = False
     deprecation_note: str = ""
+    #: the capability a deprecated one may be rewritten into (the executor's ``remap_deprecated`` switch);
+    #: None: never rewritten
+    replaced_by: str | None = None
     idempotent: bool = False
     #: effects that depend on the args' content, not just their values (``chat "/give @s torch 4"``
     #: gives ``has:torch``); the feasibility gate adds them to the declared ``effects``.

@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from craftbt.capabilities.context import CapabilityContext
+from craftbt.capabilities.leaves.movement import ARRIVAL_SLACK
 from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
     Family,
     GuardResult,
     Permission,
+    Receipt,
     RunnerGen,
     VerificationResult,
 )
@@ -33,7 +35,7 @@ from craftbt.craftscript.functions import FunctionStore
 from craftbt.craftscript.interp import Interpreter, Limits, ScriptOutcome
 from craftbt.craftscript.macros import core_macros
 from craftbt.craftscript.parser import parse
-from craftbt.world.body import Observation
+from craftbt.world.body import BlockPos, Observation, Position
 
 if TYPE_CHECKING:
     from craftbt.capabilities.registry import Registry
@@ -88,11 +90,23 @@ def guard_call_function(ctx: CapabilityContext, args: CallFunctionArgs) -> Guard
     return GuardResult.allow()
 
 
-def _result(outcome: ScriptOutcome) -> ActionResult:
+#: At most this many changed cells are read again by the verifier (the last ones the script changed).
+PROBED_CHANGES = 64
+
+
+def _result(ctx: CapabilityContext, outcome: ScriptOutcome) -> ActionResult:
     obs: dict[str, Any] = {"ops": outcome.ops, "status": outcome.status, "block_changes": outcome.block_changes,
                            "logs": [entry for entry in outcome.logs if entry["kind"] in ("log", "block_info")][-100:]}
     if outcome.ok:
-        return ActionResult.success(**obs)
+        # what the script left behind, for the verifier to compare with the world: the cells it changed (read
+        # again through the receipt), where the bot ended and what it carried then
+        cells = list(dict.fromkeys(BlockPos(*c["pos"]) for c in reversed(outcome.block_changes)))[:PROBED_CHANGES]
+        here = ctx.body.position()
+        carried: dict[str, int] = {}
+        for stack in ctx.body.inventory():
+            carried[stack.name] = carried.get(stack.name, 0) + stack.count
+        return ActionResult.success(Receipt(positions=cells), ended_at=[here.x, here.y, here.z], carried=carried,
+                                    **obs)
     err = outcome.error or {}
     return ActionResult.failure(str(err.get("error", "script_failed")), str(err.get("message", "")), script_error=err,
                                 **obs)
@@ -105,7 +119,7 @@ def run_run_script(ctx: CapabilityContext, args: RunScriptArgs) -> RunnerGen:
     interp = Interpreter(program, ctx.body, Dispatcher(nested), functions=_store(ctx), waypoints=waypoints,
                          limits=Limits(max_ops=args.max_ops), core_macros=core_macros())
     outcome = yield from interp.run()
-    return _result(outcome)
+    return _result(ctx, outcome)
 
 
 def run_call_function(ctx: CapabilityContext, args: CallFunctionArgs) -> RunnerGen:
@@ -114,7 +128,7 @@ def run_call_function(ctx: CapabilityContext, args: CallFunctionArgs) -> RunnerG
     interp = Interpreter(program, ctx.body, Dispatcher(nested_context(ctx)), functions=_store(ctx),
                          limits=Limits(max_ops=args.max_ops), core_macros=core_macros())
     outcome = yield from interp.run()
-    return _result(outcome)
+    return _result(ctx, outcome)
 
 
 def _literal(v: int | bool | str) -> str:
@@ -126,14 +140,29 @@ def _literal(v: int | bool | str) -> str:
 
 
 def accept_script(pre: Observation, post: Observation, args: Any, result: ActionResult) -> VerificationResult:
-    """Each command was verified by its own capability's acceptance; here: the reported block changes hold
-    in the world now (receipt probe), else the script's own success stands as evidence."""
+    """Each command was verified by its own capability's acceptance; here the world is read again: the
+    reported block changes hold now (receipt probe), the bot stands where the script left it and carries
+    what it carried then. A change that could not be read again, or an inventory that moved since, is
+    inconclusive; the script's word alone is no evidence."""
     changes = result.observables.get("block_changes", [])
-    mismatched = [c for c in changes if post.blocks.get(f"{c['pos'][0]},{c['pos'][1]},{c['pos'][2]}") not in (
-        None, c["after"].removeprefix("minecraft:"))]
+    final = {f"{c['pos'][0]},{c['pos'][1]},{c['pos'][2]}": c["after"].removeprefix("minecraft:") for c in changes}
+    probed = {key: post.blocks[key] for key in final if key in post.blocks}
+    mismatched = [{"pos": key, "after": final[key], "observed": seen} for key, seen in probed.items()
+                  if seen != final[key]]
+    evidence: dict[str, Any] = {"ops": result.observables.get("ops"), "changes": len(changes)}
     if mismatched:
-        return VerificationResult.contradicted(reason="a reported block change does not hold", changes=mismatched[:5])
-    return VerificationResult.verified(ops=result.observables.get("ops"), changes=len(changes))
+        return VerificationResult.contradicted(reason="a reported block change does not hold", changed=mismatched[:5])
+    ended = result.observables.get("ended_at")
+    if ended is not None:
+        away = round(post.position.distance_to(Position(*ended)), 2)
+        if away > ARRIVAL_SLACK:
+            return VerificationResult.contradicted(reason="the bot is not where the script left it", away=away)
+    if result.receipt is not None and len(probed) < len(result.receipt.positions):
+        return VerificationResult.inconclusive(reason="a changed block could not be read again", **evidence)
+    carried = result.observables.get("carried")
+    if carried is not None and {n: c for n, c in post.inventory.items() if c} != carried:
+        return VerificationResult.inconclusive(reason="the inventory is not what the script left", **evidence)
+    return VerificationResult.verified(**evidence)
 
 
 def register(registry: Registry) -> None:

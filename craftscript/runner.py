@@ -104,8 +104,13 @@ def run_script(
     pipeline = Pipeline(run)
     ctx = CapabilityContext(body=executor.body, registry=executor.registry, hooks=pipeline)
 
+    stem = plan_digest.removeprefix("sha256:")[:16]
+    commands = iter(range(1 << 62))
+
     def supervise(leaf: CapabilityBehaviour) -> Supervisor:
-        return Supervisor(leaf, run, pipeline, LeafMeta(), on_escalation=executor.on_escalation)
+        # a script's step is its command's place in the script's run: the same script, the same keys
+        meta = LeafMeta(derived_key=f"{stem}.c{next(commands)}", normalized=leaf.normalized)
+        return Supervisor(leaf, run, pipeline, meta, on_escalation=executor.on_escalation)
 
     interp = Interpreter(program, executor.body, Dispatcher(ctx, supervise), functions=functions,
                          waypoints=waypoints, limits=limits, core_macros=core_macros())

@@ -126,6 +126,9 @@ class ExecutorConfig(BaseModel):
     streams: int = Field(default=1, ge=1, le=3)
     preemption: bool = True
     allow_materialize: bool = False
+    #: the legacy switch: a deprecated leaf whose registry entry names a replacement (``replaced_by``) runs as
+    #: it (dig_block -> acquire_material), recorded ``original_leaf``; off, every leaf runs as written
+    remap_deprecated: bool = False
     #: server command names (``give``, ``time``; no slash) a tree may send, and only under a profile
     #: that grants Permission.COMMAND; empty: none
     allowed_commands: frozenset[str] = frozenset()

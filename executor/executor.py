@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,7 @@ from craftbt.executor.gate import GateDecision, assess
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage
 from craftbt.executor.monitor import MonitoredBody
-from craftbt.executor.normalize import find_sentinels
+from craftbt.executor.normalize import NormalizeResult, find_sentinels
 from craftbt.executor.pipeline import Pipeline
 from craftbt.executor.preemption import SafetyMonitor, Signal, interruptible
 from craftbt.executor.recorder import GoldenRunRecorder
@@ -61,7 +61,7 @@ from craftbt.executor.supervisor import LeafMeta, Supervisor
 from craftbt.trees import model as m
 from craftbt.trees.build import DEFINITION_ATTR, build, release_blackboard_clients
 from craftbt.trees.dump import to_data
-from craftbt.trees.validate import validate_definition
+from craftbt.trees.validate import Checked, validate_definition
 from craftbt.world.body import BlockPos, Body, BodyError, BodyErrorCode
 
 #: safety signals are sampled every 5 ticks (250 ms): rate-limited updates, edge-triggered (seed 003 SMI)
@@ -86,7 +86,7 @@ TickCallback = Callable[["Executor", RunState, py_trees.behaviour.Behaviour], No
 
 class RunOutcome(BaseModel):
     run_id: str
-    status: str  # success | failure | blocked | escalated | hung | budget_exhausted | preempted | cancelled
+    status: str  # a craftbt.core.runstatus.RunStatus value: running until closed, then a terminal one
     tree: str
     ticks: int = 0
     sim_ms: int = 0
@@ -118,8 +118,20 @@ def leaf_meta(behaviour: CapabilityBehaviour) -> LeafMeta:
     node = getattr(behaviour, DEFINITION_ATTR, None)
     if isinstance(node, m.LeafNode):
         return LeafMeta(args_source=node.args_source, idempotency_key=behaviour.idempotency_key,
-                        original_leaf=getattr(behaviour, "original_leaf", None))
-    return LeafMeta(idempotency_key=behaviour.idempotency_key)
+                        original_leaf=getattr(behaviour, "original_leaf", None), normalized=behaviour.normalized)
+    return LeafMeta(idempotency_key=behaviour.idempotency_key, normalized=behaviour.normalized)
+
+
+def derive_keys(supervisors: list[Supervisor], plan_digest: str, run: RunState,
+                completed_keys: Collection[str] = ()) -> None:
+    """Every leaf the tree gave no idempotency key gets one derived from the plan's digest and its place in
+    the tree (its order among the built leaves): the same plan gives the same keys, run after run, so a
+    retried or resumed step is recognised as the same step. Keys a previous run completed are honoured."""
+    stem = plan_digest.removeprefix("sha256:")[:16]
+    for place, sup in enumerate(supervisors):
+        if sup.meta.idempotency_key is None:
+            sup.meta.derived_key = f"{stem}.{place}"
+    run.resumed_keys.update(completed_keys)
 
 
 def capability_leaves(root: py_trees.behaviour.Behaviour) -> list[CapabilityBehaviour]:
@@ -230,9 +242,12 @@ class Executor:
         scenario: str | None = None,
         run_id: str | None = None,
         intent_resolution_digest: str | None = None,
+        completed_keys: Collection[str] = (),
     ) -> RunOutcome:
         """Run ``definition``; ``intent_resolution_digest`` is the router's digest of the steps it resolved
-        from the intent (seed 002), recorded with the run when the tree came from a goal."""
+        from the intent (seed 002), recorded with the run when the tree came from a goal. ``completed_keys``:
+        the idempotency keys of steps a run of the same plan already completed (a resume,
+        :meth:`Journal.completed_keys`): those steps succeed without dispatch."""
         wall_start = time.perf_counter()
         if base_dir is None and definition.source and not definition.source.startswith("planner:"):
             base_dir = Path(definition.source).parent
@@ -265,6 +280,21 @@ class Executor:
         base = RunOutcome(run_id=run_id, status="running", tree=definition.tree, shadow=self.config.shadow,
                           certifiable=gate.certifiable and not self.config.shadow, gate=gate,
                           digests=digests.model_dump())
+        try:
+            return self._run_opened(run, base, gate, norm, checked, base_dir, wall_start, completed_keys)
+        except KeyboardInterrupt as exc:
+            # a signal before the loop began (building, the gate) or after it: the run the journal opened is
+            # closed cancelled all the same (the loop closes its own, with the open step)
+            if base.status == "running":
+                self._abort_run(run, None, None, base, wall_start, "cancelled", "cancelled", exc)
+            if hasattr(exc, "run_id"):
+                exc.run_id = run_id
+            raise
+
+    def _run_opened(self, run: RunState, base: RunOutcome, gate: GateDecision, norm: NormalizeResult,
+                    checked: Checked, base_dir: Path | None, wall_start: float,
+                    completed_keys: Collection[str]) -> RunOutcome:
+        """The run after its journal row exists: the gate's verdict, the build, the loop, the close."""
         if not gate.should_proceed:
             reason = gate.block_reason or "rig_g_blocked"
             run.decide(reason, detail={"stage": "feasibility_gate", "detail": gate.block_detail,
@@ -296,8 +326,9 @@ class Executor:
         supervisors = self._supervise(root, run, pipeline)
         executor_plan = [{"leaf": s.spec.key, "args": s.leaf.raw_args} for s in supervisors]
         built_digest = digest(executor_plan)
+        derive_keys(supervisors, built_digest, run, completed_keys)
         base.digests["built_plan_digest"] = built_digest  # subtrees inlined: every leaf that can run
-        run.recorder.record_decision(run_id, "plan_built", {"leaf": None, "steps": len(executor_plan),
+        run.recorder.record_decision(run.run_id, "plan_built", {"leaf": None, "steps": len(executor_plan),
                                                             "built_plan_digest": built_digest})
         incomplete = self._built_problems(supervisors)
         if incomplete:
@@ -312,7 +343,8 @@ class Executor:
     def drive(self, run: RunState, root: py_trees.behaviour.Behaviour, ctx: CapabilityContext, pipeline: Pipeline,
               base: RunOutcome, wall_start: float) -> RunOutcome:
         """Tick ``root`` (a built tree, or another behaviour such as a running script) until it ends, then close
-        the run: every way out of the loop (the body gone, a signal, a bug) closes its journal row."""
+        the run: every way out of the loop closes its journal row (a lost body ends it escalated, SIGINT or
+        SIGTERM ``cancelled`` with its open step, the exception going on with the run id; a bug ``failure``)."""
         self.run_state = run
         try:
             status = self._loop(run, root, ctx, pipeline)
@@ -362,13 +394,15 @@ class Executor:
             self.on_escalation(escalation)
         return "escalated"
 
-    def _abort_run(self, run: RunState, root: py_trees.behaviour.Behaviour, pipeline: Pipeline,
+    def _abort_run(self, run: RunState, root: py_trees.behaviour.Behaviour | None, pipeline: Pipeline | None,
                    base: RunOutcome, wall_start: float, status: str, reason: str, exc: BaseException) -> None:
         """Close a run the loop left by an exception; a second failure while closing leaves the first in charge."""
         detail = str(exc) or type(exc).__name__
-        with contextlib.suppress(Exception):
-            self._close_steps(run, pipeline, reason, detail)
-        self._stop_tree(root)
+        if pipeline is not None:
+            with contextlib.suppress(Exception):
+                self._close_steps(run, pipeline, reason, detail)
+        if root is not None:
+            self._stop_tree(root)
         with contextlib.suppress(Exception):
             run.decide(reason, detail={"detail": detail, "exception": type(exc).__name__})
             self._close(run, base, status, wall_start)
@@ -377,6 +411,7 @@ class Executor:
         """Attach a supervisor to every capability leaf (the tree keeps its shape)."""
         supervisors: list[Supervisor] = []
         for leaf in capability_leaves(root):
+            self._record_normalized(leaf, run)
             self._remap_deprecated(leaf, run)
             self._rebind_shadow(leaf, run)
             sup = Supervisor(leaf, run, pipeline, leaf_meta(leaf), on_escalation=self.on_escalation)
@@ -411,15 +446,28 @@ class Executor:
             parent.num_failures = 1
         return min(declared, run.config.local_retries)
 
+    @staticmethod
+    def _record_normalized(leaf: CapabilityBehaviour, run: RunState) -> None:
+        """The action contract's normalizer changed this leaf's args (a seed spelling, a default, a null):
+        journalled as an ``args_normalized`` decision on the step's node, and kept for the step's record."""
+        if leaf.normalized is None:
+            return
+        run.decide("args_normalized", node=leaf.name, capability=leaf.spec.key,
+                   detail=leaf.normalized.model_dump(mode="json", exclude_defaults=True))
+
     def _remap_deprecated(self, leaf: CapabilityBehaviour, run: RunState) -> None:
-        """A deprecated leaf with a remap runs as its replacement (seed 000: dig_block -> acquire_material),
-        recorded with ``original_leaf`` on the decision, every step and the golden-run report."""
+        """A deprecated leaf runs as its replacement only where the registry names one (``replaced_by``: seed
+        000's dig_block -> acquire_material) and the configuration's legacy switch ``remap_deprecated`` is on
+        (seed 002 quarantines the rewrite: no leaf changes identity by default). A rewrite is recorded with
+        ``original_leaf`` on the decision, every step and the golden-run report."""
         from craftbt.capabilities.contracts import remap_deprecated
 
+        if not run.config.remap_deprecated or not leaf.spec.deprecated or leaf.spec.replaced_by is None:
+            return
         if leaf._references:
             return  # args known only at dispatch: the leaf runs as written
         execution = remap_deprecated(leaf.spec.name, leaf.raw_args)
-        if execution is None or not self.registry.has(execution.leaf):
+        if execution is None or execution.leaf != leaf.spec.replaced_by or not self.registry.has(execution.leaf):
             return
         original = leaf.spec.key
         leaf.spec = self.registry.get(execution.leaf)

@@ -30,6 +30,8 @@ under the current directory.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
 import time
 import uuid
@@ -41,6 +43,7 @@ import orjson
 
 from craftbt.core import owner as owners
 from craftbt.core.home import default_home
+from craftbt.core.runstatus import TERMINAL
 from craftbt.core.sqlite import like_prefix, open_store, storage_errors
 from craftbt.executor.digests import canonical_json
 
@@ -74,9 +77,30 @@ def step_outcome(step: dict[str, Any]) -> StepOutcome:
 #: the same definition in SQL, over a ``steps`` row aliased ``s``
 FAILED_STEP_SQL = ("s.ok = 0 AND COALESCE(s.error_code, '') NOT IN ("
                    + ", ".join(f"'{code}'" for code in sorted(NOT_AN_OUTCOME)) + ")")
-#: how a run can end; ``running`` is the only status that is not terminal
-TERMINAL_STATUSES = frozenset({"success", "failure", "blocked", "escalated", "hung", "budget_exhausted",
-                               "cancelled", "abandoned"})
+#: how a run can end (craftbt.core.runstatus, the one closed set); ``running`` is the only status that is not terminal
+TERMINAL_STATUSES: frozenset[str] = frozenset(s.value for s in TERMINAL)
+
+#: the fault sweep's hook (tests/test_fault_sweep.py), read once per process: ``count:PATH`` writes how many
+#: journal commits this process made to PATH after each one; ``kill:N`` SIGKILLs the process just before its
+#: Nth commit; ``eio:N`` fails the Nth commit as a disk I/O error (SQLite's own crash and I/O-error sweeps)
+FAULT_ENV = "CRAFTBT_FAULT_JOURNAL"
+_commits = [0]
+
+
+def fault_point() -> None:
+    """Count one journal commit; act on :data:`FAULT_ENV` when it is set (a test's fault sweep)."""
+    spec = os.environ.get(FAULT_ENV)
+    if not spec:
+        return
+    _commits[0] += 1
+    kind, _, arg = spec.partition(":")
+    if kind == "count":
+        Path(arg).write_text(str(_commits[0]), encoding="utf-8")
+    elif kind in ("kill", "eio") and arg.isdigit() and _commits[0] == int(arg):
+        if kind == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        raise sqlite3.OperationalError("disk I/O error")
+
 
 SCHEMA_VERSION = 1
 #: rows written during ticks are committed together at most this long after the first (run ends commit at once)
@@ -213,6 +237,7 @@ class Journal:
                 self._conn.execute(
                     "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
                 )
+                fault_point()
                 self._conn.commit()
                 self.close_abandoned()
         self._last_commit = time.perf_counter()
@@ -284,6 +309,7 @@ class Journal:
         with storage_errors(self.path):
             self._write_pending()
             if self._conn.in_transaction:
+                fault_point()
                 self._conn.commit()
                 self._last_commit = time.perf_counter()
 
@@ -325,6 +351,7 @@ class Journal:
                     "UPDATE steps SET ended_at=?, error_code='abandoned', error_detail=?"
                     " WHERE run_id=? AND ended_at IS NULL",
                     (now, "the process that ran this step is gone; its result is unknown", run_id))
+            fault_point()
             self._conn.commit()
         return dead
 
@@ -365,6 +392,8 @@ class Journal:
             " certifiable, status, started_at, owner) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
 
     def end_run(self, run_id: str, *, status: str, sim_ticks: int, wall_ms: float, summary: dict[str, Any]) -> None:
+        if status not in TERMINAL_STATUSES:  # the closed set: a status no reader knows is a bug, not a record
+            raise ValueError(f"run {run_id}: {status!r} is not a terminal run status")
         with storage_errors(self.path):
             self._conn.execute(
                 "UPDATE runs SET status=?, ended_at=?, sim_ticks=?, wall_ms=?, summary_json=? WHERE run_id=?",
@@ -449,12 +478,13 @@ class Journal:
     # -- reads -----------------------------------------------------------------------
     def list_runs(self, limit: int = 50) -> list[dict[str, Any]]:
         self._write_pending()  # this connection reads its own buffered rows, as before
-        rows = self._conn.execute(
-            "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,"
-            f" (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id AND {FAILED_STEP_SQL}) AS failures"
-            " FROM runs r ORDER BY started_at DESC LIMIT ?",
-            (limit,),
-        ).fetchall()
+        with storage_errors(self.path):  # a damaged page is a located storage error, not an anonymous one
+            rows = self._conn.execute(
+                "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,"
+                f" (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id AND {FAILED_STEP_SQL}) AS failures"
+                " FROM runs r ORDER BY started_at DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
         return [_run_view(_decode(dict(r))) for r in rows]
 
     def find_run(self, ref: str) -> dict[str, Any] | None:
@@ -484,6 +514,26 @@ class Journal:
         run["decisions"] = [_decode(dict(r)) for r in self._conn.execute(
             "SELECT * FROM decisions WHERE run_id = ? ORDER BY decision_id", (rid,))]
         return run
+
+    def damage(self, limit: int = 10) -> list[str]:
+        """What SQLite's ``quick_check`` finds wrong with the file (empty when sound): a reader that can still
+        list runs from a journal with a damaged page says so instead of passing the damage over."""
+        try:
+            rows = [str(r[0]) for r in self._conn.execute(f"PRAGMA quick_check({int(limit)})").fetchall()]
+        except sqlite3.DatabaseError as exc:  # a page too damaged for the check to walk: that is the finding
+            return [str(exc)]
+        return [] if rows == ["ok"] else rows
+
+    def completed_keys(self, run_id: str) -> set[str]:
+        """The idempotency keys of the steps ``run_id`` completed (verified or not contradicted): what a resume
+        of the same plan passes to :meth:`Executor.run` so that no completed step is dispatched again."""
+        self._write_pending()
+        run = self.find_run(run_id)
+        if run is None:
+            raise KeyError(run_id)
+        return {r[0] for r in self._conn.execute(
+            "SELECT idempotency_key FROM steps WHERE run_id = ? AND ok = 1 AND idempotency_key IS NOT NULL",
+            (run["run_id"],))}
 
     def step_rows(self, *, since: float | None = None, capability: str | None = None) -> list[dict[str, Any]]:
         self._write_pending()  # this connection reads its own buffered rows, as before

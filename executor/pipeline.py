@@ -3,6 +3,8 @@
 Every leaf activation passes these stages in order; the first refusal wins and
 is recorded as a structured decision with its backoff class:
 
+ 0. resumed        a step a previous run of the same plan completed (its idempotency key): admitted without
+                   dispatch, recorded ``resumed_step_skipped``
  1. geofence       ``geofence_unconfigured`` (fail closed), ``geofence_violation:<what>``: every leaf that
                    moves the bot or changes the world; its targets must lie inside the bounds (and the bot,
                    for a world-changing leaf). The path is watched while it runs (:mod:`executor.fence`).
@@ -286,6 +288,19 @@ def stage_double_dispatch(p: Pipeline, ctx: CapabilityContext, spec: CapabilityS
     return None
 
 
+def stage_resumed(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec, args: BaseModel,
+                  sup: Supervisor) -> GuardResult | None:
+    """A step a previous run of the same plan completed (its idempotency key) succeeds without dispatch. First:
+    its guard would judge a world the step already changed (the logs it mined are planks now)."""
+    key = sup.meta.idempotency_key
+    run = p.run
+    if not key or key not in run.resumed_keys:
+        return None
+    run.resumed_keys.discard(key)  # once: a later pass of a loop is another step with another key anyway
+    run.decide("resumed_step_skipped", node=sup.name, capability=spec.key, detail={"idempotency_key": key})
+    return GuardResult(ok=True, reason="resumed", detail=f"idempotency key {key!r} completed before the resume")
+
+
 #: The admission policy, the one place it is written: geofence first (fail closed), then the allowlist
 #: (registry, args, permissions and server commands), then the leaf's own guard (it may observe the world,
 #: which a refused leaf has no business doing). A tree leaf and a command nested in one (CraftScript's
@@ -299,9 +314,10 @@ ADMISSION_STAGES: tuple[tuple[str, AdmissionFn], ...] = (
     ("guard", stage_guard),
 )
 
-#: Seed 000's guard pipeline order: the admission policy, then shadow, rate limiter, feasibility (Rig G),
-#: commit.
+#: Seed 000's guard pipeline order: a resume's completed steps first (they touch nothing), the admission
+#: policy, then shadow, rate limiter, feasibility (Rig G), commit.
 STAGES: tuple[tuple[str, StageFn], ...] = (
+    ("resumed", stage_resumed),
     *ADMISSION_STAGES,
     ("shadow", stage_shadow),
     ("rate_limit", stage_rate),

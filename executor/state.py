@@ -95,6 +95,8 @@ class RunState:
         self.dispatch_ticks: deque[int] = deque(maxlen=max(1, config.rate_limit.max_dispatches))
         self.inflight_keys: dict[str, int] = {}
         self.done_keys: dict[str, int] = {}
+        #: keys of steps a previous run of the same plan completed (a resume): never dispatched again
+        self.resumed_keys: set[str] = set()
         self.step_index = 0
         #: a safety signal waits for a safe point: no new leaf starts until the fast path ran
         self.hold_dispatch = False

@@ -34,6 +34,7 @@ from py_trees.common import Status
 from pydantic import BaseModel
 
 from craftbt.capabilities.behaviour import PROBE_TICKS, CapabilityBehaviour
+from craftbt.capabilities.contracts import LeafNormalization
 from craftbt.capabilities.spec import ActionResult, CapabilitySpec
 from craftbt.executor.backoff import BACKOFF_MS, BlockClass, classify
 from craftbt.executor.failures import Escalation, EscalationContext, EscalationReason
@@ -57,6 +58,11 @@ class LeafMeta:
     args_source: str = "explicit"
     idempotency_key: str | None = None
     original_leaf: str | None = None
+    #: what the action contract's normalizer changed in the args as written (None: nothing)
+    normalized: LeafNormalization | None = None
+    #: the key a step of this leaf gets when the tree set none: ``<plan digest>.<place in the tree>``; each
+    #: step (a first dispatch and its retries, up to a success) is ``<derived_key>.<successes before it>``
+    derived_key: str | None = None
 
 
 class Supervisor:
@@ -72,6 +78,7 @@ class Supervisor:
         "args_positions",
         "args_sentinels",
         "attempt",
+        "completed",
         "deadline_tick",
         "dispatch_tick",
         "first_action_tick",
@@ -102,6 +109,8 @@ class Supervisor:
         #: local retries this step may spend before it escalates (the executor sets it: declared, capped)
         self.retries = run.config.local_retries
         self.attempt = 0
+        #: steps of this leaf that succeeded (a derived idempotency key counts them)
+        self.completed = 0
         self.waits = 0
         self.wait_until: int | None = None
         self.step_id: int | None = None
@@ -142,6 +151,11 @@ class Supervisor:
         last = self.last_result
         if last is None or last.ok or (last.error is not None and last.error.code in NOT_AN_OUTCOME):
             self.attempt = 0
+        if last is not None and last.ok:
+            self.completed += 1
+        if self.meta.derived_key is not None:
+            # the same step keeps its key across retries and a resumed run; the next step of a loop gets a new one
+            self.meta.idempotency_key = f"{self.meta.derived_key}.{self.completed}"
         self.waits = 0
         if self.wait_until is not None:
             self._set_wait(None)
@@ -340,4 +354,6 @@ class Supervisor:
             payload["idempotency_key"] = self.meta.idempotency_key
         if self.meta.original_leaf:
             payload["original_leaf"] = self.meta.original_leaf
+        if self.meta.normalized is not None:
+            payload["normalized"] = self.meta.normalized.model_dump(mode="json", exclude_defaults=True)
         return payload

@@ -24,13 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from craftbt.core.home import default_home
+from craftbt.core.runstatus import RunStatus
 from craftbt.core.sqlite import open_store, storage_errors
 
 #: what other contexts' counts weigh in a context that has its own
 SHARED_WEIGHT = 0.2
 #: journal run statuses that are outcomes (blocked: the plan could not even start, a failure of the plan)
-SUCCESS = frozenset({"success"})
-FAILURE = frozenset({"failure", "escalated", "hung", "budget_exhausted", "blocked"})
+SUCCESS: frozenset[str] = frozenset({RunStatus.SUCCESS.value})
+FAILURE: frozenset[str] = frozenset(s.value for s in (RunStatus.FAILURE, RunStatus.ESCALATED, RunStatus.HUNG,
+                                                      RunStatus.BUDGET_EXHAUSTED, RunStatus.BLOCKED))
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS outcomes (

@@ -18,7 +18,7 @@ from craftbt.capabilities.behaviour import CapabilityBehaviour
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
-from craftbt.capabilities.spec import ActionResult, Verdict
+from craftbt.capabilities.spec import ActionResult, CapabilitySpec, Verdict
 from craftbt.world.body import Body
 
 _REGISTRY: Registry | None = None
@@ -68,10 +68,14 @@ def run_leaf(
     *,
     ctx: CapabilityContext | None = None,
     registry: Registry | None = None,
+    spec: CapabilitySpec | None = None,
 ) -> LeafRun:
-    """Tick one capability until it is no longer RUNNING (or ``max_ticks`` passes: AssertionError)."""
+    """Tick one capability until it is no longer RUNNING (or ``max_ticks`` passes: AssertionError).
+
+    ``spec`` replaces the registered spec of ``name`` (a test's altered runner or acceptance).
+    """
     context = ctx or make_context(body, registry)
-    spec = context.registry.get(name)
+    spec = spec or context.registry.get(name)
     behaviour = CapabilityBehaviour(name, spec, dict(args or {}), context)
     ticks = 0
     status = py_trees.common.Status.RUNNING

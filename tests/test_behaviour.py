@@ -157,10 +157,16 @@ def test_contradicted_acceptance_fails(ctx: CapabilityContext, body: FakeBody) -
     assert node.result.error.code == "verification_contradicted"
 
 
+#: the re-probe budget as documented (half a second of game time: ten ticks after the first look), written out
+#: here so that a change to the constant, or a budget of zero, is a failing test and not a silent one
+DOCUMENTED_PROBE_TICKS = 10
+
+
 def test_inconclusive_is_probed_then_accepted(ctx: CapabilityContext, body: FakeBody) -> None:
     node = leaf(ctx, "ticks", {"ticks": 0, "verdict": "inconclusive"})
     status, ticks = tick_until_done(node, body)
-    assert status == Status.SUCCESS and ticks == PROBE_TICKS + 1
+    assert PROBE_TICKS == DOCUMENTED_PROBE_TICKS
+    assert status == Status.SUCCESS and ticks == DOCUMENTED_PROBE_TICKS + 1
     assert len(body.handles) == 1  # probed, never re-dispatched
     assert node.result is not None and node.result.verification is not None
     assert node.result.verification.evidence["accepted_on_probe_timeout"] is True

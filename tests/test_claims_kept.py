@@ -60,7 +60,8 @@ def test_dig_block_is_remapped_to_acquire_material_with_original_leaf(tmp_path: 
     from craftbt.world.scenarios.loader import starter_world
 
     body = starter_world(0)
-    ex = Executor(default_registry(), body, config=ExecutorConfig(geofence=scenario_fence(body)), home=tmp_path)
+    ex = Executor(default_registry(), body, config=ExecutorConfig(geofence=scenario_fence(body),
+                                                                  remap_deprecated=True), home=tmp_path)
     tree = m.TreeDefinition(tree="dig", root=m.SequenceNode(children=[
         m.LeafNode(capability="dig_block", name="dig a log", args={"blockType": "oak_log"})]))
     out = ex.run(tree)

@@ -56,7 +56,8 @@ def test_version_and_help_load_only_the_command_line() -> None:
         code, modules = _modules_after(argv)
         assert code == 0
         extra = [m for m in _loaded(modules, ("craftbt",))
-                 if m not in ("craftbt", "craftbt._version", "craftbt.cli", "craftbt.cli.root", "craftbt.cli.help_format")
+                 if m not in ("craftbt", "craftbt._version", "craftbt.cli", "craftbt.cli.root",
+                              "craftbt.cli.help_format")
                  and not m.startswith("craftbt.core")]
         assert extra == [], argv
         assert _loaded(modules, ("pydantic", "py_trees", "rich.markdown")) == [], argv

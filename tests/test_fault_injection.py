@@ -158,3 +158,22 @@ def test_a_full_disk_exits_1_naming_the_file(tmp_path: Path) -> None:
     assert "rc=3" not in codes and "rc=1" in codes, (codes, done.stderr)
     assert "disk_full" in done.stderr and "craftbt bug" not in done.stderr, done.stderr
     assert "doctor=0" in done.stdout  # a full disk left the stores sound
+
+
+def test_read_only_commands_work_on_a_full_disk(tmp_path: Path) -> None:
+    """A full disk is no reason to refuse a read: SQLite cannot make a cleanly closed journal's -shm file there."""
+    home = tmp_path / "home"
+    home.mkdir()
+    script = (
+        "mount -t tmpfs -o size=2m tmpfs HOME_DIR || exit 99\n"
+        "CRAFTBT run --goal 'obtain stick' >/dev/null || exit 98\n"
+        "dd if=/dev/zero of=HOME_DIR/ballast bs=4k 2>/dev/null\n"
+        "CRAFTBT runs --json > HOME_DIR/../runs.json; echo \"runs=$?\"\n"
+        "CRAFTBT sla >/dev/null; echo \"sla=$?\"\n"
+        "CRAFTBT doctor >/dev/null; echo \"doctor=$?\"\n"
+    )
+    done = _in_namespace(script, home)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert [line for line in done.stdout.splitlines() if "=" in line] == ["runs=0", "sla=0", "doctor=0"], done.stderr
+    (run,) = json.loads((tmp_path / "runs.json").read_text())
+    assert run["status"] == "success"

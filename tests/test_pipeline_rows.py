@@ -93,7 +93,8 @@ def test_a_remapped_leaf_that_is_blocked_names_its_original_leaf_in_the_blocked_
     from craftbt.world.scenarios.loader import starter_world
 
     body = starter_world(0)  # no pickaxe: acquire_material's guard refuses stone
-    ex = Executor(default_registry(), body, config=ExecutorConfig(geofence=scenario_fence(body)), home=tmp_path)
+    ex = Executor(default_registry(), body, config=ExecutorConfig(geofence=scenario_fence(body),
+                                                                  remap_deprecated=True), home=tmp_path)
     out = ex.run(m.TreeDefinition(tree="dig", root=m.SequenceNode(children=[
         m.LeafNode(capability="dig_block", name="dig stone", args={"blockType": "stone"})])))
     report = ex.recorder.get_report(out.run_id)

@@ -82,16 +82,18 @@ def test_cli_prove_exit_codes_and_report(tmp_path: Path, monkeypatch: pytest.Mon
     ok = runner.invoke(app, ["prove", "--json"])
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.output)["proof_passed"] is True
-    # a failure variant that fails as it should exits 0; the proof itself says it did not pass
+    # a failed checkpoint is never exit 0: 10 + n for Fn, so a script tells F1 from F2 from success
     f2 = runner.invoke(app, ["prove", "--variant", "unknown_goal", "--json"])
-    assert f2.exit_code == 0, f2.output
+    assert f2.exit_code == 12, f2.output
     body = json.loads(f2.output)
     assert body["proof_passed"] is False and body["failure"] == "F2" and body["C_dispatch"]["ok"] is False
-    # a goal nobody can plan, asked for as the happy path: exit 1
+    f1 = runner.invoke(app, ["prove", "--variant", "planner_offline", "--json"])
+    assert f1.exit_code == 11 and json.loads(f1.output)["failure"] == "F1"
+    # a goal nobody can plan, asked for as the happy path: F2 too
     bad = runner.invoke(app, ["prove", "--goal", "obtain unobtainium_block", "--json"])
-    assert bad.exit_code == 1
+    assert bad.exit_code == 12
     assert json.loads(bad.output)["failure"] == "F2"
-    assert len(list((tmp_path / "proofs").glob("*.json"))) == 3
+    assert len(list((tmp_path / "proofs").glob("*.json"))) == 4
 
 
 def test_a_body_that_does_not_answer_is_f1(tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
 from craftbt.capabilities.default import default_registry
 from craftbt.trees import model as m
@@ -38,9 +37,15 @@ def test_seed_names_validate_in_a_tree_and_mean_the_same(capability: str, seed_a
         assert alias in spec.args_schema()["properties"]
 
 
-def test_giving_both_names_is_an_error() -> None:
-    with pytest.raises(ValidationError, match="cropType is another name for crop"):
-        default_registry().get("plant_crop").args_model.model_validate({"cropType": "wheat", "crop": "carrots"})
+def test_giving_both_names_keeps_ours_with_a_warning() -> None:
+    """The seed's conflict rule, the same for a model's own seed names and the contract table's aliases."""
+    from craftbt.capabilities.contracts import WarningCode, normalize_spec_args
+
+    spec = default_registry().get("plant_crop")
+    assert spec.args_model.model_validate({"cropType": "wheat", "crop": "carrots"}).crop == "carrots"
+    args, record = normalize_spec_args(spec, {"cropType": "wheat", "crop": "carrots"})
+    assert args == {"crop": "carrots"}
+    assert record is not None and [w.code for w in record.warnings] == [WarningCode.ALIAS_CONFLICT]
 
 
 def test_an_unknown_name_is_still_refused() -> None:

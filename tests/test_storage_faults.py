@@ -307,3 +307,87 @@ def test_like_prefix_matches_a_prefix_literally() -> None:
     assert matches("50%") == ["50%_off"]
     assert matches("a\\") == ["a\\b"]
     assert matches("run-") == ["run-a_b1", "run-axb2"]
+
+
+# -- every store under the home; runs on a damaged journal ------------------------------------------
+#: every store a home can hold besides the journal, as its path under the home
+STORES = ["priors.sqlite", "memory.sqlite", "craftscript.sqlite", "build/build.sqlite",
+          "build/executor/journal.sqlite", "fleet/bot-1/journal.sqlite"]
+
+
+def sound_store(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.name == "journal.sqlite":
+        journal_with_runs(path, runs=30, steps=40)
+        return
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE t (x TEXT)")
+    conn.executemany("INSERT INTO t VALUES (?)", [("y" * 200,)] * 500)
+    conn.commit()
+    conn.close()
+
+
+def damage(path: Path) -> None:
+    size = path.stat().st_size
+    with path.open("r+b") as fh:  # 4 KB of noise in the middle of the file
+        fh.seek(size // 2 // 4096 * 4096)
+        fh.write(os.urandom(4096))
+
+
+@pytest.mark.parametrize("store", STORES)
+def test_doctor_finds_a_damaged_store_anywhere_under_the_home(cli: Any, tmp_path: Path, monkeypatch: Any,
+                                                              store: str) -> None:
+    monkeypatch.setenv("CRAFTBT_HOME", str(tmp_path))
+    journal_with_runs(tmp_path / "journal.sqlite", runs=2, steps=2)
+    for name in STORES:
+        sound_store(tmp_path / name)
+    code, out = cli("doctor")
+    assert code == 0, out
+    for name in STORES:
+        assert f"{tmp_path / name}: integrity_check ok" in out
+    damage(tmp_path / store)
+    code, out = cli("doctor")
+    assert code == 1 and f"PROBLEM  {tmp_path / store}" in out and "to recover" in out, out
+
+
+def test_doctor_checks_a_build_state_folder_kept_elsewhere(cli: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("CRAFTBT_HOME", str(tmp_path / "home"))
+    state = tmp_path / "state"
+    sound_store(state / "build.sqlite")
+    sound_store(state / "executor" / "journal.sqlite")
+    damage(state / "executor" / "journal.sqlite")
+    code, out = cli("doctor", "--store", str(state))
+    assert code == 1 and f"PROBLEM  {state / 'executor' / 'journal.sqlite'}" in out, out
+    assert f"{state / 'build.sqlite'}: integrity_check ok" in out
+
+
+def test_runs_lists_what_it_can_and_exits_1_on_a_damaged_journal(cli: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("CRAFTBT_HOME", str(tmp_path))
+    path = tmp_path / "journal.sqlite"
+    journal_with_runs(path, runs=3, steps=2)
+    conn = sqlite3.connect(path)  # pages runs never reads, at the end of the file: the damage goes there
+    conn.execute("CREATE TABLE ballast (x TEXT)")
+    conn.executemany("INSERT INTO ballast VALUES (?)", [("z" * 300,)] * 400)
+    conn.commit()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    code, out = cli("runs", "--limit", "3")
+    assert code == 0, out
+    size = path.stat().st_size
+    with path.open("r+b") as fh:
+        fh.seek(size - 8192)
+        fh.write(os.urandom(4096))
+    code, out = cli("runs", "--limit", "3", "--json")
+    assert code == 1, out
+    assert out.count('"run_id"') == 3  # what could be read is shown
+    assert f"{path}: storage_corrupt: the journal is damaged" in out and "craftbt doctor" in out
+
+
+def test_runs_on_a_journal_whose_runs_cannot_be_read_names_the_file(cli: Any, tmp_path: Path,
+                                                                    monkeypatch: Any) -> None:
+    monkeypatch.setenv("CRAFTBT_HOME", str(tmp_path))
+    path = tmp_path / "journal.sqlite"
+    journal_with_runs(path, runs=30, steps=40)
+    damage(path)  # the steps table's pages: the step counts cannot be read
+    code, out = cli("runs")
+    assert code == 1 and str(path) in out and "storage_corrupt" in out and "craftbt bug" not in out, out

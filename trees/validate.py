@@ -38,6 +38,7 @@ import jsonschema
 from pydantic import BaseModel, ValidationError
 
 from craftbt.capabilities.behaviour import REFERENCE, find_references
+from craftbt.capabilities.contracts import normalize_spec_args
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode, Problem
 from craftbt.trees import model as m
@@ -187,7 +188,9 @@ class _Validator:
         self.references(inst, node.args, (*path, "args"))
         if node.idempotency_key is not None:
             self.references(inst, node.idempotency_key, (*path, "idempotency_key"))
-        self.args(inst, spec.args_model, node.args, (*path, "args"), f"{spec.key}")
+        # the action contract's normalizer first, as a run applies it: the seed's spellings validate
+        args, _ = normalize_spec_args(spec, node.args)
+        self.args(inst, spec.args_model, args, (*path, "args"), f"{spec.key}")
 
     def condition(self, inst: _Instance, check_name: str, args: dict[str, Any], path: DocPath) -> None:
         try:

@@ -207,6 +207,8 @@ class Observation(BaseModel):
     entities: list[EntityInfo] | None = None
     #: chat lines heard since a receipt's ``extra.probe_chat_since``; None when the body keeps no chat log.
     chat: list[str] | None = None
+    #: the weather read for a receipt's ``extra.probe_weather``; None when not probed or the body cannot tell.
+    weather: str | None = None
 
     def count(self, item: str) -> int:
         return self.inventory.get(item, 0)

@@ -8,7 +8,7 @@ minecraft-data carries no attack damage, so weapons rank by tier in the seed's p
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -27,6 +27,7 @@ from craftbt.capabilities.spec import (
     Family,
     GuardResult,
     Permission,
+    Receipt,
     RunnerGen,
     VerificationResult,
 )
@@ -53,6 +54,8 @@ WEAPON_KINDS: tuple[str, ...] = ("sword", "axe")
 ATTACK_REACH = 3.0
 #: Ticks between swings; without attack-speed data a sword's 0.625 s cooldown is the reference.
 SWING_TICKS = 13
+#: How far from where a killed target stood its drops and a look-alike are looked for when verifying.
+DROP_RADIUS = 3.0
 
 
 def _inventory(ctx: CapabilityContext) -> dict[str, int]:
@@ -396,12 +399,15 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
         return ActionResult.failure("no_target", "the target left before the fight")
     target_id, name = target.id, target.name
     deadline = ctx.body.now_ticks() + args.duration * TICKS_PER_SECOND // 1000
-    hits, last_health = 0, target.health
+    hits, last_health, last_seen = 0, target.health, target.position
     while True:
         current = next((e for e in ctx.body.entities(args.radius * 2) if e.id == target_id), None)
         if current is None:
-            return ActionResult.success(target=target_id, name=name, killed=True, hits=hits, last_health=last_health)
-        last_health = current.health
+            # the verifier lists the entities again: the target must be gone, and what it dropped is evidence
+            receipt = Receipt(extra={"probe_entities": args.radius * 2, "last_seen": list(last_seen)})
+            return ActionResult.success(receipt, target=target_id, name=name, killed=True, hits=hits,
+                                        last_health=last_health)
+        last_health, last_seen = current.health, current.position
         if ctx.body.health() <= args.retreatHealth:
             yield from _back_off(ctx, current.position)
             return ActionResult.failure(
@@ -471,10 +477,24 @@ def _back_off(ctx: CapabilityContext, threat: Position) -> RunnerGen:
 def accept_attack(
     pre: Observation, post: Observation, args: AttackEntityArgs, result: ActionResult
 ) -> VerificationResult:
-    evidence = {k: result.observables.get(k) for k in ("target", "name", "hits", "last_health")}
-    if result.observables.get("killed"):
-        return VerificationResult.verified(killed=True, **evidence)
-    return VerificationResult.inconclusive(killed=False, **evidence)
+    """The entities are listed again: the target must be gone (its id, and no other of its kind where it stood).
+
+    The drops lying where it fell are evidence only (a zombie may drop nothing); a runner's ``killed`` is not.
+    """
+    evidence: dict[str, Any] = {k: result.observables.get(k) for k in ("target", "name", "hits", "last_health")}
+    receipt = result.receipt
+    if not result.observables.get("killed") or receipt is None or "last_seen" not in receipt.extra:
+        return VerificationResult.inconclusive(killed=False, **evidence)
+    if post.entities is None:
+        return VerificationResult.inconclusive(reason="the entities could not be listed again", **evidence)
+    fell = Position(*receipt.extra["last_seen"])
+    if any(e.id == evidence["target"] for e in post.entities):
+        return VerificationResult.contradicted(reason="the target is still there", **evidence)
+    near = [e for e in post.entities if e.position.distance_to(fell) <= DROP_RADIUS]
+    evidence["drops"] = sorted(e.item.name for e in near if e.kind == "item" and e.item is not None)
+    if any(e.name == evidence["name"] for e in near):
+        return VerificationResult.inconclusive(reason=f"a {evidence['name']} stands where the target fell", **evidence)
+    return VerificationResult.verified(killed=True, **evidence)
 
 
 # == registration ===================================================================================

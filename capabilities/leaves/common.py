@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from craftbt.capabilities.contracts import Alias, apply_aliases
 from craftbt.capabilities.spec import ActionResult, VerificationResult
 from craftbt.world import mcdata, terrain
 from craftbt.world.body import (
@@ -59,15 +60,11 @@ class StrictArgs(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _accept_seed_aliases(cls, data: Any) -> Any:
+        # The contract's alias rules (capabilities.contracts.apply_aliases): a run already normalized the args
+        # before validating them and recorded what changed; this covers a model validated directly.
         if not cls.seed_aliases or not isinstance(data, dict):
             return data
-        out = dict(data)
-        for alias, name in cls.seed_aliases.items():
-            if alias not in out:
-                continue
-            if name in out:
-                raise ValueError(f"{alias} is another name for {name}: give one of them, not both")
-            out[name] = out.pop(alias)
+        out, _ = apply_aliases(tuple(Alias(src, dst) for src, dst in cls.seed_aliases.items()), data)
         return out
 
 

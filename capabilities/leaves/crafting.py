@@ -48,7 +48,7 @@ from craftbt.capabilities.spec import (
 )
 from craftbt.capabilities.structures import is_air, is_replaceable
 from craftbt.world.body import TICKS_PER_SECOND, ActionHandle, BlockPos, BodyError, Face, Observation, Position
-from craftbt.world.mcdata import McData, Recipe, UnknownName, load
+from craftbt.world.mcdata import McData, McDataFileError, Recipe, UnknownName, load
 from craftbt.world.terrain import LIQUIDS
 
 if TYPE_CHECKING:
@@ -600,6 +600,7 @@ def run_introspect(ctx: CapabilityContext, args: IntrospectRecipeArgs) -> Runner
     closest = plan_craft(md, args.output, 1, _inventory(ctx)).recipe
     return ActionResult.success(
         output=args.output,
+        data_version=md.version,
         craftable=bool(recipes),
         recipes=[describe_recipe(r) for r in recipes],
         # A table is needed only if no variant fits the 2x2 inventory grid.
@@ -613,12 +614,25 @@ def run_introspect(ctx: CapabilityContext, args: IntrospectRecipeArgs) -> Runner
 def accept_introspect(
     pre: Observation, post: Observation, args: IntrospectRecipeArgs, result: ActionResult
 ) -> VerificationResult:
+    """A read of the recipe book, checked by reading it again: the reported recipes must be the book's."""
     changed = pre.inventory != post.inventory
     if "recipes" not in result.observables:
         return VerificationResult.contradicted(reason="no recipes reported")
+    version = result.observables.get("data_version")
+    try:
+        md = load(str(version)) if version else load()
+    except McDataFileError:
+        return VerificationResult.inconclusive(reason=f"no recipe book for version {version!r}")
+    try:
+        expected = [describe_recipe(r) for r in md.recipes_for(args.output)]
+    except UnknownName:
+        expected = []
+    if result.observables["recipes"] != expected:
+        return VerificationResult.contradicted(reason="the reported recipes are not the recipe book's",
+                                               reported=len(result.observables["recipes"]), expected=len(expected))
     if changed:
         return VerificationResult.inconclusive(read_only=True, inventory_changed=True)
-    return VerificationResult.verified(read_only=True, recipes=len(result.observables["recipes"]))
+    return VerificationResult.verified(read_only=True, recipes=len(expected))
 
 
 # == registration ===================================================================================

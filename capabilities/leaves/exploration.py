@@ -25,7 +25,9 @@ from pydantic import Field
 
 from craftbt.capabilities.leaves.blockwork import best_tool, equip_and_dig
 from craftbt.capabilities.leaves.common import (
+    EYE_HEIGHT,
     LIQUIDS,
+    REACH,
     Step,
     StrictArgs,
     act,
@@ -46,11 +48,12 @@ from craftbt.capabilities.spec import (
     Family,
     GuardResult,
     Permission,
+    Receipt,
     RunnerGen,
     VerificationResult,
 )
 from craftbt.world import nature, terrain
-from craftbt.world.body import ActionHandle, BlockPos, BodyError, Face, Observation
+from craftbt.world.body import ActionHandle, BlockPos, BodyError, Face, Observation, Position
 from craftbt.world.terrain import solid_in
 
 if TYPE_CHECKING:
@@ -804,7 +807,9 @@ def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
         yield from _make_room(ctx, search)
     report = search.report(ctx, strategy)
     if result is not None and result.ok:
-        return ActionResult.success(**report)
+        # the verifier reads the found block again (an animal: lists the entities again)
+        probe = {"probe_entities": float(ENTITY_VIEW)} if target.entity is not None else {}
+        return ActionResult.success(Receipt(position=search.found, extra=probe), **report)
     why = result.error.detail if result is not None and result.error is not None else "budget used up"
     detail = (f"no {'/'.join(report['looked_for'][:3])} in view after {report['ticks'] / 20:.0f} s of {strategy} "
               f"search from {tuple(search.start)} to {tuple(report['to'])} (dug {search.dug}, deepest "
@@ -813,11 +818,33 @@ def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
 
 
 def accept_explore(pre: Observation, post: Observation, args: ExploreArgs, result: ActionResult) -> VerificationResult:
+    """The world is read again: the found block holds what was looked for and is in reach of the bot now (an
+    animal: one of its kind is in view). The runner's ``found`` alone is no evidence."""
     found = result.observables.get("found")
-    evidence = {"found": found, "target": args.target, "moved": post.position.distance_to(pre.position)}
-    if result.ok and found is not None:
-        return VerificationResult.verified(**evidence)
-    return VerificationResult.contradicted(**evidence)
+    looked_for = list(result.observables.get("looked_for") or [])
+    evidence: dict[str, Any] = {"found": found, "target": args.target,
+                                "moved": round(post.position.distance_to(pre.position), 2)}
+    if not result.ok or found is None:
+        return VerificationResult.contradicted(**evidence)
+    spot = BlockPos(*found)
+    if result.receipt is not None and "probe_entities" in result.receipt.extra:
+        if post.entities is None:
+            return VerificationResult.inconclusive(reason="the entities could not be listed again", **evidence)
+        near = [e for e in post.entities if e.name in looked_for
+                and e.position.distance_to(post.position) <= ENTITY_VIEW]
+        if near:
+            return VerificationResult.verified(in_view=len(near), **evidence)
+        return VerificationResult.contradicted(reason="none in view", **evidence)
+    seen = post.block(spot)
+    evidence["probed"] = seen
+    if seen is None:
+        return VerificationResult.inconclusive(reason="the found block could not be read again", **evidence)
+    if seen not in looked_for:
+        return VerificationResult.contradicted(reason="the found block is not what was looked for", **evidence)
+    eye = Position(post.position.x, post.position.y + EYE_HEIGHT, post.position.z)
+    if eye.distance_to(Position(spot.x + 0.5, spot.y + 0.5, spot.z + 0.5)) > REACH + 1:
+        return VerificationResult.contradicted(reason="the found block is out of reach", **evidence)
+    return VerificationResult.verified(**evidence)
 
 
 def register(registry: Registry) -> None:

@@ -1186,6 +1186,7 @@ SPECS = (
         retries=2,
         deprecated=True,
         deprecation_note=DIG_DEPRECATION,
+        replaced_by="acquire_material",
         preconditions=("near:{blockType}",),
         effects=("air:{pos.x},{pos.y},{pos.z}",),
         description=(

@@ -9,7 +9,7 @@ body walking.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -28,6 +28,7 @@ from craftbt.capabilities.spec import (
     Family,
     GuardResult,
     Permission,
+    Receipt,
     RunnerGen,
     VerificationResult,
 )
@@ -274,7 +275,9 @@ def run_follow(ctx: CapabilityContext, args: FollowEntityArgs) -> RunnerGen:
             if distance <= args.range:
                 reached_at = now if reached_at is None else reached_at
                 if now - reached_at >= args.duration * TICKS_PER_SECOND // 1000:
-                    return ActionResult.success(distance=round(distance, 2), reached=True, pathCommands=commands)
+                    # the verifier lists the entities again and measures the distance itself
+                    return ActionResult.success(Receipt(extra={"probe_entities": FOLLOW_SIGHT}),
+                                                distance=round(distance, 2), reached=True, pathCommands=commands)
             elif reached_at is None and now > reach_by:
                 return ActionResult.failure(
                     "timeout", f"still {distance:.1f} blocks away after {args.timeout} ms",
@@ -306,11 +309,19 @@ def run_follow(ctx: CapabilityContext, args: FollowEntityArgs) -> RunnerGen:
 def accept_follow(
     pre: Observation, post: Observation, args: FollowEntityArgs, result: ActionResult
 ) -> VerificationResult:
-    distance = result.observables.get("distance")
-    evidence = {"distance": distance, "range": args.range, "moved": round(post.position.distance_to(pre.position), 2)}
-    if isinstance(distance, (int, float)) and distance <= args.range:
-        return VerificationResult.verified(**evidence)
-    return VerificationResult.contradicted(**evidence)
+    """The entities are listed again after the run: the followed one must be within range of the bot now."""
+    reported = result.observables.get("distance")
+    evidence: dict[str, Any] = {"reported": reported, "range": args.range,
+                                "moved": round(post.position.distance_to(pre.position), 2)}
+    if post.entities is None:
+        return VerificationResult.inconclusive(reason="the entities could not be listed again", **evidence)
+    target = next((e for e in post.entities if e.id == args.entityId), None)
+    if target is None:
+        return VerificationResult.inconclusive(reason="the entity is gone", **evidence)
+    distance = round(post.position.distance_to(target.position), 2)
+    if distance <= args.range + ARRIVAL_SLACK:
+        return VerificationResult.verified(distance=distance, **evidence)
+    return VerificationResult.contradicted(distance=distance, **evidence)
 
 
 def _move_to_spec(name: str, description: str) -> CapabilitySpec:

@@ -493,7 +493,9 @@ def run_control_environment(ctx: CapabilityContext, args: ControlEnvironmentArgs
         return failure
     yield None  # a server applies the command on its next tick
     observed: dict[str, Any] = {"time_of_day": ctx.body.time_of_day(), "weather": _weather(ctx)}
-    return ActionResult.success(command=command, target_tick=args.target_tick, weather=args.weather, observed=observed)
+    # the verifier reads the weather again rather than trusting what this runner saw
+    return ActionResult.success(Receipt(extra={"probe_weather": True}), command=command,
+                                target_tick=args.target_tick, weather=args.weather, observed=observed)
 
 
 def accept_control_environment(
@@ -509,7 +511,7 @@ def accept_control_environment(
         if drift <= elapsed + 20:
             return VerificationResult.verified(**evidence)
         return VerificationResult.contradicted(hint="no operator rights?", **evidence)
-    seen = (result.observables.get("observed") or {}).get("weather")
+    seen = post.weather
     evidence = {"command": command, "weather": args.weather, "observed": seen}
     if seen is None:
         return VerificationResult.inconclusive(reason="the body does not report weather", **evidence)

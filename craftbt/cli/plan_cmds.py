@@ -22,30 +22,6 @@ from craftbt.core.outputs import check_output, write_output
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "building", "fast_path")
 
 
-def parse_inventory(text: str) -> dict[str, int]:
-    """``--inventory``: a JSON object ``{"item": count}`` given inline or as a file; pre-1.21 item names are
-    renamed (world.legacy_names) with a note on stderr, never silently."""
-    from craftbt.world.legacy_names import modern_inventory
-
-    path = Path(text)
-    source = text
-    try:
-        if not text.lstrip().startswith("{") and path.is_file():
-            source = path.read_text(encoding="utf-8")
-        raw = json.loads(source)
-    except (OSError, ValueError) as err:
-        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--inventory {text[:60]!r}: {err}",
-                                  expected='a JSON object {"item": count} or a file holding one') from None
-    if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
-                                            and v >= 0 for k, v in raw.items()):
-        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, "--inventory is not an object of item counts",
-                                  expected='{"item": count, ...} with counts >= 0')
-    inventory, notes = modern_inventory(raw)
-    for note in notes:
-        typer.echo(f"--inventory: {note}; using the 1.21.4 name", err=True)
-    return inventory
-
-
 def plan_cmd(
     goal: str = typer.Option(..., "--goal", help='e.g. "obtain iron_pickaxe"'),
     planner: str = typer.Option("auto", "--planner", help=" | ".join(PLANNERS)),
@@ -68,7 +44,7 @@ def plan_cmd(
     Examples: craftbt plan --goal "obtain iron_pickaxe" · craftbt plan --goal "build hut" --planner auto --out hut.yaml
     """
     from craftbt.bot.bot import bot_for
-    from craftbt.cli.run_cmds import body_spec
+    from craftbt.cli.run_cmds import body_spec, parse_inventory
     from craftbt.trees.dump import to_json, to_yaml
 
     if planner not in PLANNERS:

@@ -1,15 +1,16 @@
 """``craftbt prove``: the seed's smoke proof, planner -> dispatch -> verify, as a 4-checkpoint report.
 
 Runs on the embedded world by default, on a real server with ``--body mineflayer``;
-writes ``$CRAFTBT_HOME/proofs/<proof_id>.json`` and exits 0 only when ``proof_passed``
-(``--variant`` runs one of the seed's failure variants: exit 0 when it failed as it
-should, F1-F6, so CI can run them all).
+writes ``$CRAFTBT_HOME/proofs/<proof_id>.json`` and exits 0 only when ``proof_passed``.
+A failed checkpoint exits ``10 + n`` for failure Fn (11 for F1 ... 16 for F6), so a script
+tells F1 from F2 from success; ``--variant`` runs one of the seed's failure variants, which
+exits with its own failure's code when it fails as it should (F2: 12).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
@@ -21,6 +22,9 @@ from craftbt.capabilities.registry import Registry
 from craftbt.cli.console import table_console
 from craftbt.cli.run_cmds import _err, body_spec
 from craftbt.executor.executor import Executor
+
+if TYPE_CHECKING:
+    from craftbt.router.prove import Failure
 
 
 def prove_cmd(
@@ -38,7 +42,8 @@ def prove_cmd(
     geofence: str | None = typer.Option(None, "--geofence", help="x1,y1,z1:x2,y2,z2 (default: scenario bounds)"),
     as_json: bool = typer.Option(False, "--json", help="Print the proof report as JSON"),
 ) -> None:
-    """Prove planner -> dispatch -> verify on a body: 4 checkpoints, proof_passed, or the failure's name."""
+    """Prove planner -> dispatch -> verify on a body: 4 checkpoints, proof_passed, or the failure's name and a
+    non-zero exit."""
     from craftbt.router.prove import VARIANTS, Variant, prove
 
     try:
@@ -77,9 +82,19 @@ def prove_cmd(
                       f"{report.failure.value}: {report.failure_reason}" if report.failure else "")
         table.add_row("report", "", report.proof_path or "")
         table_console().print(table)
-    expected_ok = report.as_expected if chosen is not Variant.OK else report.proof_passed
-    if not expected_ok:
+    if report.failure is not None:
+        raise typer.Exit(failure_exit_code(report.failure))
+    if not report.proof_passed:
         raise typer.Exit(1)
+
+
+#: what ``craftbt prove`` exits with when a checkpoint fails with Fn: 10 + n (0 is a passed proof, 1 a usage error)
+FAILURE_EXIT_BASE = 10
+
+
+def failure_exit_code(failure: Failure) -> int:
+    """11 for F1 ... 16 for F6."""
+    return FAILURE_EXIT_BASE + int(failure.value.removeprefix("F"))
 
 
 def register(app: typer.Typer) -> None:

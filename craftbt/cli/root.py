@@ -63,7 +63,7 @@ COMMANDS: dict[str, Entry] = {
     "fleet": Entry(("eval_cmds",), "Run a queue of goals and trees on a fleet of bots, each with its own body, "
                                    "executor and journal."),
     "prove": Entry(("prove_cmds",), "Prove planner -> dispatch -> verify on a body: 4 checkpoints, proof_passed, "
-                                    "or the failure's name."),
+                                    "or the failure's name and a non-zero exit."),
     "doctor": Entry(("doctor_cmds",), "Check CRAFTBT_HOME: integrity_check of every store, runs left open; say how "
                                       "to recover."),
     "live": Entry(("live_cmds",), "Live autonomously: needs -> goals -> plans -> actions, for N game days; report "

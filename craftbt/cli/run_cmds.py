@@ -67,6 +67,30 @@ def _since(text: str | None) -> float | None:
     raise _err(f"--since {text!r} is not a duration like 30m, 2h, 7d or an epoch time")
 
 
+def parse_inventory(text: str) -> dict[str, int]:
+    """``--inventory``: a JSON object ``{"item": count}`` given inline or as a file; pre-1.21 item names are
+    renamed (world.legacy_names) with a note on stderr, never silently."""
+    from craftbt.world.legacy_names import modern_inventory
+
+    path = Path(text)
+    source = text
+    try:
+        if not text.lstrip().startswith("{") and path.is_file():
+            source = path.read_text(encoding="utf-8")
+        raw = json.loads(source)
+    except (OSError, ValueError) as err:
+        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"--inventory {text[:60]!r}: {err}",
+                                  expected='a JSON object {"item": count} or a file holding one') from None
+    if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+                                            and v >= 0 for k, v in raw.items()):
+        raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, "--inventory is not an object of item counts",
+                                  expected='{"item": count, ...} with counts >= 0')
+    inventory, notes = modern_inventory(raw)
+    for note in notes:
+        typer.echo(f"--inventory: {note}; using the 1.21.4 name", err=True)
+    return inventory
+
+
 def body_spec(body: str, world: str, seed: int, scenario: Path | None, host: str | None = None,
               port: int | None = None, version: str | None = None, username: str = "craftbt", *,
               realtime: bool = False, inventory: dict[str, int] | None = None) -> BodySpec:
@@ -162,8 +186,6 @@ def run_cmd(
         tree = tree_argument(tree)  # a library tree by name: `craftbt run obtain_wooden_pickaxe`
     # every problem of the file, located, before a body exists (a refused subtree is never opened)
     definition = load_checked(tree, registry) if tree is not None else None
-    from craftbt.cli.plan_cmds import parse_inventory
-
     held = parse_inventory(inventory) if inventory is not None else None
     the_bot = bot_for(body_spec(body, world, seed, scenario, host, port, mc_version, username, realtime=realtime,
                                 inventory=held),
@@ -237,17 +259,22 @@ def runs_cmd(
     journal = Journal(read_only=True)
     try:
         rows = journal.list_runs(limit)
+        damage = journal.damage()
     finally:
         journal.close()
     if as_json:
         typer.echo(json.dumps([{k: v for k, v in r.items() if k != "summary"} for r in rows], indent=2, default=str))
-        return
-    table = Table("run", "tree", "status", "body", "steps", "failures", "sim s", "started")
-    for r in rows:
-        table.add_row(r["run_id"], r["tree_name"] or "", r["status"], r["body"] or "", str(r["steps"]),
-                      str(r["failures"]), f"{(r['sim_ticks'] or 0) / 20:.1f}",
-                      time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["started_at"])))
-    table_console().print(table)
+    else:
+        table = Table("run", "tree", "status", "body", "steps", "failures", "sim s", "started")
+        for r in rows:
+            table.add_row(r["run_id"], r["tree_name"] or "", r["status"], r["body"] or "", str(r["steps"]),
+                          str(r["failures"]), f"{(r['sim_ticks'] or 0) / 20:.1f}",
+                          time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["started_at"])))
+        table_console().print(table)
+    if damage:  # what could be read is shown; the exit code says the journal is not sound (docs/records.md)
+        typer.echo(f"{journal.path}: storage_corrupt: the journal is damaged ({'; '.join(damage[:2])}); the runs "
+                   "above may be incomplete. Run `craftbt doctor` for how to recover.", err=True)
+        raise typer.Exit(1)
 
 
 def show_cmd(run_id: str = typer.Argument(..., help="Run id (or a unique prefix)"),

@@ -210,12 +210,17 @@ def quick_check(conn: sqlite3.Connection) -> list[str]:
     return [] if rows == ["ok"] else rows
 
 
+#: how SQLite says it could not make a WAL database's ``-shm`` file (a read-only directory, a full disk)
+SHM_REFUSALS = ("unable to open", "disk I/O error")
+
+
 def connect_read_only(path: Path | str, *, isolation_level: IsolationLevel = "DEFERRED",
                       check_same_thread: bool = True) -> sqlite3.Connection:
     """Open ``path`` without writing to it or beside it.
 
-    ``mode=ro`` first; on a read-only directory a WAL database whose ``-shm`` file is gone (closed cleanly)
-    cannot be opened that way; when no ``-wal`` content exists either, ``immutable=1`` reads it.
+    ``mode=ro`` first; on a read-only directory, or a full disk, a WAL database whose ``-shm`` file is gone
+    (closed cleanly) cannot be opened that way (SQLite must create the ``-shm``: "unable to open" or "disk
+    I/O error"); when no ``-wal`` content exists either, ``immutable=1`` reads it.
     """
     uri = f"file:{Path(path)}?mode=ro"
     timeout = BUSY_TIMEOUT_MS / 1000
@@ -226,7 +231,7 @@ def connect_read_only(path: Path | str, *, isolation_level: IsolationLevel = "DE
         return conn
     except sqlite3.OperationalError as exc:
         wal = Path(f"{path}-wal")
-        if "unable to open" not in str(exc) or (wal.exists() and wal.stat().st_size > 0):
+        if not any(why in str(exc) for why in SHM_REFUSALS) or (wal.exists() and wal.stat().st_size > 0):
             raise  # rows waiting in a -wal file would be missed: say the file cannot be opened
     return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=timeout, isolation_level=isolation_level,
                            check_same_thread=check_same_thread)

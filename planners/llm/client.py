@@ -13,9 +13,12 @@ import json
 import os
 import socket
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from typing import Any
+
+from craftbt.core.errors import CraftbtError, ErrorCode
 
 
 class LlmError(Exception):
@@ -34,13 +37,28 @@ class LlmConfig:
 
     @classmethod
     def from_env(cls) -> LlmConfig | None:
+        """The configuration in the environment, None when it sets none; a setting that cannot be used is a
+        configuration error naming it (exit 1), never a crash at the first request."""
         url = os.environ.get("CRAFTBT_LLM_URL")
         model = os.environ.get("CRAFTBT_LLM_MODEL")
         if not url or not model:
             return None
-        timeout = float(os.environ.get("CRAFTBT_LLM_TIMEOUT_S") or 60)
-        return cls(url=url.rstrip("/"), model=model, key=os.environ.get("CRAFTBT_LLM_KEY") or None,
+        parts = urllib.parse.urlsplit(url.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise _setting("CRAFTBT_LLM_URL", url, "an http(s) base URL including /v1, e.g. http://127.0.0.1:11434/v1")
+        raw_timeout = os.environ.get("CRAFTBT_LLM_TIMEOUT_S") or "60"
+        try:
+            timeout = float(raw_timeout)
+        except ValueError:
+            timeout = float("nan")
+        if not 0 < timeout < float("inf"):
+            raise _setting("CRAFTBT_LLM_TIMEOUT_S", raw_timeout, "a positive number of seconds")
+        return cls(url=url.strip().rstrip("/"), model=model, key=os.environ.get("CRAFTBT_LLM_KEY") or None,
                    timeout_s=timeout)
+
+
+def _setting(name: str, value: str, expected: str) -> CraftbtError:
+    return CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"{name}={value!r} cannot be used", expected=expected)
 
 
 class ChatClient:

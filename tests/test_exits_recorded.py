@@ -1,0 +1,83 @@
+"""Every front door records Ctrl-C and SIGTERM: the run in flight ends ``cancelled`` with its open step closed,
+the command says which run it recorded and exits 128 + signal (slow: real processes)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from craftbt.core.runstatus import RunStatus
+
+pytestmark = pytest.mark.slow
+
+CRAFTBT = [sys.executable, "-m", "craftbt"]
+#: how long a command may take to start a run on a loaded machine
+START_BOUND_S = 90
+
+DOORS = {
+    "script run": ["script", "run", "-e", "repeat(5000) { wait(10000); }", "--world", "flat"],
+    "live": ["live", "--days", "2", "--fresh"],
+}
+
+
+def running_with_a_step(home: Path) -> str | None:
+    """The id of a run the journal shows running with a dispatched step, if any (read-only, from outside)."""
+    path = home / "journal.sqlite"
+    if not path.exists():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
+        try:
+            row = conn.execute("SELECT r.run_id FROM runs r JOIN steps s USING (run_id)"
+                               " WHERE r.status = 'running' LIMIT 1").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return str(row[0]) if row else None
+
+
+def run_status(home: Path, run_id: str) -> tuple[str, int]:
+    conn = sqlite3.connect(f"file:{home / 'journal.sqlite'}?mode=ro", uri=True)
+    try:
+        status = conn.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        open_steps = conn.execute("SELECT COUNT(*) FROM steps WHERE run_id = ? AND ended_at IS NULL",
+                                  (run_id,)).fetchone()[0]
+    finally:
+        conn.close()
+    return str(status), int(open_steps)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("door", sorted(DOORS))
+def test_a_signal_during_a_run_records_it_cancelled(tmp_path: Path, door: str, signum: int) -> None:
+    home = tmp_path / "home"
+    proc = subprocess.Popen([*CRAFTBT, *DOORS[door]], env={**os.environ, "CRAFTBT_HOME": str(home)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + START_BOUND_S
+        run_id = None
+        while run_id is None and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            run_id = running_with_a_step(home)
+        assert run_id is not None, f"{door} started no run within {START_BOUND_S} s"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signum, err
+    assert "craftbt bug" not in err, err
+    status, open_steps = run_status(home, run_id)
+    if door == "script run" or status == RunStatus.CANCELLED:  # one long run: it is the one in flight
+        assert status == RunStatus.CANCELLED and f"run {run_id} recorded as cancelled" in err, (status, err)
+    else:  # live: this task ended by itself between the look and the signal; the next was not yet opened
+        assert RunStatus(status).terminal, status
+    assert open_steps == 0
