@@ -344,6 +344,14 @@ class McData:
         """Every furnace recipe producing ``output``."""
         return list(self._smelt_by_output.get(self.item(output).name, ()))
 
+    def smelting_recipes(self) -> list[SmeltingRecipe]:
+        """Every furnace recipe, one per input (the one :meth:`smelting_result` gives)."""
+        return list(self._smelt_by_input.values())
+
+    def fuels(self) -> dict[str, int]:
+        """Burn time in ticks of every fuel item."""
+        return dict(self._fuels)
+
     def fuel_ticks(self, item: str) -> int | None:
         """Furnace burn time of one ``item`` in ticks, or ``None`` if it is not fuel."""
         return self._fuels.get(self.item(item).name)
