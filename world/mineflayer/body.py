@@ -397,8 +397,20 @@ class MineflayerBody:
             return False
 
     def status(self) -> dict[str, Any]:
-        """Connection state from the adapter: spawned, ended, reason, kicked, error, dead."""
+        """Connection state from the adapter: spawned, ended, reason, kicked, error, dead, server brand."""
         return dict(self._call("status"))
+
+    def server_features(self) -> frozenset[str] | None:
+        """What a flying-squid server implements beyond flying-squid itself, from its brand.
+
+        ``None`` for any other server (or before its brand arrived): it is taken to implement
+        everything. ``frozenset()`` for flying-squid without craftbt's plugin; with the plugin, the
+        features it announces (``crafting``, ``furnace``, ``chest``, ``barrel``, ``harvest_drops``).
+        A crafting, container or sleep action the server lacks is refused at once with
+        ``server_unsupported``.
+        """
+        features = self.status().get("serverFeatures")
+        return None if features is None else frozenset(features)
 
     # -- identity and time -----------------------------------------------------------
     @property

@@ -371,13 +371,14 @@ function setupPlayer (player, serv) {
     if (win !== inv) loadInventoryInto(win)
     const before = win.slots.map(clone)
     const cursorBefore = clone(win.selectedItem)
-    const staleId = click.stateId !== stateId
     debug('click', JSON.stringify({ w: click.windowId, s: click.stateId, mine: stateId, slot: click.slot, b: click.mouseButton, m: click.mode, ch: (click.changedSlots || []).map((c) => [c.location, c.item && c.item.itemCount]), cur: click.cursorItem && click.cursorItem.itemCount }))
     quiet = true
+    let threw = false
     try {
       applyClick(ctx, click)
     } catch (err) {
-      // a click the window model refuses changes nothing; the client gets the whole window back
+      threw = true // a click the window model refuses (an assertion): the client gets the whole window
+      debug('click refused', err && err.message)
     } finally {
       quiet = false
     }
@@ -392,7 +393,10 @@ function setupPlayer (player, serv) {
       }
     }
     const id = win === inv ? 0 : win.id
-    if (staleId) {
+    if (click.mode === 5 || threw) {
+      // mineflayer's _syncWindow (an empty drag end, state id -1) asks for the whole window; a click the
+      // model refused gets it too. A merely stale id does not: mineflayer pipelines clicks outside the
+      // crafting area, and a full window sent between two of them would undo its later predictions.
       sendAll(win)
       return
     }
@@ -403,14 +407,13 @@ function setupPlayer (player, serv) {
     }
     const predictedCursor = Item.fromNotch(click.cursorItem)
     // a click on the crafting area always gets the result slot back (vanilla recomputes it; mineflayer
-    // waits for it before its next click), any other click only what the client got wrong
+    // waits for it before its next click, so it goes last), any other click only what the client got wrong
     const craftArea = ctx.gridSize && click.slot >= 0 && click.slot <= ctx.gridSize * ctx.gridSize
-    for (let i = 0; i < win.slots.length; i++) {
-      if (!sameItem(predicted[i], win.slots[i]) || (craftArea && i === 0)) sendSlot(id, i, win.slots[i])
+    for (let i = 1; i < win.slots.length; i++) {
+      if (!sameItem(predicted[i], win.slots[i])) sendSlot(id, i, win.slots[i])
     }
-    if (!sameItem(predictedCursor, win.selectedItem) || !sameItem(cursorBefore, win.selectedItem) !== !sameItem(predictedCursor, cursorBefore)) {
-      sendCursor(win.selectedItem)
-    }
+    if (!sameItem(predictedCursor, win.selectedItem)) sendCursor(win.selectedItem)
+    if (craftArea || !sameItem(predicted[0], win.slots[0])) sendSlot(id, 0, win.slots[0])
     if (ctx.box && ctx.box.furnace) sendFurnaceProps(ctx)
   })
 
