@@ -43,6 +43,7 @@ from pydantic import BaseModel, Field
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.executor.backoff import unrepairable
 from craftbt.executor.digests import digest, plan_steps
 from craftbt.executor.executor import RunOutcome
 from craftbt.executor.gate import assess
@@ -514,12 +515,16 @@ class RepeatedFailures:
         self.counts: dict[str, int] = {}
 
     def note(self, failure: dict[str, Any]) -> bool:
-        """Count ``failure``; True when the same one has now failed more than twice (stop repairing)."""
+        """Count ``failure``; True when the same one has now failed more than twice (stop repairing).
+
+        A failure no plan can repair (``server_unsupported``: the server lacks the feature) is True at
+        once: replanning would only walk into the same wall.
+        """
         key = str(failure.get("code") or failure.get("reason") or "")
         if not key:
             return False
         self.counts[key] = self.counts.get(key, 0) + 1
-        return self.counts[key] > MAX_SAME_GUARD_FAILURES
+        return unrepairable(key) or self.counts[key] > MAX_SAME_GUARD_FAILURES
 
 
 def _digests(final: m.TreeDefinition, expansion: m.TreeDefinition | None, resolved: m.TreeDefinition | None
