@@ -186,3 +186,21 @@ def test_without_the_plugin_a_craft_is_refused_at_once(bare_squid: McServer) -> 
             assert refusal(lambda: body.open_container(o.offset(dx=2))) is BodyErrorCode.SERVER_UNSUPPORTED
     finally:
         body.close()
+
+
+def test_a_failed_window_action_reads_the_inventory_back(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("raw_iron", 1)
+    arena.give("cobblestone", 3)
+    furnace = o.offset(dx=-2, dz=1)
+    arena.setblock(furnace, "furnace")
+    assert finish(body.open_container(furnace)) is ActionStatus.SUCCEEDED
+    assert finish(body.container_put("raw_iron", 1, "input")) is ActionStatus.SUCCEEDED
+    put = body.container_put("cobblestone", 2, "input")  # the input slot holds raw iron: no room
+    assert finish(put) is ActionStatus.FAILED
+    assert put.result()["inventoryResynced"] is True
+    assert body.open_window() is None  # closed before the inventory was read back
+    assert inventory(body) == {"cobblestone": 3}
+    resync = body.resync_inventory()
+    assert finish(resync) is ActionStatus.SUCCEEDED, resync.error()
+    assert inventory(body) == {"cobblestone": 3}

@@ -268,8 +268,44 @@ function launch (st, kind, fallbackCode, run) {
   Promise.resolve()
     .then(() => run(a))
     .then((result) => settle(a, 'succeeded', null, result),
-      (err) => settle(a, 'failed', toErr(err, fallbackCode), {}))
+      async (err) => {
+        const error = toErr(err, fallbackCode)
+        // a window action that failed half-way leaves mineflayer's copy of the inventory as it predicted
+        // (a log in the crafting grid, an item on the cursor): re-read it from the server first
+        const resynced = WINDOW_ACTIONS.has(kind) && a.status === 'running' && !st.ended ? await resyncInventory(st) : null
+        settle(a, 'failed', error, resynced === null ? {} : { inventoryResynced: resynced })
+      })
   return { actionId: a.id, kind }
+}
+
+const WINDOW_ACTIONS = new Set(['craft', 'open_container', 'container_put', 'container_take', 'close_container'])
+const RESYNC_MS = 2000
+
+// Closes any window and asks the server for the whole inventory (a click with an impossible state id,
+// mineflayer's _syncWindow; vanilla and craftbt's plugin answer with window_items). True when the answer
+// came within RESYNC_MS; flying-squid without the plugin never answers.
+async function resyncInventory (st) {
+  const bot = st.bot
+  if (bot.currentWindow) {
+    try { bot.closeWindow(bot.currentWindow) } catch (e) {}
+  }
+  clearWindow(st)
+  if (typeof bot._syncWindow !== 'function') return false
+  let timer = null
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(false), RESYNC_MS) })
+  try {
+    return await Promise.race([bot._syncWindow(bot.inventory).then(() => true, () => false), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function startResyncInventory (st) {
+  return launch(st, 'resync_inventory', 'timeout', async () => {
+    const ok = await resyncInventory(st)
+    if (!ok) throw new BodyErr('timeout', 'the server did not send the inventory back', true)
+    return { inventory: allItems(st.bot).map(stack) }
+  })
 }
 
 function actionState (st, { id }) {
@@ -1016,7 +1052,8 @@ const METHODS = {
   useItem: { fn: startUseItem, action: true },
   sleep: { fn: startSleep, action: true },
   chat: { fn: startChat, action: true },
-  toss: { fn: startToss, action: true }
+  toss: { fn: startToss, action: true },
+  resyncInventory: { fn: startResyncInventory, action: true }
 }
 
 function call (botId, method, argsJson) {

@@ -596,6 +596,11 @@ class MineflayerBody:
     def container_take(self, item: str, count: int, slot: str = "any") -> MineflayerAction:
         return self._start("container_take", "containerTake", {"item": _strip(item), "count": count, "slot": slot})
 
+    def resync_inventory(self) -> MineflayerAction:
+        """Close any window and read the whole inventory back from the server (fails with ``timeout``
+        after 2 s on a server that does not answer). A failed window action does this by itself."""
+        return self._start("resync_inventory", "resyncInventory", {})
+
     def close_container(self) -> MineflayerAction:
         return self._start("close_container", "closeContainer", {})
 
