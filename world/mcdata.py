@@ -501,6 +501,14 @@ def data_file_name(version: str) -> str:
     return f"mcdata-{version}.json.gz"
 
 
+def shipped_versions() -> list[str]:
+    """The Minecraft versions craftbt ships registry data for (``world/data/mcdata-<version>.json.gz``)."""
+    folder = resources.files("craftbt.world") / "data"
+    names = [entry.name for entry in folder.iterdir()]
+    found = [n.removeprefix("mcdata-").removesuffix(".json.gz") for n in names if n.startswith("mcdata-")]
+    return sorted(found, key=lambda v: tuple(int(p) if p.isdigit() else 0 for p in v.split(".")))
+
+
 def read_raw(version: str = DEFAULT_VERSION) -> dict[str, Any]:
     """The shipped data file for ``version``, parsed but not indexed."""
     ref = resources.files("craftbt.world") / "data" / data_file_name(version)

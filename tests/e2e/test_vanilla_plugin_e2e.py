@@ -204,3 +204,12 @@ def test_a_failed_window_action_reads_the_inventory_back(arena: Arena) -> None:
     resync = body.resync_inventory()
     assert finish(resync) is ActionStatus.SUCCEEDED, resync.error()
     assert inventory(body) == {"cobblestone": 3}
+
+
+def test_version_auto_follows_the_server(mc_server: McServer) -> None:
+    body = MineflayerBody.connect(mc_server.host, mc_server.port, "autover", version="auto", timeout_s=30,
+                                  login_settle_s=15.0)
+    try:
+        assert body.version == mc_server.version
+    finally:
+        body.close()

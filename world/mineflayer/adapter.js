@@ -113,7 +113,7 @@ function createBot (optionsJson) {
     host: opts.host,
     port: opts.port,
     username: opts.username,
-    version: opts.version,
+    version: opts.version === 'auto' ? false : opts.version, // false: mineflayer pings the server for it
     auth: opts.auth || 'offline',
     hideErrors: true,
     logErrors: false,
@@ -469,6 +469,7 @@ function status (st) {
     settled: st.settled,
     forcedMoves: st.forcedMoves,
     serverBrand: brandOf(st),
+    version: bot.version || null,
     serverFeatures: serverFeatures(st)
   }
 }
