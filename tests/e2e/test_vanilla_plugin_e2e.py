@@ -21,6 +21,7 @@ from craftbt.world.mineflayer.server import FlyingSquid
 from tests.e2e.squidkit import (
     Arena,
     McServer,
+    command,
     connect,
     finish,
     give,
@@ -213,3 +214,29 @@ def test_version_auto_follows_the_server(mc_server: McServer) -> None:
         assert body.version == mc_server.version
     finally:
         body.close()
+
+
+def test_a_summoned_pig_is_killed_with_a_sword_and_drops_porkchop(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("wooden_sword")
+    assert finish(body.equip("wooden_sword")) is ActionStatus.SUCCEEDED
+    command(body, f"/summon pig {o.x + 2}.5 {o.y} {o.z}.5")
+    pig = wait_until(lambda: [e for e in body.entities(8) if e.name == "pig"], 10, "the pig")[0]
+    run = run_leaf(body, "attack_entity", {"entityId": pig.id, "radius": 8, "duration": 20_000}, MAX_TICKS)
+    assert run.ok, run.result.error
+    wait_until(lambda: not [e for e in body.entities(8) if e.name == "pig"], 10, "the pig to go")
+    # the drop lands within the pickup range of the bot that struck (or is walked to)
+    wait_until(lambda: body.observe().count("porkchop") >= 1 or body.entities(8, kind="item"), 10, "the drop")
+    for drop in body.entities(8, kind="item"):
+        finish(body.goto(drop.position.block(), tolerance=0.5), 20)
+    wait_until(lambda: body.observe().count("porkchop") >= 1 or None, 10, "the porkchop")
+
+
+def test_a_summoned_zombie_walks_up_and_hits(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    command(body, f"/summon zombie {o.x + 8}.5 {o.y} {o.z}.5")
+    zombie = wait_until(lambda: [e for e in body.entities(16) if e.name == "zombie"], 10, "the zombie")[0]
+    assert zombie.kind == "hostile"
+    wait_until(lambda: body.observe().health < 20 or None, 15, "the zombie's first hit")
+    near = [e for e in body.entities(4) if e.name == "zombie"]
+    assert near, "the zombie hit from where it stands"

@@ -24,7 +24,7 @@
 const path = require('path')
 
 const PLUGIN_VERSION = 1
-const FEATURES = ['crafting', 'furnace', 'chest', 'barrel', 'harvest_drops']
+const FEATURES = ['crafting', 'furnace', 'chest', 'barrel', 'harvest_drops', 'summon']
 const BRAND = `flying-squid+craftbt/${PLUGIN_VERSION} (${FEATURES.join(',')})`
 const FURNACE_BLOCKS = { furnace: 'minecraft:furnace', blast_furnace: 'minecraft:blast_furnace', smoker: 'minecraft:smoker' }
 const CHEST_BLOCKS = new Set(['chest', 'trapped_chest', 'barrel'])
@@ -137,6 +137,127 @@ module.exports.server = function (serv, settings) {
   serv.craftbtItem = Item
   serv.craftbtWindows = windowsLib
 
+  // -- /summon and the least AI a test needs ---------------------------------------------------------
+  // flying-squid's /summon spawns only minecraft-data type 'mob' (1.21.4's zombie is 'hostile', its pig
+  // 'animal'), so it spawned nothing; this one spawns any living entity, optionally at x y z (~ relative).
+  // Hostiles walk straight at the nearest survival player within FOLLOW_RANGE and hit it (HIT_DAMAGE
+  // every HIT_COOLDOWN_MS) within reach; animals stand; a living entity that dies drops minecraft-data's
+  // entityLoot (entries with dropChance 1 always, others by chance) and disappears.
+  const { Vec3 } = req('vec3')
+  const LIVING = new Set(['hostile', 'animal', 'passive', 'water_creature', 'ambient', 'mob', 'living'])
+  const FOLLOW_RANGE = 16
+  const HIT_REACH = 1.6
+  const HIT_DAMAGE = 2
+  const HIT_COOLDOWN_MS = 1000
+  const WALK_PER_TICK = 0.2 // blocks per 100 ms, about a zombie's 2.3 blocks/s
+  const mobs = new Set()
+
+  function coord (raw, base) {
+    if (raw.startsWith('~')) return base + (raw.length > 1 ? Number(raw.slice(1)) : 0)
+    return Number(raw)
+  }
+
+  function dropLoot (mob) {
+    const loot = registry.entityLoot && registry.entityLoot[mob.name]
+    for (const drop of (loot && loot.drops) || []) {
+      if (drop.playerKill || !(drop.dropChance >= 1 || Math.random() < drop.dropChance)) continue
+      const item = registry.itemsByName[drop.item]
+      if (!item) continue
+      const [lo, hi] = drop.stackSizeRange || [1, 1]
+      const count = lo + Math.floor(Math.random() * (Math.max(hi, lo) - lo + 1))
+      if (count <= 0) continue
+      serv.spawnObject(registry.entitiesByName.item.id, mob.world, mob.position.offset(0, 0.5, 0), {
+        velocity: new Vec3(0, 0, 0), itemId: item.id, itemCount: count, pickupTime: 500, deathTime: 60 * 5 * 1000
+      })
+    }
+  }
+
+  function summon (def, world, position) {
+    const mob = serv.initEntity('mob', def.id, world, position)
+    mob.uuid = req('uuid-1345').v4()
+    mob.name = def.name
+    mob.kind = def.type
+    mob.velocity = new Vec3(0, 0, 0)
+    mob.pitch = 0
+    mob.headPitch = 0
+    mob.yaw = 0
+    mob.gravity = new Vec3(0, 0, 0)
+    mob.terminalvelocity = new Vec3(27, 27, 27)
+    mob.friction = new Vec3(15, 0, 15)
+    mob.size = new Vec3(def.width || 0.6, def.height || 1.8, def.width || 0.6)
+    mob.health = def.type === 'hostile' ? 20 : 10
+    mob.metadata = []
+    mob.lastHit = 0
+    const takeDamage = mob.takeDamage
+    mob.takeDamage = (opts) => {
+      takeDamage(opts)
+      debug('hit', mob.name, mob.id, 'health', mob.health)
+      if (mob.health <= 0 && mobs.has(mob)) {
+        mobs.delete(mob)
+        try {
+          dropLoot(mob)
+        } catch (err) {
+          debug('loot failed', err && err.stack)
+        }
+        serv.destroyEntity(mob)
+      }
+    }
+    mob.updateAndSpawn()
+    mobs.add(mob)
+    return mob
+  }
+
+  setInterval(() => {
+    const now = Date.now()
+    for (const mob of mobs) {
+      if (mob.kind !== 'hostile') continue
+      let target = null
+      let best = FOLLOW_RANGE
+      for (const player of serv.players) {
+        if (player.gameMode !== 0 || player.world !== mob.world || !(player.health > 0)) continue
+        const d = player.position.distanceTo(mob.position)
+        if (d < best) { best = d; target = player }
+      }
+      if (!target) continue
+      const flat = new Vec3(target.position.x - mob.position.x, 0, target.position.z - mob.position.z)
+      const dist = Math.sqrt(flat.x * flat.x + flat.z * flat.z)
+      if (dist > HIT_REACH * 0.8) {
+        const step = Math.min(WALK_PER_TICK, dist - HIT_REACH * 0.8)
+        mob.sendPosition(mob.position.plus(flat.scaled(step / dist)), true)
+      }
+      if (dist <= HIT_REACH && now - mob.lastHit >= HIT_COOLDOWN_MS) {
+        mob.lastHit = now
+        target.takeDamage({ damage: HIT_DAMAGE, velocity: flat.scaled(1 / Math.max(dist, 0.1)), animation: true })
+      }
+    }
+  }, 100).unref()
+
+  serv.craftbtSummon = summon
+
+  serv.once('asap', () => {
+    serv.commands.add({
+      base: 'summon',
+      info: 'Summon an entity (craftbt: any living entity, optionally at x y z)',
+      usage: '/summon <entity_name> [x y z]',
+      onlyPlayer: true,
+      op: true,
+      parse (str) {
+        const args = str.trim().split(/\s+/)
+        if (!args[0] || (args.length !== 1 && args.length !== 4)) return false
+        return { name: args[0].replace(/^minecraft:/, ''), at: args.slice(1) }
+      },
+      action ({ name, at }, ctx) {
+        const def = registry.entitiesByName[name]
+        if (!def) return `No entity named ${name}`
+        const here = ctx.player.position
+        const pos = at.length === 3 ? new Vec3(coord(at[0], here.x), coord(at[1], here.y), coord(at[2], here.z)) : here.clone()
+        if ([pos.x, pos.y, pos.z].some((c) => !Number.isFinite(c))) return `bad position ${at.join(' ')}`
+        if (LIVING.has(def.type)) summon(def, ctx.player.world, pos)
+        else serv.spawnObject(def.id, ctx.player.world, pos, { velocity: new Vec3(0, 0, 0) })
+      }
+    })
+  })
+
   serv.once('asap', () => {
     // after flying-squid's own chest handler (registered on the same event), so ours wins
     const open = (kind) => async ({ block, player }) => {
@@ -186,6 +307,17 @@ module.exports.player = function (player, serv) {
   const sendBrand = player.sendBrand
   if (sendBrand) player.sendBrand = (brand = BRAND) => sendBrand(brand)
   player.once('asap', () => setupPlayer(player, serv))
+}
+
+// Vanilla attack damage (1.21.4) by weapon; anything else hits for 1, like a hand.
+const WEAPON_DAMAGE = { sword: [4, 5, 6, 4, 7, 8], axe: [7, 9, 9, 7, 9, 10] }
+const TIERS = ['wooden', 'stone', 'iron', 'golden', 'diamond', 'netherite']
+function weaponDamage (name) {
+  if (!name) return 1
+  const [tier, kind] = name.split('_')
+  const table = WEAPON_DAMAGE[kind]
+  const i = TIERS.indexOf(tier)
+  return table && i >= 0 ? table[i] : 1
 }
 
 function slotKey (it) { return it ? `${it.type}x${it.count}` : '-' }
@@ -557,6 +689,14 @@ function setupPlayer (player, serv) {
       serv.craftbt.storage.delete(k)
       for (const it of box.slots) if (it) dropItems(it, it.count)
     }
+  })
+
+  // a hit does a weapon's damage (flying-squid: 1 whatever the hand holds); vanilla attack damage
+  player.on('attack_cancel', (data) => {
+    const held = inv.slots[36 + player.heldItemSlot]
+    data.damage = weaponDamage(held ? registry.items[held.type].name : null)
+    // no knockback: flying-squid's (5 blocks) threw a pig out of reach of the next hit
+    if (data.attackedEntity && data.attackedEntity.type !== 'player') data.velocity = new Vec3(0, 0, 0)
   })
 
   // flying-squid picks up one item of a dropped stack; take the whole stack
