@@ -18,7 +18,7 @@ from craftbt.cli.trees_cmds import load_checked
 from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.executor.executor import Executor
 from craftbt.router.priors import PriorsStore
-from craftbt.router.router import run_goal, run_tree
+from craftbt.router.router import run_tree
 from tests.e2e.squidkit import Arena, McServer, squid_server
 
 pytestmark = pytest.mark.e2e
@@ -63,25 +63,3 @@ def test_obtain_stone_pickaxe_on_the_server(arena: Arena, tmp_path: Path) -> Non
     inventory = arena.body.observe().inventory
     assert inventory.get("stone_pickaxe") == 1 and inventory.get("wooden_pickaxe") == 1
 
-
-@pytest.mark.slow
-def test_a_goal_run_to_an_iron_pickaxe_on_the_server(arena: Arena, tmp_path: Path) -> None:
-    """The router plans from a survey of the plot (logs, stone, iron and coal ore set down) and the
-    executor runs it: digs, 2x2 and 3x3 crafts, a furnace placed, fed and emptied, on the real protocol."""
-    o = arena.origin
-    for dx, dz in ((3, 0), (4, 2), (3, -2), (5, -1), (5, 1)):
-        arena.setblock(o.offset(dx=dx, dz=dz), "oak_log")
-    for dx in (-4, -3, -2):
-        for dz in (-3, -2, -1, 0):
-            arena.setblock(o.offset(dx=dx, dz=dz), "stone")
-    for dx, dz, block in ((2, 4, "iron_ore"), (3, 4, "iron_ore"), (4, 4, "iron_ore"), (-2, 4, "coal_ore"),
-                          (-3, 4, "coal_ore")):
-        arena.setblock(o.offset(dx=dx, dz=dz), block)
-    registry = default_registry()
-    fence = Bounds(min_x=o.x - 14, min_y=o.y - 3, min_z=o.z - 14, max_x=o.x + 14, max_y=o.y + 6, max_z=o.z + 14)
-    executor = Executor(registry, arena.body, home=tmp_path,
-                        config=ExecutorConfig(geofence=fence, max_ticks=12_000), body_kind="mineflayer")
-    run = run_goal("obtain iron_pickaxe", executor, priors=PriorsStore(tmp_path / "p.sqlite"),
-                   shelter_at_night=False)
-    assert run.ok, (run.attempts, run.stopped)
-    assert arena.body.observe().inventory.get("iron_pickaxe") == 1

@@ -240,3 +240,10 @@ def test_a_summoned_zombie_walks_up_and_hits(arena: Arena) -> None:
     wait_until(lambda: body.observe().health < 20 or None, 15, "the zombie's first hit")
     near = [e for e in body.entities(4) if e.name == "zombie"]
     assert near, "the zombie hit from where it stands"
+    # and it is fought off (20 health, 5 hits of a wooden sword): no zombie is left for a later test
+    arena.give("wooden_sword")
+    assert finish(body.equip("wooden_sword")) is ActionStatus.SUCCEEDED
+    run = run_leaf(body, "attack_entity", {"entityType": "zombie", "radius": 8, "duration": 20_000}, MAX_TICKS)
+    assert run.ok, run.result.error
+    wait_until(lambda: not [e for e in body.entities(16) if e.name == "zombie"], 10, "the zombie to die")
+    assert body.observe().health > 0
