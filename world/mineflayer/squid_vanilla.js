@@ -590,7 +590,9 @@ function setupPlayer (player, serv) {
     sendAll(inv)
   }
 
-  function giveBack (item) {
+  // Puts `item` into the inventory as vanilla does (onto stacks of it first, then into empty slots);
+  // `item.count` is left with what did not fit.
+  function addToInventory (item) {
     for (let i = 9; i <= 44 && item.count > 0; i++) {
       const it = inv.slots[i]
       if (it && it.type === item.type && it.count < it.stackSize) {
@@ -599,10 +601,18 @@ function setupPlayer (player, serv) {
         inv.updateSlot(i, it)
       }
     }
-    if (item.count > 0) {
+    while (item.count > 0) {
       const empty = inv.firstEmptyInventorySlot()
-      if (empty !== null) { item.slot = empty; inv.updateSlot(empty, item) } else dropItems(item, item.count)
+      if (empty === null) break
+      const n = Math.min(item.count, item.stackSize)
+      inv.updateSlot(empty, new Item(item.type, n, item.metadata))
+      item.count -= n
     }
+  }
+
+  function giveBack (item) {
+    addToInventory(item)
+    if (item.count > 0) dropItems(item, item.count)
   }
 
   client.removeAllListeners('close_window')
@@ -703,21 +713,7 @@ function setupPlayer (player, serv) {
   player.collect = (entity) => {
     const item = new Item(entity.itemId, entity.itemCount || 1, entity.itemDamage)
     const total = item.count
-    for (let i = 9; i <= 44 && item.count > 0; i++) {
-      const it = inv.slots[i]
-      if (it && it.type === item.type && it.count < it.stackSize) {
-        const n = Math.min(item.count, it.stackSize - it.count)
-        it.count += n; item.count -= n
-        inv.updateSlot(i, it)
-      }
-    }
-    while (item.count > 0) {
-      const empty = inv.firstEmptyInventorySlot()
-      if (empty === null) break
-      const n = Math.min(item.count, item.stackSize)
-      inv.updateSlot(empty, new Item(item.type, n, item.metadata))
-      item.count -= n
-    }
+    addToInventory(item)
     if (item.count === total) return
     entity._writeOthersNearby('collect', { collectedEntityId: entity.id, collectorEntityId: player.id, pickupItemCount: total - item.count })
     if (item.count > 0) {
