@@ -166,6 +166,8 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self._probes_left = 0
         self._pending: ActionResult | None = None
         self._first_action_seen = False
+        #: every block this run dug, [x, y, z, block] (see _note_dig)
+        self._digs: list[list[Any]] = []
         self._primed = False
         self._start_tick = 0
         self._started_wall = 0.0
@@ -254,6 +256,7 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         self._gen = None
         self._handle = None
         self._first_action_seen = False
+        self._digs = []
         start_tick = self.ctx.body.now_ticks()
         try:
             self.args = self._resolve_args()
@@ -339,6 +342,8 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         assert self._gen is not None
         try:
             while True:
+                if sent is not None:
+                    self._note_dig(sent)
                 if self._primed:
                     yielded = self._gen.send(sent)
                 else:
@@ -368,7 +373,19 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
             blame(self.spec, "runner", exc)
             raise
 
+    def _note_dig(self, handle: ActionHandle) -> None:
+        """Remember a block the runner dug, whichever helper dug it (the target, a way to a drop, a path)."""
+        if handle.kind != "dig" or handle.status() is not ActionStatus.SUCCEEDED:
+            return
+        done = handle.result()
+        pos = done.get("pos")
+        if isinstance(pos, list | tuple) and len(pos) == 3:
+            self._digs.append([*(int(c) for c in pos), str(done.get("block"))])
+
     def _complete(self, result: ActionResult) -> None:
+        if self._digs:
+            # every block the run dug, [x, y, z, block], in the order dug: what the journal keeps of it
+            result.observables.setdefault("digs", list(self._digs))
         result.started_tick = self._start_tick
         result.started_at = self._started_wall
         if not result.ok:

@@ -41,10 +41,15 @@ REASON_CLASS: dict[str, BlockClass] = {
     "permission_denied": BlockClass.DETERMINISTIC,
     "capability_revoked": BlockClass.DETERMINISTIC,
     "unsupported_body": BlockClass.DETERMINISTIC,
+    "server_unsupported": BlockClass.DETERMINISTIC,
     "rate_limited": BlockClass.TRANSIENT,
     "rig_g_blocked": BlockClass.TRANSIENT,
     "safety_preempted": BlockClass.TRANSIENT,
 }
+
+#: reasons no replan can clear: the server lacks what the step needs (world.body's SERVER_UNSUPPORTED),
+#: so a goal run stops at the first one instead of planning the same step again
+UNREPAIRABLE: frozenset[str] = frozenset({"server_unsupported"})
 
 BACKOFF_MS: dict[BlockClass, int] = {
     BlockClass.DETERMINISTIC: DETERMINISTIC_BLOCK_BACKOFF_MS,
@@ -60,6 +65,11 @@ def reason_code(reason: str) -> str:
 
 def classify(reason: str) -> BlockClass:
     return REASON_CLASS.get(reason_code(reason), BlockClass.NONE)
+
+
+def unrepairable(reason: str) -> bool:
+    """Whether no plan change can clear ``reason`` (see :data:`UNREPAIRABLE`)."""
+    return reason_code(reason) in UNREPAIRABLE
 
 
 def next_eligible_at(reason: str, now_ms: int) -> int:

@@ -43,6 +43,7 @@ from pydantic import BaseModel, Field
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.executor.backoff import unrepairable
 from craftbt.executor.digests import digest, plan_steps
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.failures import Escalation, EscalationReason, Failure
@@ -499,12 +500,23 @@ class RepeatedFailures:
         self.counts: dict[str, int] = {}
 
     def note(self, failure: Failure) -> bool:
-        """Count ``failure``; True when the same one has now failed more than twice (stop repairing)."""
+        """Count ``failure``; True when the same one has now failed more than twice (stop repairing).
+
+        A failure no plan can repair (``server_unsupported``: the server lacks the feature) is True at
+        once: replanning would only walk into the same wall.
+        """
         key = failure.key
         if not key:
             return False
         self.counts[key] = self.counts.get(key, 0) + 1
-        return self.counts[key] > MAX_SAME_GUARD_FAILURES
+        return unrepairable(key) or self.counts[key] > MAX_SAME_GUARD_FAILURES
+
+    @staticmethod
+    def stopped(failure: Failure) -> str:
+        """Why the goal run stopped repairing after :meth:`note` said so."""
+        if unrepairable(failure.key):
+            return f"unrepairable: {failure.key} (no plan can clear it: {failure.detail or 'the server lacks it'})"
+        return f"repeated_guard_failure: {failure.code} failed more than twice"
 
 
 def _digests(final: m.TreeDefinition, expansion: m.TreeDefinition | None, resolved: m.TreeDefinition | None
@@ -722,7 +734,7 @@ def run_goal(
         failure = outcome.failure
         assert failure is not None  # the run did not succeed
         if repeated.note(failure):
-            run.stopped = f"repeated_guard_failure: {failure.code} failed more than twice"
+            run.stopped = repeated.stopped(failure)
             break
         surveyed = survey(body, executor.unreachable).without_blocks(unreached_material(failure))
         observed = body.observe()
@@ -777,7 +789,7 @@ def run_tree(
         if wanted is None:
             break  # not a missing precondition: nothing the router can plan for a tree it did not write
         if repeated.note(failure):
-            run.stopped = f"repeated_guard_failure: {failure.code} failed more than twice"
+            run.stopped = repeated.stopped(failure)
             break
         router = router or Router(executor.registry, priors or PriorsStore(executor.home / "priors.sqlite"),
                                   seed=seed)

@@ -110,6 +110,9 @@ class BodyErrorCode(StrEnum):
     DIED = "died"
     #: the server (or craftbt's command policy) refused a server command
     PERMISSION_DENIED = "permission_denied"
+    #: the server does not implement what the action needs (flying-squid without craftbt's plugin opens
+    #: no crafting, furnace or chest window): refused at once, and no retry or replan can change it
+    SERVER_UNSUPPORTED = "server_unsupported"
 
 
 class BodyError(Exception):

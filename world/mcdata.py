@@ -399,6 +399,14 @@ class McData:
         """Every furnace recipe producing ``output``."""
         return list(self._smelt_by_output.get(self.item(output).name, ()))
 
+    def smelting_recipes(self) -> list[SmeltingRecipe]:
+        """Every furnace recipe, one per input (the one :meth:`smelting_result` gives)."""
+        return list(self._smelt_by_input.values())
+
+    def fuels(self) -> dict[str, int]:
+        """Burn time in ticks of every fuel item."""
+        return dict(self._fuels)
+
     def fuel_ticks(self, item: str) -> int | None:
         """Furnace burn time of one ``item`` in ticks, or ``None`` if it is not fuel."""
         return self._fuels.get(self.item(item).name)
@@ -546,6 +554,14 @@ class McData:
 
 def data_file_name(version: str) -> str:
     return f"mcdata-{version}.json.gz"
+
+
+def shipped_versions() -> list[str]:
+    """The Minecraft versions craftbt ships registry data for (``world/data/mcdata-<version>.json.gz``)."""
+    folder = resources.files("craftbt.world") / "data"
+    names = [entry.name for entry in folder.iterdir()]
+    found = [n.removeprefix("mcdata-").removesuffix(".json.gz") for n in names if n.startswith("mcdata-")]
+    return sorted(found, key=lambda v: tuple(int(p) if p.isdigit() else 0 for p in v.split(".")))
 
 
 def read_raw(version: str = DEFAULT_VERSION) -> dict[str, Any]:

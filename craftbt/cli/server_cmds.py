@@ -27,19 +27,25 @@ def start_cmd(
     game_mode: Annotated[str, typer.Option("--game-mode", help="survival, creative, adventure or spectator.")] = (
         "survival"
     ),
+    vanilla_plugin: Annotated[bool, typer.Option(
+        "--vanilla-plugin/--no-vanilla-plugin",
+        help="Load craftbt's plugin (crafting, furnaces, chests, barrels, drops by harvest tool; see docs/server.md).",
+    )] = True,
 ) -> None:
     """Start flying-squid and keep it running until Ctrl-C (needs `craftbt node install` once).
 
     Example: craftbt server start --port 25565, then craftbt run greet --body mineflayer --port 25565
     """
     try:
-        server = FlyingSquid(port=port, version=version, generation=generation, game_mode=game_mode)
+        server = FlyingSquid(port=port, version=version, generation=generation, game_mode=game_mode,
+                             vanilla_plugin=vanilla_plugin)
         server.start()
     except ServerError as err:
         print(f"craftbt server: {err.code.value}: {err.detail}", file=sys.stderr)
         raise typer.Exit(1) from None
     print(
-        f"flying-squid {version} listening on {server.host}:{server.port} (offline mode, everyone op); "
+        f"flying-squid {version} listening on {server.host}:{server.port} (offline mode, everyone op, "
+        f"{'with' if vanilla_plugin else 'without'} craftbt's plugin); "
         f"log: {server.log_path}; Ctrl-C to stop",
         flush=True,
     )

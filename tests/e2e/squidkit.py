@@ -46,7 +46,7 @@ from craftbt.world.mineflayer.server import DEFAULT_VERSION, FlyingSquid
 T = TypeVar("T")
 
 FLYING_SQUID_LACKS = (
-    "flying-squid 1.12 lacks this (chest/furnace/crafting windows, mob AI and /summon do not work); "
+    "flying-squid 1.12 lacks this (beds, hunger and most mob AI, even with craftbt's plugin); "
     "set CRAFTBT_MC_HOST/CRAFTBT_MC_PORT to a vanilla offline-mode server to run it"
 )
 #: Blocks -32..47 on x and z: the chunks every bot holds from its spawn on (see the module docstring).

@@ -113,7 +113,7 @@ function createBot (optionsJson) {
     host: opts.host,
     port: opts.port,
     username: opts.username,
-    version: opts.version,
+    version: opts.version === 'auto' ? false : opts.version, // false: mineflayer pings the server for it
     auth: opts.auth || 'offline',
     hideErrors: true,
     logErrors: false,
@@ -140,7 +140,8 @@ function createBot (optionsJson) {
     window: null,
     windowPos: null,
     windowKind: null,
-    opLevels: new Map()
+    opLevels: new Map(),
+    serverBrand: null
   }
   bots.set(id, st)
   bot.once('spawn', () => {
@@ -161,6 +162,7 @@ function createBot (optionsJson) {
   })
   // Operator rights: the server announces the permission level with an entity status (24..28 = level
   // 0..4) for the player's own entity, right after login; mineflayer keeps no copy of it.
+  bot._client.on('custom_payload', (p) => readBrand(st, p))
   bot._client.on('entity_status', (p) => {
     if (p.entityStatus >= 24 && p.entityStatus <= 28) st.opLevels.set(p.entityId, p.entityStatus - 24)
   })
@@ -266,8 +268,44 @@ function launch (st, kind, fallbackCode, run) {
   Promise.resolve()
     .then(() => run(a))
     .then((result) => settle(a, 'succeeded', null, result),
-      (err) => settle(a, 'failed', toErr(err, fallbackCode), {}))
+      async (err) => {
+        const error = toErr(err, fallbackCode)
+        // a window action that failed half-way leaves mineflayer's copy of the inventory as it predicted
+        // (a log in the crafting grid, an item on the cursor): re-read it from the server first
+        const resynced = WINDOW_ACTIONS.has(kind) && a.status === 'running' && !st.ended ? await resyncInventory(st) : null
+        settle(a, 'failed', error, resynced === null ? {} : { inventoryResynced: resynced })
+      })
   return { actionId: a.id, kind }
+}
+
+const WINDOW_ACTIONS = new Set(['craft', 'open_container', 'container_put', 'container_take', 'close_container'])
+const RESYNC_MS = 2000
+
+// Closes any window and asks the server for the whole inventory (a click with an impossible state id,
+// mineflayer's _syncWindow; vanilla and craftbt's plugin answer with window_items). True when the answer
+// came within RESYNC_MS; flying-squid without the plugin never answers.
+async function resyncInventory (st) {
+  const bot = st.bot
+  if (bot.currentWindow) {
+    try { bot.closeWindow(bot.currentWindow) } catch (e) {}
+  }
+  clearWindow(st)
+  if (typeof bot._syncWindow !== 'function') return false
+  let timer = null
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(false), RESYNC_MS) })
+  try {
+    return await Promise.race([bot._syncWindow(bot.inventory).then(() => true, () => false), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function startResyncInventory (st) {
+  return launch(st, 'resync_inventory', 'timeout', async () => {
+    const ok = await resyncInventory(st)
+    if (!ok) throw new BodyErr('timeout', 'the server did not send the inventory back', true)
+    return { inventory: allItems(st.bot).map(stack) }
+  })
 }
 
 function actionState (st, { id }) {
@@ -429,7 +467,10 @@ function status (st) {
     error: st.lastError,
     dead: st.dead,
     settled: st.settled,
-    forcedMoves: st.forcedMoves
+    forcedMoves: st.forcedMoves,
+    serverBrand: brandOf(st),
+    version: bot.version || null,
+    serverFeatures: serverFeatures(st)
   }
 }
 
@@ -712,6 +753,57 @@ function startEquip (st, { item, destination }) {
   })
 }
 
+// -- what the server implements ---------------------------------------------------------------
+// flying-squid as shipped opens no crafting, furnace or chest window and mineflayer would wait 20 s
+// for each; craftbt's plugin (squid_vanilla.js) announces what it adds in the server brand:
+// "flying-squid+craftbt/1 (crafting,furnace,...)". Any other brand (a vanilla server, Paper, ...) or none
+// yet is taken to implement everything, so only a known-limited server is refused.
+const SQUID_BRAND = /^flying-squid/
+const PLUGIN_FEATURES = /\+craftbt\/\d+ \(([^)]*)\)/
+
+// The brand as the server sent it: flying-squid writes it on the channel 'brand', which mineflayer
+// (listening on 'minecraft:brand' since 1.13) never reads, so the adapter reads the raw payload.
+function readBrand (st, packet) {
+  if (packet.channel !== 'brand' && packet.channel !== 'minecraft:brand') return
+  const data = packet.data
+  if (!Buffer.isBuffer(data)) return
+  let len = 0
+  let shift = 0
+  let i = 0
+  for (; i < data.length && i < 5; i++) {
+    len |= (data[i] & 0x7f) << shift
+    shift += 7
+    if (!(data[i] & 0x80)) { i++; break }
+  }
+  st.serverBrand = data.subarray(i, i + len).toString('utf8')
+}
+
+function brandOf (st) {
+  return st.serverBrand || (st.bot.game && st.bot.game.serverBrand) || null
+}
+
+function serverFeatures (st) {
+  const brand = brandOf(st)
+  if (typeof brand !== 'string' || !SQUID_BRAND.test(brand)) return null
+  const m = PLUGIN_FEATURES.exec(brand)
+  return m ? m[1].split(',').filter(Boolean) : []
+}
+
+function requireFeature (st, feature, what) {
+  const features = serverFeatures(st)
+  if (features === null || features.includes(feature)) return
+  const brand = brandOf(st)
+  const plugin = PLUGIN_FEATURES.test(brand) ? "craftbt's plugin on it does not implement it" : "it runs without craftbt's plugin (squid_vanilla.js)"
+  throw new BodyErr('server_unsupported', `the server (${brand}) opens no ${what}: ${plugin}`)
+}
+
+function containerFeature (name) {
+  if (FURNACES.has(name)) return 'furnace'
+  if (name === 'chest' || name === 'trapped_chest') return 'chest'
+  if (name === 'barrel') return 'barrel'
+  return `container:${name}`
+}
+
 function tableBlock (bot, table) {
   if (!table) return null
   const [x, y, z] = table
@@ -726,6 +818,7 @@ function startCraft (st, { item, count, table }) {
   const def = itemDef(bot, item)
   if (!(count >= 1)) throw new BodyErr('invalid_argument', `count must be >= 1, got ${count}`)
   const tbl = tableBlock(bot, table)
+  requireFeature(st, 'crafting', tbl ? 'crafting table window' : 'crafting grid result')
   const all = bot.recipesAll(def.id, null, tbl)
   if (all.length === 0) {
     const withTable = tbl ? [] : bot.recipesAll(def.id, null, true)
@@ -752,6 +845,7 @@ function startOpenContainer (st, { x, y, z }) {
     throw new BodyErr('not_a_container', `${block.name} at ${x},${y},${z} is not a container`)
   }
   requireReach(bot, block.position.offset(0.5, 0.5, 0.5), `${block.name} at ${x},${y},${z}`)
+  requireFeature(st, containerFeature(block.name), `${block.name} window`)
   return launch(st, 'open_container', 'window_closed', async () => {
     if (st.window) {
       try { st.window.close() } catch (e) {}
@@ -895,6 +989,7 @@ function startSleep (st, { x, y, z }) {
   const block = loadedBlock(bot, x, y, z)
   if (!block.name.endsWith('_bed')) throw new BodyErr('not_sleepable', `${block.name} at ${x},${y},${z} is not a bed`)
   requireReach(bot, block.position.offset(0.5, 0.5, 0.5), `bed at ${x},${y},${z}`)
+  requireFeature(st, 'bed', 'bed to sleep in')
   return launch(st, 'sleep', 'not_sleepable', async (a) => {
     a.onCancel = () => { bot.wake().catch(() => {}) }
     await bot.sleep(block)
@@ -958,7 +1053,8 @@ const METHODS = {
   useItem: { fn: startUseItem, action: true },
   sleep: { fn: startSleep, action: true },
   chat: { fn: startChat, action: true },
-  toss: { fn: startToss, action: true }
+  toss: { fn: startToss, action: true },
+  resyncInventory: { fn: startResyncInventory, action: true }
 }
 
 function call (botId, method, argsJson) {

@@ -61,6 +61,8 @@ from craftbt.world.mineflayer.node_env import (
 )
 
 DEFAULT_VERSION = "1.21.4"
+#: ``version`` for :meth:`MineflayerBody.connect` that takes the server's own (mineflayer pings it first)
+AUTO_VERSION = "auto"
 #: Seconds one bridge round trip may take; adapter calls never await, so this only trips on a dead bridge.
 CALL_TIMEOUT_S = 10.0
 POLL_INTERVAL_S = 0.05
@@ -283,6 +285,11 @@ class MineflayerBody:
     ) -> MineflayerBody:
         """Join ``host:port`` and wait (at most ``timeout_s``) until spawned with the ground loaded.
 
+        ``version`` is the Minecraft version to speak, and the minecraft-data the leaves use follows
+        it; ``"auto"`` takes the server's (mineflayer pings it). A version craftbt ships no data for
+        (:func:`mcdata.shipped_versions`) is refused with ``unsupported`` before joining, or, with
+        ``"auto"``, right after.
+
         The wait includes the login handshake (``adapter.js`` ``settleLogin``): the
         bot turns its head until flying-squid answers with the login position, at
         most ``login_settle_s``; ``status()["settled"]`` says ``answered`` or ``timeout``.
@@ -293,6 +300,9 @@ class MineflayerBody:
             raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"username {username!r} must be 1..16 characters")
         if auth not in ("offline", "microsoft"):
             raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"auth {auth!r} must be offline or microsoft")
+        shipped = mcdata.shipped_versions()
+        if version != AUTO_VERSION and version not in shipped:
+            raise BodyError(BodyErrorCode.UNSUPPORTED, _unshipped(version, shipped))
         bridge = _Bridge.get()
         if not 0 <= login_settle_s <= timeout_s:
             raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"login_settle_s {login_settle_s} is not in 0..{timeout_s}")
@@ -308,9 +318,9 @@ class MineflayerBody:
         )
         body = cls(bridge, bot_id, host, port, username, version)
         # Parse this version's minecraft-data while the server logs us in, not in the first leaf that
-        # needs it (~150 ms, once per process); a version without data is the leaves' fallback to report.
+        # needs it (~150 ms, once per process).
         with contextlib.suppress(mcdata.McDataFileError):
-            mcdata.load(version)
+            mcdata.load(version if version != AUTO_VERSION else mcdata.DEFAULT_VERSION)
         deadline = time.monotonic() + timeout_s
         while True:
             st = body._call("status")
@@ -322,6 +332,12 @@ class MineflayerBody:
                     retryable=True,
                 )
             if st["spawned"] and st["loaded"]:
+                if version == AUTO_VERSION:
+                    # the version the server speaks, as mineflayer's ping found it: data must follow it
+                    body._version = str(st["version"])
+                    if body._version not in shipped:
+                        body.close()
+                        raise BodyError(BodyErrorCode.UNSUPPORTED, _unshipped(body._version, shipped))
                 break
             if time.monotonic() > deadline:
                 body.close()
@@ -397,8 +413,20 @@ class MineflayerBody:
             return False
 
     def status(self) -> dict[str, Any]:
-        """Connection state from the adapter: spawned, ended, reason, kicked, error, dead."""
+        """Connection state from the adapter: spawned, ended, reason, kicked, error, dead, server brand."""
         return dict(self._call("status"))
+
+    def server_features(self) -> frozenset[str] | None:
+        """What a flying-squid server implements beyond flying-squid itself, from its brand.
+
+        ``None`` for any other server (or before its brand arrived): it is taken to implement
+        everything. ``frozenset()`` for flying-squid without craftbt's plugin; with the plugin, the
+        features it announces (``crafting``, ``furnace``, ``chest``, ``barrel``, ``harvest_drops``).
+        A crafting, container or sleep action the server lacks is refused at once with
+        ``server_unsupported``.
+        """
+        features = self.status().get("serverFeatures")
+        return None if features is None else frozenset(features)
 
     # -- identity and time -----------------------------------------------------------
     @property
@@ -584,6 +612,11 @@ class MineflayerBody:
     def container_take(self, item: str, count: int, slot: str = "any") -> MineflayerAction:
         return self._start("container_take", "containerTake", {"item": _strip(item), "count": count, "slot": slot})
 
+    def resync_inventory(self) -> MineflayerAction:
+        """Close any window and read the whole inventory back from the server (fails with ``timeout``
+        after 2 s on a server that does not answer). A failed window action does this by itself."""
+        return self._start("resync_inventory", "resyncInventory", {})
+
     def close_container(self) -> MineflayerAction:
         return self._start("close_container", "closeContainer", {})
 
@@ -614,6 +647,14 @@ class MineflayerBody:
 
     def __repr__(self) -> str:
         return f"MineflayerBody({self.name})"
+
+
+def _unshipped(version: str, shipped: list[str]) -> str:
+    return (
+        f"craftbt ships minecraft-data for Minecraft {', '.join(shipped)} only, not {version}: its recipes, "
+        "drops and blocks would be another version's. Join with --version "
+        f"{shipped[-1]} (the server must speak it), or generate the data with scripts/gen_mcdata.py --version {version}"
+    )
 
 
 def _strip(name: str) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from craftbt.world import mcdata
 from craftbt.world.mineflayer.node_env import (
     PACKAGE_DIR,
     SERVER_PACKAGES,
@@ -40,6 +41,8 @@ DEFAULT_VERSION = "1.21.4"
 LOOPBACK = "127.0.0.1"
 READY_MARKER = "CRAFTBT_SQUID_READY"
 LAUNCHER = PACKAGE_DIR / "squid_server.js"
+#: craftbt's flying-squid plugin: crafting, furnaces, chests and barrels, drops by harvest tool
+VANILLA_PLUGIN = PACKAGE_DIR / "squid_vanilla.js"
 
 #: flying-squid world generators worth offering; superflat makes tests predictable.
 GENERATIONS = ("superflat", "diamond_square", "grass_field", "empty")
@@ -89,6 +92,22 @@ def _kill_group(proc: subprocess.Popen[bytes], remove: Path | None = None) -> No
         shutil.rmtree(remove, ignore_errors=True)
 
 
+def vanilla_rules(version: str) -> dict[str, Any]:
+    """What ``squid_vanilla.js`` needs and minecraft-data lacks: smelting recipes and fuel burn times.
+
+    They come from craftbt's own data file for ``version`` (the one the embedded world smelts with);
+    a version craftbt ships no data for gets none, and its furnaces smelt nothing.
+    """
+    try:
+        md = mcdata.load(version)
+    except mcdata.McDataFileError:
+        return {"smelting": [], "fuels": {}}
+    return {
+        "smelting": [[r.input, r.output, r.count, r.cook_ticks] for r in md.smelting_recipes()],
+        "fuels": md.fuels(),
+    }
+
+
 class FlyingSquid:
     """One flying-squid server. Use as a context manager or call start()/stop()."""
 
@@ -102,6 +121,7 @@ class FlyingSquid:
         everybody_op: bool = True,
         view_distance: int = 4,
         workdir: Path | None = None,
+        vanilla_plugin: bool = True,
     ) -> None:
         if port is not None and not 0 < port < 65536:
             raise ServerError(ServerErrorCode.INVALID_SETTINGS, f"port {port} is not in 1..65535")
@@ -123,6 +143,8 @@ class FlyingSquid:
         self.game_mode = game_mode
         self.everybody_op = everybody_op
         self.view_distance = view_distance
+        #: load ``squid_vanilla.js`` (off: flying-squid as shipped, which opens no crafting window)
+        self.vanilla_plugin = vanilla_plugin
         #: a directory we made is ours to remove when the server stops; one the caller gave stays
         self._owns_workdir = workdir is None
         self.workdir = workdir or Path(tempfile.mkdtemp(prefix="craftbt-squid-"))
@@ -145,7 +167,8 @@ class FlyingSquid:
             "worldFolder": str(self.workdir / "world"),
             "generation": {"name": self.generation, "options": {"worldHeight": 80}},
             "kickTimeout": 10000,
-            "plugins": {},
+            "plugins": {str(VANILLA_PLUGIN): {}} if self.vanilla_plugin else {},
+            "craftbt": vanilla_rules(self.version) if self.vanilla_plugin else {},
             "modpe": False,
             "view-distance": self.view_distance,
             "player-list-text": {"header": {"text": "craftbt"}, "footer": {"text": "flying-squid"}},

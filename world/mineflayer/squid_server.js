@@ -8,6 +8,8 @@ const path = require('path')
 
 const [nodeModules, settingsPath] = process.argv.slice(2)
 const settings = JSON.parse(fs.readFileSync(settingsPath, 'utf8'))
+// craftbt's plugin (squid_vanilla.js) loads flying-squid's own item and window modules from here
+if (settings.craftbt) settings.craftbt.nodeModules = nodeModules
 const squid = require(path.join(nodeModules, 'flying-squid'))
 
 const serv = squid.createMCServer(settings)
