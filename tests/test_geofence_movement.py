@@ -8,7 +8,7 @@ from typing import Any
 from craftbt.capabilities.default import default_registry
 from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.executor.executor import Executor, RunOutcome
-from craftbt.executor.pipeline import STAGES
+from craftbt.executor.pipeline import ADMISSION_STAGES, STAGES
 from craftbt.trees import model as m
 from craftbt.world.scenarios.loader import build
 from craftbt.world.scenarios.schema import Scenario
@@ -36,7 +36,10 @@ def reasons(out: RunOutcome) -> list[str]:
 
 
 def test_geofence_is_the_first_stage() -> None:
-    assert STAGES[0][0] == "geofence"
+    # the admission policy opens with the geofence (fail closed); only a resume's completed steps, which
+    # dispatch nothing and refuse nothing, are recognised before it
+    assert ADMISSION_STAGES[0][0] == "geofence"
+    assert [name for name, _ in STAGES][:2] == ["resumed", "geofence"]
 
 
 def test_movement_without_a_geofence_is_refused(tmp_path: Path) -> None:

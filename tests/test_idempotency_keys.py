@@ -73,16 +73,15 @@ def test_a_resume_dispatches_no_completed_step(tmp_path: Path) -> None:
 
 def test_every_scripted_step_carries_a_key(tmp_path: Path) -> None:
     from craftbt.craftscript.parser import parse
-    from craftbt.craftscript.runner import ScriptExecutor
+    from craftbt.craftscript.runner import run_script
 
     source = 'repeat(3) { build_up("cobblestone"); }'
 
     def keys() -> list[str]:
         body = starter_world(0)
         body.run_command("/give @s cobblestone 3")
-        ex = ScriptExecutor(default_registry(), body, config=ExecutorConfig(geofence=scenario_fence(body)),
-                            home=tmp_path)
-        out, _ = ex.run_script(parse(source), source=source, name="pillar")
+        ex = Executor(default_registry(), body, config=ExecutorConfig(geofence=scenario_fence(body)), home=tmp_path)
+        out, _ = run_script(ex, parse(source), source=source, name="pillar")
         steps = ex.journal.run_detail(out.run_id)["steps"]
         ex.journal.close()
         return [s["idempotency_key"] for s in steps]
