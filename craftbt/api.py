@@ -24,6 +24,7 @@ import py_trees
 
 from craftbt.bot.body import BodySpec
 from craftbt.bot.bot import Bot, ScriptRun, create_bot
+from craftbt.bot.bot import is_tree_text as _is_text
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
@@ -71,11 +72,6 @@ def load_tree(source: str | Path, *, registry: Registry | None = None, text: boo
     checked.raise_for_problems()
     assert checked.definition is not None  # no problems means a definition
     return checked.definition
-
-
-def _is_text(source: object) -> bool:
-    """YAML or JSON text rather than a path: a path never holds a newline."""
-    return isinstance(source, str) and "\n" in source
 
 
 def _definition(tree: TreeSource, registry: Registry) -> TreeDefinition:
