@@ -39,7 +39,7 @@ from craftbt.router.router import GoalRun, Router, RoutingDecision, plan_for_goa
 from craftbt.router.router import run_goal as goal_loop
 from craftbt.router.router import run_tree as repaired_tree_run
 from craftbt.trees.model import TreeDefinition
-from craftbt.trees.validate import validate_path
+from craftbt.trees.validate import validate_path, validate_text
 from craftbt.world.body import Body
 from craftbt.world.sim.body import SimBody
 
@@ -136,7 +136,8 @@ class Bot:
     # -- runs -----------------------------------------------------------------------------------------------
     def run_tree(self, tree: TreeSource, *, base_dir: Path | None = None, task_id: str | None = None,
                  run_id: str | None = None, intent: dict[str, Any] | None = None) -> RunOutcome:
-        """Run a tree (a file, or a definition) through the executor's Plan-to-Body pipeline, as it was written."""
+        """Run a tree (a file, YAML/JSON text, or a definition) through the executor's Plan-to-Body pipeline,
+        as it was written."""
         definition, base_dir = self._definition(tree, base_dir)
         return self.executor.run(definition, base_dir=base_dir, task_id=task_id, intent=intent, seed=self.seed,
                                  scenario=self.scenario, run_id=run_id)
@@ -225,10 +226,18 @@ class Bot:
     def _definition(self, tree: TreeSource, base_dir: Path | None) -> tuple[TreeDefinition, Path | None]:
         if isinstance(tree, TreeDefinition):
             return tree, base_dir
-        checked = validate_path(tree, self.registry)
+        text = is_tree_text(tree)
+        checked = validate_text(str(tree), self.registry, file="<text>") if text else validate_path(tree, self.registry)
         checked.raise_for_problems()
         assert checked.definition is not None  # no problems means a definition
-        return checked.definition, base_dir if base_dir is not None else Path(tree).parent
+        if base_dir is None and not text:
+            base_dir = Path(tree).parent  # a file's subtrees are found beside it
+        return checked.definition, base_dir
+
+
+def is_tree_text(source: object) -> bool:
+    """YAML or JSON text rather than a path: a path never holds a newline."""
+    return isinstance(source, str) and "\n" in source
 
 
 def compile_program(text: str, source: str, functions: FunctionSource | None = None) -> a.Program:

@@ -23,7 +23,7 @@ from pathlib import Path
 import py_trees
 
 from craftbt.bot.body import BodySpec
-from craftbt.bot.bot import Bot, ScriptRun, create_bot
+from craftbt.bot.bot import Bot, ScriptRun, create_bot, is_tree_text
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
@@ -60,7 +60,7 @@ def validate_tree(source: str | Path, *, registry: Registry | None = None, text:
     A string of several lines is text whatever ``text`` says: no file name has a newline.
     """
     registry = registry or default_registry()
-    if text or _is_text(source):
+    if text or is_tree_text(source):
         return validate_text(str(source), registry, file="<text>")
     return validate_path(source, registry)
 
@@ -71,11 +71,6 @@ def load_tree(source: str | Path, *, registry: Registry | None = None, text: boo
     checked.raise_for_problems()
     assert checked.definition is not None  # no problems means a definition
     return checked.definition
-
-
-def _is_text(source: object) -> bool:
-    """YAML or JSON text rather than a path: a path never holds a newline."""
-    return isinstance(source, str) and "\n" in source
 
 
 def _definition(tree: TreeSource, registry: Registry) -> TreeDefinition:
@@ -123,7 +118,7 @@ def run_tree(
     """
     registry = registry or default_registry()
     definition = _definition(tree, registry)
-    base_dir = Path(tree).parent if isinstance(tree, str | Path) and not _is_text(tree) else None
+    base_dir = Path(tree).parent if isinstance(tree, str | Path) and not is_tree_text(tree) else None
     with _bot(body, registry, config, home, seed or 0, watchers) as bot:
         return bot.run_tree(definition, base_dir=base_dir)
 

@@ -1,8 +1,9 @@
 """08: connect to a real Minecraft server through mineflayer (skips cleanly without one).
 
 Needs Node.js 20+ and the pinned Node packages (``craftbt node install``), and a server: your own
-(offline mode, or a bot account), or a local one from ``craftbt server start``. On a real server nothing
-that moves or changes the world runs without a geofence; the tree here only chats.
+(offline mode, or a bot account), or a local one from ``craftbt server start``. ``craftbt.create_bot``
+with a ``host`` and ``port`` joins it, as mineflayer's ``createBot`` does. On a real server nothing that
+moves or changes the world runs without a geofence; the tree here only chats.
 
     craftbt node install && craftbt server start --port 25565 &
     CRAFTBT_MC_HOST=127.0.0.1 CRAFTBT_MC_PORT=25565 python examples/08_connect_to_a_server.py
@@ -28,15 +29,13 @@ except OSError:
     sys.exit(0)
 
 try:
-    body = craftbt.MineflayerBody.connect(host, port, username="craftbt_example")
-except craftbt.BodyError as err:
-    print(f"skipped: cannot join {host}:{port}: {err.detail}")  # names `craftbt node install` when Node is missing
+    bot = craftbt.create_bot(host=host, port=port, username="craftbt_example",
+                             geofence="-32,-64,-32:32,320,32",  # what a world-changing leaf may touch
+                             home=tempfile.mkdtemp(prefix="craftbt-08-"))
+except (craftbt.BodyError, craftbt.CraftbtError) as err:
+    print(f"skipped: cannot join {host}:{port}: {err}")  # names `craftbt node install` when Node is missing
     sys.exit(0)
-try:
-    geofence = craftbt.Bounds.parse("-32,-64,-32:32,320,32")  # what a world-changing leaf may touch
-    outcome = craftbt.run_tree(craftbt.library_tree("greet"), body, home=tempfile.mkdtemp(prefix="craftbt-08-"),
-                               config=craftbt.ExecutorConfig(geofence=geofence))
-    print("status on the server:", outcome.status, "| position:", body.observe().position)
+with bot:  # leaving the block disconnects the bot
+    outcome = bot.run_tree(craftbt.library_tree("greet"))
+    print("status on the server:", outcome.status, "| position:", bot.body.observe().position)
     assert outcome.ok
-finally:
-    body.close()

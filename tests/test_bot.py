@@ -118,6 +118,16 @@ def test_create_bot_runs_trees_scripts_and_reads_its_journal(tmp_path: Path) -> 
     assert bad.value.problems[0].location is not None and bad.value.problems[0].location.path == "--world"
 
 
+def test_a_bot_runs_tree_text_as_the_module_function_does(tmp_path: Path) -> None:
+    """YAML text is a tree, not a file name: the bot reads it and a bad one is located in ``<text>``."""
+    with craftbt.create_bot(scenario="crafting_table_nearby", home=tmp_path) as bot:
+        assert bot.run_tree(HELLO_TREE).ok
+        with pytest.raises(CraftbtError) as bad:
+            bot.run_tree(HELLO_TREE.replace("leaf: chat", "leaf: no_such_leaf"))
+    problem = bad.value.problems[0]
+    assert problem.location is not None and problem.location.file == "<text>" and problem.location.line == 6
+
+
 def test_a_script_runs_on_the_executors_own_loop_with_its_listeners(tmp_path: Path) -> None:
     """A script is composed onto the executor (no private loop reached by subclassing): tick listeners hear it."""
     heard: list[str] = []

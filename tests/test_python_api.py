@@ -35,10 +35,15 @@ def shadowed_folder(tmp_path: Path) -> Path:
     return tmp_path
 
 
+#: the folder holding the craftbt this test imported (a checkout, or site-packages): the script runs that one
+UNDER_TEST = str(Path(craftbt.__file__).resolve().parents[1])
+
+
 def run_script(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CRAFTBT_HOME": str(cwd / ".home"), "PYTHONPATH": ""}
+    env = {**os.environ, "CRAFTBT_HOME": str(cwd / ".home"), "PYTHONPATH": UNDER_TEST}
     (cwd / "script.py").write_text(code, encoding="utf-8")
-    # `python script.py` puts the script's folder first on sys.path, as for a user's bot
+    # `python script.py` puts the script's folder first on sys.path (before PYTHONPATH), as for a user's bot, so
+    # the user's world.py and trees/ still come first: an internal bare import of them would find the user's
     return subprocess.run([sys.executable, "script.py"], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=300)
 
