@@ -145,8 +145,16 @@ class Slot:
     """Cells per craft: one craft consumes ``count`` items, any mix of ``options``."""
 
     def take(self, need: int, left: dict[str, int], out: dict[str, int]) -> int:
-        """Move up to ``need`` of this slot's options from ``left`` into ``out``, the most held first;
-        returns how many are still short."""
+        """Move up to ``need`` of this slot's options from ``left`` into ``out``; returns how many are still
+        short. An option that pays the whole need alone is taken from the smallest such stack (leftovers go
+        first, and a stack gathered in bulk for later steps, a build's 72 planks, stays whole); otherwise the
+        most held first, mixing options (a chest from five oak and three birch planks)."""
+        whole = [o for o in self.options if left.get(o, 0) >= need]
+        if whole:
+            option = min(whole, key=lambda o: (left[o], o))
+            out[option] = out.get(option, 0) + need
+            left[option] -= need
+            return 0
         for option in sorted(self.options, key=lambda o: (-left.get(o, 0), o)):
             take = min(need, left.get(option, 0))
             if take <= 0:
