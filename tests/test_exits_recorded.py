@@ -3,12 +3,15 @@ the command says which run it recorded and exits 128 + signal (slow: real proces
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -81,3 +84,58 @@ def test_a_signal_during_a_run_records_it_cancelled(tmp_path: Path, door: str, s
     else:  # live: this task ended by itself between the look and the signal; the next was not yet opened
         assert RunStatus(status).terminal, status
     assert open_steps == 0
+
+
+LONG_TREE = "tree: long_wait\nroot:\n  leaf: wait\n  args: {ms: 300000}\n"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def post_tree(url: str, token: str, tree: str) -> str:
+    request = urllib.request.Request(f"{url}/api/cognitive/execute", data=json.dumps({"tree": tree}).encode(),
+                                     headers={"Authorization": f"Bearer {token}",
+                                              "Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return str(json.load(response)["run_id"])
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_serve_records_the_job_in_flight_cancelled(tmp_path: Path, signum: int) -> None:
+    """``craftbt serve``: uvicorn takes the signal on the main thread, the job runs on the bot's thread; the run is
+    closed ``cancelled`` before the process exits 128 + signal, like every other front door."""
+    home, port, token = tmp_path / "home", free_port(), "exit-test-token-0123456789"
+    proc = subprocess.Popen([*CRAFTBT, "serve", "--port", str(port), "--token", token, "--world", "flat"],
+                            env={**os.environ, "CRAFTBT_HOME": str(home)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + START_BOUND_S
+        run_id = None
+        while run_id is None and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            try:
+                run_id = post_tree(url, token, LONG_TREE)
+            except OSError:  # not listening yet
+                continue
+        assert run_id is not None, "craftbt serve took no run"
+        while running_with_a_step(home) != run_id and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert running_with_a_step(home) == run_id, "the run never dispatched its step"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signum, err
+    assert "craftbt bug" not in err, err
+    assert f"run {run_id} recorded as cancelled" in err, err
+    conn = sqlite3.connect(f"file:{home / 'journal.sqlite'}?mode=ro", uri=True)
+    try:
+        left_running = conn.execute("SELECT COUNT(*) FROM runs WHERE status = 'running'").fetchone()[0]
+    finally:
+        conn.close()
+    assert left_running == 0
+    assert run_status(home, run_id) == (RunStatus.CANCELLED, 0)
