@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from craftbt.core.runstatus import RunStatus
+from craftbt.evaluation.runner import expand
+from craftbt.evaluation.store import ResultStore
 
 pytestmark = pytest.mark.slow
 
@@ -139,3 +141,53 @@ def test_serve_records_the_job_in_flight_cancelled(tmp_path: Path, signum: int) 
         conn.close()
     assert left_running == 0
     assert run_status(home, run_id) == (RunStatus.CANCELLED, 0)
+
+
+def stored_keys(out: Path) -> set[str]:
+    path = out / "results.sqlite"
+    if not path.exists():
+        return set()
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
+        try:
+            return {str(row[0]) for row in conn.execute("SELECT key FROM episodes")}
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return set()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_eval_in_process_records_the_episode_in_flight_cancelled(tmp_path: Path, signum: int) -> None:
+    """``craftbt eval`` (one worker, in this process): the finished episode stays stored, the one in flight ends its
+    run ``cancelled`` (not left running, so never ``abandoned``) and is not stored, so the same command resumes it."""
+    out = tmp_path / "out"
+    quick, slow = expand(["obtain stick", "obtain 64 diamond"], [0], ["auto"], ["natural"], 10_000_000)
+    proc = subprocess.Popen([*CRAFTBT, "eval", "--goals", "obtain stick,obtain 64 diamond", "--seeds", "0",
+                             "--world", "natural", "--max-ticks", "10000000", "--out", str(out)],
+                            env={**os.environ, "CRAFTBT_HOME": str(tmp_path / "home")},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + START_BOUND_S
+        run_id, home = None, None
+        while run_id is None and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            if quick.key not in stored_keys(out):
+                continue  # the slow episode (the second) has not begun
+            for home in (out / "homes").glob("*"):
+                run_id = running_with_a_step(home)
+                if run_id is not None:
+                    break
+        assert run_id is not None and home is not None, f"the second episode started no run within {START_BOUND_S} s"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signum, err
+    assert "craftbt bug" not in err, err
+    assert f"run {run_id} recorded as cancelled" in err, err
+    assert "the same command resumes it" in err, err
+    assert run_status(home, run_id) == (RunStatus.CANCELLED, 0)
+    assert stored_keys(out) == {quick.key}, "the episode in flight was stored as done: a rerun would skip it"
+    assert slow.key not in ResultStore(out / "results.sqlite").done_keys()
