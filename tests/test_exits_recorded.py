@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,26 +61,33 @@ def run_status(home: Path, run_id: str) -> tuple[str, int]:
     return str(status), int(open_steps)
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("door", sorted(DOORS))
-def test_a_signal_during_a_run_records_it_cancelled(tmp_path: Path, door: str, signum: int) -> None:
-    home = tmp_path / "home"
-    proc = subprocess.Popen([*CRAFTBT, *DOORS[door]], env={**os.environ, "CRAFTBT_HOME": str(home)},
+def interrupt(argv: list[str], home: Path, signum: int, running: Callable[[], str | None]) -> tuple[str, int, str]:
+    """Start ``craftbt ARGV``, wait until ``running()`` names the run in flight, send ``signum``: that run's id, the
+    exit code and stderr."""
+    proc = subprocess.Popen([*CRAFTBT, *argv], env={**os.environ, "CRAFTBT_HOME": str(home)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + START_BOUND_S
         run_id = None
         while run_id is None and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.2)
-            run_id = running_with_a_step(home)
-        assert run_id is not None, f"{door} started no run within {START_BOUND_S} s"
+            run_id = running()
+        assert run_id is not None, f"craftbt {argv[0]} started no run within {START_BOUND_S} s"
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 128 + signum, err
     assert "craftbt bug" not in err, err
+    return run_id, proc.returncode, err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("door", sorted(DOORS))
+def test_a_signal_during_a_run_records_it_cancelled(tmp_path: Path, door: str, signum: int) -> None:
+    home = tmp_path / "home"
+    run_id, code, err = interrupt(DOORS[door], home, signum, lambda: running_with_a_step(home))
+    assert code == 128 + signum, err
     status, open_steps = run_status(home, run_id)
     if door == "script run" or status == RunStatus.CANCELLED:  # one long run: it is the one in flight
         assert status == RunStatus.CANCELLED and f"run {run_id} recorded as cancelled" in err, (status, err)
@@ -110,29 +118,19 @@ def test_serve_records_the_job_in_flight_cancelled(tmp_path: Path, signum: int) 
     """``craftbt serve``: uvicorn takes the signal on the main thread, the job runs on the bot's thread; the run is
     closed ``cancelled`` before the process exits 128 + signal, like every other front door."""
     home, port, token = tmp_path / "home", free_port(), "exit-test-token-0123456789"
-    proc = subprocess.Popen([*CRAFTBT, "serve", "--port", str(port), "--token", token, "--world", "flat"],
-                            env={**os.environ, "CRAFTBT_HOME": str(home)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + START_BOUND_S
-        run_id = None
-        while run_id is None and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.2)
+    posted: list[str] = []
+
+    def running() -> str | None:
+        if not posted:
             try:
-                run_id = post_tree(url, token, LONG_TREE)
+                posted.append(post_tree(f"http://127.0.0.1:{port}", token, LONG_TREE))
             except OSError:  # not listening yet
-                continue
-        assert run_id is not None, "craftbt serve took no run"
-        while running_with_a_step(home) != run_id and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert running_with_a_step(home) == run_id, "the run never dispatched its step"
-        proc.send_signal(signum)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 128 + signum, err
-    assert "craftbt bug" not in err, err
+                return None
+        return posted[0] if running_with_a_step(home) == posted[0] else None
+
+    run_id, code, err = interrupt(["serve", "--port", str(port), "--token", token, "--world", "flat"], home, signum,
+                                  running)
+    assert code == 128 + signum, err
     assert f"run {run_id} recorded as cancelled" in err, err
     conn = sqlite3.connect(f"file:{home / 'journal.sqlite'}?mode=ro", uri=True)
     try:
@@ -163,29 +161,23 @@ def test_eval_in_process_records_the_episode_in_flight_cancelled(tmp_path: Path,
     run ``cancelled`` (not left running, so never ``abandoned``) and is not stored, so the same command resumes it."""
     out = tmp_path / "out"
     quick, slow = expand(["obtain stick", "obtain 64 diamond"], [0], ["auto"], ["natural"], 10_000_000)
-    proc = subprocess.Popen([*CRAFTBT, "eval", "--goals", "obtain stick,obtain 64 diamond", "--seeds", "0",
-                             "--world", "natural", "--max-ticks", "10000000", "--out", str(out)],
-                            env={**os.environ, "CRAFTBT_HOME": str(tmp_path / "home")},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + START_BOUND_S
-        run_id, home = None, None
-        while run_id is None and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.2)
-            if quick.key not in stored_keys(out):
-                continue  # the slow episode (the second) has not begun
-            for home in (out / "homes").glob("*"):
-                run_id = running_with_a_step(home)
-                if run_id is not None:
-                    break
-        assert run_id is not None and home is not None, f"the second episode started no run within {START_BOUND_S} s"
-        proc.send_signal(signum)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 128 + signum, err
-    assert "craftbt bug" not in err, err
+    found: list[Path] = []
+
+    def running() -> str | None:
+        if quick.key not in stored_keys(out):
+            return None  # the slow episode (the second) has not begun
+        for home in (out / "homes").glob("*"):
+            run_id = running_with_a_step(home)
+            if run_id is not None:
+                found.append(home)
+                return run_id
+        return None
+
+    run_id, code, err = interrupt(["eval", "--goals", "obtain stick,obtain 64 diamond", "--seeds", "0", "--world",
+                                   "natural", "--max-ticks", "10000000", "--out", str(out)], tmp_path / "home",
+                                  signum, running)
+    home = found[-1]
+    assert code == 128 + signum, err
     assert f"run {run_id} recorded as cancelled" in err, err
     assert "the same command resumes it" in err, err
     assert run_status(home, run_id) == (RunStatus.CANCELLED, 0)
