@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import queue
+import sys
 import threading
 import time
 import uuid
@@ -195,6 +196,8 @@ class Bot:
         self._view: dict[str, Any] = {}
         self._thread = threading.Thread(target=self._work, name="craftbt-bot", daemon=True)
         self._stopping = False
+        #: the run :meth:`stop` cancelled and saw closed ``cancelled`` (the CLI names it on its way out)
+        self.stopped_run: str | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -202,11 +205,20 @@ class Bot:
         self.call(self._refresh, timeout=60)
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Cancel the active run, let it close its journal row, stop the worker."""
+        """Cancel the active run, wait (at most ``timeout`` s) for it to close its journal row ``cancelled`` with its
+        open step, then stop the worker. :attr:`stopped_run` then names the run the shutdown cancelled."""
         self._stopping = True
         active = self._active
         if active is not None:
             self.cancel(active.id, reason="server_shutdown")
+            # the worker passes the cancel to the executor at the next tick; the run closes before the process exits
+            if active.done.wait(timeout):
+                result = active.result or {}
+                if result.get("status") == "cancelled":
+                    self.stopped_run = str(result.get("last_run_id") or result.get("run_id") or active.id)
+            else:
+                print(f"craftbt serve: run {active.id} did not close within {timeout:g} s; the next start records "
+                      "it abandoned", file=sys.stderr, flush=True)
         self._queue.put(None)
         self._thread.join(timeout)
 

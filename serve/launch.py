@@ -1,8 +1,10 @@
 """Start the service: make the body and the bot, resolve the token, run uvicorn until SIGTERM or Ctrl-C.
 
 uvicorn turns SIGTERM and SIGINT into a graceful shutdown: it stops accepting, closes the
-WebSockets, then runs the app's lifespan exit, which cancels an active run (its journal row
-closes as ``cancelled``) and stops the bot's thread.
+WebSockets, then runs the app's lifespan exit, which cancels an active run, waits (bounded) for its
+journal row to close as ``cancelled`` with its open step, and stops the bot's thread. uvicorn then
+raises the signal again: :mod:`craftbt.core.signals` turns it into exit 130 (SIGINT) or 143
+(SIGTERM), naming the run it recorded, as every front door does.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from craftbt.bot.body import BodyKind, BodySpec
 from craftbt.bot.body import body_spec as make_spec
 from craftbt.bot.bot import body_and_config
 from craftbt.capabilities.default import default_registry
+from craftbt.core import signals
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
 from craftbt.executor.watch import RunWatcher
@@ -103,6 +106,9 @@ def serve(opts: BotOptions, *, host: str, port: int, token: str | None, max_body
     server = uvicorn.Server(config)
     try:
         server.run()
+    except signals.Cancelled as cancel:  # uvicorn re-raises the signal it shut down on: exit 128 + signal
+        cancel.run_id = bot.stopped_run
+        raise
     finally:
         for watcher in bot.watchers:
             close = getattr(watcher, "close", None)

@@ -123,7 +123,12 @@ def eval_cmd(
         def seen(result: EpisodeResult) -> None:
             bar.update(task, advance=1, last=f"{result.goal} seed {result.seed}: {result.status.value}")
 
-        run = evaluate(specs, out, workers=workers, address=address, on_result=seen)
+        try:
+            run = evaluate(specs, out, workers=workers, address=address, on_result=seen)
+        except KeyboardInterrupt:  # SIGINT or SIGTERM: the run in flight closed cancelled; its episode is not stored
+            typer.echo(f"craftbt eval: finished episodes are stored in {out / 'results.sqlite'}; the one in flight "
+                       "was not: the same command resumes it", err=True)
+            raise
     store = ResultStore(run.store)
     try:
         wanted = {s.key for s in specs}
