@@ -80,6 +80,9 @@ def test_render_html_is_the_viewers_drawing_and_names_stay_text(tmp_path: Path) 
             page.click("#zoomin")
             assert page.eval_on_selector("g.viewport", "g => g.getAttribute('transform')") != before
             page.click('g.node[data-id="n0"]')  # the root's fold: its children hide
+            # the fold redraws on the next animation frame: wait for it (bounded), then count
+            page.wait_for_function("() => [...document.querySelectorAll('g.node')]"
+                                   ".some(g => g.getAttribute('display') === 'none')", timeout=5000)
             hidden = page.eval_on_selector_all("g.node", "gs => gs.filter(g => g.getAttribute('display') === 'none')"
                                                          ".length")
             assert hidden == 2
