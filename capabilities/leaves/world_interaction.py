@@ -491,11 +491,26 @@ def run_control_environment(ctx: CapabilityContext, args: ControlEnvironmentArgs
     failure = yield from act(handle)
     if failure is not None:
         return failure
-    yield None  # a server applies the command on its next tick
+    # a server applies the command on its next tick, and its answer crosses the connection: wait (bounded)
+    # until the clock or the weather shows it, so acceptance reads the world after the change
+    for _ in range(COMMAND_SETTLE_TICKS):
+        yield None
+        if _command_shows(ctx, args):
+            break
     observed: dict[str, Any] = {"time_of_day": ctx.body.time_of_day(), "weather": _weather(ctx)}
     # the verifier reads the weather again rather than trusting what this runner saw
     return ActionResult.success(Receipt(extra={"probe_weather": True}), command=command,
                                 target_tick=args.target_tick, weather=args.weather, observed=observed)
+
+
+#: How long (ticks) the runner waits for a server's answer to its command before acceptance judges.
+COMMAND_SETTLE_TICKS = 40
+
+
+def _command_shows(ctx: CapabilityContext, args: ControlEnvironmentArgs) -> bool:
+    if args.action == "set_time":
+        return (ctx.body.time_of_day() - (args.target_tick or 0)) % TICKS_PER_DAY <= COMMAND_SETTLE_TICKS + 20
+    return _weather(ctx) in (None, args.weather)
 
 
 def accept_control_environment(

@@ -18,11 +18,15 @@ from collections.abc import Iterator
 
 import pytest
 
+from craftbt.capabilities.behaviour import CapabilityBehaviour
+from craftbt.capabilities.spec import ActionResult
 from craftbt.world.mineflayer.body import MineflayerBody
 from craftbt.world.mineflayer.node_env import BODY_PACKAGES, SERVER_PACKAGES
 from craftbt.world.mineflayer.server import FlyingSquid
 from tests.e2e.squidkit import (
     FLYING_SQUID_LACKS,
+    SHOWS_HELP,
+    SHOWS_MARKER,
     Arena,
     McServer,
     connect,
@@ -34,6 +38,47 @@ from tests.e2e.squidkit import (
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"vanilla_only: {FLYING_SQUID_LACKS}")
+    config.addinivalue_line("markers", f"{SHOWS_MARKER}(*capabilities): {SHOWS_HELP}")
+
+
+_CALL_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.stash[_CALL_FAILED] = report.failed
+
+
+@pytest.fixture(autouse=True)
+def _shown_capabilities(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A test marked ``shows_on_server("a", "b")`` must run each named capability to a success.
+
+    Every capability run in the test (by ``run_leaf``, a tree, a script) ends in ``CapabilityBehaviour._finish``;
+    the names that finished ok are collected there and checked when the test ends, so the marker (which
+    docs/server.md's table and ``tests/test_server_capabilities.py`` read) cannot claim what did not happen.
+    """
+    marker = request.node.get_closest_marker(SHOWS_MARKER)
+    if marker is None:
+        yield
+        return
+    succeeded: set[str] = set()
+    finish = CapabilityBehaviour._finish
+
+    def recording(self: CapabilityBehaviour, result: ActionResult, start_tick: int) -> None:
+        finish(self, result, start_tick)
+        if result.ok:
+            succeeded.add(self.spec.name)
+
+    monkeypatch.setattr(CapabilityBehaviour, "_finish", recording)
+    yield
+    if request.node.stash.get(_CALL_FAILED, False):
+        return  # the test's own failure says what went wrong
+    missing = sorted(set(marker.args) - succeeded)
+    if missing:
+        pytest.fail(f"marked {SHOWS_MARKER}{tuple(marker.args)} but these never succeeded: {missing}")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -49,6 +49,12 @@ FLYING_SQUID_LACKS = (
     "flying-squid 1.12 lacks this (beds, hunger and most mob AI, even with craftbt's plugin); "
     "set CRAFTBT_MC_HOST/CRAFTBT_MC_PORT to a vanilla offline-mode server to run it"
 )
+#: The marker naming the capabilities an e2e test runs to a success on the server (see conftest.py).
+SHOWS_MARKER = "shows_on_server"
+SHOWS_HELP = (
+    "the test runs each named capability to a success on the server (checked while it runs; "
+    "docs/server.md's table 'Capabilities on the server' lists them)"
+)
 #: Blocks -32..47 on x and z: the chunks every bot holds from its spawn on (see the module docstring).
 REGION_MIN = -32
 PLOT_SIZE = 16

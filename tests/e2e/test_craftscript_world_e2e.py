@@ -66,6 +66,7 @@ def test_dig_place_and_move_on_flying_squid(arena: Arena, tmp_path: Path) -> Non
     assert here == BlockPos(o.x + 3, o.y, o.z), here
 
 
+@pytest.mark.shows_on_server("build_up")
 def test_move_out_of_a_hole_and_build_up(arena: Arena, tmp_path: Path) -> None:
     arena.give("dirt", 16)
     o = arena.origin

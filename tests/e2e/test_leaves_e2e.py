@@ -24,6 +24,7 @@ def vec(pos: tuple[int, int, int]) -> dict[str, int]:
     return {"x": pos[0], "y": pos[1], "z": pos[2]}
 
 
+@pytest.mark.shows_on_server("move_to", "navigate")
 def test_move_to_walks_there_and_verifies(arena: Arena) -> None:
     body, o = arena.body, arena.origin
     target = o.offset(dx=6, dz=2)
@@ -35,6 +36,7 @@ def test_move_to_walks_there_and_verifies(arena: Arena) -> None:
     assert again.ok and again.observables["pathLength"] == 0
 
 
+@pytest.mark.shows_on_server("acquire_material")
 def test_acquire_material_stone_equips_a_pickaxe_and_expects_cobblestone(arena: Arena) -> None:
     body, o = arena.body, arena.origin
     arena.give("stone_pickaxe")
@@ -59,6 +61,7 @@ def test_acquire_material_refuses_stone_without_a_pickaxe(arena: Arena) -> None:
     assert body.block_at(o.offset(dx=2)).name == "stone"
 
 
+@pytest.mark.shows_on_server("place_block")
 def test_place_block_places_exactly_one(arena: Arena) -> None:
     body, o = arena.body, arena.origin
     arena.give("cobblestone", 5)
@@ -74,6 +77,7 @@ def test_place_block_places_exactly_one(arena: Arena) -> None:
     assert body.observe().count("cobblestone") == 4
 
 
+@pytest.mark.shows_on_server("get_block_at", "find_resource")
 def test_get_block_at_and_find_resource(arena: Arena) -> None:
     body, o = arena.body, arena.origin
     near, far = o.offset(dx=2, dz=1), o.offset(dx=5, dz=-3)
@@ -91,6 +95,7 @@ def test_get_block_at_and_find_resource(arena: Arena) -> None:
     assert missing.code == "not_found"
 
 
+@pytest.mark.shows_on_server("chat", "wait")
 def test_chat_and_wait(body: MineflayerBody) -> None:
     start, _ = body.chat_messages()
     run = run_leaf(body, "chat", {"message": "leaf chat e2e"}, MAX_TICKS)
@@ -110,6 +115,7 @@ def test_consume_food_refuses_when_full_with_given_bread(spawned: Arena) -> None
     assert body.observe().count("bread") == 2
 
 
+@pytest.mark.shows_on_server("place_block_at")
 def test_place_block_at_places_once_and_is_idempotent(arena: Arena) -> None:
     body, o = arena.body, arena.origin
     arena.give("cobblestone", 3)
@@ -146,6 +152,7 @@ def test_place_block_at_refusals_change_nothing(arena: Arena) -> None:
     assert body.block_at(floating).is_air and body.block_at(o.offset(dx=3)).is_air
 
 
+@pytest.mark.shows_on_server("dig_block_at")
 def test_dig_block_at_clears_the_cell_with_the_right_tool(arena: Arena) -> None:
     body, o = arena.body, arena.origin
     arena.give("stone_pickaxe")
@@ -187,6 +194,7 @@ def test_control_environment_reads_weather_and_operator_rights(body: MineflayerB
     assert run.result.verification.evidence.get("reason") != "the body does not report weather"
 
 
+@pytest.mark.shows_on_server("step_forward_safely")
 def test_step_forward_safely_walks_the_way_the_bot_faces(arena: Arena) -> None:
     """The mineflayer adapter reports Notch degrees; the body observes radians as the embedded world does,
     so the leaf's ``facing()`` agrees with where the bot looks (was: 270 degrees read as radians)."""

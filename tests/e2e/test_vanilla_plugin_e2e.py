@@ -70,6 +70,7 @@ def test_bot_craft_in_the_inventory_grid_and_at_a_table(arena: Arena) -> None:
     assert inventory(body) == {"oak_log": 1, "oak_planks": 3, "stick": 2, "crafting_table": 1, "wooden_pickaxe": 1}
 
 
+@pytest.mark.shows_on_server("craft_recipe")
 def test_craft_recipe_capability_2x2_and_3x3(arena: Arena) -> None:
     body, o = arena.body, arena.origin
     arena.give("oak_log", 3)
@@ -86,6 +87,7 @@ def test_craft_recipe_capability_2x2_and_3x3(arena: Arena) -> None:
     assert inventory(body)["wooden_pickaxe"] == 1
 
 
+@pytest.mark.shows_on_server("smelt")
 def test_smelt_capability_cooks_in_a_furnace(arena: Arena) -> None:
     body, o = arena.body, arena.origin
     arena.give("raw_iron", 1)
@@ -216,6 +218,7 @@ def test_version_auto_follows_the_server(mc_server: McServer) -> None:
         body.close()
 
 
+@pytest.mark.shows_on_server("attack_entity")
 def test_a_summoned_pig_is_killed_with_a_sword_and_drops_porkchop(arena: Arena) -> None:
     body, o = arena.body, arena.origin
     arena.give("wooden_sword")
@@ -232,6 +235,7 @@ def test_a_summoned_pig_is_killed_with_a_sword_and_drops_porkchop(arena: Arena) 
     wait_until(lambda: body.observe().count("porkchop") >= 1 or None, 10, "the porkchop")
 
 
+@pytest.mark.shows_on_server("attack_entity")
 def test_a_summoned_zombie_walks_up_and_hits(arena: Arena) -> None:
     body, o = arena.body, arena.origin
     command(body, f"/summon zombie {o.x + 8}.5 {o.y} {o.z}.5")

@@ -376,7 +376,12 @@ function itemDef (bot, name) {
 }
 
 function allItems (bot) {
-  const items = bot.inventory.items()
+  // while a container is open mineflayer keeps the player's items in the window's inventory section and
+  // copies them into bot.inventory only when it closes: read them where they are (a deposit shows at once)
+  const win = bot.currentWindow
+  const items = win && win.inventoryStart !== undefined
+    ? win.slots.slice(win.inventoryStart, win.inventoryEnd).filter(Boolean)
+    : bot.inventory.items()
   const off = bot.inventory.slots[45]
   if (off) items.push(off)
   return items
@@ -984,6 +989,9 @@ function startUseItem (st, { item, target }) {
   })
 }
 
+// Vanilla passes the night 100 ticks (5 s) after every player is asleep; this bound leaves room for a slow server.
+const SLEEP_WAIT_MS = 15000
+
 function startSleep (st, { x, y, z }) {
   const bot = st.bot
   const block = loadedBlock(bot, x, y, z)
@@ -992,8 +1000,18 @@ function startSleep (st, { x, y, z }) {
   requireFeature(st, 'bed', 'bed to sleep in')
   return launch(st, 'sleep', 'not_sleepable', async (a) => {
     a.onCancel = () => { bot.wake().catch(() => {}) }
+    // asleep is half of it: the action ends when the bot wakes in the morning (the embedded world's
+    // sleep ends there too), or fails when it is woken at night or the night does not pass
+    const woke = new Promise((resolve) => bot.once('wake', resolve))
     await bot.sleep(block)
-    return { pos: [x, y, z], timeOfDay: timeOfDay(bot) }
+    const timer = new Promise((resolve) => setTimeout(() => resolve('timeout'), SLEEP_WAIT_MS))
+    if ((await Promise.race([woke, timer])) === 'timeout') {
+      throw new BodyErr('not_sleepable', `asleep, but the night did not pass within ${SLEEP_WAIT_MS / 1000} s (is another player awake?)`)
+    }
+    await bot.waitForTicks(2) // the time update that ended the night arrives with the wake
+    const t = timeOfDay(bot)
+    if (t >= 12541 && t <= 23458) throw new BodyErr('not_sleepable', `woken at night (time ${t})`)
+    return { pos: [x, y, z], timeOfDay: t, slept: true }
   })
 }
 

@@ -22,9 +22,11 @@
 // mineflayer's _syncWindow asks for it).
 
 const path = require('path')
+// beds, hunger and eating, wandering animals, fallback animal loot (its own file: see its header)
+const survival = require('./squid_survival')
 
 const PLUGIN_VERSION = 1
-const FEATURES = ['crafting', 'furnace', 'chest', 'barrel', 'harvest_drops', 'summon']
+const FEATURES = ['crafting', 'furnace', 'chest', 'barrel', 'harvest_drops', 'summon', ...survival.FEATURES]
 const BRAND = `flying-squid+craftbt/${PLUGIN_VERSION} (${FEATURES.join(',')})`
 const FURNACE_BLOCKS = { furnace: 'minecraft:furnace', blast_furnace: 'minecraft:blast_furnace', smoker: 'minecraft:smoker' }
 const CHEST_BLOCKS = new Set(['chest', 'trapped_chest', 'barrel'])
@@ -141,8 +143,9 @@ module.exports.server = function (serv, settings) {
   // flying-squid's /summon spawns only minecraft-data type 'mob' (1.21.4's zombie is 'hostile', its pig
   // 'animal'), so it spawned nothing; this one spawns any living entity, optionally at x y z (~ relative).
   // Hostiles walk straight at the nearest survival player within FOLLOW_RANGE and hit it (HIT_DAMAGE
-  // every HIT_COOLDOWN_MS) within reach; animals stand; a living entity that dies drops minecraft-data's
-  // entityLoot (entries with dropChance 1 always, others by chance) and disappears.
+  // every HIT_COOLDOWN_MS) within reach; animals wander (squid_survival.js); a living entity that dies drops minecraft-data's
+  // entityLoot (entries with dropChance 1 always, others by chance; squid_survival.js's table for an animal
+  // it lacks) and disappears.
   const { Vec3 } = req('vec3')
   const LIVING = new Set(['hostile', 'animal', 'passive', 'water_creature', 'ambient', 'mob', 'living'])
   const FOLLOW_RANGE = 16
@@ -158,14 +161,9 @@ module.exports.server = function (serv, settings) {
   }
 
   function dropLoot (mob) {
-    const loot = registry.entityLoot && registry.entityLoot[mob.name]
-    for (const drop of (loot && loot.drops) || []) {
-      if (drop.playerKill || !(drop.dropChance >= 1 || Math.random() < drop.dropChance)) continue
-      const item = registry.itemsByName[drop.item]
-      if (!item) continue
-      const [lo, hi] = drop.stackSizeRange || [1, 1]
-      const count = lo + Math.floor(Math.random() * (Math.max(hi, lo) - lo + 1))
-      if (count <= 0) continue
+    for (const [name, count] of survival.lootFor(registry, mob.name, Math.random)) {
+      const item = registry.itemsByName[name]
+      if (!item || count <= 0) continue
       serv.spawnObject(registry.entitiesByName.item.id, mob.world, mob.position.offset(0, 0.5, 0), {
         velocity: new Vec3(0, 0, 0), itemId: item.id, itemCount: count, pickupTime: 500, deathTime: 60 * 5 * 1000
       })
@@ -210,7 +208,10 @@ module.exports.server = function (serv, settings) {
   setInterval(() => {
     const now = Date.now()
     for (const mob of mobs) {
-      if (mob.kind !== 'hostile') continue
+      if (mob.kind !== 'hostile') {
+        survival.wander(mob, now, Vec3)
+        continue
+      }
       let target = null
       let best = FOLLOW_RANGE
       for (const player of serv.players) {
@@ -233,6 +234,9 @@ module.exports.server = function (serv, settings) {
   }, 100).unref()
 
   serv.craftbtSummon = summon
+  survival.server(serv, { hostiles: () => [...mobs].filter((m) => m.kind === 'hostile') })
+  serv.craftbtUses = survival.blockUses(serv, { Vec3 })
+  survival.itemMetadata(serv)
 
   serv.once('asap', () => {
     serv.commands.add({
@@ -306,6 +310,7 @@ module.exports.player = function (player, serv) {
   // flying-squid runs plugin player functions before its own inventory plugin: start once all ran
   const sendBrand = player.sendBrand
   if (sendBrand) player.sendBrand = (brand = BRAND) => sendBrand(brand)
+  survival.playerEarly(player)
   player.once('asap', () => setupPlayer(player, serv))
 }
 
@@ -447,12 +452,14 @@ function setupPlayer (player, serv) {
   function dropItems (item, count) {
     if (!item || count <= 0) return
     const look = player.position.offset(0, 1.3, 0)
+    // vanilla throws a dropped stack forward (0.3 blocks a tick) and lets nobody pick it up for 40 ticks,
+    // so the thrower, standing still, does not take it straight back
     serv.spawnObject(registry.entitiesByName.item.id, player.world, look, {
-      velocity: new Vec3(0, 0, 0),
+      velocity: survival.lookVector(player, Vec3).scaled(6),
       itemId: item.type,
       itemDamage: item.metadata,
       itemCount: count,
-      pickupTime: 500,
+      pickupTime: 2000,
       deathTime: 60 * 5 * 1000
     })
   }
@@ -722,4 +729,6 @@ function setupPlayer (player, serv) {
     }
     entity.destroy()
   }
+
+  survival.player(player, serv)
 }

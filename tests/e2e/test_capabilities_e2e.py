@@ -1,0 +1,216 @@
+"""Capabilities the other e2e modules do not run to a success, each run on flying-squid with craftbt's plugin.
+
+One server for the module (its 25 plots are its own); each test builds its situation with /setblock, /give,
+/summon, /time and /effect in its own plot, runs the capability through ``tests.leafkit.run_leaf`` on the
+MineflayerBody, and checks the verdict and the world. The ``shows_on_server`` marker names what each test
+runs to a success (checked while it runs; docs/server.md's table "Capabilities on the server" lists them).
+Beds, hunger, eating and wandering animals are the plugin's survival part (``squid_survival.js``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from craftbt.capabilities.spec import Verdict
+from craftbt.world.body import ActionStatus, BlockPos
+from craftbt.world.mineflayer.body import MineflayerBody
+from tests.e2e.squidkit import Arena, McServer, block_name, command, finish, squid_server, wait_until
+from tests.leafkit import run_leaf
+
+pytestmark = pytest.mark.e2e
+
+#: Ticks are real 50 ms sleeps on a server body: 900 ticks is 45 s.
+MAX_TICKS = 900
+#: /setblock data offsets of a bed facing east (minecraft-data states: facing, occupied, part)
+BED_EAST_FOOT, BED_EAST_HEAD = 15, 14
+
+
+@pytest.fixture(scope="module")
+def mc_server() -> Iterator[McServer]:
+    yield from squid_server()
+
+
+def vec(pos: BlockPos) -> dict[str, int]:
+    return {"x": pos.x, "y": pos.y, "z": pos.z}
+
+
+def verified(body: MineflayerBody, name: str, args: dict[str, Any], max_ticks: int = MAX_TICKS) -> Any:
+    run = run_leaf(body, name, args, max_ticks)
+    assert run.ok, (name, run.result.error)
+    assert run.verdict is Verdict.VERIFIED, (name, run.result.verification)
+    return run
+
+
+def named(body: MineflayerBody, name: str, radius: float = 16) -> list[Any]:
+    return [e for e in body.entities(radius) if e.name == name]
+
+
+@pytest.mark.shows_on_server("control_environment", "sleep")
+def test_night_falls_and_a_bed_sleeps_it_away(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    verified(body, "control_environment", {"action": "set_time", "time": "night"})
+    assert 12_541 <= body.time_of_day() % 24_000 <= 23_458
+    foot, head = o.offset(dx=2), o.offset(dx=3)
+    command(body, f"/setblock {foot.x} {foot.y} {foot.z} red_bed {BED_EAST_FOOT}")
+    command(body, f"/setblock {head.x} {head.y} {head.z} red_bed {BED_EAST_HEAD}")
+    wait_until(lambda: block_name(body, foot) == block_name(body, head) == "red_bed", 10, "the bed")
+    run = verified(body, "sleep", {})
+    assert run.observables["slept"] is True
+    assert body.time_of_day() % 24_000 < 1_000  # the next morning
+
+
+@pytest.mark.shows_on_server("consume_food")
+def test_hunger_falls_and_bread_restores_it_by_its_food_values(spawned: Arena) -> None:
+    body = spawned.body
+    spawned.give("bread", 2)
+    assert body.food() == 20
+    # the Hunger effect (level 100: 0.5 exhaustion a tick) for 6 s: 60 exhaustion, 15 points, saturation's 5
+    # first (fewer on a loaded machine, whose server ticks late: the effect lasts 6 s of real time)
+    command(body, f"/effect {body.username} hunger 6 99")
+    wait_until(lambda: body.food() <= 17 or None, 20, "the food bar to fall")
+    wait_until(lambda: not _effect_running(body), 10, "the effect to end")
+    before = body.observe()
+    assert before.saturation == 0
+    verified(body, "consume_food", {})
+    after = body.observe()
+    # bread: 5 food points, 6 saturation (minecraft-data foods), saturation capped by the food level
+    assert after.food == min(20, before.food + 5)
+    assert after.saturation == min(after.food, before.saturation + 6)
+    assert after.count("bread") == 1
+
+
+def _effect_running(body: MineflayerBody) -> bool:
+    """Whether the food bar still falls: two reads a second apart differ."""
+    first = body.food()
+    body.advance(20)
+    return body.food() != first
+
+
+@pytest.mark.shows_on_server("follow_entity", "equip_weapon", "attack_entity")
+def test_a_wandering_pig_is_followed_killed_and_its_porkchop_collected(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("wooden_sword")
+    command(body, f"/summon pig {o.x + 6}.5 {o.y} {o.z}.5")
+    pig = wait_until(lambda: named(body, "pig"), 10, "the pig")[0]
+    start = pig.position
+    wait_until(lambda: [p for p in named(body, "pig") if p.position.distance_to(start) > 1.0], 15, "the pig to wander")
+    follow = verified(body, "follow_entity", {"entityId": pig.id, "range": 3})
+    assert follow.observables["reached"] is True
+    verified(body, "equip_weapon", {})
+    assert body.observe().held_item == "wooden_sword"
+    run = run_leaf(body, "attack_entity", {"entityId": pig.id, "radius": 8, "duration": 20_000}, MAX_TICKS)
+    assert run.ok, run.result.error
+    wait_until(lambda: not named(body, "pig"), 10, "the pig to die")
+    if body.observe().count("porkchop") == 0:  # the drop fell outside the pickup range: collect it
+        wait_until(lambda: body.entities(8, kind="item"), 10, "the porkchop on the ground")
+        verified(body, "collect_items", {"itemName": "porkchop"})
+    assert body.observe().count("porkchop") >= 1
+
+
+@pytest.mark.shows_on_server("collect_items", "equip_tool", "dig_block")
+def test_a_dug_block_is_collected_with_the_right_tool(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("stone_pickaxe")
+    arena.give("oak_planks", 3)
+    stone, dirt = o.offset(dx=3, dz=1), o.offset(dx=4, dz=-1)
+    arena.setblock(stone, "stone")
+    arena.setblock(dirt, "dirt")
+    run = verified(body, "equip_tool", {"block": "stone"})
+    assert body.observe().held_item == "stone_pickaxe", run.observables
+    verified(body, "dig_block", {"pos": vec(stone), "expect": "stone"})
+    assert body.block_at(stone).is_air
+    assert finish(body.dig(dirt), 20) is ActionStatus.SUCCEEDED  # four blocks away: out of pickup range
+    wait_until(lambda: [e for e in body.entities(8, kind="item") if e.item and e.item.name == "dirt"], 10, "the dirt")
+    verified(body, "collect_items", {"itemName": "dirt"})
+    assert body.observe().count("dirt") == 1
+
+
+@pytest.mark.shows_on_server("open_container", "transfer_items", "close_container", "manage_inventory")
+def test_a_chest_round_trip_and_an_inventory_tidy(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("apple", 10)
+    arena.give("rotten_flesh", 3)
+    arena.setblock(o.offset(dx=2, dz=2), "chest")
+    verified(body, "open_container", {"containerType": "chest"})
+    verified(body, "transfer_items", {"item": "apple", "count": 6, "mode": "deposit"})
+    assert body.observe().count("apple") == 4
+    verified(body, "transfer_items", {"item": "apple", "count": 2, "mode": "withdraw"})
+    verified(body, "close_container", {})
+    assert body.open_window() is None and body.observe().count("apple") == 6
+    verified(body, "manage_inventory", {"action": "drop_unwanted"})
+    wait_until(lambda: body.observe().count("rotten_flesh") == 0 or None, 10, "the rotten flesh tossed")
+    assert body.observe().count("apple") == 6
+
+
+@pytest.mark.shows_on_server("introspect_recipe", "get_light_level", "sense_hostiles")
+def test_reads_recipes_light_and_hostiles(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    recipe = verified(body, "introspect_recipe", {"output": "wooden_pickaxe"})
+    assert recipe.observables
+    verified(body, "get_light_level", {})
+    command(body, f"/summon zombie {o.x + 10}.5 {o.y} {o.z}.5")
+    wait_until(lambda: named(body, "zombie"), 10, "the zombie")
+    sensed = verified(body, "sense_hostiles", {"radius": 16})
+    assert sensed.observables
+    _kill_zombies(arena)
+
+
+def _kill_zombies(arena: Arena) -> None:
+    body = arena.body
+    arena.give("stone_sword")
+    assert finish(body.equip("stone_sword")) is ActionStatus.SUCCEEDED
+    while named(body, "zombie", 24):
+        run = run_leaf(body, "attack_entity", {"entityType": "zombie", "radius": 24, "duration": 20_000}, MAX_TICKS)
+        assert run.ok, run.result.error
+    wait_until(lambda: not named(body, "zombie", 24), 10, "no zombie left")
+
+
+@pytest.mark.shows_on_server("retreat_from_threat", "retreat_and_block")
+def test_retreats_from_a_zombie_and_walls_it_off(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("cobblestone", 16)
+    command(body, f"/summon zombie {o.x + 5}.5 {o.y} {o.z}.5")
+    wait_until(lambda: named(body, "zombie"), 10, "the zombie")
+    verified(body, "retreat_from_threat", {"retreatDistance": 8, "safeRadius": 6})
+    run = run_leaf(body, "retreat_and_block", {}, MAX_TICKS)
+    assert run.ok, run.result.error
+    _kill_zombies(arena)
+
+
+@pytest.mark.shows_on_server("place_torch", "place_feature", "place_workstation")
+def test_places_a_torch_a_feature_and_a_workstation(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("torch", 4)
+    arena.give("crafting_table")
+    verified(body, "place_torch", {"position": vec(o.offset(dx=2))})
+    verified(body, "place_feature", {"feature": "torch", "position": vec(o.offset(dz=-2))})
+    verified(body, "place_workstation", {"workstation": "crafting_table"})
+    assert body.find_blocks(["crafting_table"], 6, 1)
+
+
+@pytest.mark.shows_on_server("build_module", "verify_module", "prepare_site")
+def test_prepares_a_site_builds_a_pillar_and_verifies_it(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("cobblestone", 16)
+    arena.give("stone_pickaxe")
+    arena.setblock(o.offset(dx=4, dz=2), "stone")
+    verified(body, "prepare_site", {"origin": vec(o.offset(dx=3, dz=1)), "size": {"dx": 3, "dy": 2, "dz": 3}},
+             max_ticks=2_400)
+    pillar = {"module_id": "cobblestone_pillar_3", "origin": vec(o.offset(dx=-3))}
+    verified(body, "build_module", pillar, max_ticks=2_400)
+    verified(body, "verify_module", pillar)
+
+
+@pytest.mark.shows_on_server("run_script", "explore")
+def test_a_script_places_a_block_and_explore_finds_lapis(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("cobblestone", 2)
+    target = o.offset(dx=2, dz=-2)
+    run = verified(body, "run_script",
+                   {"source": f'place("cobblestone", {target.x}, {target.y}, {target.z}); log("done");'})
+    assert run.observables["block_changes"][0]["pos"] == [target.x, target.y, target.z]
+    arena.setblock(o.offset(dx=10, dz=5), "lapis_block")
+    verified(body, "explore", {"target": "lapis_block", "max_distance": 16, "max_ticks": 2_000}, max_ticks=2_400)
