@@ -41,7 +41,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{SHOWS_MARKER}(*capabilities): {SHOWS_HELP}")
 
 
-_CALL_FAILED = pytest.StashKey[bool]()
+_CALL_PASSED = pytest.StashKey[bool]()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -49,7 +49,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report = outcome.get_result()
     if report.when == "call":
-        item.stash[_CALL_FAILED] = report.failed
+        item.stash[_CALL_PASSED] = report.passed
 
 
 @pytest.fixture(autouse=True)
@@ -74,8 +74,8 @@ def _shown_capabilities(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
 
     monkeypatch.setattr(CapabilityBehaviour, "_finish", recording)
     yield
-    if request.node.stash.get(_CALL_FAILED, False):
-        return  # the test's own failure says what went wrong
+    if not request.node.stash.get(_CALL_PASSED, False):
+        return  # the test failed or never ran: its own report says what went wrong
     missing = sorted(set(marker.args) - succeeded)
     if missing:
         pytest.fail(f"marked {SHOWS_MARKER}{tuple(marker.args)} but these never succeeded: {missing}")

@@ -371,6 +371,56 @@ module.exports.itemMetadata = function (serv) {
   })
 }
 
+// The properties of a state id (the inverse of stateId)
+function propsOfState (registry, name, id) {
+  const def = registry.blocksByName[name]
+  let offset = id - def.minStateId
+  const props = {}
+  const states = def.states || []
+  for (let i = states.length - 1; i >= 0; i--) {
+    const s = states[i]
+    const values = s.values || (s.type === 'bool' ? ['true', 'false'] : null)
+    const index = offset % s.num_values
+    offset = Math.floor(offset / s.num_values)
+    const raw = values ? values[index] : index
+    props[s.name] = raw === 'true' ? true : raw === 'false' ? false : raw
+  }
+  return props
+}
+
+// /setblock as vanilla parses it: `/setblock x y z block[prop=value,...]` places the block's default state
+// with those properties changed (flying-squid's placed state 0: a lever powered, a lamp lit, a piston
+// extended, a door open). A trailing number is flying-squid's form, a state offset (`wheat 7`).
+function setblockCommand (serv, Vec3) {
+  const registry = serv.registry
+  serv.commands.add({
+    base: 'setblock',
+    info: 'set a block at a position (craftbt: block states in brackets, the default state otherwise)',
+    usage: '/setblock <x> <y> <z> <block>[<state>=<value>,...] [data]',
+    op: true,
+    parse (str) {
+      const m = str.trim().match(/^(~?-?[\d.]*) (~?-?[\d.]*) (~?-?[\d.]*) (?:minecraft:)?([a-z0-9_]+)(?:\[([^\]]*)\])?(?: (\d{1,5}))?$/)
+      if (!m || !registry.blocksByName[m[4]]) return false
+      const props = {}
+      for (const pair of (m[5] || '').split(',').filter(Boolean)) {
+        const [k, v] = pair.split('=')
+        props[k.trim()] = v === undefined ? '' : v.trim()
+      }
+      return { at: m.slice(1, 4), name: m[4], props, data: m[6] }
+    },
+    action ({ at, name, props, data }, ctx) {
+      const base = ctx.player ? ctx.player.position : new Vec3(0, 128, 0)
+      const [x, y, z] = at.map((v, i) => serv.posFromString(v, base[['x', 'y', 'z'][i]]))
+      const def = registry.blocksByName[name]
+      const id = data !== undefined
+        ? def.minStateId + Number(data)
+        : stateId(registry, name, { ...propsOfState(registry, name, def.defaultState), ...props })
+      const world = ctx.player ? ctx.player.world : serv.overworld
+      serv.setBlock(world, new Vec3(x, y, z).floored(), id)
+    }
+  })
+}
+
 module.exports.blockUses = function (serv, { Vec3 }) {
   const registry = serv.registry
   const heldName = (player) => {
@@ -408,6 +458,7 @@ module.exports.blockUses = function (serv, { Vec3 }) {
   }
 
   serv.once('asap', () => {
+    setblockCommand(serv, Vec3)
     for (const name of TILLABLE) {
       serv.onBlockInteraction(name, async ({ block, player }) => {
         const held = heldName(player)

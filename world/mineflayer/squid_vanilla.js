@@ -451,11 +451,14 @@ function setupPlayer (player, serv) {
 
   function dropItems (item, count) {
     if (!item || count <= 0) return
-    const look = player.position.offset(0, 1.3, 0)
-    // vanilla throws a dropped stack forward (0.3 blocks a tick) and lets nobody pick it up for 40 ticks,
-    // so the thrower, standing still, does not take it straight back
-    serv.spawnObject(registry.entitiesByName.item.id, player.world, look, {
-      velocity: survival.lookVector(player, Vec3).scaled(6),
+    // vanilla throws a dropped stack forward (0.3 blocks a tick, landing about two blocks ahead) and lets
+    // nobody pick it up for 40 ticks, so the thrower, standing still, does not take it straight back
+    // (flying-squid's pickup radius is 1.75): it appears two blocks ahead, where the throw would land
+    const ahead = survival.lookVector(player, Vec3)
+    const flat = Math.hypot(ahead.x, ahead.z) || 1
+    const at = player.position.offset(2 * ahead.x / flat, 1.3, 2 * ahead.z / flat)
+    serv.spawnObject(registry.entitiesByName.item.id, player.world, at, {
+      velocity: new Vec3(0, 0, 0),
       itemId: item.type,
       itemDamage: item.metadata,
       itemCount: count,
