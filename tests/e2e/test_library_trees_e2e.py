@@ -43,7 +43,6 @@ def run_library_tree(arena: Arena, name: str, tmp_path: Path) -> None:
     assert run.ok, (run.attempts, run.stopped)
 
 
-@pytest.mark.shows_on_server("acquire_material", "craft_recipe", "place_workstation")
 def test_obtain_wooden_pickaxe_on_the_server(arena: Arena, tmp_path: Path) -> None:
     o = arena.origin
     for dx, dz in ((3, 0), (4, 2), (3, -2)):
@@ -54,7 +53,6 @@ def test_obtain_wooden_pickaxe_on_the_server(arena: Arena, tmp_path: Path) -> No
     assert inventory.get("oak_log", 0) == 0 and inventory.get("oak_planks") == 3  # 12 - 4 - 2 - 3
 
 
-@pytest.mark.shows_on_server("acquire_material", "craft_recipe", "place_workstation")
 def test_obtain_stone_pickaxe_on_the_server(arena: Arena, tmp_path: Path) -> None:
     o = arena.origin
     for dx, dz in ((3, 0), (4, 2), (3, -2)):
