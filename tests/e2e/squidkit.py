@@ -46,7 +46,7 @@ from craftbt.world.mineflayer.server import DEFAULT_VERSION, FlyingSquid
 T = TypeVar("T")
 
 FLYING_SQUID_LACKS = (
-    "flying-squid 1.12 lacks this (beds, hunger and most mob AI, even with craftbt's plugin); "
+    "flying-squid 1.12 lacks this (mob pathing, crop growth and most redstone, even with craftbt's plugin); "
     "set CRAFTBT_MC_HOST/CRAFTBT_MC_PORT to a vanilla offline-mode server to run it"
 )
 #: The marker naming the capabilities an e2e test runs to a success on the server (see conftest.py).

@@ -63,10 +63,11 @@ function seeded (seed) {
   }
 }
 
-// Where a player looks, as a unit vector (flying-squid keeps yaw and pitch in degrees, Notch's convention).
+// Where a player looks, as a unit vector (flying-squid keeps yaw and pitch as protocol angle bytes,
+// 256 to a turn, Notch's convention).
 function lookVector (player, Vec3) {
-  const yaw = (player.yaw || 0) * Math.PI / 180
-  const pitch = (player.pitch || 0) * Math.PI / 180
+  const yaw = (player.yaw || 0) * 2 * Math.PI / 256
+  const pitch = (player.pitch || 0) * 2 * Math.PI / 256
   return new Vec3(-Math.sin(yaw) * Math.cos(pitch), -Math.sin(pitch), Math.cos(yaw) * Math.cos(pitch))
 }
 module.exports.lookVector = lookVector
@@ -104,7 +105,10 @@ module.exports.wander = function (mob, now, Vec3) {
       w.restUntil = now + WANDER.minRestMs + w.random() * (WANDER.maxRestMs - WANDER.minRestMs)
       return
     }
-    mob.yaw = Math.atan2(-flat.x, flat.z) * 180 / Math.PI
+    // an angle byte (256 to a turn, -128..127) as flying-squid keeps it: degrees overflowed the spawn packet's
+    // i8 yaw, so a player logging in near a wandering animal could not be sent it
+    mob.yaw = Math.round(Math.atan2(-flat.x, flat.z) * 128 / Math.PI)
+    if (mob.yaw > 127) mob.yaw -= 256
     mob.sendPosition(mob.position.plus(flat.scaled(WANDER.speedPerStep / dist)), true)
     return
   }
