@@ -60,7 +60,7 @@ def run_task(task: dict[str, Any], seed: int, planner: str) -> dict[str, Any]:
             ok = run.ok and ticks <= budget
             if not run.ok and run.outcomes:
                 last = run.outcomes[-1]
-                esc = last.escalation or _last_failed_step(executor, last.run_id)
+                esc = last.escalation.as_dict() if last.escalation else _last_failed_step(executor, last.run_id)
                 why = f"{esc.get('node') or last.status}: {esc.get('code') or ''} {esc.get('detail') or ''}".strip()
             elif run.ok and not ok:
                 why = f"over budget: {ticks / TICKS_PER_SECOND:.0f} s"
