@@ -31,7 +31,6 @@ from craftbt.planners.intent import GoalVerb, Intent
 from craftbt.planners.living import (
     FARM_TICKS_PER_ITEM,
     HOES,
-    HUNT_TICKS,
     Farm,
     Hunt,
     farms_for,
@@ -279,7 +278,7 @@ class _Expansion:
         options: list[tuple[float, str, _Choice]] = []
         if self.gather and self.state.available_blocks is not None:  # a real world: animals roam it
             for hunt in hunts_for(item):
-                options.append((HUNT_TICKS / hunt.per_kill, "hunt", hunt))
+                options.append((hunt.cost, "hunt", hunt))
             for farm in farms_for(item):
                 if farm.seed not in visiting:
                     options.append((farm_cost(self.costs), "farm", farm))
@@ -562,17 +561,24 @@ def explore_step(item: str, block: str, preconditions: list[Check], count: int =
 
 
 def refuse_if_elsewhere(md: McData, version: str, item: str, inventory: dict[str, int] | None = None) -> None:
-    """Raise ``out_of_reach`` when ``item`` can be had only with blocks of the Nether or the End: the one
-    refusal left once whatever the overworld generates counts as findable by exploring. What is held
-    counts: quartz in hand makes a comparator, three blackstone a blackstone slab."""
+    """Raise ``out_of_reach`` when ``item`` can be had only with blocks of the Nether or the End, and
+    ``unobtainable`` naming the raw materials (and why, ``world.nature.NO_SOURCE``) when nothing the overworld
+    generates, no mob and no farm gives what it needs: the refusals left once whatever the overworld generates
+    counts as findable by exploring. What is held counts: quartz in hand makes a comparator, three blackstone a
+    blackstone slab, a held egg makes the cake's egg."""
     held = frozenset(i for i, n in (inventory or {}).items() if n > 0)
     overworld = frozenset((b, UNSURVEYED_DISTANCE) for b in _generated_blocks())
-    if _cost_fixpoint(md, version, overworld, held).get(item, UNREACHABLE) < UNREACHABLE:
+    costs = _cost_fixpoint(md, version, overworld, held, True)
+    if costs.get(item, UNREACHABLE) < UNREACHABLE:
         return
     everywhere = overworld | frozenset((b, UNSURVEYED_DISTANCE) for b in nature.OTHER_DIMENSIONS)
-    if _cost_fixpoint(md, version, everywhere, held).get(item, UNREACHABLE) < UNREACHABLE:
+    if _cost_fixpoint(md, version, everywhere, held, True).get(item, UNREACHABLE) < UNREACHABLE:
         raise PlanningFailure("out_of_reach", f"{item} needs blocks of the Nether or the End; this bot stays in "
                               "the overworld")
+    lacking = sorted(raw for raw in _closure(version, item) if raw in nature.NO_SOURCE and raw not in held)
+    if lacking:
+        raise PlanningFailure("unobtainable", f"{item} needs " + "; ".join(
+            f"{raw}, which this world does not give: {nature.NO_SOURCE[raw]}" for raw in lacking))
 
 
 #: Mixes of one recipe tried (or offered as methods) beyond the cheapest.
@@ -997,7 +1003,7 @@ def _cost_fixpoint(
                 best = min(best, SMELT_TICKS + cost.get(smelting.input, UNREACHABLE))
             if hunting:
                 for hunt in hunts_for(item):
-                    best = min(best, HUNT_TICKS / hunt.per_kill)
+                    best = min(best, hunt.cost)
                 if farms_for(item):
                     best = min(best, farm_cost(cost))
             if best < cost.get(item, UNREACHABLE) - 1e-9:

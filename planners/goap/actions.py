@@ -21,7 +21,7 @@ from craftbt.capabilities.facts import instantiate
 from craftbt.planners.base import STATIONS
 from craftbt.planners.goap.costs import ActionCosts
 from craftbt.planners.htn.knowledge import SEARCH_RADIUS, Knowledge
-from craftbt.planners.living import HOES, Farm, Hunt
+from craftbt.planners.living import HOES, NIGHT_WAIT_TICKS, Farm, Hunt
 from craftbt.planners.solver import preferring
 from craftbt.world.mcdata import Recipe
 
@@ -206,7 +206,8 @@ def _hunt(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundA
                 yield GroundAction(
                     name=f"hunt a {option.hunt.animal} for {item}", capability="collect_items",
                     args={"itemName": item, "radius": 8, "maxItems": 16}, produces=((item, got),),
-                    cost=costs.cost("explore", 1) / 10 + costs.cost("attack_entity", 1), hunt=option.hunt,
+                    cost=costs.cost("explore", 1) / 10 + costs.cost("attack_entity", 1)
+                    + (NIGHT_WAIT_TICKS if option.hunt.night else 0), hunt=option.hunt,
                 )
 
 
