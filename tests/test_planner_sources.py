@@ -75,3 +75,15 @@ def test_hostile_loot_is_the_one_table_the_world_drops_and_the_planners_hunt() -
                 body.advance(1)
         dropped |= {e.item for e in body.world.entities.values() if e.kind == "item"}
     assert "string" in dropped and dropped <= {i for i, _, _ in nature.MOB_LOOT["spider"]}
+
+
+@pytest.mark.parametrize("planner", ["goap", "solver"])
+def test_a_dye_is_made_from_the_commoner_flowers(planner: str) -> None:
+    """Magenta from poppy and lily of the valley (forest and plains flowers) rather than a pink tulip (plains
+    alone): a flower of fewer biomes counts a longer search (``nature.RARE_SURFACE``). (HTN's decomposition
+    still mixes in a tulip: it makes pink dye both ways.)"""
+    steps = plan(planner, "obtain magenta_dye", {"red_dye": 1, "blue_dye": 1})
+    mined = {a["item"] for v, a in steps if v == "acquire_material"}
+    assert mined == {"poppy", "lily_of_the_valley"}, steps
+    assert nature.search_cost_blocks("pink_tulip") > nature.search_cost_blocks("lily_of_the_valley") \
+        > nature.search_cost_blocks("poppy")

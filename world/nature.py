@@ -9,7 +9,7 @@ bot that never leaves the overworld).
 
 from __future__ import annotations
 
-from craftbt.world.sim.natural_rules import FLOWER_NAMES
+from craftbt.world.sim.natural_rules import FLOWER_NAMES, FLOWERS
 
 #: Feet y to branch-mine at for each ore: near the peak of its distribution, above lava at y<=-55.
 MINING_Y: dict[str, int] = {
@@ -99,7 +99,17 @@ def where(block: str) -> str | None:
     return None
 
 
+#: A flower grows in few of the grass columns and only in its biomes: one of three or more biomes (dandelion,
+#: poppy) is found like any surface block, one of the two forests (lily of the valley) farther, one of plains
+#: alone (tulips, cornflower, azure bluet, oxeye daisy) farther still. Sugar cane needs a shore.
+RARE_SURFACE: dict[str, int] = {
+    **{f: {1: 96, 2: 64}.get(sum(f in dict(kinds) for kinds in FLOWERS.values()), SEARCH_BLOCKS["surface"])
+       for f in FLOWER_NAMES},
+    "sugar_cane": 64,
+}
+
+
 def search_cost_blocks(block: str) -> int | None:
     """Expected blocks walked or dug to bring ``block`` into view; None when it is not generated here."""
     kind = where(block)
-    return None if kind is None else SEARCH_BLOCKS[kind]
+    return None if kind is None else RARE_SURFACE.get(block, SEARCH_BLOCKS[kind])
