@@ -29,6 +29,9 @@ FIND_ANIMAL_DISTANCE = 96
 #: (24,000 ticks), and a hunt counts the expected wait for the night (half a day) in its cost.
 FIND_NIGHT_MOB_TICKS = 24_000
 NIGHT_WAIT_TICKS = 6_000
+#: Swords a hunt of a mob of the night fights with, cheapest first: bare-handed (1 damage a hit against a
+#: spider's 16 health) the bot backed off at low health in every night hunt on natural seed 0.
+WEAPONS = ("wooden_sword", "stone_sword", "iron_sword")
 #: Hoes a farm can be tilled with, cheapest first.
 HOES = ("wooden_hoe", "stone_hoe", "iron_hoe")
 
@@ -41,6 +44,11 @@ class Hunt:
     animal: str
     per_kill: float
     night: bool = False
+
+    @property
+    def weapons(self) -> tuple[str, ...]:
+        """Swords one of which must be held for this hunt (none for animals)."""
+        return WEAPONS if self.night else ()
 
     @property
     def cost(self) -> float:
@@ -74,6 +82,12 @@ def find_animal_step(animal: str, item: str) -> PlanStep:
                     cost=HUNT_TICKS / 2 + (NIGHT_WAIT_TICKS if night else 0), group=f"hunt {item}")
 
 
+def equip_step(item: str) -> PlanStep:
+    """Take the best sword held in hand before a fight with a mob of the night."""
+    return PlanStep(name="equip a sword", capability="equip_weapon", args={"preferredType": "sword"},
+                    cost=5.0, group=f"hunt {item}")
+
+
 def kill_step(animal: str, item: str) -> PlanStep:
     return PlanStep(name=f"kill a {animal}", capability="attack_entity",
                     args={"entityType": animal, "radius": 32.0, "retreatHealth": 4.0},
@@ -89,11 +103,14 @@ def pickup_step(item: str, got: int, held_after: int) -> PlanStep:
 
 
 def hunt_steps(item: str, count: int, hunt: Hunt, held: int) -> list[PlanStep]:
-    """Per kill: find the animal, kill it, pick the drop up; ``held`` is what the inventory had before."""
+    """Per kill: find the animal, (a mob of the night: take a sword in hand,) kill it, pick the drop up; ``held``
+    is what the inventory had before. The sword must be held already (``Hunt.weapons``)."""
     steps: list[PlanStep] = []
     for got in kills_needed(count, hunt):
         held += got
-        steps += [find_animal_step(hunt.animal, item), kill_step(hunt.animal, item), pickup_step(item, got, held)]
+        armed = [equip_step(item)] if hunt.weapons else []
+        steps += [find_animal_step(hunt.animal, item), *armed, kill_step(hunt.animal, item),
+                  pickup_step(item, got, held)]
     return steps
 
 
@@ -201,9 +218,11 @@ __all__ = [
     "FARMS",
     "HOES",
     "HUNT_TICKS",
+    "WEAPONS",
     "Farm",
     "Hunt",
     "break_grass_step",
+    "equip_step",
     "farms_for",
     "find_animal_step",
     "find_grass_step",

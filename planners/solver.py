@@ -136,7 +136,8 @@ class CraftingSolver:
 
     def emittable_verbs(self) -> frozenset[str]:
         return frozenset({"acquire_material", "craft_recipe", "smelt", "place_workstation", "explore",
-                          "attack_entity", "collect_items", "till_soil", "plant_crop", "harvest_crop"})
+                          "attack_entity", "collect_items", "till_soil", "plant_crop", "harvest_crop",
+                          "equip_weapon"})
 
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         goal = intent.goal
@@ -241,7 +242,7 @@ class _Expansion:
             saved = self._snapshot()
             try:
                 if isinstance(choice, Hunt):
-                    self._hunt(item, count, choice)
+                    self._hunt(item, count, choice, visiting)
                 elif isinstance(choice, Farm):
                     self._farm(item, count, choice, visiting)
                 elif isinstance(choice, MineSource):
@@ -342,8 +343,13 @@ class _Expansion:
                 )
             )
 
-    def _hunt(self, item: str, count: int, hunt: Hunt) -> None:
-        """Per kill: find an animal (explore ends at once when one is near), kill it, pick the drop up."""
+    def _hunt(self, item: str, count: int, hunt: Hunt, visiting: frozenset[str]) -> None:
+        """Per kill: find an animal (explore ends at once when one is near), kill it, pick the drop up; a mob of
+        the night is fought with a sword, made first when none is held."""
+        if hunt.weapons and not any(self.inventory[w] > 0 for w in hunt.weapons):
+            weapon = min(hunt.weapons, key=lambda w: (self.costs.get(w, UNREACHABLE), w))
+            self.obtain(weapon, 1, visiting)
+            self.reserved[weapon] -= 1  # a sword is used, not consumed
         for step in hunt_steps(item, count, hunt, self.inventory[item]):
             self.add_step(step)
         self.inventory[item] += count

@@ -12,7 +12,7 @@ from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.goap.planner import GoapPlanner
 from craftbt.planners.htn.planner import HtnPlanner
 from craftbt.planners.intent import Intent
-from craftbt.planners.living import FIND_NIGHT_MOB_TICKS, hunts_for
+from craftbt.planners.living import FIND_NIGHT_MOB_TICKS, WEAPONS, hunts_for
 from craftbt.planners.solver import CraftingSolver
 from craftbt.world import nature
 from craftbt.world.sim.body import SimBody
@@ -38,6 +38,10 @@ def test_a_fishing_rod_without_string_hunts_a_spider_by_night(planner: str) -> N
     assert kills and {a["entityType"] for a in kills} == {"spider"}, steps
     find = next(a for v, a in steps if v == "explore" and a["target"] == "spider")
     assert find["max_ticks"] == FIND_NIGHT_MOB_TICKS  # long enough for the night to come
+    # a sword is made first and taken in hand before each fight (bare hands lost every night hunt)
+    verbs = [v for v, _ in steps]
+    sword = next(i for i, (v, a) in enumerate(steps) if v == "craft_recipe" and a["recipe"] in WEAPONS)
+    assert sword < verbs.index("equip_weapon") == verbs.index("attack_entity") - 1
 
 
 @pytest.mark.parametrize("planner", sorted(PLANNERS))
@@ -52,6 +56,7 @@ def test_a_book_comes_from_sugar_cane_and_a_cow(planner: str) -> None:
     steps = plan(planner, "obtain book")
     assert any(v == "acquire_material" and a["item"] == "sugar_cane" for v, a in steps), steps
     assert any(v == "attack_entity" and a["entityType"] == "cow" for v, a in steps), steps
+    assert "equip_weapon" not in [v for v, _ in steps]  # a cow needs no sword
 
 
 @pytest.mark.parametrize("planner", sorted(PLANNERS))

@@ -103,6 +103,8 @@ def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
                 todo.extend([option.smelt_input, "furnace", *(f for f, _ in _cheap_fuels(knowledge))])
             elif option.farm is not None:
                 todo.extend(HOES)
+            elif option.hunt is not None:
+                todo.extend(option.hunt.weapons)
     return seen
 
 
@@ -208,6 +210,7 @@ def _hunt(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundA
                     args={"itemName": item, "radius": 8, "maxItems": 16}, produces=((item, got),),
                     cost=costs.cost("explore", 1) / 10 + costs.cost("attack_entity", 1)
                     + (NIGHT_WAIT_TICKS if option.hunt.night else 0), hunt=option.hunt,
+                    tools_any=frozenset(option.hunt.weapons),
                 )
 
 
