@@ -24,25 +24,45 @@ HUNT_TICKS = 400
 #: better than 48; an animal's search now spaces its rings by the 32 blocks it sees, see ``exploration``.)
 FIND_ANIMAL_TICKS = 12_000
 FIND_ANIMAL_DISTANCE = 96
+#: A hostile mob (string from spiders, gunpowder from creepers, bones from skeletons) spawns in the dark: on
+#: the surface that is night, up to 12,000 ticks away from a morning start. Its search may span a whole day
+#: (24,000 ticks), and a hunt counts the expected wait for the night (half a day) in its cost.
+FIND_NIGHT_MOB_TICKS = 24_000
+NIGHT_WAIT_TICKS = 6_000
+#: Swords a hunt of a mob of the night fights with, cheapest first: bare-handed (1 damage a hit against a
+#: spider's 16 health) the bot backed off at low health in every night hunt on natural seed 0.
+WEAPONS = ("wooden_sword", "stone_sword", "iron_sword")
 #: Hoes a farm can be tilled with, cheapest first.
 HOES = ("wooden_hoe", "stone_hoe", "iron_hoe")
 
 
 @dataclass(frozen=True)
 class Hunt:
-    """Kill ``animal`` for an item: ``per_kill`` is what one kill is counted on to drop."""
+    """Kill ``animal`` (any mob) for an item: ``per_kill`` is what one kill is counted on to drop; ``night``: the
+    mob is found only in the dark (``world.nature.night_only``)."""
 
     animal: str
     per_kill: float
+    night: bool = False
+
+    @property
+    def weapons(self) -> tuple[str, ...]:
+        """Swords one of which must be held for this hunt (none for animals)."""
+        return WEAPONS if self.night else ()
+
+    @property
+    def cost(self) -> float:
+        """Estimated ticks per item: the hunt, and for a mob of the night the expected wait for the dark."""
+        return HUNT_TICKS / self.per_kill + (NIGHT_WAIT_TICKS if self.night else 0.0)
 
 
 def hunts_for(item: str) -> list[Hunt]:
-    """The animals whose kill drops ``item``, counting a little under the average of a random yield."""
+    """The mobs whose kill drops ``item``, counting a little under the average of a random yield."""
     out = []
     for animal, average in nature.hunted_for(item):
-        lo_hi = {(lo, hi) for i, lo, hi in nature.ANIMAL_LOOT[animal] if i == item}
+        lo_hi = {(lo, hi) for i, lo, hi in nature.MOB_LOOT[animal] if i == item}
         fixed = all(lo == hi for lo, hi in lo_hi)
-        out.append(Hunt(animal, average if fixed else max(0.5, 0.75 * average)))
+        out.append(Hunt(animal, average if fixed else max(0.5, 0.75 * average), nature.night_only(animal)))
     return out
 
 
@@ -54,10 +74,18 @@ def kills_needed(count: int, hunt: Hunt) -> list[int]:
 
 
 def find_animal_step(animal: str, item: str) -> PlanStep:
-    """Bring an animal into view (ends at once when one is near)."""
+    """Bring a mob into view (ends at once when one is near); a mob of the night may be searched a whole day."""
+    night = nature.night_only(animal)
     return PlanStep(name=f"find a {animal}", capability="explore",
-                    args={"target": animal, "max_ticks": FIND_ANIMAL_TICKS, "max_distance": FIND_ANIMAL_DISTANCE},
-                    cost=HUNT_TICKS / 2, group=f"hunt {item}")
+                    args={"target": animal, "max_ticks": FIND_NIGHT_MOB_TICKS if night else FIND_ANIMAL_TICKS,
+                          "max_distance": FIND_ANIMAL_DISTANCE},
+                    cost=HUNT_TICKS / 2 + (NIGHT_WAIT_TICKS if night else 0), group=f"hunt {item}")
+
+
+def equip_step(item: str) -> PlanStep:
+    """Take the best sword held in hand before a fight with a mob of the night."""
+    return PlanStep(name="equip a sword", capability="equip_weapon", args={"preferredType": "sword"},
+                    cost=5.0, group=f"hunt {item}")
 
 
 def kill_step(animal: str, item: str) -> PlanStep:
@@ -75,11 +103,14 @@ def pickup_step(item: str, got: int, held_after: int) -> PlanStep:
 
 
 def hunt_steps(item: str, count: int, hunt: Hunt, held: int) -> list[PlanStep]:
-    """Per kill: find the animal, kill it, pick the drop up; ``held`` is what the inventory had before."""
+    """Per kill: find the animal, (a mob of the night: take a sword in hand,) kill it, pick the drop up; ``held``
+    is what the inventory had before. The sword must be held already (``Hunt.weapons``)."""
     steps: list[PlanStep] = []
     for got in kills_needed(count, hunt):
         held += got
-        steps += [find_animal_step(hunt.animal, item), kill_step(hunt.animal, item), pickup_step(item, got, held)]
+        armed = [equip_step(item)] if hunt.weapons else []
+        steps += [find_animal_step(hunt.animal, item), *armed, kill_step(hunt.animal, item),
+                  pickup_step(item, got, held)]
     return steps
 
 
@@ -187,9 +218,11 @@ __all__ = [
     "FARMS",
     "HOES",
     "HUNT_TICKS",
+    "WEAPONS",
     "Farm",
     "Hunt",
     "break_grass_step",
+    "equip_step",
     "farms_for",
     "find_animal_step",
     "find_grass_step",

@@ -31,7 +31,6 @@ from craftbt.planners.intent import GoalVerb, Intent
 from craftbt.planners.living import (
     FARM_TICKS_PER_ITEM,
     HOES,
-    HUNT_TICKS,
     Farm,
     Hunt,
     farms_for,
@@ -137,7 +136,8 @@ class CraftingSolver:
 
     def emittable_verbs(self) -> frozenset[str]:
         return frozenset({"acquire_material", "craft_recipe", "smelt", "place_workstation", "explore",
-                          "attack_entity", "collect_items", "till_soil", "plant_crop", "harvest_crop"})
+                          "attack_entity", "collect_items", "till_soil", "plant_crop", "harvest_crop",
+                          "equip_weapon"})
 
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         goal = intent.goal
@@ -242,7 +242,7 @@ class _Expansion:
             saved = self._snapshot()
             try:
                 if isinstance(choice, Hunt):
-                    self._hunt(item, count, choice)
+                    self._hunt(item, count, choice, visiting)
                 elif isinstance(choice, Farm):
                     self._farm(item, count, choice, visiting)
                 elif isinstance(choice, MineSource):
@@ -279,7 +279,7 @@ class _Expansion:
         options: list[tuple[float, str, _Choice]] = []
         if self.gather and self.state.available_blocks is not None:  # a real world: animals roam it
             for hunt in hunts_for(item):
-                options.append((HUNT_TICKS / hunt.per_kill, "hunt", hunt))
+                options.append((hunt.cost, "hunt", hunt))
             for farm in farms_for(item):
                 if farm.seed not in visiting:
                     options.append((farm_cost(self.costs), "farm", farm))
@@ -343,8 +343,13 @@ class _Expansion:
                 )
             )
 
-    def _hunt(self, item: str, count: int, hunt: Hunt) -> None:
-        """Per kill: find an animal (explore ends at once when one is near), kill it, pick the drop up."""
+    def _hunt(self, item: str, count: int, hunt: Hunt, visiting: frozenset[str]) -> None:
+        """Per kill: find an animal (explore ends at once when one is near), kill it, pick the drop up; a mob of
+        the night is fought with a sword, made first when none is held."""
+        if hunt.weapons and not any(self.inventory[w] > 0 for w in hunt.weapons):
+            weapon = min(hunt.weapons, key=lambda w: (self.costs.get(w, UNREACHABLE), w))
+            self.obtain(weapon, 1, visiting)
+            self.reserved[weapon] -= 1  # a sword is used, not consumed
         for step in hunt_steps(item, count, hunt, self.inventory[item]):
             self.add_step(step)
         self.inventory[item] += count
@@ -562,17 +567,24 @@ def explore_step(item: str, block: str, preconditions: list[Check], count: int =
 
 
 def refuse_if_elsewhere(md: McData, version: str, item: str, inventory: dict[str, int] | None = None) -> None:
-    """Raise ``out_of_reach`` when ``item`` can be had only with blocks of the Nether or the End: the one
-    refusal left once whatever the overworld generates counts as findable by exploring. What is held
-    counts: quartz in hand makes a comparator, three blackstone a blackstone slab."""
+    """Raise ``out_of_reach`` when ``item`` can be had only with blocks of the Nether or the End, and
+    ``unobtainable`` naming the raw materials (and why, ``world.nature.NO_SOURCE``) when nothing the overworld
+    generates, no mob and no farm gives what it needs: the refusals left once whatever the overworld generates
+    counts as findable by exploring. What is held counts: quartz in hand makes a comparator, three blackstone a
+    blackstone slab, a held egg makes the cake's egg."""
     held = frozenset(i for i, n in (inventory or {}).items() if n > 0)
     overworld = frozenset((b, UNSURVEYED_DISTANCE) for b in _generated_blocks())
-    if _cost_fixpoint(md, version, overworld, held).get(item, UNREACHABLE) < UNREACHABLE:
+    costs = _cost_fixpoint(md, version, overworld, held, True)
+    if costs.get(item, UNREACHABLE) < UNREACHABLE:
         return
     everywhere = overworld | frozenset((b, UNSURVEYED_DISTANCE) for b in nature.OTHER_DIMENSIONS)
-    if _cost_fixpoint(md, version, everywhere, held).get(item, UNREACHABLE) < UNREACHABLE:
+    if _cost_fixpoint(md, version, everywhere, held, True).get(item, UNREACHABLE) < UNREACHABLE:
         raise PlanningFailure("out_of_reach", f"{item} needs blocks of the Nether or the End; this bot stays in "
                               "the overworld")
+    lacking = sorted(raw for raw in _closure(version, item) if raw in nature.NO_SOURCE and raw not in held)
+    if lacking:
+        raise PlanningFailure("unobtainable", f"{item} needs " + "; ".join(
+            f"{raw}, which this world does not give: {nature.NO_SOURCE[raw]}" for raw in lacking))
 
 
 #: Mixes of one recipe tried (or offered as methods) beyond the cheapest.
@@ -997,7 +1009,7 @@ def _cost_fixpoint(
                 best = min(best, SMELT_TICKS + cost.get(smelting.input, UNREACHABLE))
             if hunting:
                 for hunt in hunts_for(item):
-                    best = min(best, HUNT_TICKS / hunt.per_kill)
+                    best = min(best, hunt.cost)
                 if farms_for(item):
                     best = min(best, farm_cost(cost))
             if best < cost.get(item, UNREACHABLE) - 1e-9:

@@ -9,6 +9,8 @@ bot that never leaves the overworld).
 
 from __future__ import annotations
 
+from craftbt.world.sim.natural_rules import FLOWER_NAMES, FLOWERS
+
 #: Feet y to branch-mine at for each ore: near the peak of its distribution, above lava at y<=-55.
 MINING_Y: dict[str, int] = {
     "coal_ore": 40, "deepslate_coal_ore": 40,
@@ -27,28 +29,53 @@ UNDERGROUND = frozenset({"stone", "cobblestone", "andesite", "diorite", "granite
 SURFACE = frozenset({
     "oak_log", "birch_log", "spruce_log", "jungle_log", "acacia_log", "dark_oak_log", "cherry_log",
     "oak_leaves", "birch_leaves", "spruce_leaves", "dirt", "grass_block", "sand", "sandstone", "gravel", "clay",
-    "short_grass", "fern", "dandelion", "poppy", "water",
+    "short_grass", "fern", "water", "sugar_cane", *FLOWER_NAMES,
 })
 #: Expected blocks walked or dug before one is in view, for a planner's cost (not a promise).
 SEARCH_BLOCKS: dict[str, int] = {
     "surface": 48, "underground": 12, "shallow_ore": 80, "deep_ore": 200,
 }
-#: Passive animals of grassy biomes and what killing one drops: (item, min, max) per vanilla's entity loot
-#: tables (loot_table/entities/<name>.json, 1.21.4, no Looting, not on fire). The shipped minecraft-data
-#: file has no entity loot, so these few rows are kept here.
+#: Mobs and what killing one drops: (item, min, max) per vanilla's entity loot tables
+#: (loot_table/entities/<name>.json, 1.21.4, killed by the player, no Looting, not on fire). minecraft-data has
+#: no entity loot for 1.21.4 (its 1.20 table, the newest, gives every count as [1, 1] and no wool for a sheep),
+#: so this one table is the source: the simulated world drops from it and every planner hunts by it.
 ANIMAL_LOOT: dict[str, tuple[tuple[str, int, int], ...]] = {
     "cow": (("leather", 0, 2), ("beef", 1, 3)),
     "pig": (("porkchop", 1, 3),),
     "sheep": (("white_wool", 1, 1), ("mutton", 1, 2)),
     "chicken": (("feather", 0, 2), ("chicken", 1, 1)),
 }
+#: Hostile mobs (they spawn in the dark: at night on the surface) and their loot, as ANIMAL_LOOT.
+HOSTILE_LOOT: dict[str, tuple[tuple[str, int, int], ...]] = {
+    "spider": (("string", 0, 2), ("spider_eye", 0, 1)),
+    "creeper": (("gunpowder", 0, 2),),
+    "skeleton": (("bone", 0, 2), ("arrow", 0, 2)),
+    "zombie": (("rotten_flesh", 0, 2),),
+}
+MOB_LOOT: dict[str, tuple[tuple[str, int, int], ...]] = {**ANIMAL_LOOT, **HOSTILE_LOOT}
 #: Animal -> the items it drops.
 ANIMAL_DROPS: dict[str, tuple[str, ...]] = {a: tuple(i for i, _, _ in loot) for a, loot in ANIMAL_LOOT.items()}
 
 
 def hunted_for(item: str) -> list[tuple[str, float]]:
-    """(animal, expected drops of ``item`` per kill) for every animal that drops it."""
-    return [(animal, (lo + hi) / 2) for animal, loot in ANIMAL_LOOT.items() for i, lo, hi in loot if i == item]
+    """(mob, expected drops of ``item`` per kill) for every mob that drops it, animals first."""
+    return [(mob, (lo + hi) / 2) for mob, loot in MOB_LOOT.items() for i, lo, hi in loot if i == item]
+
+
+def night_only(mob: str) -> bool:
+    """Whether ``mob`` is found only in the dark (a hostile mob: at night on the surface)."""
+    return mob in HOSTILE_LOOT
+
+
+#: Items a survival bot gets in vanilla that this world or body gives no way to: why, for a refusal.
+NO_SOURCE: dict[str, str] = {
+    "milk_bucket": "milking a cow (a bucket used on it) is no capability of this body",
+    "egg": "the simulated world's chickens lay no eggs",
+    "cobweb": "cobwebs grow in mineshafts and strongholds, which the natural world does not generate",
+    "ink_sac": "squid do not spawn in the natural world",
+    "slime_ball": "slimes do not spawn in the natural world",
+    "honeycomb": "bee nests do not generate in the natural world",
+}
 
 
 #: Blocks that generate only in the Nether or the End.
@@ -72,7 +99,17 @@ def where(block: str) -> str | None:
     return None
 
 
+#: A flower grows in few of the grass columns and only in its biomes: one of three or more biomes (dandelion,
+#: poppy) is found like any surface block, one of the two forests (lily of the valley) farther, one of plains
+#: alone (tulips, cornflower, azure bluet, oxeye daisy) farther still. Sugar cane needs a shore.
+RARE_SURFACE: dict[str, int] = {
+    **{f: {1: 96, 2: 64}.get(sum(f in dict(kinds) for kinds in FLOWERS.values()), SEARCH_BLOCKS["surface"])
+       for f in FLOWER_NAMES},
+    "sugar_cane": 64,
+}
+
+
 def search_cost_blocks(block: str) -> int | None:
     """Expected blocks walked or dug to bring ``block`` into view; None when it is not generated here."""
     kind = where(block)
-    return None if kind is None else SEARCH_BLOCKS[kind]
+    return None if kind is None else RARE_SURFACE.get(block, SEARCH_BLOCKS[kind])

@@ -21,7 +21,7 @@ from craftbt.capabilities.facts import instantiate
 from craftbt.planners.base import STATIONS
 from craftbt.planners.goap.costs import ActionCosts
 from craftbt.planners.htn.knowledge import SEARCH_RADIUS, Knowledge
-from craftbt.planners.living import HOES, Farm, Hunt
+from craftbt.planners.living import HOES, NIGHT_WAIT_TICKS, Farm, Hunt
 from craftbt.planners.solver import preferring
 from craftbt.world.mcdata import Recipe
 
@@ -103,6 +103,8 @@ def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
                 todo.extend([option.smelt_input, "furnace", *(f for f, _ in _cheap_fuels(knowledge))])
             elif option.farm is not None:
                 todo.extend(HOES)
+            elif option.hunt is not None:
+                todo.extend(option.hunt.weapons)
     return seen
 
 
@@ -206,7 +208,9 @@ def _hunt(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundA
                 yield GroundAction(
                     name=f"hunt a {option.hunt.animal} for {item}", capability="collect_items",
                     args={"itemName": item, "radius": 8, "maxItems": 16}, produces=((item, got),),
-                    cost=costs.cost("explore", 1) / 10 + costs.cost("attack_entity", 1), hunt=option.hunt,
+                    cost=costs.cost("explore", 1) / 10 + costs.cost("attack_entity", 1)
+                    + (NIGHT_WAIT_TICKS if option.hunt.night else 0), hunt=option.hunt,
+                    tools_any=frozenset(option.hunt.weapons),
                 )
 
 

@@ -59,7 +59,7 @@ class GoapPlanner:
 
     def emittable_verbs(self) -> frozenset[str]:
         # explore steps go in before mining what is not in view; hunts and farms emit several leaves each
-        return frozenset(GROUNDERS) | {"explore", "attack_entity", "till_soil", "plant_crop"}
+        return frozenset(GROUNDERS) | {"explore", "attack_entity", "till_soil", "plant_crop", "equip_weapon"}
 
     def plan(self, intent: Intent, state: PlanningState, registry: Registry) -> PlanResult:
         if not self.can_handle(intent):

@@ -344,6 +344,10 @@ def build_domain() -> Domain:
     def find_animal(s: CraftState, animal: str, item: str) -> PlanStep | bool | None:
         return living.find_animal_step(animal, item)
 
+    @d.operator("!equip_weapon", "equip_weapon")
+    def equip_weapon(s: CraftState, item: str) -> PlanStep | bool | None:
+        return living.equip_step(item)
+
     @d.operator("!kill", "attack_entity")
     def kill(s: CraftState, animal: str, item: str) -> PlanStep | bool | None:
         return living.kill_step(animal, item)
@@ -359,8 +363,10 @@ def build_domain() -> Domain:
             if option.hunt is None:
                 continue
             hunt = option.hunt
-            subtasks: list[Task] = [task for got in living.kills_needed(n, hunt) for task in (
-                ("!find_animal", hunt.animal, item), ("!kill", hunt.animal, item), ("!pick_up", item, got))]
+            armed: list[Task] = [("!equip_weapon", item)] if hunt.weapons else []
+            subtasks: list[Task] = [("tool", hunt.weapons)] if hunt.weapons else []
+            subtasks += [task for got in living.kills_needed(n, hunt) for task in (
+                ("!find_animal", hunt.animal, item), *armed, ("!kill", hunt.animal, item), ("!pick_up", item, got))]
             yield hunt.animal, subtasks, option.cost * n
 
     # -- farming -------------------------------------------------------------------------------------

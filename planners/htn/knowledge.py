@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from craftbt.planners.base import PlanningState
-from craftbt.planners.living import HUNT_TICKS, Farm, Hunt, farms_for, hunts_for
+from craftbt.planners.living import Farm, Hunt, farms_for, hunts_for
 from craftbt.planners.solver import (
     CRAFT_TICKS,
     MINE_TRAVEL_TICKS,
@@ -131,7 +131,7 @@ class Knowledge:
                 out.append(Option("smelt", item, total, smelt_input=smelting.input))
         if self.living:
             for hunt in hunts_for(item):
-                out.append(Option("hunt", item, HUNT_TICKS / hunt.per_kill, hunt=hunt))
+                out.append(Option("hunt", item, hunt.cost, hunt=hunt))
             for farm in farms_for(item):
                 cost = farm_cost(self.costs)
                 if cost < UNREACHABLE:

@@ -42,7 +42,7 @@ from craftbt.world.body import (
     WindowInfo,
 )
 from craftbt.world.mcdata import McData, Recipe, load
-from craftbt.world.nature import ANIMAL_LOOT
+from craftbt.world.nature import MOB_LOOT
 from craftbt.world.sim import blockstate, commands, pathfinding
 from craftbt.world.sim.containers import CHEST_BLOCKS, FURNACE_BLOCKS, Chest, Furnace
 from craftbt.world.sim.entities import ATTACK_REACH, PICKUP_DELAY_TOSSED, WEAPON_DAMAGE
@@ -965,7 +965,7 @@ class SimBody:
             if killed:
                 del self.world.entities[e.id]
                 self.world.note({"event": "mob_died", "entity": e.name, "id": e.id})
-                for item, lo, hi in ANIMAL_LOOT.get(e.name, ()):  # a kill by the player drops the loot
+                for item, lo, hi in MOB_LOOT.get(e.name, ()):  # a kill by the player drops the loot
                     n = self.world.rng.randint(lo, hi)
                     if n > 0:
                         self.world.spawn_item(item, n, e.x, e.y + 0.5, e.z, delay=10)

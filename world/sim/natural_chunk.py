@@ -30,6 +30,8 @@ import numpy.typing as npt
 
 from craftbt.world.sim.generator import SEA_LEVEL, WORLD_TOP, mix, vein_walk
 from craftbt.world.sim.natural_fields import (
+    FLOWER_INDEX,
+    FLOWER_UPPER,
     TREE_KINDS,
     TUFT_CHANCE,
     Biome,
@@ -39,7 +41,18 @@ from craftbt.world.sim.natural_fields import (
     trees,
     unit_array,
 )
-from craftbt.world.sim.natural_rules import BOTTOM, CARVER_REACH, LAVA_LEVEL, ORE_FEATURES, carver_path, ore_y
+from craftbt.world.sim.natural_rules import (
+    BOTTOM,
+    CARVER_REACH,
+    FLOWER_CHANCE,
+    FLOWER_NAMES,
+    LAVA_LEVEL,
+    ORE_FEATURES,
+    SUGAR_CANE_CHANCE,
+    SUGAR_CANE_HEIGHTS,
+    carver_path,
+    ore_y,
+)
 from craftbt.world.sim.storage import BlockState, BlockStore, make_state
 
 Blocks = npt.NDArray[np.uint16]
@@ -134,7 +147,7 @@ def build_chunk(seed: int, cx: int, cz: int) -> ChunkData:
     _carve(seed, pal, blocks, cx, cz, h)
     _lava_pool(seed, pal, blocks, cx, cz)
     _ores(seed, pal, blocks, cx, cz)
-    _surface_plants(seed, pal, blocks, xs, zs, h, b)
+    _surface_plants(seed, pal, blocks, xs, zs, h, b, grid_h)
     _trees(seed, pal, blocks, cx, cz, gx, gz, grid_h, grid_b)
     by_section = blocks.reshape(16, 16, N_SECTIONS, 16).transpose(2, 0, 1, 3)
     # the reference stores every section up to the highest column top, and any other it wrote a block into
@@ -297,21 +310,33 @@ def _ores(seed: int, pal: _LocalPalette, blocks: Blocks, cx: int, cz: int) -> No
                           np.where(here == deepslate, np.array(deep_ids)[feature], here))
 
 
-def _surface_plants(seed: int, pal: _LocalPalette, blocks: Blocks, xs: Ints, zs: Ints, h: Ints, b: Ints) -> None:
-    """Grass tufts and ferns by biome, and a few flowers, on grass with air above."""
-    grass, tuft, fern, dandelion, poppy = (pal.id(n) for n in ("grass_block", "short_grass", "fern", "dandelion",
-                                                               "poppy"))
+def _surface_plants(seed: int, pal: _LocalPalette, blocks: Blocks, xs: Ints, zs: Ints, h: Ints, b: Ints,
+                    grid_h: Ints) -> None:
+    """Grass tufts and ferns by biome, flowers by biome, and sugar cane on sand beside water, into air."""
+    grass, tuft, fern, sand, cane, *flowers = (pal.id(n) for n in ("grass_block", "short_grass", "fern", "sand",
+                                                                   "sugar_cane", *FLOWER_NAMES))
     ix, iz = np.indices((16, 16))
     k = h - BOTTOM
-    open_grass = (blocks[ix, iz, k] == grass) & (blocks[ix, iz, k + 1] == 0)
+    top, above = blocks[ix, iz, k], blocks[ix, iz, k + 1] == 0
+    open_grass = (top == grass) & above
     u = unit_array((seed, 50), xs, zs)
     chance = TUFT_CHANCE[b]
     tufted = open_grass & (u < chance)
-    flowered = open_grass & ~tufted & (u > 0.985) & ((b == Biome.PLAINS) | (b == Biome.FOREST))
+    flower = FLOWER_INDEX[b, np.sum(unit_array((seed, 51), xs, zs)[..., None] >= FLOWER_UPPER[b], axis=-1)]
+    flowered = open_grass & ~tufted & (u > 1 - FLOWER_CHANCE) & (flower >= 0)
     plant = np.where(tufted, np.where((b == Biome.TAIGA) & (u < chance * 0.3), fern, tuft),
-                     np.where(u > 0.993, dandelion, poppy))
+                     np.array([0, *flowers])[flower + 1])
     put = tufted | flowered
     blocks[ix[put], iz[put], k[put] + 1] = plant[put]
+    # sugar cane: sand at sea level, a neighbour column under the sea, the column's draw under the chance
+    wet = np.zeros((16, 16), dtype=bool)
+    for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        wet |= grid_h[2 + dx : 18 + dx, 2 + dz : 18 + dz] < SEA_LEVEL
+    caned = (top == sand) & above & (h == SEA_LEVEL) & wet & (unit_array((seed, 52), xs, zs) < SUGAR_CANE_CHANCE)
+    lo, hi = SUGAR_CANE_HEIGHTS
+    tall = lo + (unit_array((seed, 53), xs, zs) * (hi - lo + 1)).astype(np.int64)
+    for i, j in zip(*np.nonzero(caned), strict=True):
+        blocks[i, j, k[i, j] + 1 : k[i, j] + 1 + tall[i, j]] = cane
 
 
 #: A tree's crown as offsets from (trunk x, top y, trunk z): two 5x5 layers under the top, then two 3x3 layers;

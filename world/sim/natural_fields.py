@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from craftbt.world.sim.generator import SEA_LEVEL, mix
-from craftbt.world.sim.natural_rules import BIOMES
+from craftbt.world.sim.natural_rules import BIOMES, FLOWER_NAMES, FLOWERS, flower_thresholds
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
@@ -44,6 +44,14 @@ assert tuple(b.name.lower() for b in Biome) == BIOME_NAMES, "Biome must list nat
 TREE_KINDS: tuple[str, ...] = ("oak", "birch", "spruce")
 TREE_CHANCE = np.array([BIOMES[n][0] for n in BIOME_NAMES])
 TUFT_CHANCE = np.array([BIOMES[n][2] for n in BIOME_NAMES])
+#: Per biome (rows), the cumulative weights its flowers end at (``natural_rules.flower_thresholds``; the last
+#: is never compared, as the scalar pick takes the last flower for any draw past it, padded with +inf) and the
+#: index of each flower in ``FLOWER_NAMES`` (-1: no flower). A draw ``u`` picks column ``sum(u >= upper)``.
+_WIDEST = max(len(FLOWERS[n]) for n in BIOME_NAMES)
+FLOWER_UPPER = np.array([[t for _, t in flower_thresholds(n)][:-1] + [np.inf] * (_WIDEST - max(0, len(FLOWERS[n]) - 1))
+                         for n in BIOME_NAMES])
+FLOWER_INDEX = np.array([[FLOWER_NAMES.index(f) for f, _ in FLOWERS[n]] + [-1] * (_WIDEST + 1 - len(FLOWERS[n]))
+                         for n in BIOME_NAMES], dtype=np.int64)
 
 
 def mix_array(prefix: tuple[int, ...], *arrays: Ints) -> Hashes:

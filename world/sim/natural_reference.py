@@ -21,9 +21,14 @@ from craftbt.world.sim.natural_rules import (
     BOTTOM,
     CARVER_REACH,
     DEEPSLATE_TOP,
+    FLOWER_CHANCE,
+    FLOWER_NAMES,
     LAVA_LEVEL,
     ORE_FEATURES,
+    SUGAR_CANE_CHANCE,
+    flower_pick,
     ore_y,
+    sugar_cane_height,
 )
 from craftbt.world.sim.storage import BlockStore, make_state
 
@@ -146,11 +151,20 @@ class NaturalWorldReference(NaturalWorldGenerator):
                     x, y, z = vein_step(rng, x, y, z)
 
     def _surface_plants(self, store: BlockStore, cx: int, cz: int) -> None:
-        grass, tuft, fern, dandelion, poppy = _ids(store, "grass_block", "short_grass", "fern", "dandelion", "poppy")
+        grass, tuft, fern, sand, cane, *flowers = _ids(store, "grass_block", "short_grass", "fern", "sand",
+                                                      "sugar_cane", *FLOWER_NAMES)
+        flower_id = dict(zip(FLOWER_NAMES, flowers, strict=True))
         for x in range(cx * 16, cx * 16 + 16):
             for z in range(cz * 16, cz * 16 + 16):
                 h = self.surface_y(x, z)
-                if store.get(x, h, z) != grass or store.get(x, h + 1, z) != 0:
+                if store.get(x, h + 1, z) != 0:
+                    continue
+                if store.get(x, h, z) == sand:
+                    if self._sugar_cane_here(x, z, h):
+                        for y in range(h + 1, h + 1 + sugar_cane_height(unit(self.seed, 53, x, z))):
+                            store.set(x, y, z, cane)
+                    continue
+                if store.get(x, h, z) != grass:
                     continue
                 biome = self.biome(x, z)
                 u = unit(self.seed, 50, x, z)
@@ -158,8 +172,16 @@ class NaturalWorldReference(NaturalWorldGenerator):
                 if u < chance:
                     plant = fern if biome == "taiga" and u < chance * 0.3 else tuft
                     store.set(x, h + 1, z, plant)
-                elif u > 0.985 and biome in ("plains", "forest"):
-                    store.set(x, h + 1, z, dandelion if u > 0.993 else poppy)
+                elif u > 1 - FLOWER_CHANCE:
+                    flower = flower_pick(biome, unit(self.seed, 51, x, z))
+                    if flower is not None:
+                        store.set(x, h + 1, z, flower_id[flower])
+
+    def _sugar_cane_here(self, x: int, z: int, h: int) -> bool:
+        """Sand at sea level with water beside it, and the column's draw under the chance."""
+        if h != SEA_LEVEL or unit(self.seed, 52, x, z) >= SUGAR_CANE_CHANCE:
+            return False
+        return any(self.surface_y(x + dx, z + dz) < SEA_LEVEL for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1)))
 
     def _trees(self, store: BlockStore, cx: int, cz: int) -> None:
         x0, z0 = cx * 16, cz * 16

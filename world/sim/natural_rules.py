@@ -47,6 +47,27 @@ BIOMES: dict[str, tuple[float, tuple[tuple[str, float], ...], float, bool]] = {
     "desert": (0.0, (), 0.0, False),
 }
 ANIMALS = ("cow", "pig", "sheep", "chicken")
+
+#: Open grass columns (not tufted) that grow a flower: u > 1 - FLOWER_CHANCE on the plants' hash.
+FLOWER_CHANCE = 0.015
+#: Biome -> its one-block flowers with weights (vanilla 1.21's flower features: plains' flower_plains; forests'
+#: flower_default with the lily of the valley of forest_flowers; taiga's flower_default; none in deserts).
+#: The two-block flowers (lilac, peony, rose bush, sunflower) are left out: a plant here is one block.
+FLOWERS: dict[str, tuple[tuple[str, float], ...]] = {
+    "plains": (("dandelion", 0.2), ("poppy", 0.2), ("azure_bluet", 0.12), ("oxeye_daisy", 0.12),
+               ("cornflower", 0.12), ("red_tulip", 0.06), ("orange_tulip", 0.06), ("white_tulip", 0.06),
+               ("pink_tulip", 0.06)),
+    "forest": (("dandelion", 0.35), ("poppy", 0.35), ("lily_of_the_valley", 0.3)),
+    "birch_forest": (("dandelion", 0.35), ("poppy", 0.35), ("lily_of_the_valley", 0.3)),
+    "taiga": (("dandelion", 0.5), ("poppy", 0.5)),
+    "desert": (),
+}
+#: Every flower the world grows, in the order a chunk interns them.
+FLOWER_NAMES: tuple[str, ...] = tuple(dict.fromkeys(name for kinds in FLOWERS.values() for name, _ in kinds))
+#: Sugar cane: on a sand column at sea level with water beside it (vanilla: on sand, dirt or grass next to
+#: water), in a share of such columns, 2-4 blocks tall as vanilla's patch_sugar_cane.
+SUGAR_CANE_CHANCE = 0.25
+SUGAR_CANE_HEIGHTS = (2, 4)
 ANIMAL_CHUNK_CHANCE = 0.12
 
 #: One carver sphere: (x, y, z, radius, vertical radius).
@@ -66,6 +87,29 @@ def biome_at(seed: int, x: int, z: int) -> str:
     if humid > 0.45:
         return "forest"
     return "plains"
+
+
+def flower_thresholds(biome: str) -> tuple[tuple[str, float], ...]:
+    """A biome's flowers with the cumulative weight each ends at (a pick ``u`` takes the first above it)."""
+    out, total = [], 0.0
+    for name, weight in FLOWERS[biome]:
+        total += weight
+        out.append((name, total))
+    return tuple(out)
+
+
+def flower_pick(biome: str, u: float) -> str | None:
+    """The flower a column of ``biome`` grows for a uniform draw ``u`` (None: the biome grows none)."""
+    kinds = flower_thresholds(biome)
+    if not kinds:
+        return None
+    return next((name for name, upper in kinds if u < upper), kinds[-1][0])
+
+
+def sugar_cane_height(u: float) -> int:
+    """Height of a sugar cane column for a uniform draw ``u``."""
+    lo, hi = SUGAR_CANE_HEIGHTS
+    return lo + int(u * (hi - lo + 1))
 
 
 def value_noise(seed: int, octave: int, x: float, z: float) -> float:

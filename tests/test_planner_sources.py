@@ -1,0 +1,94 @@
+"""Every planner's raw-material sources on a natural world: flowers for dyes, sugar cane for paper, hostile mobs
+for string and gunpowder (by night), and clear refusals for what this world does not give."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from craftbt.capabilities.default import default_registry
+from craftbt.planners.base import PlanningFailure, PlanningState
+from craftbt.planners.goap.planner import GoapPlanner
+from craftbt.planners.htn.planner import HtnPlanner
+from craftbt.planners.intent import Intent
+from craftbt.planners.living import FIND_NIGHT_MOB_TICKS, WEAPONS, hunts_for
+from craftbt.planners.solver import CraftingSolver
+from craftbt.world import nature
+from craftbt.world.sim.body import SimBody
+from tests.test_solver import leaves
+
+#: A surveyed natural spawn: trees, grass and stone in view; flowers and sugar cane are found by exploring.
+MEADOW = PlanningState(available_blocks=frozenset({"oak_log", "grass_block", "short_grass", "dirt", "stone"}),
+                       block_distance={"oak_log": 6.0, "grass_block": 1.0, "short_grass": 2.0, "stone": 12.0})
+PLANNERS = {"solver": CraftingSolver, "htn": HtnPlanner, "goap": GoapPlanner}
+
+
+def plan(planner: str, goal: str, inventory: dict[str, int] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    state = PlanningState(inventory=inventory or {}, available_blocks=MEADOW.available_blocks,
+                          block_distance=MEADOW.block_distance)
+    result = PLANNERS[planner]().plan(Intent.from_text(goal), state, default_registry())
+    return [(leaf.capability, leaf.args) for leaf in leaves(result.tree.root)]
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_a_fishing_rod_without_string_hunts_a_spider_by_night(planner: str) -> None:
+    steps = plan(planner, "obtain fishing_rod", {"oak_planks": 2, "string": 1})
+    kills = [a for v, a in steps if v == "attack_entity"]
+    assert kills and {a["entityType"] for a in kills} == {"spider"}, steps
+    find = next(a for v, a in steps if v == "explore" and a["target"] == "spider")
+    assert find["max_ticks"] == FIND_NIGHT_MOB_TICKS  # long enough for the night to come
+    # a sword is made first and taken in hand before each fight (bare hands lost every night hunt)
+    verbs = [v for v, _ in steps]
+    sword = next(i for i, (v, a) in enumerate(steps) if v == "craft_recipe" and a["recipe"] in WEAPONS)
+    assert sword < verbs.index("equip_weapon") == verbs.index("attack_entity") - 1
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_dyes_come_from_flowers(planner: str) -> None:
+    steps = plan(planner, "obtain light_gray_dye")
+    mined = {a["item"] for v, a in steps if v == "acquire_material"}
+    assert mined & {"azure_bluet", "oxeye_daisy", "white_tulip"}, steps
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_a_book_comes_from_sugar_cane_and_a_cow(planner: str) -> None:
+    steps = plan(planner, "obtain book")
+    assert any(v == "acquire_material" and a["item"] == "sugar_cane" for v, a in steps), steps
+    assert any(v == "attack_entity" and a["entityType"] == "cow" for v, a in steps), steps
+    assert "equip_weapon" not in [v for v, _ in steps]  # a cow needs no sword
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_a_cake_is_refused_naming_the_milk(planner: str) -> None:
+    with pytest.raises(PlanningFailure) as err:
+        plan(planner, "obtain cake", {"wheat": 2, "sugar": 1, "egg": 1})
+    assert err.value.reason == "unobtainable" and "milk_bucket" in str(err.value) and "egg" not in str(err.value)
+
+
+def test_hostile_loot_is_the_one_table_the_world_drops_and_the_planners_hunt() -> None:
+    assert [(h.animal, h.night) for h in hunts_for("gunpowder")] == [("creeper", True)]
+    assert [(h.animal, h.night) for h in hunts_for("leather")] == [("cow", False)]
+    body = SimBody(seed=3)
+    p = body.position()
+    dropped: set[str] = set()
+    for _ in range(6):  # a spider drops 0-2 string: a few kills drop some
+        spider = body.world.spawn_mob("spider", p.x + 1.5, p.y, p.z, no_ai=True)
+        while spider.id in body.world.entities:
+            handle = body.attack(spider.id)
+            while handle.status().value == "running":
+                body.advance(1)
+        dropped |= {e.item for e in body.world.entities.values() if e.kind == "item"}
+    assert "string" in dropped and dropped <= {i for i, _, _ in nature.MOB_LOOT["spider"]}
+
+
+@pytest.mark.parametrize("planner", ["goap", "solver"])
+def test_a_dye_is_made_from_the_commoner_flowers(planner: str) -> None:
+    """Magenta from poppy and lily of the valley (forest and plains flowers) rather than a pink tulip (plains
+    alone): a flower of fewer biomes counts a longer search (``nature.RARE_SURFACE``). (HTN's decomposition
+    still mixes in a tulip: it makes pink dye both ways.)"""
+    steps = plan(planner, "obtain magenta_dye", {"red_dye": 1, "blue_dye": 1})
+    mined = {a["item"] for v, a in steps if v == "acquire_material"}
+    assert mined == {"poppy", "lily_of_the_valley"}, steps
+    assert nature.search_cost_blocks("pink_tulip") > nature.search_cost_blocks("lily_of_the_valley") \
+        > nature.search_cost_blocks("poppy")
