@@ -380,15 +380,19 @@ class Router:
         )
 
     # -- outcomes and escalation ---------------------------------------------------------------------
-    def record_outcome(self, decision: RoutingDecision, ok: bool) -> None:
-        self.priors.record_plan(decision.chosen, [decision.method, *decision.plan.methods], decision.context, ok)
+    def record_outcome(self, decision: RoutingDecision, ok: bool, failure: Failure | None = None) -> None:
+        """The run's outcome for the planner and every method its plan relied on; a run that failed on a
+        target it found unreachable counts against the planner only (:func:`blames_methods`)."""
+        methods = [decision.method, *decision.plan.methods] if failure is None or blames_methods(failure) else []
+        self.priors.record_plan(decision.chosen, methods, decision.context, ok)
 
     def replan(self, intent: Intent, decision: RoutingDecision, failure: Failure, state: PlanningState,
                observation: Observation | None = None, *, planner: str | None = None) -> RoutingDecision:
         """Plan again with the failure as context; a missing item becomes a subgoal spliced in front.
 
         ``planner`` is the caller's choice, as for :meth:`route`: a forced planner plans the repair too."""
-        recent = [*intent.context.get("recent_failures", []), decision.method, *decision.plan.methods]
+        blamed = [decision.method, *decision.plan.methods] if blames_methods(failure) else []
+        recent = [*intent.context.get("recent_failures", []), *blamed]
         retry = intent.model_copy(update={"context": {**intent.context, "recent_failures": recent,
                                                       "failed": failure.model_dump(mode="json")}})
         main = self.route(retry, state, None, planner=planner)
@@ -572,6 +576,28 @@ def unreached_material(failure: Failure) -> frozenset[str]:
     return frozenset({item, *(source.block for source in mine_sources().get(item, ()))})
 
 
+def replan_view(state: PlanningState, failure: Failure) -> PlanningState:
+    """What a replan sees after ``failure``: the material a mining step reached none of is out of view
+    where the step looked (within its radius), so the plan explores for it; one the survey saw beyond
+    that radius stays in view at its distance (the step never tried it: hiding it sent the planners
+    exploring for whichever material ranks first, oak on a world of spruce)."""
+    hidden = unreached_material(failure)
+    radius = failure.args.get("radius")
+    if isinstance(radius, int | float):
+        hidden = frozenset(b for b in hidden if state.block_distance.get(b, 0.0) <= radius)
+    return state.without_blocks(hidden)
+
+
+def blames_methods(failure: Failure) -> bool:
+    """Whether a failure counts against the methods of the plan that ran (priors, the replan's penalty).
+
+    A mining step that reached none of its material failed on the blocks, not on a method: the replan's
+    world view leaves those blocks out (:func:`unreached_material`, ``Executor.unreachable``). Blaming the
+    methods as well moved the HTN off the oak it had seen 40 blocks away onto acacia no survey had seen,
+    and it explored for that in vain."""
+    return not unreached_material(failure)
+
+
 def with_site(intent: Intent, body: Body) -> Intent:
     """A build goal without ``at`` gets the nearest site where its template fits on the ground."""
     if intent.goal.verb is not GoalVerb.BUILD or intent.context.get("at") is not None:
@@ -683,7 +709,7 @@ def run_goal(
         intent = Intent.from_text(goal, context=given)
     intent = with_site(intent, body)
     run = GoalRun(ok=False)
-    decision = router.route(intent, survey(body), body.observe(), planner=planner)
+    decision = router.route(intent, survey(body, executor.unreachable), body.observe(), planner=planner)
     repeated = RepeatedFailures()
     watch = NightWatch(body) if shelter_at_night else None
     replans_left = max_replans
@@ -722,7 +748,7 @@ def run_goal(
         if outcome.status == "cancelled":
             run.stopped = "cancelled"  # the caller stopped the goal: no replan, and nothing learnt of the plan
             break
-        router.record_outcome(decision, outcome.ok)
+        router.record_outcome(decision, outcome.ok, outcome.failure)
         if outcome.ok:
             run.ok = True
             return run
@@ -736,7 +762,7 @@ def run_goal(
         if repeated.note(failure):
             run.stopped = repeated.stopped(failure)
             break
-        surveyed = survey(body, executor.unreachable).without_blocks(unreached_material(failure))
+        surveyed = replan_view(survey(body, executor.unreachable), failure)
         observed = body.observe()
         try:
             decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner)
