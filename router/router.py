@@ -33,7 +33,7 @@ import contextlib
 import random
 import time
 import uuid
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -44,7 +44,7 @@ from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.executor.backoff import unrepairable
-from craftbt.executor.digests import digest, plan_steps
+from craftbt.executor.digests import digest, iter_leaves, plan_steps
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.failures import Escalation, EscalationReason, Failure
 from craftbt.executor.gate import assess
@@ -153,21 +153,13 @@ class RoutingDecision(BaseModel):
 
 
 def tree_cost(tree: m.TreeDefinition, costs: ActionCosts) -> float:
-    return sum(costs.cost(leaf.capability.partition("@")[0], _units(leaf)) for leaf in _leaves(tree.root))
+    return sum(costs.cost(leaf.capability.partition("@")[0], _units(leaf)) for leaf in iter_leaves(tree.root))
 
 
 def _units(leaf: m.LeafNode) -> int:
     value = leaf.args.get(UNIT_ARG.get(leaf.capability.partition("@")[0], ""), 1)
     return value if isinstance(value, int) and value > 0 else 1
 
-
-def _leaves(node: Any) -> Iterator[m.LeafNode]:
-    if isinstance(node, m.LeafNode):
-        yield node
-    for child in getattr(node, "children", []):
-        yield from _leaves(child)
-    if getattr(node, "child", None) is not None:
-        yield from _leaves(node.child)
 
 
 @dataclass
@@ -215,16 +207,25 @@ class Router:
             if (time.perf_counter() - started) * 1000 > budget_ms:
                 candidates.append(Candidate(planner=name, ok=False, reason="time_budget_spent"))
                 continue
-            candidate, result = self._candidate(name, intent, state, observation)
+            candidate, result = self._candidate(name, intent, state)
             candidates.append(candidate)
             if result is not None:
                 plans[name] = result
-        if not plans:
-            why = "; ".join(f"{c.planner}: {c.reason}" for c in candidates) or "no eligible planner"
-            self.priors.record_decision("route_failed", {"candidates": [c.model_dump() for c in candidates]},
-                                        intent_id=intent.id, goal=str(intent.goal), context=context)
-            raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"no planner could plan {intent.goal}: {why}")
-        chosen, best = self._score(candidates, plans, context)
+        while True:
+            if not plans:
+                why = "; ".join(f"{c.planner}: {c.reason}" for c in candidates) or "no eligible planner"
+                self.priors.record_decision("route_failed", {"candidates": [c.model_dump() for c in candidates]},
+                                            intent_id=intent.id, goal=str(intent.goal), context=context)
+                raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"no planner could plan {intent.goal}: {why}")
+            chosen, best = self._score(candidates, plans, context)
+            # only the tree chosen is validated and gated (the others would never run: checking all three
+            # was most of a craft-only route); one that fails is rejected with its reason and the rest rescored
+            rejected = self._check(plans[chosen], observation)
+            if rejected is None:
+                break
+            loser = next(c for c in candidates if c.planner == chosen)
+            loser.ok, loser.reason, loser.score, loser.theta, loser.mean = False, rejected, None, None, None
+            del plans[chosen]
         result = plans[chosen]
         decision = RoutingDecision(
             intent_id=intent.id, goal=str(intent.goal), traits=sorted(traits), context=context, chosen=chosen,
@@ -259,8 +260,8 @@ class Router:
         return [p for p in dict.fromkeys(ordered)
                 if self.planners[p].available() and self.planners[p].can_handle(intent)]
 
-    def _candidate(self, name: str, intent: Intent, state: PlanningState, observation: Observation | None
-                   ) -> tuple[Candidate, PlanResult | None]:
+    def _candidate(self, name: str, intent: Intent, state: PlanningState) -> tuple[Candidate, PlanResult | None]:
+        """``name``'s plan and its cost, or its refusal (validated and gated only if chosen: :meth:`_check`)."""
         planner = self.planners[name]
         t0 = time.perf_counter()
         try:
@@ -278,19 +279,21 @@ class Router:
                 return Candidate(planner=name, ok=False, reason="needs: " + err.problems[0].message,
                                  planning_ms=(time.perf_counter() - t0) * 1000), None
         ms = (time.perf_counter() - t0) * 1000
-        checked = validate_definition(result.tree, self.registry)
-        if not checked.ok:
-            return Candidate(planner=name, ok=False, reason="invalid: " + checked.problems[0].render(),
-                             planning_ms=ms), None
-        if observation is not None:
-            gate, _ = assess(result.tree, self.registry, observation)
-            if not gate.should_proceed:
-                return Candidate(planner=name, ok=False, reason=f"gate: {gate.block_reason}: {gate.block_detail}",
-                                 planning_ms=ms), None
         assert self.costs is not None
         cost = max(1.0, tree_cost(result.tree, self.costs))
         return Candidate(planner=name, ok=True, method=result.method, cost=cost, confidence=result.confidence,
                          planning_ms=ms), result
+
+    def _check(self, result: PlanResult, observation: Observation | None) -> str | None:
+        """Why the tree of ``result`` must not run (registry validation, then the feasibility gate), or None."""
+        checked = validate_definition(result.tree, self.registry)
+        if not checked.ok:
+            return "invalid: " + checked.problems[0].render()
+        if observation is not None:
+            gate, _ = assess(result.tree, self.registry, observation)
+            if not gate.should_proceed:
+                return f"gate: {gate.block_reason}: {gate.block_detail}"
+        return None
 
     def _resolve_needs(self, intent: Intent, result: PlanResult, state: PlanningState) -> PlanResult:
         """Route an ``obtain N item`` subgoal for every item the plan needs and splice them in front."""
@@ -444,7 +447,7 @@ class Router:
                 continue
             root = roots[0] if len(roots) == 1 else m.SequenceNode(
                 name="subgoals: " + ", ".join(w.goal() for w in group), children=roots)
-            if not any(leaf.capability.split("@")[0] == "explore" for leaf in _leaves(root)):
+            if not any(leaf.capability.split("@")[0] == "explore" for leaf in iter_leaves(root)):
                 return group, root
             fallback = fallback or (group, root)
         if fallback is not None:
