@@ -510,3 +510,30 @@ def test_a_material_seen_past_the_failed_steps_radius_stays_in_the_replans_view(
     assert replan_view(near, failure).available_blocks == frozenset()
     assert not blames_methods(failure)
     assert blames_methods(failure.model_copy(update={"code": "died"}))
+
+
+def test_a_night_pit_and_its_stair_out_spare_the_farm() -> None:
+    """Bread: the bot waits by its crops at sunset, and the pit dug at its feet and the stair out each night
+    turned the farm into trenches. The pit goes FARM_CLEARANCE columns off the farm, the stair out another way."""
+    from craftbt.router.routines import FARM_CLEARANCE, PIT_DEPTH, dig_pit, leave_shelter, pit_site
+
+    body = _flat("dirt")
+    feet = body.position().block()
+    farm = [feet.offset(dx, -1, dz) for dx in range(0, 3) for dz in range(-1, 2)]  # the bot stands on its edge
+    for cell in farm:
+        body.set_block(tuple(cell), "farmland")
+        if cell.z != feet.z:  # the row the bot stands in is tilled, not yet planted
+            body.set_block(tuple(cell.offset(dy=1)), "wheat")
+    assert dig_pit(body) is None  # not under the feet: that digs the farmland
+    site = pit_site(body)
+    assert site is not None
+    assert all(max(abs(site.x - c.x), abs(site.z - c.z)) > FARM_CLEARANCE for c in farm), site
+    # in a pit dug just off the farm's west side, the stair out (east first, where the ground is even) goes
+    # another way
+    pit = feet.offset(dx=-3)
+    body.run_command(f"/fill {pit.x} {pit.y - PIT_DEPTH} {pit.z} {pit.x} {pit.y - 1} {pit.z} air")
+    body.run_command(f"/tp @p {pit.x} {pit.y - PIT_DEPTH} {pit.z}")
+    body.advance(2)
+    dug = [leaf.args["position"] for leaf, _ in walk(leave_shelter(body).root)
+           if isinstance(leaf, LeafNode) and leaf.capability == "dig_block_at"]
+    assert dug and all(p["x"] <= pit.x for p in dug), dug
