@@ -563,6 +563,8 @@ def survey(body: Body, avoid: Collection[BlockPos] = ()) -> PlanningState:
 
 #: A mining step that failed these ways reached nothing more of its material from where it stood.
 NOTHING_REACHED = frozenset({"no_target", "guard_failed:no_target", "partial"})
+#: ... and these after walking at targets it found no way to (the guard's refusal found none to try)
+TARGET_UNREACHED = NOTHING_REACHED - {"guard_failed:no_target"}
 
 
 def unreached_material(failure: Failure) -> frozenset[str]:
@@ -597,8 +599,10 @@ def blames_methods(failure: Failure) -> bool:
     A mining step that reached none of its material failed on the blocks, not on a method: the replan's
     world view leaves those blocks out (:func:`unreached_material`, ``Executor.unreachable``). Blaming the
     methods as well moved the HTN off the oak it had seen 40 blocks away onto acacia no survey had seen,
-    and it explored for that in vain."""
-    return not unreached_material(failure)
+    and it explored for that in vain. A guard that found none of the material in its radius at all
+    (``guard_failed:no_target``) reached no target to find unreachable: the plan's choice of material is
+    blamed as before (natural seed 22: the oak ran out, and the HTN planned the same oak three times)."""
+    return failure.code not in TARGET_UNREACHED or not unreached_material(failure)
 
 
 def with_site(intent: Intent, body: Body) -> Intent:

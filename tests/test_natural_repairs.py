@@ -510,6 +510,7 @@ def test_a_material_seen_past_the_failed_steps_radius_stays_in_the_replans_view(
     assert replan_view(near, failure).available_blocks == frozenset()
     assert not blames_methods(failure)
     assert blames_methods(failure.model_copy(update={"code": "died"}))
+    assert blames_methods(failure.model_copy(update={"code": "guard_failed:no_target"}))  # none there at all
 
 
 def test_a_night_pit_and_its_stair_out_spare_the_farm() -> None:
