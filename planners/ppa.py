@@ -23,8 +23,10 @@ from typing import Any
 
 from craftbt.trees.model import (
     ConditionNode,
+    DecoratorNode,
     LeafNode,
     Node,
+    ParallelNode,
     SelectorNode,
     SequenceNode,
     TreeDefinition,
@@ -126,10 +128,11 @@ def dedupe_leaf_names(root: Node) -> None:
         node = stack.pop(0)
         if isinstance(node, LeafNode) and node.name is not None:
             leaves.append(node)
-        stack[0:0] = list(getattr(node, "children", []))
-        child = getattr(node, "child", None)
-        if child is not None:
-            stack.insert(0, child)
+        # isinstance, not getattr: a pydantic model's missing attribute raises inside (half a craft-only plan)
+        if isinstance(node, SequenceNode | SelectorNode | ParallelNode):
+            stack[0:0] = node.children
+        elif isinstance(node, DecoratorNode):
+            stack.insert(0, node.child)
     taken = {leaf.name for leaf in leaves}
     used: set[str] = set()
     for leaf in leaves:

@@ -441,28 +441,22 @@ class _Expansion:
         """Each slot from what is held, then as much as can be had of each option, cheapest first: the
         six planks a note block still needs made from one oak log and one jungle wood. Obtains what it
         returns; ``None`` (the caller rolls back) when a slot stays short."""
-        left = dict(free)
-        uses: dict[str, int] = {}
-        for slot in recipe.slots:
-            need = slot.take(slot.count * crafts, left, uses)
-            for option in sorted((o for o in slot.options if cost(o) < UNREACHABLE), key=lambda o: (cost(o), o)):
-                if need <= 0:
-                    break
-                low, high = 0, need  # the most of ``option`` obtainable (monotone: a bisection)
-                while low < high:
-                    mid = (low + high + 1) // 2
-                    saved = self._snapshot()
-                    try:
-                        self.obtain(option, uses.get(option, 0) + mid, visiting)
-                        low = mid
-                    except PlanningFailure:
-                        high = mid - 1
-                    self._restore(saved)
-                if low:
-                    uses[option] = uses.get(option, 0) + low
-                    need -= low
-            if need > 0:
-                return None
+        def most(option: str, have: int, need: int) -> int:
+            low, high = 0, need  # the most of ``option`` obtainable (monotone: a bisection)
+            while low < high:
+                mid = (low + high + 1) // 2
+                saved = self._snapshot()
+                try:
+                    self.obtain(option, have + mid, visiting)
+                    low = mid
+                except PlanningFailure:
+                    high = mid - 1
+                self._restore(saved)
+            return low
+
+        uses = spread_mix(recipe, crafts, free, cost, most)
+        if uses is None:
+            return None
         for ingredient, total in uses.items():
             self.obtain(ingredient, total, visiting)
         return uses
@@ -604,6 +598,51 @@ def craft_mixes(recipe: Recipe, crafts: int, free: dict[str, int],
         if mix not in mixes:
             mixes.append(mix)
     return mixes
+
+
+def spread_mix(recipe: Recipe, crafts: int, free: dict[str, int], cost: Callable[[str], float],
+               most: Callable[[str, int, int], int]) -> dict[str, int] | None:
+    """What ``crafts`` crafts consume when no one option pays what is short: each slot takes what is ``free``
+    of its options, then as much as can be had of each option, cheapest first (``most(option, have, need)``:
+    how many more of it beyond ``have``, at most ``need``): the six planks a note block still needs, four
+    made from an oak log and two from jungle wood. ``None`` when a slot stays short. The solver's ``most``
+    plans each amount; the HTN's and GOAP's estimate it (:func:`made_from_held`) and plan the mix."""
+    left = dict(free)
+    uses: dict[str, int] = {}
+    for slot in recipe.slots:
+        need = slot.take(slot.count * crafts, left, uses)
+        for option in sorted((o for o in slot.options if cost(o) < UNREACHABLE), key=lambda o: (cost(o), o)):
+            if need <= 0:
+                break
+            got = most(option, uses.get(option, 0), need)
+            if got:
+                uses[option] = uses.get(option, 0) + got
+                need -= got
+        if need > 0:
+            return None
+    return uses
+
+
+def made_from_held(md: McData, item: str, held: dict[str, int]) -> int:
+    """How many ``item`` one craft step makes from what is ``held`` (planks from the logs, wood and stems
+    held): an estimate for :func:`spread_mix`; the plan of the mix is what proves it."""
+    best = 0
+    for recipe in _recipes(md, item):
+        crafts = min(sum(held.get(o, 0) for o in slot.options) // slot.count for slot in recipe.slots)
+        best = max(best, crafts * recipe.count)
+    return best
+
+
+def spread_of_made(md: McData, recipe: Recipe, crafts: int, free: dict[str, int], held: dict[str, int],
+                   cost: Callable[[str], float]) -> dict[str, int] | None:
+    """:func:`spread_mix` with each option's amount what is free of it plus what one craft step makes of it from
+    ``held``; None when a slot's free options alone pay it (a mix of held options is one of the others)."""
+    if all(sum(free.get(o, 0) for o in slot.options) >= slot.count * crafts for slot in recipe.slots):
+        return None
+    if all(len(slot.options) == 1 for slot in recipe.slots):
+        return None
+    return spread_mix(recipe, crafts, free, cost,
+                      lambda option, _have, need: min(need, made_from_held(md, option, held)))
 
 
 def unknown_item(md: McData, name: str) -> PlanningFailure:

@@ -33,7 +33,7 @@ import contextlib
 import random
 import time
 import uuid
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -44,7 +44,7 @@ from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.executor.backoff import unrepairable
-from craftbt.executor.digests import digest, plan_steps
+from craftbt.executor.digests import digest, iter_leaves, plan_steps
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.failures import Escalation, EscalationReason, Failure
 from craftbt.executor.gate import assess
@@ -153,21 +153,13 @@ class RoutingDecision(BaseModel):
 
 
 def tree_cost(tree: m.TreeDefinition, costs: ActionCosts) -> float:
-    return sum(costs.cost(leaf.capability.partition("@")[0], _units(leaf)) for leaf in _leaves(tree.root))
+    return sum(costs.cost(leaf.capability.partition("@")[0], _units(leaf)) for leaf in iter_leaves(tree.root))
 
 
 def _units(leaf: m.LeafNode) -> int:
     value = leaf.args.get(UNIT_ARG.get(leaf.capability.partition("@")[0], ""), 1)
     return value if isinstance(value, int) and value > 0 else 1
 
-
-def _leaves(node: Any) -> Iterator[m.LeafNode]:
-    if isinstance(node, m.LeafNode):
-        yield node
-    for child in getattr(node, "children", []):
-        yield from _leaves(child)
-    if getattr(node, "child", None) is not None:
-        yield from _leaves(node.child)
 
 
 @dataclass
@@ -215,16 +207,25 @@ class Router:
             if (time.perf_counter() - started) * 1000 > budget_ms:
                 candidates.append(Candidate(planner=name, ok=False, reason="time_budget_spent"))
                 continue
-            candidate, result = self._candidate(name, intent, state, observation)
+            candidate, result = self._candidate(name, intent, state)
             candidates.append(candidate)
             if result is not None:
                 plans[name] = result
-        if not plans:
-            why = "; ".join(f"{c.planner}: {c.reason}" for c in candidates) or "no eligible planner"
-            self.priors.record_decision("route_failed", {"candidates": [c.model_dump() for c in candidates]},
-                                        intent_id=intent.id, goal=str(intent.goal), context=context)
-            raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"no planner could plan {intent.goal}: {why}")
-        chosen, best = self._score(candidates, plans, context)
+        while True:
+            if not plans:
+                why = "; ".join(f"{c.planner}: {c.reason}" for c in candidates) or "no eligible planner"
+                self.priors.record_decision("route_failed", {"candidates": [c.model_dump() for c in candidates]},
+                                            intent_id=intent.id, goal=str(intent.goal), context=context)
+                raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"no planner could plan {intent.goal}: {why}")
+            chosen, best = self._score(candidates, plans, context)
+            # only the tree chosen is validated and gated (the others would never run: checking all three
+            # was most of a craft-only route); one that fails is rejected with its reason and the rest rescored
+            rejected = self._check(plans[chosen], observation)
+            if rejected is None:
+                break
+            loser = next(c for c in candidates if c.planner == chosen)
+            loser.ok, loser.reason, loser.score, loser.theta, loser.mean = False, rejected, None, None, None
+            del plans[chosen]
         result = plans[chosen]
         decision = RoutingDecision(
             intent_id=intent.id, goal=str(intent.goal), traits=sorted(traits), context=context, chosen=chosen,
@@ -259,8 +260,8 @@ class Router:
         return [p for p in dict.fromkeys(ordered)
                 if self.planners[p].available() and self.planners[p].can_handle(intent)]
 
-    def _candidate(self, name: str, intent: Intent, state: PlanningState, observation: Observation | None
-                   ) -> tuple[Candidate, PlanResult | None]:
+    def _candidate(self, name: str, intent: Intent, state: PlanningState) -> tuple[Candidate, PlanResult | None]:
+        """``name``'s plan and its cost, or its refusal (validated and gated only if chosen: :meth:`_check`)."""
         planner = self.planners[name]
         t0 = time.perf_counter()
         try:
@@ -278,19 +279,21 @@ class Router:
                 return Candidate(planner=name, ok=False, reason="needs: " + err.problems[0].message,
                                  planning_ms=(time.perf_counter() - t0) * 1000), None
         ms = (time.perf_counter() - t0) * 1000
-        checked = validate_definition(result.tree, self.registry)
-        if not checked.ok:
-            return Candidate(planner=name, ok=False, reason="invalid: " + checked.problems[0].render(),
-                             planning_ms=ms), None
-        if observation is not None:
-            gate, _ = assess(result.tree, self.registry, observation)
-            if not gate.should_proceed:
-                return Candidate(planner=name, ok=False, reason=f"gate: {gate.block_reason}: {gate.block_detail}",
-                                 planning_ms=ms), None
         assert self.costs is not None
         cost = max(1.0, tree_cost(result.tree, self.costs))
         return Candidate(planner=name, ok=True, method=result.method, cost=cost, confidence=result.confidence,
                          planning_ms=ms), result
+
+    def _check(self, result: PlanResult, observation: Observation | None) -> str | None:
+        """Why the tree of ``result`` must not run (registry validation, then the feasibility gate), or None."""
+        checked = validate_definition(result.tree, self.registry)
+        if not checked.ok:
+            return "invalid: " + checked.problems[0].render()
+        if observation is not None:
+            gate, _ = assess(result.tree, self.registry, observation)
+            if not gate.should_proceed:
+                return f"gate: {gate.block_reason}: {gate.block_detail}"
+        return None
 
     def _resolve_needs(self, intent: Intent, result: PlanResult, state: PlanningState) -> PlanResult:
         """Route an ``obtain N item`` subgoal for every item the plan needs and splice them in front."""
@@ -380,15 +383,19 @@ class Router:
         )
 
     # -- outcomes and escalation ---------------------------------------------------------------------
-    def record_outcome(self, decision: RoutingDecision, ok: bool) -> None:
-        self.priors.record_plan(decision.chosen, [decision.method, *decision.plan.methods], decision.context, ok)
+    def record_outcome(self, decision: RoutingDecision, ok: bool, failure: Failure | None = None) -> None:
+        """The run's outcome for the planner and every method its plan relied on; a run that failed on a
+        target it found unreachable counts against the planner only (:func:`blames_methods`)."""
+        methods = [decision.method, *decision.plan.methods] if failure is None or blames_methods(failure) else []
+        self.priors.record_plan(decision.chosen, methods, decision.context, ok)
 
     def replan(self, intent: Intent, decision: RoutingDecision, failure: Failure, state: PlanningState,
                observation: Observation | None = None, *, planner: str | None = None) -> RoutingDecision:
         """Plan again with the failure as context; a missing item becomes a subgoal spliced in front.
 
         ``planner`` is the caller's choice, as for :meth:`route`: a forced planner plans the repair too."""
-        recent = [*intent.context.get("recent_failures", []), decision.method, *decision.plan.methods]
+        blamed = [decision.method, *decision.plan.methods] if blames_methods(failure) else []
+        recent = [*intent.context.get("recent_failures", []), *blamed]
         retry = intent.model_copy(update={"context": {**intent.context, "recent_failures": recent,
                                                       "failed": failure.model_dump(mode="json")}})
         main = self.route(retry, state, None, planner=planner)
@@ -440,7 +447,7 @@ class Router:
                 continue
             root = roots[0] if len(roots) == 1 else m.SequenceNode(
                 name="subgoals: " + ", ".join(w.goal() for w in group), children=roots)
-            if not any(leaf.capability.split("@")[0] == "explore" for leaf in _leaves(root)):
+            if not any(leaf.capability.split("@")[0] == "explore" for leaf in iter_leaves(root)):
                 return group, root
             fallback = fallback or (group, root)
         if fallback is not None:
@@ -556,6 +563,8 @@ def survey(body: Body, avoid: Collection[BlockPos] = ()) -> PlanningState:
 
 #: A mining step that failed these ways reached nothing more of its material from where it stood.
 NOTHING_REACHED = frozenset({"no_target", "guard_failed:no_target", "partial"})
+#: ... and these after walking at targets it found no way to (the guard's refusal found none to try)
+TARGET_UNREACHED = NOTHING_REACHED - {"guard_failed:no_target"}
 
 
 def unreached_material(failure: Failure) -> frozenset[str]:
@@ -570,6 +579,30 @@ def unreached_material(failure: Failure) -> frozenset[str]:
     if not isinstance(item, str):
         return frozenset()
     return frozenset({item, *(source.block for source in mine_sources().get(item, ()))})
+
+
+def replan_view(state: PlanningState, failure: Failure) -> PlanningState:
+    """What a replan sees after ``failure``: the material a mining step reached none of is out of view
+    where the step looked (within its radius), so the plan explores for it; one the survey saw beyond
+    that radius stays in view at its distance (the step never tried it: hiding it sent the planners
+    exploring for whichever material ranks first, oak on a world of spruce)."""
+    hidden = unreached_material(failure)
+    radius = failure.args.get("radius")
+    if isinstance(radius, int | float):
+        hidden = frozenset(b for b in hidden if state.block_distance.get(b, 0.0) <= radius)
+    return state.without_blocks(hidden)
+
+
+def blames_methods(failure: Failure) -> bool:
+    """Whether a failure counts against the methods of the plan that ran (priors, the replan's penalty).
+
+    A mining step that reached none of its material failed on the blocks, not on a method: the replan's
+    world view leaves those blocks out (:func:`unreached_material`, ``Executor.unreachable``). Blaming the
+    methods as well moved the HTN off the oak it had seen 40 blocks away onto acacia no survey had seen,
+    and it explored for that in vain. A guard that found none of the material in its radius at all
+    (``guard_failed:no_target``) reached no target to find unreachable: the plan's choice of material is
+    blamed as before (natural seed 22: the oak ran out, and the HTN planned the same oak three times)."""
+    return failure.code not in TARGET_UNREACHED or not unreached_material(failure)
 
 
 def with_site(intent: Intent, body: Body) -> Intent:
@@ -683,7 +716,7 @@ def run_goal(
         intent = Intent.from_text(goal, context=given)
     intent = with_site(intent, body)
     run = GoalRun(ok=False)
-    decision = router.route(intent, survey(body), body.observe(), planner=planner)
+    decision = router.route(intent, survey(body, executor.unreachable), body.observe(), planner=planner)
     repeated = RepeatedFailures()
     watch = NightWatch(body) if shelter_at_night else None
     replans_left = max_replans
@@ -722,7 +755,7 @@ def run_goal(
         if outcome.status == "cancelled":
             run.stopped = "cancelled"  # the caller stopped the goal: no replan, and nothing learnt of the plan
             break
-        router.record_outcome(decision, outcome.ok)
+        router.record_outcome(decision, outcome.ok, outcome.failure)
         if outcome.ok:
             run.ok = True
             return run
@@ -736,7 +769,7 @@ def run_goal(
         if repeated.note(failure):
             run.stopped = repeated.stopped(failure)
             break
-        surveyed = survey(body, executor.unreachable).without_blocks(unreached_material(failure))
+        surveyed = replan_view(survey(body, executor.unreachable), failure)
         observed = body.observe()
         try:
             decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from craftbt.capabilities.leaves.interaction import PLANTED_CROPS
 from craftbt.trees import model as m
 from craftbt.world.body import BlockPos, Body
 from craftbt.world.terrain import stair_up_step
@@ -42,6 +43,10 @@ OPEN_BELOW = frozenset({"air", "cave_air", "water", "lava"})
 #: the roof sits in the old ground level: this many blocks over the pit floor's feet cell
 ROOF_ABOVE_FEET = PIT_DEPTH - 1
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+#: a farm's blocks: a night's pit keeps FARM_CLEARANCE columns off them, and its stair out goes another way
+FARM_BLOCKS = frozenset({"farmland", *PLANTED_CROPS})
+FARM_CLEARANCE = 2
+MAX_FARM_CELLS = 512
 #: a hole: on at least HOLE_WALLS of the 8 columns HOLE_RING blocks out, the ground is HOLE_STEP or more up
 HOLE_RING, HOLE_STEP, HOLE_WALLS = 3, 2, 6
 #: hostiles this near (a creeper follows from 16 blocks) turn the stair out of a pit away from them
@@ -135,10 +140,22 @@ def underground(body: Body) -> bool:
     return False
 
 
+def farm_near(body: Body, radius: int = PIT_SEARCH_RADIUS + MAX_STAIR) -> frozenset[BlockPos]:
+    """The farmland and planted crops within ``radius``: ground a shelter must not dig into."""
+    return frozenset(body.find_blocks([*FARM_BLOCKS], radius, max_count=MAX_FARM_CELLS))
+
+
+def _spoils_farm(cell: BlockPos, farm: frozenset[BlockPos], clearance: int = 0) -> bool:
+    """Digging ``cell`` cuts into the farm: a farm block within ``clearance`` columns of it, from one below
+    to one above (a cell under farmland leaves it over a hole; one beside it a trench along the crops)."""
+    return any(abs(f.x - cell.x) <= clearance and abs(f.z - cell.z) <= clearance and -1 <= f.y - cell.y <= 1
+               for f in farm)
+
+
 def dig_pit(body: Body) -> m.TreeDefinition | None:
-    """Dig PIT_DEPTH blocks down under the feet; None when the ground there cannot be dug, or when nothing carried
-    or dug would roof the pit (an open pit is a trap, not a shelter)."""
-    cells = _pit_cells(body, body.position().block())
+    """Dig PIT_DEPTH blocks down under the feet; None when the ground there cannot be dug, when nothing carried
+    or dug would roof the pit (an open pit is a trap, not a shelter), or when the pit would cut into a farm."""
+    cells = _pit_cells(body, body.position().block(), farm_near(body, FARM_CLEARANCE + 1))
     if cells is None:
         return None
     leaves = [m.LeafNode(name=f"dig pit {i}", capability="dig_block_at", args={"position": _vec(cell)},
@@ -146,8 +163,10 @@ def dig_pit(body: Body) -> m.TreeDefinition | None:
     return _tree("dig_pit", f"dig a {PIT_DEPTH}-deep pit for the night", leaves) if leaves else None
 
 
-def _pit_cells(body: Body, feet: BlockPos) -> list[BlockPos] | None:
-    """The cells a pit under ``feet`` digs, or None when no shelter can be dug there."""
+def _pit_cells(body: Body, feet: BlockPos, farm: frozenset[BlockPos] = frozenset()) -> list[BlockPos] | None:
+    """The cells a pit under ``feet`` digs, or None when no shelter can be dug there (or only into ``farm``)."""
+    if any(_spoils_farm(feet.offset(dy=-i), farm, FARM_CLEARANCE) for i in range(0, PIT_DEPTH + 1)):
+        return None  # bread: a pit dug each night at the bot's feet beside the crops turned the farm into trenches
     ground = [body.block_at(feet.offset(dy=-i)).name for i in range(1, PIT_DEPTH + 2)]
     if building_block(body) is None and not DUG_BY_HAND_INTO_A_BUILDING_BLOCK.intersection(ground[:PIT_DEPTH]):
         return None
@@ -160,11 +179,12 @@ def pit_site(body: Body, radius: int = PIT_SEARCH_RADIUS) -> BlockPos | None:
     """The nearest cell within ``radius`` (and PIT_DEPTH + 2 up or down) that a bot can stand in and dig a pit
     under, when not here (natural seed 4: the bot stood on a birch's canopy at sunset two nights running)."""
     feet = body.position().block()
+    farm = farm_near(body, radius + FARM_CLEARANCE + 1)
     columns = sorted(((dx, dz) for dx in range(-radius, radius + 1) for dz in range(-radius, radius + 1)
                       if (dx, dz) != (0, 0)), key=lambda d: abs(d[0]) + abs(d[1]))
     for dx, dz in columns:
         cell = surface(body, feet.x + dx, feet.z + dz, feet.y, span=PIT_DEPTH + 2)
-        if cell is not None and _pit_cells(body, cell):
+        if cell is not None and _pit_cells(body, cell, farm):
             return cell
     return None
 
@@ -244,13 +264,20 @@ def _exit_direction(body: Body, feet: BlockPos) -> tuple[int, int]:
 
 def _stair_direction(body: Body, feet: BlockPos) -> tuple[int, int] | None:
     """Of the sides whose stair floors hold, the one with the shortest stair out (a hillside's downhill side:
-    natural seed 6 climbed eight steps into a hill and was left in a trench), away from hostiles on a tie."""
+    natural seed 6 climbed eight steps into a hill and was left in a trench), away from hostiles on a tie; a
+    side whose stair would cut into a farm only when no other holds."""
     holding = []
     for dx, dz in _away_from_hostiles(body, feet):
         floors = [feet.offset(dx=k * dx, dy=k - 1, dz=k * dz) for k in range(1, PIT_DEPTH + 1)]
         if all(_floor(body.block_at(p).name) for p in floors):
             holding.append((dx, dz))
-    return min(holding, key=lambda side: _steps_out(body, feet, side), default=None)
+    farm = farm_near(body, MAX_STAIR + 2) if holding else frozenset()
+
+    def spoils(side: tuple[int, int]) -> bool:
+        return any(_spoils_farm(c, farm) for k in range(1, _steps_out(body, feet, side) + 1)
+                   for c in stair_up_step(feet, side, k).cells)
+
+    return min(holding, key=lambda side: (spoils(side), _steps_out(body, feet, side)), default=None)
 
 
 def _steps_out(body: Body, feet: BlockPos, side: tuple[int, int]) -> int:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.leaves.common import ActionResult
 from craftbt.capabilities.leaves.interaction import collect_drops
@@ -15,7 +17,7 @@ from craftbt.executor.failures import Failure, FailureSource
 from craftbt.planners.base import PlanningState
 from craftbt.planners.ppa import Check, PlanStep, carry_stations
 from craftbt.router.priors import PriorsStore
-from craftbt.router.router import SURVEY_BLOCKS, run_goal, unreached_material
+from craftbt.router.router import SURVEY_BLOCKS, blames_methods, replan_view, run_goal, unreached_material
 from craftbt.trees.model import LeafNode
 from craftbt.trees.validate import walk
 from craftbt.world.body import BlockPos
@@ -471,3 +473,68 @@ def test_the_night_watch_lets_a_tree_work_on_where_no_pit_can_be_dug() -> None:
     body.advance(watch.awake_until - body.now_ticks())
     watch(executor, None, None)  # type: ignore[arg-type]
     assert len(executor.reasons) == 1 and watch.stopped
+
+
+@pytest.mark.parametrize("planner", ["solver", "htn", "goap"])
+def test_a_log_found_unreachable_is_not_chosen_again_by_any_planner(planner: str, tmp_path: Path) -> None:
+    """The first plan's log stands on a pillar (no path); the only other spruce stands 40 blocks off, past the
+    mining step's radius. The second plan, of every planner, goes for that one: the pillar's log stays out of
+    its view (``Executor.unreachable``), the spruce beyond the step's radius stays in (:func:`replan_view`),
+    and the failure counts against no method (:func:`blames_methods`: the HTN went exploring for acacia)."""
+    body = _flat()
+    pillar_log = _log_on_a_pillar(body, 10)
+    feet = body.position().block()
+    for dy in range(4):
+        body.set_block((feet.x - 40, feet.y + dy, feet.z), "spruce_log")
+    executor = Executor(default_registry(), body, home=tmp_path,
+                        config=ExecutorConfig(geofence=scenario_fence(body)))
+    try:
+        run = run_goal("obtain crafting_table", executor, planner=planner, priors=PriorsStore(":memory:"))
+    finally:
+        executor.journal.close()
+    assert [a.status for a in run.attempts] == ["escalated", "success"], run.attempts
+    assert pillar_log in executor.unreachable and body.block_at(pillar_log).name == "spruce_log"
+    second = [(n.capability, n.args.get("target") or n.args.get("item")) for n, _ in
+              walk(run.decisions[1].plan.tree.root) if isinstance(n, LeafNode)]
+    assert second[0] == ("explore", "spruce_log"), second
+    assert body.observe().count("crafting_table") == 1
+
+
+def test_a_material_seen_past_the_failed_steps_radius_stays_in_the_replans_view() -> None:
+    failure = Failure(source=FailureSource.ESCALATION, reason="local_repair_exhausted", code="no_target",
+                      capability="acquire_material@1.0.0", args={"item": "spruce_log", "radius": 32})
+    far = PlanningState(available_blocks=frozenset({"spruce_log", "stone"}),
+                        block_distance={"spruce_log": 40.0, "stone": 2.0})
+    assert replan_view(far, failure).block_distance == {"spruce_log": 40.0, "stone": 2.0}
+    near = PlanningState(available_blocks=frozenset({"spruce_log"}), block_distance={"spruce_log": 12.0})
+    assert replan_view(near, failure).available_blocks == frozenset()
+    assert not blames_methods(failure)
+    assert blames_methods(failure.model_copy(update={"code": "died"}))
+    assert blames_methods(failure.model_copy(update={"code": "guard_failed:no_target"}))  # none there at all
+
+
+def test_a_night_pit_and_its_stair_out_spare_the_farm() -> None:
+    """Bread: the bot waits by its crops at sunset, and the pit dug at its feet and the stair out each night
+    turned the farm into trenches. The pit goes FARM_CLEARANCE columns off the farm, the stair out another way."""
+    from craftbt.router.routines import FARM_CLEARANCE, PIT_DEPTH, dig_pit, leave_shelter, pit_site
+
+    body = _flat("dirt")
+    feet = body.position().block()
+    farm = [feet.offset(dx, -1, dz) for dx in range(0, 3) for dz in range(-1, 2)]  # the bot stands on its edge
+    for cell in farm:
+        body.set_block(tuple(cell), "farmland")
+        if cell.z != feet.z:  # the row the bot stands in is tilled, not yet planted
+            body.set_block(tuple(cell.offset(dy=1)), "wheat")
+    assert dig_pit(body) is None  # not under the feet: that digs the farmland
+    site = pit_site(body)
+    assert site is not None
+    assert all(max(abs(site.x - c.x), abs(site.z - c.z)) > FARM_CLEARANCE for c in farm), site
+    # in a pit dug just off the farm's west side, the stair out (east first, where the ground is even) goes
+    # another way
+    pit = feet.offset(dx=-3)
+    body.run_command(f"/fill {pit.x} {pit.y - PIT_DEPTH} {pit.z} {pit.x} {pit.y - 1} {pit.z} air")
+    body.run_command(f"/tp @p {pit.x} {pit.y - PIT_DEPTH} {pit.z}")
+    body.advance(2)
+    dug = [leaf.args["position"] for leaf, _ in walk(leave_shelter(body).root)
+           if isinstance(leaf, LeafNode) and leaf.capability == "dig_block_at"]
+    assert dug and all(p["x"] <= pit.x for p in dug), dug

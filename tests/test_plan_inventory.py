@@ -38,6 +38,11 @@ SOLVABLE = [
     ("purpur_slab", {"purpur_block": 2, "purpur_pillar": 1}),
     ("bookshelf", {"warped_planks": 2, "acacia_planks": 1, "spruce_planks": 1, "oak_log": 1, "book": 3}),
     ("iron_ingot", {"raw_iron": 1, "lava_bucket": 1, "oak_planks": 2}),
+    # a slot paid from several made options: two planks held, four made from an oak log and two from jungle
+    # wood (or crimson hyphae); GOAP's heuristic also looked past "six oak planks" to that mix
+    ("note_block", {"acacia_planks": 1, "dark_oak_planks": 1, "stripped_oak_log": 1, "redstone_block": 1,
+                    "jungle_wood": 1, "crimson_hyphae": 1}),
+    ("quartz_stairs", {"quartz_pillar": 5, "nether_quartz_ore": 4, "lava_bucket": 2}),
 ]
 IMPOSSIBLE = [
     ("diamond_pickaxe", {"stick": 2, "oak_planks": 3}, "diamond"),

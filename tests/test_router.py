@@ -204,3 +204,51 @@ def test_every_fast_path_names_a_registered_capability() -> None:
     missing = [e.capability for e in SAFETY_FAST_PATHS if not registry.has(e.capability)]
     missing += [cap for cap, _ in ROUTER_FAST_PATHS.values() if not registry.has(cap)]
     assert missing == []
+
+
+class _Fixed:
+    """A planner that returns one given tree (a cheap one, so the router chooses it first)."""
+
+    def __init__(self, name: str, leaf: m.LeafNode, cost: float = 1.0) -> None:
+        self.name, self.leaf, self.cost = name, leaf, cost
+
+    def available(self) -> bool:
+        return True
+
+    def can_handle(self, intent: Intent) -> bool:
+        return True
+
+    def emittable_verbs(self) -> frozenset[str]:
+        return frozenset({self.leaf.capability})
+
+    def plan(self, intent: Intent, state: PlanningState, registry: Any) -> Any:
+        from craftbt.planners.base import PlanResult
+
+        tree = m.TreeDefinition(tree=self.name, root=m.SequenceNode(name=self.name, children=[self.leaf]))
+        return PlanResult(planner=self.name, tree=tree, estimated_cost=self.cost, confidence=1.0, explanation="")
+
+
+def test_only_the_chosen_tree_is_validated_and_an_invalid_one_never_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Validating every candidate was most of a craft-only route: only the chosen tree is checked, and one
+    that fails is rejected with its reason and the next best chosen (it never reaches a caller)."""
+    import craftbt.router.router as routing
+
+    bad = _Fixed("htn", m.LeafNode(name="bad", capability="craft_recipe", args={"recipe": "stick", "qty": "x"}))
+    good = _Fixed("solver", m.LeafNode(name="ok", capability="craft_recipe", args={"recipe": "stick", "qty": 2}))
+    r = Router(default_registry(), PriorsStore(":memory:"), planners={"htn": bad, "solver": good})  # type: ignore[dict-item]
+    checked: list[str] = []
+    real = routing.validate_definition
+    monkeypatch.setattr(routing, "validate_definition",
+                        lambda tree, registry: (checked.append(tree.tree), real(tree, registry))[1])
+    monkeypatch.setattr(routing, "tree_cost", lambda tree, costs: 1.0 if tree.tree == "htn" else 100.0)
+    decision = r.route(Intent.from_text("obtain stick"), STATE)
+    assert decision.chosen == "solver", decision.candidates
+    rejected = next(c for c in decision.candidates if c.planner == "htn")
+    assert not rejected.ok and rejected.reason is not None and rejected.reason.startswith("invalid:"), rejected
+    assert checked == ["htn", "solver"]
+    checked.clear()
+    monkeypatch.setattr(routing, "tree_cost", lambda tree, costs: 100.0 if tree.tree == "htn" else 1.0)
+    assert r.route(Intent.from_text("obtain stick"), STATE).chosen == "solver" and checked == ["solver"]
+    alone = Router(default_registry(), PriorsStore(":memory:"), planners={"htn": bad})  # type: ignore[dict-item]
+    with pytest.raises(CraftbtError, match="invalid"):
+        alone.route(Intent.from_text("obtain stick"), STATE)

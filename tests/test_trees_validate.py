@@ -187,3 +187,22 @@ def test_shape_errors(text: str, message: str) -> None:
     loaded = load_text(text, file="t.yaml")
     assert loaded.definition is None
     assert message in [p.message for p in loaded.problems]
+
+
+def test_args_that_passed_are_not_checked_again_and_a_failure_is_always_reported() -> None:
+    """Planners emit the same leaves over and over: args that passed both checks are remembered by their
+    content; a failing one is never remembered, so a bad tree reports its problem every time."""
+    import craftbt.trees.validate as validate
+
+    registry = shared_registry()
+    good = m.TreeDefinition(tree="t", root=m.LeafNode(name="a", capability="craft_recipe",
+                                                      args={"recipe": "stick", "qty": 2}))
+    bad = m.TreeDefinition(tree="t", root=m.LeafNode(name="a", capability="craft_recipe",
+                                                     args={"recipe": "stick", "qty": 0}))
+    validate._valid_args.clear()
+    assert validate.validate_definition(good, registry).ok
+    assert len(validate._valid_args) == 1
+    for _ in range(2):
+        assert [p.code for p in validate.validate_definition(bad, registry).problems] == [ErrorCode.INVALID_ARGS]
+    assert len(validate._valid_args) == 1
+    assert validate.validate_definition(good, registry).ok

@@ -29,6 +29,7 @@ key will start with when that is known, and skipped when it is null.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,20 @@ from craftbt.trees.paths import tree_roots
 from craftbt.trees.source import DocPath, SourceMap
 
 _validators: dict[type[BaseModel], jsonschema.protocols.Validator] = {}
+
+
+#: (args model, args as canonical JSON) that passed the schema and the model: checking them again finds nothing
+#: (both checks are pure functions of the two). Only passes are kept, so a bad tree is always reported in full.
+_valid_args: set[tuple[type[BaseModel], str]] = set()
+MAX_VALID_ARGS = 8192
+
+
+def _args_key(model: type[BaseModel], instance: Any) -> tuple[type[BaseModel], str] | None:
+    """The memo key of ``instance`` checked against ``model``; None when it is no plain JSON (not memoized)."""
+    try:
+        return model, json.dumps(instance, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
 
 
 def args_validator(model: type[BaseModel]) -> jsonschema.protocols.Validator:
@@ -221,6 +236,9 @@ class _Validator:
 
     def args(self, inst: _Instance, model: type[BaseModel], args: dict[str, Any], path: DocPath, owner: str) -> None:
         instance, unknown = _substitute(args, inst.known)
+        key = None if unknown else _args_key(model, instance)
+        if key is not None and key in _valid_args:
+            return  # these very args passed both checks before (planners emit the same leaves over and over)
         schema_errors = [
             e for e in args_validator(model).iter_errors(instance)
             if not any(tuple(e.absolute_path)[: len(u)] == u for u in unknown)
@@ -237,6 +255,11 @@ class _Validator:
             for e in err.errors():
                 where = tuple(p for p in e["loc"] if isinstance(p, str | int))
                 self.problem(inst, ErrorCode.INVALID_ARGS, (*path, *where), f"{owner}: {e['msg']}")
+            return
+        if key is not None:
+            if len(_valid_args) >= MAX_VALID_ARGS:
+                _valid_args.clear()
+            _valid_args.add(key)
 
     def subtree(self, inst: _Instance, node: m.SubtreeNode, path: DocPath) -> None:
         for inner, outer in node.remap.items():

@@ -22,7 +22,7 @@ from craftbt.planners.base import STATIONS
 from craftbt.planners.goap.costs import ActionCosts
 from craftbt.planners.htn.knowledge import SEARCH_RADIUS, Knowledge
 from craftbt.planners.living import HOES, NIGHT_WAIT_TICKS, Farm, Hunt
-from craftbt.planners.solver import preferring
+from craftbt.planners.solver import preferring, spread_of_made
 from craftbt.world.mcdata import Recipe
 
 #: Grounders of what living things give: used only on a surveyed world.
@@ -76,6 +76,7 @@ def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
     """The goal's closure over the options worth considering (within the cost slack)."""
     seen: set[str] = set()
     todo = [goal]
+    fuels: list[str] | None = None  # ranked once, when a smelt first needs them
     while todo:
         item = todo.pop()
         if item in seen:
@@ -100,7 +101,9 @@ def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
                 if option.recipe.needs_table:
                     todo.append("crafting_table")
             elif option.smelt_input is not None:
-                todo.extend([option.smelt_input, "furnace", *(f for f, _ in _cheap_fuels(knowledge))])
+                if fuels is None:
+                    fuels = [f for f, _ in _cheap_fuels(knowledge)]
+                todo.extend([option.smelt_input, "furnace", *fuels])
             elif option.farm is not None:
                 todo.extend(HOES)
             elif option.hunt is not None:
@@ -154,7 +157,9 @@ def _mixes(recipe: Recipe, k: Knowledge, items: set[str]) -> list[tuple[tuple[st
     option in turn, and each relevant option alone. Only mixes of relevant items."""
     out: dict[tuple[tuple[str, int], ...], None] = {}
     options = [o for slot in recipe.slots for o in slot.options if o in items]
-    left = {i: n for i, n in k.held.items() if i in recipe.inputs}
+    inputs = recipe.inputs
+    free = {i: n for i, n in k.held.items() if i in inputs}
+    left = dict(free)
     for _ in range(MAX_MIXES):
         for prefer in [None, *options]:
             uses = recipe.fill(1, left, preferring(prefer, k.cost))
@@ -167,6 +172,9 @@ def _mixes(recipe: Recipe, k: Knowledge, items: set[str]) -> list[tuple[tuple[st
     for option in options:  # this option in its slot, the other slots at their cheapest
         uses = recipe.fill(1, {}, preferring(option, k.cost))
         out[tuple(sorted(uses.items()))] = None
+    spread = spread_of_made(k.md, recipe, 1, free, k.held, k.cost)  # a slot paid from several made options
+    if spread is not None:
+        out[tuple(sorted(spread.items()))] = None
     return [m for m in out if all(i in items for i, _ in m)]
 
 

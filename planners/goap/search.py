@@ -41,6 +41,10 @@ class SearchResult:
     expanded: int
 
 
+#: producers of one item whose relaxed plans the heuristic tries, best-ranked first, before it calls the item unmade
+PRODUCERS_TRIED = 4
+
+
 class Heuristic:
     """Relaxed-plan cost from a state to ``count`` of ``goal``, with the helpful items and stations."""
 
@@ -78,13 +82,26 @@ class Heuristic:
         # the best-ranked producer whose inputs are held or made by something: a mix of held planks ranks
         # first but may need more of one kind than is held and nothing makes
         producers = self.producers[item]
-        action = producers[0]
-        if len(producers) > 1:
-            inner = visiting | {item}
-            action = next((a for a in producers if all(
-                inv[i] >= k * math.ceil(missing / dict(a.produces)[item]) or (i not in inner and i in self.producers)
-                for i, k in a.consumes)), action)
-        return self._produce(action, item, missing, inv, stations, helpful, visiting)
+        if len(producers) == 1:
+            return self._produce(producers[0], item, missing, inv, stations, helpful, visiting)
+        inner = visiting | {item}
+        candidates = [a for a in producers if all(
+            inv[i] >= k * math.ceil(missing / dict(a.produces)[item]) or (i not in inner and i in self.producers)
+            for i, k in a.consumes)] or producers[:1]
+        if visiting:  # below the goal: the best-ranked candidate (trying more there doubled the planning time)
+            return self._produce(candidates[0], item, missing, inv, stations, helpful, visiting)
+        # the goal's first producer whose relaxed plan grounds out: six oak planks for a note block looked
+        # makeable, but one log makes four (the mix of several made options further down does)
+        for action in candidates[:PRODUCERS_TRIED]:
+            trial_inv, trial_stations, trial_helpful = defaultdict(int, inv), set(stations), set(helpful)
+            cost = self._produce(action, item, missing, trial_inv, trial_stations, trial_helpful, visiting)
+            if cost < math.inf:
+                inv.clear()
+                inv.update(trial_inv)
+                stations |= trial_stations
+                helpful |= trial_helpful
+                return cost
+        return math.inf
 
     def _produce(self, action: GroundAction, item: str, missing: int, inv: dict[str, int], stations: set[str],
                  helpful: set[str], visiting: frozenset[str]) -> float:
@@ -134,7 +151,24 @@ def astar(
     *,
     max_expansions: int = 20_000,
     timeout_ms: float = 2_000,
+    helpful_only: bool = True,
 ) -> SearchResult | None:
+    """A* from ``start`` to ``count`` of ``goal``. With ``helpful_only`` a state expands only the actions making
+    what the heuristic's relaxed plan needs (when any applies); when that search runs dry having set other
+    actions aside, it is run again expanding every applicable action: the relaxed plan names one mix of a
+    craft (six oak planks for a note block) where only a mix of several made options is payable (four oak,
+    two jungle)."""
+    if helpful_only:
+        pruned: list[bool] = []
+        found = _astar(start, goal, count, actions, heuristic, max_expansions, timeout_ms, pruned)
+        if found is not None or not pruned:
+            return found
+    return _astar(start, goal, count, actions, heuristic, max_expansions, timeout_ms, None)
+
+
+def _astar(start: State, goal: str, count: int, actions: list[GroundAction], heuristic: Heuristic,
+           max_expansions: int, timeout_ms: float, pruned: list[bool] | None) -> SearchResult | None:
+    """One A* run; ``pruned`` (a flag list) set: helpful actions only, and noted there when others were set aside."""
     deadline = time.perf_counter() + timeout_ms / 1000
     h0, _ = heuristic(start, goal, count)
     if math.isinf(h0):
@@ -156,7 +190,12 @@ def astar(
         usable = [a for a in actions if applicable(a, inv, state[1])]
         preferred = [a for a in usable if any(i in helpful for i, _ in a.produces)
                      or (a.station_added is not None and "station:" + a.station_added in helpful)]
-        for action in preferred or usable:
+        if pruned is not None and preferred and len(preferred) < len(usable):
+            if not pruned:
+                pruned.append(True)
+        else:
+            preferred = usable
+        for action in preferred:
             nxt = apply(action, state)
             cost = g[state] + action.cost
             if cost >= g.get(nxt, math.inf):

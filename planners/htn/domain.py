@@ -42,6 +42,7 @@ from craftbt.planners.solver import (
     SMELT_TICKS,
     chunks,
     craft_mixes,
+    spread_of_made,
 )
 from craftbt.world.body import BlockPos
 from craftbt.world.daytime import is_night
@@ -101,7 +102,11 @@ def near(block: str) -> Check:
 def _craft_mixes(recipe: Recipe, crafts: int, s: CraftState) -> list[dict[str, int]]:
     """The solver's mixes of ``recipe`` for this state, each its own method (the priors can then demote
     one that keeps failing here: birch planks where oak ones were cheapest)."""
-    return craft_mixes(recipe, crafts, {i: max(0, s.free(i)) for i in recipe.inputs}, s.knowledge.cost)
+    free = {i: max(0, s.free(i)) for i in recipe.inputs}
+    mixes = craft_mixes(recipe, crafts, free, s.knowledge.cost)
+    held = {i: max(0, s.free(i)) for i in s.inventory}
+    spread = spread_of_made(s.knowledge.md, recipe, crafts, free, held, s.knowledge.cost)
+    return mixes if spread is None or spread in mixes else [*mixes, spread]
 
 
 def build_domain() -> Domain:
