@@ -478,6 +478,11 @@ function blockAt (st, { x, y, z }) {
   return blockInfo(st.bot.blockAt(vec(x, y, z)), x, y, z)
 }
 
+// One chunk column's cells in one call (blocksearch.js chunkCells): what the terrain test compares.
+function chunkCells (st, { cx, cz, y0, y1 }) {
+  return blocksearch.chunkCells(st.bot, cx, cz, y0, y1)
+}
+
 function isExposed (bot, p) {
   for (const [dx, dy, dz] of Object.values(FACES)) {
     const n = bot.blockAt(p.offset(dx, dy, dz))
@@ -1026,6 +1031,7 @@ const METHODS = {
   status: { fn: status, needsSpawn: false },
   snapshot: { fn: snapshot },
   blockAt: { fn: blockAt },
+  chunkCells: { fn: chunkCells },
   setMaxDrop: { fn: setMaxDrop },
   findBlocks: { fn: findBlocks },
   nearestBlocks: { fn: nearestBlocks },
