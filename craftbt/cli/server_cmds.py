@@ -33,6 +33,10 @@ def start_cmd(
         help="With --world: chunks served around the spawn chunk (outside them the server serves air).",
         min=0, max=MAX_RADIUS,
     )] = DEFAULT_RADIUS,
+    daylight_cycle: Annotated[bool, typer.Option(
+        "--daylight-cycle/--fixed-time",
+        help="With --world: the day starts at 1000 as in the embedded world; --fixed-time keeps it there.",
+    )] = True,
     game_mode: Annotated[str, typer.Option("--game-mode", help="survival, creative, adventure or spectator.")] = (
         "survival"
     ),
@@ -47,7 +51,8 @@ def start_cmd(
     """
     try:
         server = FlyingSquid(port=port, version=version, generation=generation, game_mode=game_mode,
-                             vanilla_plugin=vanilla_plugin, world=world, seed=seed, radius=radius)
+                             vanilla_plugin=vanilla_plugin, world=world, seed=seed, radius=radius,
+                             daylight_cycle=daylight_cycle)
         server.start()
     except ServerError as err:
         print(f"craftbt server: {err.code.value}: {err.detail}", file=sys.stderr)

@@ -54,6 +54,8 @@ VANILLA_PLUGIN = PACKAGE_DIR / "squid_vanilla.js"
 #: flying-squid's generator (and a plugin: spawn cell, animals) serving a terrain file terrain.py wrote
 TERRAIN_MODULE = PACKAGE_DIR / "squid_terrain.js"
 TERRAIN_FILE = "terrain.cbtw"
+#: a served embedded world starts at the embedded world's time of day (``World(time_of_day=1000)``), not at 0
+START_TIME = 1000
 
 #: flying-squid world generators worth offering; superflat makes tests predictable.
 GENERATIONS = ("superflat", "diamond_square", "grass_field", "empty")
@@ -136,6 +138,7 @@ class FlyingSquid:
         world: str | None = None,
         seed: int = 0,
         radius: int = DEFAULT_RADIUS,
+        daylight_cycle: bool = True,
     ) -> None:
         if port is not None and not 0 < port < 65536:
             raise ServerError(ServerErrorCode.INVALID_SETTINGS, f"port {port} is not in 1..65535")
@@ -173,6 +176,8 @@ class FlyingSquid:
         self.world = world
         self.seed = seed
         self.radius = radius
+        #: with ``world``: the day starts at the embedded world's time (1000); False keeps it there for good
+        self.daylight_cycle = daylight_cycle
         #: the terrain served (set when the server starts with ``world``): its spawn cell, chunks and animals
         self.terrain: Terrain | None = None
         #: a directory we made is ours to remove when the server stops; one the caller gave stays
@@ -200,6 +205,7 @@ class FlyingSquid:
             "plugins": {**({str(VANILLA_PLUGIN): {}} if self.vanilla_plugin else {}),
                         **({str(TERRAIN_MODULE): {}} if self.world is not None else {})},
             "craftbt": vanilla_rules(self.version) if self.vanilla_plugin else {},
+            "craftbtClock": {"start": START_TIME, "cycle": self.daylight_cycle} if self.world is not None else {},
             "modpe": False,
             "view-distance": self.view_distance,
             "player-list-text": {"header": {"text": "craftbt"}, "footer": {"text": "flying-squid"}},

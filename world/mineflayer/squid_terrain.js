@@ -10,7 +10,8 @@
 //     (the block's default state, with the given properties set), so unnamed properties keep vanilla's
 //     defaults (grass_block is not snowy). Outside the region a chunk is air.
 //   * a plugin (module.exports.server): the fixed spawn point (the embedded world's spawn cell, not
-//     flying-squid's random one) and the animals the embedded world placed with each chunk, summoned
+//     flying-squid's random one), the embedded world's start time (and a fixed time of day if asked)
+//     and the animals the embedded world placed with each chunk, summoned
 //     through squid_vanilla.js (serv.craftbtSummon) once the chunk has been generated.
 // No terrain rule lives here: the Python generators are the one definition.
 
@@ -123,8 +124,14 @@ module.exports.server = function (serv, settings) {
   const [sx, sy, sz] = loadTerrain(gen.terrainFile).header.spawn
   // flying-squid's settings plugin sets a random spawn point after the external plugins load; replace
   // it once every plugin is in: the embedded world's spawn cell, feet centred on it
+  // the clock: flying-squid starts at time 0, which a goal run reads as the end of the night (it shelters
+  // until 1000); the embedded world starts at 1000. settings.craftbtClock = { start, cycle } (cycle false:
+  // the time of day stays at start, as `FlyingSquid(daylight_cycle=False)` asks)
+  const clock = settings.craftbtClock || {}
   serv.on('pluginsReady', () => {
     serv.getSpawnPoint = async () => new Vec3(sx + 0.5, sy, sz + 0.5)
+    if (typeof clock.start === 'number') serv.setTime(clock.start)
+    if (clock.cycle === false) serv.doDaylightCycle = false
   })
   const summonAnimals = () => {
     if (!serv.craftbtSummon || !serv.overworld) return
