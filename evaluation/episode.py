@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 import traceback
+from contextlib import ExitStack
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,17 @@ class EpisodeStatus(StrEnum):
     ERROR = "error"
 
 
+class EpisodeBody(StrEnum):
+    """Where an episode runs: the embedded world, or the test server serving the same world (``--body``)."""
+
+    SIM = "sim"
+    MINEFLAYER = "mineflayer"
+
+
+#: the ``world`` label of an episode run on a server: the report shows it as a column of its own
+SERVER_SUFFIX = "@server"
+
+
 class EpisodeSpec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -51,12 +63,25 @@ class EpisodeSpec(BaseModel):
     planner: str = "auto"
     world: WorldKind = WorldKind.STARTER
     max_ticks: int = Field(default=24_000, ge=1, le=10_000_000)
+    body: EpisodeBody = EpisodeBody.SIM
+    #: with ``body`` mineflayer: ``host:port`` of a server already serving the world, or None to start
+    #: flying-squid serving it for this episode alone (see :mod:`craftbt.evaluation.server_episode`)
+    server: str | None = None
+    #: with ``server``: the geofence (``x1,y1,z1:x2,y2,z2``); a started server gets the embedded world's fence
+    geofence: str | None = None
 
     @property
     def key(self) -> str:
         """A content id: the same spec always has the same key, so a resumed evaluation skips it."""
         text = f"{self.goal}\x1f{self.seed}\x1f{self.planner}\x1f{self.world.value}\x1f{self.max_ticks}"
+        if self.body is EpisodeBody.MINEFLAYER:  # embedded episodes keep the keys they always had
+            text += f"\x1f{self.body.value}\x1f{self.server}\x1f{self.geofence}"
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+    @property
+    def world_label(self) -> str:
+        """The ``world`` an episode's result reports: ``natural``, or ``natural@server`` on a server."""
+        return self.world.value + (SERVER_SUFFIX if self.body is EpisodeBody.MINEFLAYER else "")
 
 
 class EpisodeResult(BaseModel):
@@ -103,14 +128,21 @@ def world_for(spec: EpisodeSpec) -> Body:
 
 
 def run_episode(spec: EpisodeSpec, home: Path, *, worker: str = "local") -> EpisodeResult:
-    """Generate the world, route and run the goal (with replanning), and report; never raises."""
+    """Generate the world (or serve it), route and run the goal (with replanning), and report; never raises."""
     started = time.perf_counter()
     base: dict[str, Any] = {"key": spec.key, "goal": spec.goal, "seed": spec.seed, "planner": spec.planner,
-            "world": spec.world.value, "worker": worker}
+            "world": spec.world_label, "worker": worker}
     try:
-        body, config = body_and_config(body_spec_for(spec), max_ticks=spec.max_ticks)
-        with Bot(body, config=config, home=home, seed=spec.seed, scenario=f"eval:{spec.world.value}",
-                 priors=PriorsStore(":memory:")) as bot:
+        with ExitStack() as stack:
+            if spec.body is EpisodeBody.MINEFLAYER:
+                from craftbt.evaluation.server_episode import server_body  # Node only for server episodes
+
+                body, config = stack.enter_context(server_body(spec))
+            else:
+                body, config = body_and_config(body_spec_for(spec), max_ticks=spec.max_ticks)
+            bot = stack.enter_context(Bot(body, config=config, home=home, seed=spec.seed,
+                                          scenario=f"eval:{spec.world_label}", priors=PriorsStore(":memory:"),
+                                          body_kind=spec.body.value, owns_body=spec.body is EpisodeBody.MINEFLAYER))
             goal_run = bot.run_goal(spec.goal, planner=spec.planner)
     except CraftbtError as err:
         return EpisodeResult(**base, status=EpisodeStatus.NO_PLAN, reason=err.problems[0].message[:500],

@@ -12,10 +12,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from craftbt.core.errors import CraftbtError, ErrorCode, Location
 from craftbt.core.inputs import is_file, read_text
-from craftbt.evaluation.episode import MAX_SEED, EpisodeResult, WorldKind
+from craftbt.evaluation.episode import MAX_SEED, EpisodeBody, EpisodeResult, WorldKind
 from craftbt.evaluation.fleet import MAX_BOTS, BodyKind, FleetSpec, ItemResult, WorkItem, run_fleet
 from craftbt.evaluation.report import html_report, summarize
 from craftbt.evaluation.runner import evaluate, expand
+from craftbt.evaluation.side_by_side import agreement, pair_up, side_by_side_text
 from craftbt.evaluation.store import ResultStore
 from craftbt.executor.config import Bounds
 from craftbt.executor.sla import percentile
@@ -82,6 +83,25 @@ def readable_goals(goals: list[str]) -> list[str]:
     return goals
 
 
+def server_episodes(body: str, host: str | None, port: int, geofence: str | None) -> dict[str, object] | None:
+    """What turns an embedded episode into its server twin (``--body mineflayer``), or None for ``--body sim``."""
+    try:
+        kind = EpisodeBody(body)
+    except ValueError:
+        raise _err(f"--body {body!r} is not one of {', '.join(b.value for b in EpisodeBody)}") from None
+    if kind is EpisodeBody.SIM:
+        return None
+    if host is None:
+        return {"body": kind}
+    if geofence is None:
+        raise _err("--host needs --geofence: world-changing leaves stay refused on a server without one")
+    try:
+        Bounds.parse(geofence)
+    except ValueError as err:
+        raise _err(f"--geofence {geofence!r}: {err}", expected="x1,y1,z1:x2,y2,z2") from None
+    return {"body": kind, "server": f"{host}:{port}", "geofence": geofence}
+
+
 def eval_cmd(
     goals: str = typer.Option(..., "--goals", help='Comma-separated goals, or a file with one per line'),
     seeds: str = typer.Option("0-9", "--seeds", help="Seeds: 0-19, or 3,7,11"),
@@ -92,10 +112,17 @@ def eval_cmd(
     out: Path = typer.Option(Path("eval-out"), "--out", help="Results folder (resumes what is there)"),
     max_ticks: int = typer.Option(24_000, "--max-ticks", min=1, max=10_000_000, help="Game-tick budget per run"),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON"),
+    body: str = typer.Option("sim", "--body", help="sim, or mineflayer: each episode also on the test server "
+                             "serving the same world (one server and one bot per episode), side by side"),
+    host: str | None = typer.Option(None, "--host", help="--body mineflayer: join this server instead of "
+                                    "starting one per episode (it must serve the same world and seed)"),
+    port: int = typer.Option(25565, "--port", min=1, max=65535, help="--body mineflayer with --host"),
+    geofence: str | None = typer.Option(None, "--geofence", help="--body mineflayer with --host: x1,y1,z1:x2,y2,z2"),
 ) -> None:
     """Evaluate goals over seeds, planners and worlds; every episode once, results under --out.
 
-    Example: craftbt eval --goals "obtain stick,obtain wooden_pickaxe" --seeds 0-9 --planner solver,htn
+    Example: craftbt eval --goals "obtain stick,obtain wooden_pickaxe" --seeds 0-9 --planner solver,htn;
+    craftbt eval --body mineflayer --world natural --goals "obtain wooden_pickaxe" --seeds 1-5
     """
     try:  # what the parser cannot read is refused before any episode starts (exit 2, the reason)
         goal_list = readable_goals(parse_goals(goals))
@@ -110,6 +137,14 @@ def eval_cmd(
     except ValueError:
         raise _err(f"--world {world!r}: each must be one of {', '.join(k.value for k in WorldKind)}") from None
     specs = expand(goal_list, seed_list, planners or ["auto"], worlds or ["starter"], max_ticks)
+    try:  # a bad --body, --host without a fence or a bad box: a usage error (exit 2) before any episode
+        kind = server_episodes(body, host, port, geofence)
+    except CraftbtError as err:
+        for problem in err.problems:
+            typer.echo(f"craftbt eval: {problem.render()}", err=True)
+        raise typer.Exit(2) from None
+    if kind is not None:
+        specs += [s.model_copy(update=kind) for s in specs]
     if len(specs) > MAX_EPISODES:
         raise _err(f"{len(specs)} episodes requested; at most {MAX_EPISODES} per command")
     if out.exists() and not out.is_dir():
@@ -138,16 +173,30 @@ def eval_cmd(
     report = out / "report.html"
     report.write_text(html_report(results), encoding="utf-8")
     cells = summarize(results)
-    if as_json:
+    pairs = pair_up(results) if kind is not None else []
+    if as_json and not pairs:
         typer.echo(json.dumps({
             "ran": run.ran, "skipped": run.skipped, "backend": run.backend, "store": str(run.store),
             "report": str(report), "cells": [{**c.model_dump(), "rate": c.rate} for c in cells],
+        }, indent=2))
+        return
+    if as_json and pairs:
+        a = agreement(pairs)
+        typer.echo(json.dumps({
+            "ran": run.ran, "skipped": run.skipped, "backend": run.backend, "store": str(run.store),
+            "report": str(report), "cells": [{**c.model_dump(), "rate": c.rate} for c in cells],
+            "side_by_side": [{"goal": p.goal, "seed": p.seed, "planner": p.planner, "world": p.world,
+                              "embedded": p.embedded.status.value if p.embedded else None,
+                              "server": p.server.status.value if p.server else None} for p in pairs],
+            "agreement": {**vars(a), "server_share": a.server_share},
         }, indent=2))
         return
     typer.echo(f"{run.ran} episodes run ({run.backend}), {run.skipped} already done; results {run.store}")
     for c in cells:
         sim = "" if c.median_sim_minutes is None else f", median {c.median_sim_minutes:.1f} simulated min"
         typer.echo(f"  {c.goal} [{c.planner}, {c.world}]: {c.successes}/{c.episodes}{sim}")
+    for line in side_by_side_text(pairs) if pairs else []:
+        typer.echo(line)
     typer.echo(f"report {report}")
 
 

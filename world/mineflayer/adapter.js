@@ -483,6 +483,11 @@ function blockAt (st, { x, y, z }) {
   return blockInfo(st.bot.blockAt(vec(x, y, z)), x, y, z)
 }
 
+// One chunk column's cells in one call (blocksearch.js chunkCells): what the terrain test compares.
+function chunkCells (st, { cx, cz, y0, y1 }) {
+  return blocksearch.chunkCells(st.bot, cx, cz, y0, y1)
+}
+
 function isExposed (bot, p) {
   for (const [dx, dy, dz] of Object.values(FACES)) {
     const n = bot.blockAt(p.offset(dx, dy, dz))
@@ -661,6 +666,13 @@ function startDig (st, { x, y, z }) {
   })
 }
 
+const OPENS_ON_CLICK = new Set(['crafting_table', 'furnace', 'blast_furnace', 'smoker', 'chest', 'trapped_chest',
+  'barrel', 'ender_chest', 'anvil', 'enchanting_table', 'brewing_stand', 'hopper', 'dispenser', 'dropper',
+  'lever', 'loom', 'smithing_table', 'stonecutter', 'grindstone', 'cartography_table', 'note_block'])
+function opensOnClick (name) {
+  return OPENS_ON_CLICK.has(name) || /(_bed|_door|_trapdoor|_fence_gate|_button|shulker_box)$/.test(name)
+}
+
 function startPlace (st, { item, x, y, z, face }) {
   const bot = st.bot
   const off = FACES[face]
@@ -682,9 +694,17 @@ function startPlace (st, { item, x, y, z, face }) {
   }
   const facePoint = ref.position.offset(0.5 + off[0] * 0.5, 0.5 + off[1] * 0.5, 0.5 + off[2] * 0.5)
   requireReach(bot, facePoint, `the ${face} face of ${ref.name} at ${x},${y},${z}`)
+  // a block that opens on a click (a furnace, a table, a chest...) takes a placement only from a sneaking
+  // player, as in vanilla: otherwise the click opens it and the block never comes
+  const sneak = opensOnClick(ref.name)
   return launch(st, 'place', 'not_placeable', async () => {
     await bot.equip(inv, 'hand')
-    await bot.placeBlock(ref, vec(off[0], off[1], off[2]))
+    if (sneak) bot.setControlState('sneak', true)
+    try {
+      await bot.placeBlock(ref, vec(off[0], off[1], off[2]))
+    } finally {
+      if (sneak) bot.setControlState('sneak', false)
+    }
     const after = bot.blockAt(vec(tx, ty, tz))
     if (!after || REPLACEABLE.has(after.name)) throw new BodyErr('not_placeable', `${item} did not appear at ${tx},${ty},${tz}`, true)
     return { block: after.name, pos: [tx, ty, tz], item }
@@ -1044,6 +1064,7 @@ const METHODS = {
   status: { fn: status, needsSpawn: false },
   snapshot: { fn: snapshot },
   blockAt: { fn: blockAt },
+  chunkCells: { fn: chunkCells },
   setMaxDrop: { fn: setMaxDrop },
   findBlocks: { fn: findBlocks },
   nearestBlocks: { fn: nearestBlocks },

@@ -176,4 +176,50 @@ function nearestBlocks (bot, names, origin, radius, open) {
   return out
 }
 
-module.exports = { findBlocks, nearestBlocks }
+// Every cell of one chunk column between y0 and y1 (exclusive) as the bot holds it, in one call: a
+// palette of [name, properties] and one palette index per cell, ordered x, then z, then y (the
+// embedded store's order, so a test compares the server's terrain with the embedded world's cell by
+// cell). null when the bot does not hold the column.
+// [name, properties] of a state id (minecraft-data's mixed radix, the last property varying fastest)
+function stateOf (registry, state) {
+  const def = registry.blocksByStateId[state]
+  if (!def) return ['unknown', { state }]
+  const props = {}
+  let rest = state - def.minStateId
+  const states = def.states || []
+  for (let i = states.length - 1; i >= 0; i--) {
+    const s = states[i]
+    const idx = rest % s.num_values
+    rest = Math.floor(rest / s.num_values)
+    if (s.type === 'bool') props[s.name] = idx === 0
+    else if (s.type === 'int') props[s.name] = Number(s.values[idx])
+    else props[s.name] = s.values[idx]
+  }
+  return [def.name, props]
+}
+
+function chunkCells (bot, cx, cz, y0, y1) {
+  const column = bot.world.getColumn(cx, cz)
+  if (!column) return null
+  const palette = []
+  const byState = new Map()
+  const cells = []
+  const pos = { x: 0, y: 0, z: 0 }
+  for (pos.x = 0; pos.x < 16; pos.x++) {
+    for (pos.z = 0; pos.z < 16; pos.z++) {
+      for (pos.y = y0; pos.y < y1; pos.y++) {
+        const state = column.getBlockStateId(pos)
+        let i = byState.get(state)
+        if (i === undefined) {
+          i = palette.length
+          palette.push(stateOf(bot.registry, state))
+          byState.set(state, i)
+        }
+        cells.push(i)
+      }
+    }
+  }
+  return { palette, cells }
+}
+
+module.exports = { findBlocks, nearestBlocks, chunkCells }

@@ -479,6 +479,16 @@ class MineflayerBody:
             raise BodyError(BodyErrorCode.OUT_OF_REACH, f"block at {tuple(pos)} is not loaded", retryable=True)
         return BlockInfo(name=raw["name"], pos=BlockPos(*raw["pos"]), state=raw.get("state") or {})
 
+    def chunk_cells(self, cx: int, cz: int, y0: int, y1: int) -> list[tuple[str, dict[str, Any]]] | None:
+        """Every cell of chunk column (cx, cz) from ``y0`` to ``y1`` (exclusive) as the bot holds it, ordered x, z,
+        then y (the embedded store's order), as ``(name, properties)``; None when the column is not loaded.
+        One bridge call: the terrain test compares the server's chunks with the embedded world's with it."""
+        raw = self._call("chunkCells", {"cx": cx, "cz": cz, "y0": y0, "y1": y1})
+        if raw is None:
+            return None
+        palette = [(str(name), dict(props)) for name, props in raw["palette"]]
+        return [palette[i] for i in raw["cells"]]
+
     def find_blocks(
         self, names: list[str], radius: int, max_count: int = 16, *, exposed: bool = False
     ) -> list[BlockPos]:

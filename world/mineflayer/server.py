@@ -36,6 +36,14 @@ from craftbt.world.mineflayer.node_env import (
     node_binary,
     setup_hint,
 )
+from craftbt.world.mineflayer.terrain import (
+    DEFAULT_RADIUS,
+    MAX_RADIUS,
+    TERRAIN_WORLDS,
+    Terrain,
+    build_terrain,
+    write_terrain,
+)
 
 DEFAULT_VERSION = "1.21.4"
 LOOPBACK = "127.0.0.1"
@@ -43,6 +51,11 @@ READY_MARKER = "CRAFTBT_SQUID_READY"
 LAUNCHER = PACKAGE_DIR / "squid_server.js"
 #: craftbt's flying-squid plugin: crafting, furnaces, chests and barrels, drops by harvest tool
 VANILLA_PLUGIN = PACKAGE_DIR / "squid_vanilla.js"
+#: flying-squid's generator (and a plugin: spawn cell, animals) serving a terrain file terrain.py wrote
+TERRAIN_MODULE = PACKAGE_DIR / "squid_terrain.js"
+TERRAIN_FILE = "terrain.cbtw"
+#: a served embedded world starts at the embedded world's time of day (``World(time_of_day=1000)``), not at 0
+START_TIME = 1000
 
 #: flying-squid world generators worth offering; superflat makes tests predictable.
 GENERATIONS = ("superflat", "diamond_square", "grass_field", "empty")
@@ -122,6 +135,10 @@ class FlyingSquid:
         view_distance: int = 4,
         workdir: Path | None = None,
         vanilla_plugin: bool = True,
+        world: str | None = None,
+        seed: int = 0,
+        radius: int = DEFAULT_RADIUS,
+        daylight_cycle: bool = True,
     ) -> None:
         if port is not None and not 0 < port < 65536:
             raise ServerError(ServerErrorCode.INVALID_SETTINGS, f"port {port} is not in 1..65535")
@@ -130,6 +147,16 @@ class FlyingSquid:
                 ServerErrorCode.INVALID_SETTINGS,
                 f"generation {generation!r} is not one of {', '.join(GENERATIONS)}",
             )
+        if world is not None and world not in TERRAIN_WORLDS:
+            raise ServerError(
+                ServerErrorCode.INVALID_SETTINGS,
+                f"world {world!r} is not one of {', '.join(TERRAIN_WORLDS)}",
+            )
+        if world is not None and generation != "superflat":
+            raise ServerError(ServerErrorCode.INVALID_SETTINGS,
+                              f"world {world!r} and generation {generation!r}: give one of them")
+        if not 0 <= radius <= MAX_RADIUS:
+            raise ServerError(ServerErrorCode.INVALID_SETTINGS, f"radius {radius} is not in 0..{MAX_RADIUS} chunks")
         if game_mode not in GAME_MODES:
             raise ServerError(
                 ServerErrorCode.INVALID_SETTINGS,
@@ -145,6 +172,14 @@ class FlyingSquid:
         self.view_distance = view_distance
         #: load ``squid_vanilla.js`` (off: flying-squid as shipped, which opens no crafting window)
         self.vanilla_plugin = vanilla_plugin
+        #: serve the embedded ``world`` for ``seed`` (``radius`` chunks around its spawn) instead of ``generation``
+        self.world = world
+        self.seed = seed
+        self.radius = radius
+        #: with ``world``: the day starts at the embedded world's time (1000); False keeps it there for good
+        self.daylight_cycle = daylight_cycle
+        #: the terrain served (set when the server starts with ``world``): its spawn cell, chunks and animals
+        self.terrain: Terrain | None = None
         #: a directory we made is ours to remove when the server stops; one the caller gave stays
         self._owns_workdir = workdir is None
         self.workdir = workdir or Path(tempfile.mkdtemp(prefix="craftbt-squid-"))
@@ -165,10 +200,12 @@ class FlyingSquid:
             "gameMode": GAME_MODES[self.game_mode],
             "difficulty": 0,
             "worldFolder": str(self.workdir / "world"),
-            "generation": {"name": self.generation, "options": {"worldHeight": 80}},
+            "generation": self._generation(),
             "kickTimeout": 10000,
-            "plugins": {str(VANILLA_PLUGIN): {}} if self.vanilla_plugin else {},
+            "plugins": {**({str(VANILLA_PLUGIN): {}} if self.vanilla_plugin else {}),
+                        **({str(TERRAIN_MODULE): {}} if self.world is not None else {})},
             "craftbt": vanilla_rules(self.version) if self.vanilla_plugin else {},
+            "craftbtClock": {"start": START_TIME, "cycle": self.daylight_cycle} if self.world is not None else {},
             "modpe": False,
             "view-distance": self.view_distance,
             "player-list-text": {"header": {"text": "craftbt"}, "footer": {"text": "flying-squid"}},
@@ -176,6 +213,18 @@ class FlyingSquid:
             "max-entities": 100,
             "version": self.version,
         }
+
+    def _generation(self) -> dict[str, Any]:
+        if self.world is None:
+            return {"name": self.generation, "options": {"worldHeight": 80}}
+        return {"name": str(TERRAIN_MODULE),
+                "options": {"terrainFile": str(self.workdir / TERRAIN_FILE), "seed": self.seed, "worldHeight": 384}}
+
+    @property
+    def spawn(self) -> tuple[int, int, int] | None:
+        """The cell a player's feet start in on a served embedded world (None on flying-squid's generators,
+        whose spawn flying-squid picks at random)."""
+        return self.terrain.spawn if self.terrain is not None else None
 
     def start(self, timeout_s: float = 60.0) -> FlyingSquid:
         """Start the server and wait until it is ready; retries a raced free port twice."""
@@ -201,6 +250,12 @@ class FlyingSquid:
 
     def _launch(self, node: str, nm: Path, timeout_s: float) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
+        if self.world is not None:
+            # the embedded world's own generator, run here: the server's generator only reads its output
+            if self.terrain is None:
+                self.terrain = build_terrain(self.world, self.seed, self.radius)
+            if not (self.workdir / TERRAIN_FILE).exists():
+                write_terrain(self.terrain, self.workdir / TERRAIN_FILE)
         settings_path = self.workdir / "settings.json"
         settings_path.write_text(json.dumps(self.settings(), indent=2))
         with self.log_path.open("ab") as log:

@@ -10,6 +10,8 @@ const [nodeModules, settingsPath] = process.argv.slice(2)
 const settings = JSON.parse(fs.readFileSync(settingsPath, 'utf8'))
 // craftbt's plugin (squid_vanilla.js) loads flying-squid's own item and window modules from here
 if (settings.craftbt) settings.craftbt.nodeModules = nodeModules
+// squid_terrain.js (generator and plugin) loads prismarine-chunk and vec3 from there too
+if (settings.generation && settings.generation.options && settings.generation.options.terrainFile) settings.generation.options.nodeModules = nodeModules
 const squid = require(path.join(nodeModules, 'flying-squid'))
 
 const serv = squid.createMCServer(settings)

@@ -312,6 +312,17 @@ module.exports.player = function (player, serv) {
   if (sendBrand) player.sendBrand = (brand = BRAND) => sendBrand(brand)
   survival.playerEarly(player)
   player.once('asap', () => setupPlayer(player, serv))
+  trackSneaking(player)
+}
+
+// -- sneaking (1.21.2+) ----------------------------------------------------------------------------
+// From 1.21.2 a client sends sneaking in player_input's `shift` flag, no longer as entity_action 0/1,
+// which is all flying-squid reads; so a sneaking bot that clicks a furnace with a block in hand opened
+// the furnace (and its placement never came) instead of placing against it, as vanilla does.
+function trackSneaking (player) {
+  player._client.on('player_input', ({ inputs } = {}) => {
+    player.crouching = !!(inputs && inputs.shift)
+  })
 }
 
 // Vanilla attack damage (1.21.4) by weapon; anything else hits for 1, like a hand.
