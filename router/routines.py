@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from craftbt.capabilities.leaves.interaction import PLANTED_CROPS
+from craftbt.capabilities.leaves.blocks import PLANTED_CROPS
 from craftbt.trees import model as m
 from craftbt.world.body import BlockPos, Body
 from craftbt.world.terrain import stair_up_step

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from craftbt.capabilities.leaves.container import TransferItemsArgs
+from craftbt.capabilities.leaves.containers import TransferItemsArgs
 from craftbt.capabilities.leaves.sensing import WaitArgs
 from craftbt.capabilities.spec import Verdict
 from tests.leafkit import run_leaf

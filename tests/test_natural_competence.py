@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from craftbt.capabilities.default import default_registry
-from craftbt.capabilities.leaves.interaction import material_plan
+from craftbt.capabilities.leaves.blocks import material_plan
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.planners.base import PlanningState
 from craftbt.planners.goap.planner import GoapPlanner

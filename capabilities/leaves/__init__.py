@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING
 
 from craftbt.capabilities import checks
 from craftbt.capabilities.leaves import (
+    blocks,
     combat,
     construction,
-    container,
+    containers,
     crafting,
     exploration,
     farming,
-    interaction,
+    mechanisms,
     movement,
     sensing,
-    world_interaction,
 )
 
 if TYPE_CHECKING:
@@ -26,13 +26,13 @@ if TYPE_CHECKING:
 
 FAMILIES = (
     movement,
-    interaction,
+    blocks,
     sensing,
     crafting,
-    container,
+    containers,
     combat,
     farming,
-    world_interaction,
+    mechanisms,
     construction,
     exploration,
 )

@@ -41,7 +41,7 @@ from craftbt.capabilities.leaves.common import (
     sees,
     within_reach,
 )
-from craftbt.capabilities.leaves.interaction import MIN_DY, material_plan
+from craftbt.capabilities.leaves.blocks import MIN_DY, material_plan
 from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,

@@ -1174,7 +1174,7 @@ class SimBody:
         return self._start(TimedHandle("toss", self.now_ticks(), 1, apply))
 
     # -- optional observations (not part of the protocol) ----------------------------------------
-    # Added for control_environment (capabilities/leaves/world_interaction.py), which asks a body
+    # Added for control_environment (capabilities/leaves/mechanisms.py), which asks a body
     # for these when it has them: the weather to verify /weather, operator rights for its guard.
     def weather(self) -> str:
         return self.world.weather

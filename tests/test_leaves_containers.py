@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from craftbt.capabilities.leaves.container import TransferItemsArgs
+from craftbt.capabilities.leaves.containers import TransferItemsArgs
 from craftbt.capabilities.spec import Verdict
 from craftbt.world.body import BlockPos, WindowInfo
 from tests.fakes import FakeBody

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from craftbt.capabilities.leaves.common import registry_data
-from craftbt.capabilities.leaves.interaction import material_plan
+from craftbt.capabilities.leaves.blocks import material_plan
 from craftbt.capabilities.spec import Verdict
 from craftbt.world.body import BlockPos
 from craftbt.world.mcdata import load
@@ -83,7 +83,7 @@ def test_acquire_walks_to_a_drop_that_was_not_picked_up() -> None:
     body.run_command("/summon item ~2 ~1 ~-2 {Item:{id:\"minecraft:cobblestone\",Count:1}}")
     body.advance(1)
     ctx = make_context(body)
-    from craftbt.capabilities.leaves.interaction import collect_drops
+    from craftbt.capabilities.leaves.blocks import collect_drops
 
     start = body.observe().count("cobblestone")
 
