@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from craftbt.capabilities.default import default_registry
-from craftbt.capabilities.leaves.common import ActionResult
 from craftbt.capabilities.leaves.blocks import collect_drops
+from craftbt.capabilities.leaves.common import ActionResult
 from craftbt.executor.config import ExecutorConfig, scenario_fence
 from craftbt.executor.executor import Executor
 from craftbt.executor.failures import Failure, FailureSource

@@ -9,6 +9,9 @@ bot that never leaves the overworld).
 
 from __future__ import annotations
 
+from craftbt.world.loot import ANIMAL_LOOT as ANIMAL_LOOT  # the loot table lives in world.loot
+from craftbt.world.loot import HOSTILE_LOOT as HOSTILE_LOOT
+from craftbt.world.loot import MOB_LOOT as MOB_LOOT
 from craftbt.world.sim.natural_rules import FLOWER_NAMES, FLOWERS
 
 #: Feet y to branch-mine at for each ore: near the peak of its distribution, above lava at y<=-55.
@@ -35,24 +38,6 @@ SURFACE = frozenset({
 SEARCH_BLOCKS: dict[str, int] = {
     "surface": 48, "underground": 12, "shallow_ore": 80, "deep_ore": 200,
 }
-#: Mobs and what killing one drops: (item, min, max) per vanilla's entity loot tables
-#: (loot_table/entities/<name>.json, 1.21.4, killed by the player, no Looting, not on fire). minecraft-data has
-#: no entity loot for 1.21.4 (its 1.20 table, the newest, gives every count as [1, 1] and no wool for a sheep),
-#: so this one table is the source: the simulated world drops from it and every planner hunts by it.
-ANIMAL_LOOT: dict[str, tuple[tuple[str, int, int], ...]] = {
-    "cow": (("leather", 0, 2), ("beef", 1, 3)),
-    "pig": (("porkchop", 1, 3),),
-    "sheep": (("white_wool", 1, 1), ("mutton", 1, 2)),
-    "chicken": (("feather", 0, 2), ("chicken", 1, 1)),
-}
-#: Hostile mobs (they spawn in the dark: at night on the surface) and their loot, as ANIMAL_LOOT.
-HOSTILE_LOOT: dict[str, tuple[tuple[str, int, int], ...]] = {
-    "spider": (("string", 0, 2), ("spider_eye", 0, 1)),
-    "creeper": (("gunpowder", 0, 2),),
-    "skeleton": (("bone", 0, 2), ("arrow", 0, 2)),
-    "zombie": (("rotten_flesh", 0, 2),),
-}
-MOB_LOOT: dict[str, tuple[tuple[str, int, int], ...]] = {**ANIMAL_LOOT, **HOSTILE_LOOT}
 #: Animal -> the items it drops.
 ANIMAL_DROPS: dict[str, tuple[str, ...]] = {a: tuple(i for i, _, _ in loot) for a, loot in ANIMAL_LOOT.items()}
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
+from craftbt.capabilities.leaves.blocks import MIN_DY, material_plan
 from craftbt.capabilities.leaves.blockwork import best_tool, equip_and_dig
 from craftbt.capabilities.leaves.common import (
     EYE_HEIGHT,
@@ -41,7 +42,6 @@ from craftbt.capabilities.leaves.common import (
     sees,
     within_reach,
 )
-from craftbt.capabilities.leaves.blocks import MIN_DY, material_plan
 from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,

@@ -28,6 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from craftbt.world import mcdata
+from craftbt.world.loot import MOB_LOOT
 from craftbt.world.mineflayer.node_env import (
     PACKAGE_DIR,
     SERVER_PACKAGES,
@@ -106,7 +107,7 @@ def _kill_group(proc: subprocess.Popen[bytes], remove: Path | None = None) -> No
 
 
 def vanilla_rules(version: str) -> dict[str, Any]:
-    """What ``squid_vanilla.js`` needs and minecraft-data lacks: smelting recipes and fuel burn times.
+    """What ``squid_vanilla.js`` needs and minecraft-data lacks: smelting recipes, fuel burn times, mob loot.
 
     They come from craftbt's own data file for ``version`` (the one the embedded world smelts with);
     a version craftbt ships no data for gets none, and its furnaces smelt nothing.
@@ -114,8 +115,9 @@ def vanilla_rules(version: str) -> dict[str, Any]:
     try:
         md = mcdata.load(version)
     except mcdata.McDataFileError:
-        return {"smelting": [], "fuels": {}}
+        return {"smelting": [], "fuels": {}, "loot": MOB_LOOT}
     return {
+        "loot": MOB_LOOT,
         "smelting": [[r.input, r.output, r.count, r.cook_ticks] for r in md.smelting_recipes()],
         "fuels": md.fuels(),
     }

@@ -1,6 +1,6 @@
 'use strict'
 // craftbt's flying-squid plugin, survival part (loaded by squid_vanilla.js): beds, hunger and eating,
-// wandering animals and the loot of animals minecraft-data has no entityLoot for.
+// wandering animals and the loot of a dead mob.
 //
 // flying-squid 1.12 keeps a food bar that never moves, eats nothing, opens no bed and has no mob AI.
 // The vanilla rules implemented here (Java 1.21.4):
@@ -36,15 +36,6 @@ const FAST_FOOD = { dried_kelp: 16 }
 const ALWAYS_EDIBLE = new Set(['golden_apple', 'enchanted_golden_apple', 'chorus_fruit'])
 const TICK_MS = 50
 const WANDER = { speedPerStep: 0.1, minDistance: 2, maxDistance: 6, minRestMs: 1000, maxRestMs: 4000 }
-// Loot for animals minecraft-data has no `entityLoot` entry for (vanilla loot tables, without looting).
-const FALLBACK_LOOT = {
-  pig: [['porkchop', 1, 3]],
-  cow: [['beef', 1, 3], ['leather', 0, 2]],
-  mooshroom: [['beef', 1, 3], ['leather', 0, 2]],
-  sheep: [['mutton', 1, 2], ['white_wool', 1, 1]],
-  chicken: [['chicken', 1, 1], ['feather', 0, 2]],
-  rabbit: [['rabbit', 0, 1], ['rabbit_hide', 0, 1]]
-}
 
 function isNight (time) {
   const t = ((time % 24000) + 24000) % 24000
@@ -75,20 +66,23 @@ module.exports.lookVector = lookVector
 module.exports.FEATURES = ['bed', 'hunger', 'wander', 'farming', 'redstone']
 module.exports.isNight = isNight
 
-// The drops of a dead mob: minecraft-data's entityLoot when it has the mob, else FALLBACK_LOOT.
-// Each entry is [item, min, max]; `random` draws in [0, 1).
-module.exports.lootFor = function (registry, name, random) {
-  const loot = registry.entityLoot && registry.entityLoot[name]
+// The drops of a dead mob. `table` is craftbt's loot table (craftbt/world/loot.py, sent in the server's
+// settings: vanilla 1.21.4's counts, the table the embedded world and the planners use); a mob it lacks
+// drops minecraft-data's entityLoot. Each entry is [item, min, max]; `random` draws in [0, 1).
+module.exports.lootFor = function (table, registry, name, random) {
   const out = []
-  if (loot && Array.isArray(loot.drops) && loot.drops.length) {
+  if (table && table[name]) {
+    for (const [item, lo, hi] of table[name]) out.push([item, lo + Math.floor(random() * (hi - lo + 1))])
+    return out
+  }
+  const loot = registry.entityLoot && registry.entityLoot[name]
+  if (loot && Array.isArray(loot.drops)) {
     for (const drop of loot.drops) {
       if (drop.playerKill || !(drop.dropChance >= 1 || random() < drop.dropChance)) continue
       const [lo, hi] = drop.stackSizeRange || [1, 1]
       out.push([drop.item, lo + Math.floor(random() * (Math.max(hi, lo) - lo + 1))])
     }
-    return out
   }
-  for (const [item, lo, hi] of FALLBACK_LOOT[name] || []) out.push([item, lo + Math.floor(random() * (hi - lo + 1))])
   return out
 }
 

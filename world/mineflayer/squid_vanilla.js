@@ -161,7 +161,7 @@ module.exports.server = function (serv, settings) {
   }
 
   function dropLoot (mob) {
-    for (const [name, count] of survival.lootFor(registry, mob.name, Math.random)) {
+    for (const [name, count] of survival.lootFor(rules.loot, registry, mob.name, Math.random)) {
       const item = registry.itemsByName[name]
       if (!item || count <= 0) continue
       serv.spawnObject(registry.entitiesByName.item.id, mob.world, mob.position.offset(0, 0.5, 0), {

@@ -42,7 +42,7 @@ from craftbt.world.body import (
     WindowInfo,
 )
 from craftbt.world.mcdata import McData, Recipe, load
-from craftbt.world.nature import MOB_LOOT
+from craftbt.world.loot import MOB_LOOT
 from craftbt.world.sim import blockstate, commands, pathfinding
 from craftbt.world.sim.containers import CHEST_BLOCKS, FURNACE_BLOCKS, Chest, Furnace
 from craftbt.world.sim.entities import ATTACK_REACH, PICKUP_DELAY_TOSSED, WEAPON_DAMAGE
