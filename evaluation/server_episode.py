@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from craftbt.bot.body import BodySpec
 from craftbt.bot.bot import body_and_config
 from craftbt.core.errors import CraftbtError, ErrorCode, Location
-from craftbt.evaluation.episode import EpisodeSpec, WorldKind
+from craftbt.evaluation.spec import EpisodeSpec, WorldKind
 from craftbt.executor.config import DEFAULT_FENCE_RADIUS, NATURAL_FENCE_RADIUS, Bounds, ExecutorConfig
 from craftbt.world.body import Body
 from craftbt.world.mineflayer.server import FlyingSquid, ServerError
