@@ -106,6 +106,7 @@ def test_goal_stone_pickaxe_on_natural_terrain(tmp_path: Path) -> None:
     run_goal_episode("obtain stone_pickaxe", 1, tmp_path)  # about 90 s
 
 
+@pytest.mark.long  # 10-15 minutes of game on the server; bench/eval_server.py measures it across seeds
 @pytest.mark.slow
 def test_goal_iron_pickaxe_on_natural_terrain(tmp_path: Path) -> None:
     run_goal_episode("obtain iron_pickaxe", 1, tmp_path)  # about 14 minutes: it digs hundreds of blocks
