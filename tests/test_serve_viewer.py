@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -77,6 +78,13 @@ WHERE = """() => {
 }"""
 
 
+def in_view(where: dict[str, Any]) -> bool:
+    """Whether the running node's box lies inside the tree pane and left of the side panel."""
+    left, top, right, bottom = where["box"]
+    p_left, p_top, p_right, p_bottom = where["pane"]
+    return bool(p_left <= left and right <= p_right and p_top <= top and bottom <= p_bottom and right <= where["side"])
+
+
 @pytest.mark.slow
 def test_the_viewer_follows_the_running_node_of_a_long_run(tmp_path: Path) -> None:
     """A 145-node plan: the running node stays inside the pane, never under the panel; idle, running and
@@ -109,6 +117,11 @@ def test_the_viewer_follows_the_running_node_of_a_long_run(tmp_path: Path) -> No
             shot = False
             while (page.text_content("#runstatus") or "").strip() not in ("success", "failure", "escalated"):
                 where = page.evaluate(WHERE)
+                for _ in range(5):  # a status can land between a sample and the redraw that reveals it: allow 1 s
+                    if where["id"] is None or in_view(where):
+                        break
+                    page.wait_for_timeout(200)
+                    where = page.evaluate(WHERE)
                 if where["id"] is not None:
                     left, top, right, bottom = where["box"]
                     p_left, p_top, p_right, p_bottom = where["pane"]
