@@ -9,10 +9,10 @@ bot that never leaves the overworld).
 
 from __future__ import annotations
 
+from craftbt.world.flora import FLOWER_NAMES, FLOWERS
 from craftbt.world.loot import ANIMAL_LOOT as ANIMAL_LOOT  # the loot table lives in world.loot
 from craftbt.world.loot import HOSTILE_LOOT as HOSTILE_LOOT
 from craftbt.world.loot import MOB_LOOT as MOB_LOOT
-from craftbt.world.sim.natural_rules import FLOWER_NAMES, FLOWERS
 
 #: Feet y to branch-mine at for each ore: near the peak of its distribution, above lava at y<=-55.
 MINING_Y: dict[str, int] = {

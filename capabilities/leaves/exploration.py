@@ -52,7 +52,7 @@ from craftbt.capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from craftbt.world import terrain
+from craftbt.world import nature, terrain
 from craftbt.world.body import ActionHandle, BlockPos, BodyError, Face, Observation, Position
 from craftbt.world.terrain import solid_in
 
@@ -142,14 +142,10 @@ class Target:
     def strategy(self) -> str:
         if self.entity is not None:
             return "surface"
-        from craftbt.world import nature  # lazily: nature reads the natural world's flower rules (sim)
-
         kinds = {nature.where(b) for b in self.blocks}
         return "mine" if kinds & {"underground", "shallow_ore", "deep_ore"} and "surface" not in kinds else "surface"
 
     def depth(self) -> int | None:
-        from craftbt.world import nature  # lazily, as above
-
         ys = [nature.MINING_Y[b] for b in self.blocks if b in nature.MINING_Y]
         return max(ys) if ys else None
 
@@ -779,8 +775,6 @@ def guard_explore(ctx: CapabilityContext, args: ExploreArgs) -> GuardResult:
     target = resolve_target(ctx, args.target)
     if target is None:
         return GuardResult.deny("unknown_target", f"{args.target!r} is no block, mined item or entity")
-    from craftbt.world import nature  # lazily, as above
-
     if target.blocks and all(b in nature.OTHER_DIMENSIONS for b in target.blocks):
         return GuardResult.deny("out_of_reach", f"{args.target} generates only in the Nether or the End")
     strategy = target.strategy() if args.strategy == "auto" else args.strategy

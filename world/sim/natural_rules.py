@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import random
 
+from craftbt.world.flora import FLOWER_NAMES as FLOWER_NAMES
+from craftbt.world.flora import FLOWERS as FLOWERS
 from craftbt.world.sim.generator import mix, unit
 
 BOTTOM = -64
@@ -50,20 +52,6 @@ ANIMALS = ("cow", "pig", "sheep", "chicken")
 
 #: Open grass columns (not tufted) that grow a flower: u > 1 - FLOWER_CHANCE on the plants' hash.
 FLOWER_CHANCE = 0.015
-#: Biome -> its one-block flowers with weights (vanilla 1.21's flower features: plains' flower_plains; forests'
-#: flower_default with the lily of the valley of forest_flowers; taiga's flower_default; none in deserts).
-#: The two-block flowers (lilac, peony, rose bush, sunflower) are left out: a plant here is one block.
-FLOWERS: dict[str, tuple[tuple[str, float], ...]] = {
-    "plains": (("dandelion", 0.2), ("poppy", 0.2), ("azure_bluet", 0.12), ("oxeye_daisy", 0.12),
-               ("cornflower", 0.12), ("red_tulip", 0.06), ("orange_tulip", 0.06), ("white_tulip", 0.06),
-               ("pink_tulip", 0.06)),
-    "forest": (("dandelion", 0.35), ("poppy", 0.35), ("lily_of_the_valley", 0.3)),
-    "birch_forest": (("dandelion", 0.35), ("poppy", 0.35), ("lily_of_the_valley", 0.3)),
-    "taiga": (("dandelion", 0.5), ("poppy", 0.5)),
-    "desert": (),
-}
-#: Every flower the world grows, in the order a chunk interns them.
-FLOWER_NAMES: tuple[str, ...] = tuple(dict.fromkeys(name for kinds in FLOWERS.values() for name, _ in kinds))
 #: Sugar cane: on a sand column at sea level with water beside it (vanilla: on sand, dirt or grass next to
 #: water), in a share of such columns, 2-4 blocks tall as vanilla's patch_sugar_cane.
 SUGAR_CANE_CHANCE = 0.25
