@@ -41,8 +41,8 @@ from craftbt.world.body import (
     Position,
     WindowInfo,
 )
-from craftbt.world.mcdata import McData, Recipe, load
 from craftbt.world.loot import MOB_LOOT
+from craftbt.world.mcdata import McData, Recipe, load
 from craftbt.world.sim import blockstate, commands, pathfinding
 from craftbt.world.sim.containers import CHEST_BLOCKS, FURNACE_BLOCKS, Chest, Furnace
 from craftbt.world.sim.entities import ATTACK_REACH, PICKUP_DELAY_TOSSED, WEAPON_DAMAGE
