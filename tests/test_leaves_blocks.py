@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from craftbt.capabilities.leaves.common import registry_data
 from craftbt.capabilities.leaves.blocks import material_plan
+from craftbt.capabilities.leaves.common import registry_data
 from craftbt.capabilities.spec import Verdict
 from craftbt.world.body import BlockPos
 from craftbt.world.mcdata import load

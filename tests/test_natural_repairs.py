@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from craftbt.capabilities.default import default_registry
-from craftbt.capabilities.leaves.common import ActionResult
 from craftbt.capabilities.leaves.blocks import collect_drops
+from craftbt.capabilities.leaves.common import ActionResult
 from craftbt.executor.config import ExecutorConfig, scenario_fence
 from craftbt.executor.executor import Executor
 from craftbt.executor.failures import Failure, FailureSource
