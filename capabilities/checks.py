@@ -12,7 +12,6 @@ from craftbt.world.body import BlockPos
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.capabilities.registry import Registry
 
 
 class _Args(BaseModel):
@@ -103,8 +102,3 @@ CHECKS = (
     CheckSpec("time_between", TimeBetweenArgs, time_between, "Time of day within [start, end], wrapping"),
     CheckSpec("block_nearby", BlockNearbyArgs, block_nearby, "A block of this name within radius", "near:{block}"),
 )
-
-
-def register(registry: Registry) -> None:
-    for check in CHECKS:
-        registry.register_check(check)

@@ -64,7 +64,8 @@ def body() -> FakeBody:
 @pytest.fixture
 def ctx(body: FakeBody) -> CapabilityContext:
     registry = Registry()
-    sensing.register(registry)
+    for spec in sensing.SPECS:
+        registry.register(spec)
     registry.register(TICKS)
     for check in CHECKS:
         registry.register_check(check)

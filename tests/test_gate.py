@@ -39,7 +39,7 @@ def test_planted_htn_operator_with_unregistered_verb_fails() -> None:
 
 
 def _spec(name: str, acceptance: object) -> CapabilitySpec:
-    from craftbt.capabilities.leaves.sensing import register  # noqa: F401  (any module: only the spec shape matters)
+    from craftbt.capabilities.leaves.sensing import SPECS  # noqa: F401  (any module: only the spec shape matters)
 
     def run(ctx: object, args: object) -> object:
         return iter(())
@@ -50,7 +50,7 @@ def _spec(name: str, acceptance: object) -> CapabilitySpec:
 
 def test_capability_without_acceptance_check_or_test_fails(tmp_path: Path) -> None:
     registry = Registry()
-    from craftbt.capabilities.leaves import register_all
+    from craftbt.capabilities.default import register_all
 
     register_all(registry)
 

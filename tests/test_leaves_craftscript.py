@@ -130,7 +130,7 @@ def _chat_through_nested_hooks(ctx: Any, args: Any) -> Any:
 
 @pytest.mark.parametrize(("message", "refused"), [("/time set night", True), ("/give @s diamond 1", False)])
 def test_a_nested_server_command_needs_the_allowlist(tmp_path: Path, message: str, refused: bool) -> None:
-    from craftbt.capabilities.leaves import register_all
+    from craftbt.capabilities.default import register_all
     from craftbt.capabilities.leaves.sensing import ChatArgs
     from craftbt.capabilities.registry import Registry
     from craftbt.capabilities.spec import CapabilitySpec, Family, Permission, VerificationResult

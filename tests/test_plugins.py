@@ -30,7 +30,7 @@ def test_env_plugin_registers_a_capability(fresh_default: None, monkeypatch: pyt
 
 @pytest.mark.parametrize(
     ("value", "fragment"),
-    [("examples.wave", "not 'module:function'"), ("examples.nope:register", "ModuleNotFoundError")],
+    [("examples.wave", "not 'module:attribute'"), ("examples.nope:register", "ModuleNotFoundError")],
 )
 def test_bad_plugin_is_a_structured_error(
     fresh_default: None, monkeypatch: pytest.MonkeyPatch, value: str, fragment: str
@@ -76,9 +76,9 @@ def test_a_plugin_in_the_working_directory_loads_without_touching_sys_path(
 
 
 def test_build_up_is_a_built_in_leaf() -> None:
-    from craftbt.capabilities.leaves import register_all
+    from craftbt.capabilities.default import register_all
     from craftbt.capabilities.registry import Registry
 
     registry = Registry()
     register_all(registry)  # no plugin, no entry point
-    assert registry.has("build_up") and not registry.has("run_script")
+    assert registry.has("build_up") and registry.has("run_script")  # craftscript joins by reference too

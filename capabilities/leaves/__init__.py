@@ -1,44 +1,8 @@
-"""Leaf families. ``register_all`` registers every shipped capability and check.
+"""The shipped leaves, one module per concept, each declaring what it registers as ``SPECS``.
 
-One module per family; each exposes ``register(registry)``.
+movement, blocks (dig, place, light, acquire, pick up), sensing, crafting, containers, combat, survival
+(eat, sleep), farming, mechanisms (doors, levers, pistons, redstone, weather and time), construction
+(modules, sites, features) and exploration; ``common`` and ``blockwork`` hold the steps they share.
+:data:`craftbt.capabilities.default.BUILTIN_PLUGINS` lists them: they join the registry the way any
+plugin does.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from craftbt.capabilities import checks
-from craftbt.capabilities.leaves import (
-    blocks,
-    combat,
-    construction,
-    containers,
-    crafting,
-    exploration,
-    farming,
-    mechanisms,
-    movement,
-    sensing,
-)
-
-if TYPE_CHECKING:
-    from craftbt.capabilities.registry import Registry
-
-FAMILIES = (
-    movement,
-    blocks,
-    sensing,
-    crafting,
-    containers,
-    combat,
-    farming,
-    mechanisms,
-    construction,
-    exploration,
-)
-
-
-def register_all(registry: Registry) -> None:
-    checks.register(registry)
-    for family in FAMILIES:
-        family.register(registry)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, model_validator
 
 from craftbt.capabilities.contracts import WORKSTATIONS
-from craftbt.capabilities.leaves.blockwork import best_tool, dig_step, equip_and_dig
+from craftbt.capabilities.leaves.blockwork import best_tool, dig_step, equip_and_dig, place_step, reference_for
 from craftbt.capabilities.leaves.common import (
     LIQUIDS,
     REACH,
@@ -59,6 +59,7 @@ from craftbt.capabilities.spec import (
     Verdict,
     VerificationResult,
 )
+from craftbt.capabilities.structures import is_air, is_replaceable
 from craftbt.world import mcdata
 from craftbt.world.body import (
     FACE_OFFSETS,
@@ -69,12 +70,10 @@ from craftbt.world.body import (
     Observation,
     Position,
 )
-from craftbt.world.daytime import NIGHT_END, NIGHT_START, is_night
 from craftbt.world.mcdata import TOOL_TIERS
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.capabilities.registry import Registry
     from craftbt.world.mcdata import McData
 
 log = logging.getLogger(__name__)
@@ -784,289 +783,6 @@ def accept_torch_if_needed(
     return accept_placed(pre, post, "torch", result)
 
 
-# -- retreat_and_block ---------------------------------------------------------------------
-class RetreatAndBlockArgs(StrictArgs):
-    retreatDistance: int = Field(default=5, ge=2, le=16, description="How far to move away from the nearest hostile")
-    blockType: str = Field(default="cobblestone", min_length=1, description="Block to wall off the way back with")
-    checkLight: bool = Field(default=False, description=f"Prefer retreat spots with light >= {SAFE_LIGHT}")
-
-
-#: Hostiles further than this are not a threat to retreat from.
-THREAT_RADIUS = 16.0
-
-
-def nearest_hostile(ctx: CapabilityContext) -> Position | None:
-    me = ctx.body.position()
-    hostiles = [e.position for e in ctx.body.entities(THREAT_RADIUS, kind="hostile")]
-    hostiles = [p for p in hostiles if p.distance_to(me) <= THREAT_RADIUS]
-    return min(hostiles, key=lambda p: p.distance_to(me)) if hostiles else None
-
-
-def retreat_spot(ctx: CapabilityContext, threat: Position, args: RetreatAndBlockArgs) -> BlockPos | None:
-    """A standable block about retreatDistance away from the threat, straight away from it if possible."""
-    md = registry_data(ctx)
-    me = ctx.body.position()
-    away = math.atan2(me.z - threat.z, me.x - threat.x)
-    feet_y = math.floor(me.y)
-    fallback: BlockPos | None = None
-    for distance in range(args.retreatDistance, 1, -1):
-        for turn in (0, 30, -30, 60, -60, 90, -90):
-            angle = away + math.radians(turn)
-            x = math.floor(me.x + distance * math.cos(angle))
-            z = math.floor(me.z + distance * math.sin(angle))
-            for dy in (0, 1, -1, 2, -2):
-                cell = BlockPos(x, feet_y + dy, z)
-                if Position(x + 0.5, cell.y, z + 0.5).distance_to(threat) <= me.distance_to(threat):
-                    continue
-                if standable(md, ctx, cell) is not None:
-                    continue
-                if not args.checkLight or ctx.body.light_level(cell) >= SAFE_LIGHT:
-                    return cell
-                fallback = fallback or cell
-    return fallback
-
-
-def guard_retreat(ctx: CapabilityContext, args: RetreatAndBlockArgs) -> GuardResult:
-    md = registry_data(ctx)
-    if not md.has_block(args.blockType) or not md.block(args.blockType).solid:
-        return GuardResult.deny("not_placeable", f"{args.blockType} is not a solid block")
-    if count_item(ctx, args.blockType) < 1:
-        return item_missing(args.blockType)
-    if nearest_hostile(ctx) is None:
-        return GuardResult.deny("no_threat", f"no hostile within {THREAT_RADIUS:g} blocks")
-    return GuardResult.allow()
-
-
-def run_retreat(ctx: CapabilityContext, args: RetreatAndBlockArgs) -> RunnerGen:
-    md = registry_data(ctx)
-    threat = nearest_hostile(ctx)
-    if threat is None:
-        return ActionResult.failure("no_threat", "the threat is gone")
-    spot = retreat_spot(ctx, threat, args)
-    if spot is None:
-        return ActionResult.failure("no_retreat", "no standable spot away from the threat")
-    try:
-        handle = ctx.body.goto(spot, tolerance=0.5)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
-    if failure is not None:
-        return failure
-    # Wall the cell between us and the threat, feet and head high, so it cannot walk (or jump) through.
-    here = ctx.body.position()
-    dx, dz = threat.x - here.x, threat.z - here.z
-    step = (1 if dx > 0 else -1, 0) if abs(dx) >= abs(dz) else (0, 1 if dz > 0 else -1)
-    wall = here.block().offset(dx=step[0], dz=step[1])
-    placed: list[BlockPos] = []
-    for cell in (wall, wall.offset(dy=1)):
-        if count_item(ctx, args.blockType) < 1:
-            break
-        if ctx.body.block_at(cell).name not in AIR:
-            continue
-        reference = placement_reference(md, ctx, cell)
-        if reference is None:
-            continue
-        outcome = yield from place_one(ctx, args.blockType, cell, *reference)
-        if outcome.ok:
-            placed.append(cell)
-    moved = round(here.distance_to(threat), 2)
-    if not placed:
-        return ActionResult.failure(
-            "not_blocked", "retreated but could not place a block behind", distanceFromThreat=moved
-        )
-    return ActionResult.success(
-        receipt=Receipt(positions=placed, block=args.blockType),
-        retreatedTo=[spot.x, spot.y, spot.z],
-        distanceFromThreat=moved,
-        blocksPlaced=len(placed),
-    )
-
-
-def accept_retreat(
-    pre: Observation, post: Observation, args: RetreatAndBlockArgs, result: ActionResult
-) -> VerificationResult:
-    receipt = result.receipt
-    if receipt is None or not receipt.positions:
-        return VerificationResult.inconclusive(reason="no receipt")
-    moved = round(post.position.distance_to(pre.position), 2)
-    checks = [expect_block(post, p, args.blockType) for p in receipt.positions]
-    if moved < 1:
-        checks.append(VerificationResult.contradicted(reason="did not move away", moved=moved))
-    return combine(checks, moved=moved)
-
-
-# -- consume_food -----------------------------------------------------------------------------
-class ConsumeFoodArgs(StrictArgs):
-    food_type: str | None = Field(default=None, description="Food to eat; default: the best food carried")
-    amount: int = Field(default=1, ge=1, le=64, description="Items to eat (stops early when full)")
-    until_saturation: bool = Field(default=False, description="Keep eating until the food bar is full")
-
-
-def best_food(md: McData, ctx: CapabilityContext, exclude: str | None = None) -> str | None:
-    """The carried food that fills the missing hunger best with least waste; harmful foods never."""
-    missing = MAX_FOOD - ctx.body.food()
-    options = []
-    for name in inventory_names(ctx):
-        if name in HARMFUL_FOODS or name == exclude or not md.has_item(name):
-            continue
-        food = md.food(name)
-        if food is not None:
-            options.append(food)
-    if not options:
-        return None
-    # Prefer the biggest meal that does not overshoot; otherwise the smallest that does.
-    fitting = [f for f in options if f.food_points <= missing]
-    if fitting:
-        return max(fitting, key=lambda f: (f.food_points, f.saturation, f.name)).name
-    return min(options, key=lambda f: (f.food_points, -f.saturation, f.name)).name
-
-
-def guard_consume(ctx: CapabilityContext, args: ConsumeFoodArgs) -> GuardResult:
-    md = registry_data(ctx)
-    if args.food_type is not None and (not md.has_item(args.food_type) or md.food(args.food_type) is None):
-        return GuardResult.deny("not_edible", f"{args.food_type} is not food")
-    if ctx.body.food() >= MAX_FOOD:
-        return GuardResult.deny("not_hungry", f"food is {ctx.body.food()}/{MAX_FOOD}")
-    if args.food_type is not None:
-        if count_item(ctx, args.food_type) < 1:
-            return GuardResult.deny("precond_missing:food", f"no {args.food_type} in the inventory")
-    elif best_food(md, ctx) is None:
-        return GuardResult.deny("precond_missing:food", "no edible, harmless food in the inventory")
-    return GuardResult.allow()
-
-
-def run_consume(ctx: CapabilityContext, args: ConsumeFoodArgs) -> RunnerGen:
-    md = registry_data(ctx)
-    eaten: dict[str, int] = {}
-    food_before = ctx.body.food()
-    target = MAX_FOOD * 10 if args.until_saturation else args.amount  # until_saturation: bounded by the food bar
-    while sum(eaten.values()) < target and ctx.body.food() < MAX_FOOD:
-        name = args.food_type if args.food_type is not None else best_food(md, ctx)
-        if name is None or count_item(ctx, name) < 1:
-            break
-        try:
-            handle = ctx.body.consume(name)
-        except BodyError as err:
-            if eaten:
-                break
-            return failure_from_error(err)
-        failure = yield from act(handle)
-        if failure is not None:
-            if eaten:
-                break
-            return failure
-        eaten[name] = eaten.get(name, 0) + 1
-    if not eaten:
-        return ActionResult.failure("not_consumed", "nothing was eaten")
-    return ActionResult.success(
-        itemsConsumed=sum(eaten.values()), eaten=eaten, foodBefore=food_before, foodAfter=ctx.body.food()
-    )
-
-
-def accept_consume(
-    pre: Observation, post: Observation, args: ConsumeFoodArgs, result: ActionResult
-) -> VerificationResult:
-    eaten: dict[str, int] = dict(result.observables.get("eaten") or {})
-    spent = {name: pre.count(name) - post.count(name) for name in eaten}
-    evidence = {
-        "eaten": eaten,
-        "spent": spent,
-        "food": [pre.food, post.food],
-        "saturation": [pre.saturation, post.saturation],
-    }
-    fed = post.food > pre.food or post.saturation > pre.saturation
-    if eaten and all(spent[n] >= c for n, c in eaten.items()) and fed:
-        return VerificationResult.verified(**evidence)
-    if any(v > 0 for v in spent.values()) or fed:
-        return VerificationResult.inconclusive(**evidence)
-    return VerificationResult.contradicted(**evidence)
-
-
-# -- sleep ---------------------------------------------------------------------------------------
-class SleepArgs(StrictArgs):
-    force: bool = Field(default=False, description="Try even outside the night window (thunderstorms)")
-    searchRadius: int = Field(default=16, ge=1, le=32, description="Look for a bed within this many blocks")
-    placeBed: bool = Field(default=True, description="Place a bed from the inventory when none is near")
-
-
-def bed_names(md: McData) -> list[str]:
-    return sorted(b.name for b in md.blocks() if b.name.endswith("_bed"))
-
-
-def bed_item(ctx: CapabilityContext, md: McData) -> str | None:
-    beds = set(bed_names(md))
-    return next((n for n in inventory_names(ctx) if n in beds), None)
-
-
-def bed_spot(ctx: CapabilityContext, md: McData) -> tuple[BlockPos, BlockPos, Face] | None:
-    """A floor cell next to the player with room for a two-block bed."""
-    feet = ctx.body.position().block()
-    for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        cell = feet.offset(dx=dx, dz=dz)
-        foot_end = cell.offset(dx=dx, dz=dz)
-        if all(standable(md, ctx, c) is None for c in (cell, foot_end)):
-            return cell, cell.offset(dy=-1), Face.UP
-    return None
-
-
-def guard_sleep(ctx: CapabilityContext, args: SleepArgs) -> GuardResult:
-    now = ctx.body.time_of_day()
-    if not args.force and not is_night(now):
-        return GuardResult.deny("daytime", f"cannot sleep during the day (time: {now % 24_000})")
-    md = registry_data(ctx)
-    if ctx.body.find_blocks(bed_names(md), args.searchRadius, max_count=1):
-        return GuardResult.allow()
-    if not args.placeBed or bed_item(ctx, md) is None:
-        return GuardResult.deny("precond_missing:bed", f"no bed within {args.searchRadius} blocks or in the inventory")
-    if bed_spot(ctx, md) is None:
-        return GuardResult.deny("no_reference_block", "no flat two-block spot beside the player for a bed")
-    return GuardResult.allow()
-
-
-def run_sleep(ctx: CapabilityContext, args: SleepArgs) -> RunnerGen:
-    md = registry_data(ctx)
-    names = bed_names(md)
-    receipt: Receipt | None = None
-    beds = nearest_blocks(ctx, names, args.searchRadius, set())
-    if not beds:
-        item, spot = bed_item(ctx, md), bed_spot(ctx, md)
-        if item is None or spot is None:
-            return ActionResult.failure("precond_missing:bed", "no bed to sleep in")
-        placed = yield from place_one(ctx, item, *spot)
-        if not placed.ok:
-            return placed
-        receipt = placed.receipt
-        beds = [spot[0]]
-    bed = beds[0]
-    failure = yield from approach(ctx, bed, reach=3.0)
-    if failure is not None:
-        return failure
-    try:
-        handle = ctx.body.sleep(bed)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
-    if failure is not None:
-        return failure
-    now = ctx.body.time_of_day()
-    return ActionResult.success(
-        receipt=receipt, slept=True, bed=[bed.x, bed.y, bed.z], bedPlaced=receipt is not None, timeAfter=now % 24_000
-    )
-
-
-def accept_sleep(pre: Observation, post: Observation, args: SleepArgs, result: ActionResult) -> VerificationResult:
-    evidence: dict[str, Any] = {"time_before": pre.time_of_day % 24_000, "time_after": post.time_of_day % 24_000}
-    checks: list[VerificationResult] = []
-    if result.receipt is not None and result.receipt.position is not None and result.receipt.block is not None:
-        checks.append(expect_block(post, result.receipt.position, result.receipt.block))
-    # Sleeping skips the night: the clock wrapped into the morning, or jumped forward past NIGHT_END.
-    if is_night(pre.time_of_day) and not is_night(post.time_of_day):
-        checks.append(VerificationResult.verified(night_skipped=True))
-    else:
-        checks.append(VerificationResult.inconclusive(night_skipped=False))
-    return combine(checks, **evidence)
-
-
 # -- collect_items ------------------------------------------------------------------------------
 #: how far below a falling drop its landing cell is looked for
 LANDING_DEPTH = 16
@@ -1165,14 +881,112 @@ def accept_collect(
     return VerificationResult.contradicted(**evidence)
 
 
+# -- place_block_at ------------------------------------------------------------------------------
+class PlaceBlockAtArgs(StrictArgs):
+    position: Vec3 = Field(description="The cell to fill")
+    block: str = Field(min_length=1, pattern=r"^(minecraft:)?[a-z0-9_]+$", description="Block (and item) name")
+
+    @property
+    def name(self) -> str:
+        return self.block.removeprefix("minecraft:")
+
+
+def guard_place_block_at(ctx: CapabilityContext, args: PlaceBlockAtArgs) -> GuardResult:
+    md = registry_data(ctx)
+    if not md.has_block(args.name):
+        return GuardResult.deny(f"unknown_block:{args.name}", f"{args.name!r} is not a block")
+    if not md.has_item(args.name):
+        return GuardResult.deny(f"not_placeable:{args.name}", f"{args.name!r} has no item of the same name")
+    pos = args.position.as_block_pos()
+    current = ctx.body.block_at(pos).name
+    if current == args.name:
+        return GuardResult.allow()  # already there: the runner succeeds without placing
+    if not is_replaceable(current):
+        return GuardResult.deny(f"occupied:{current}", f"{tuple(pos)} holds {current}")
+    if count_item(ctx, args.name) < 1:
+        return GuardResult.deny(f"precond_missing:item:{args.name}", f"no {args.name} in the inventory")
+    if reference_for(ctx, pos) is None:
+        return GuardResult.deny("no_reference_block", f"nothing solid next to {tuple(pos)} to place against")
+    return GuardResult.allow()
+
+
+def run_place_block_at(ctx: CapabilityContext, args: PlaceBlockAtArgs) -> RunnerGen:
+    pos = args.position.as_block_pos()
+    receipt = Receipt(position=pos, block=args.name)
+    if ctx.body.block_at(pos).name == args.name:
+        return ActionResult.success(receipt, already_present=True, placed=False, position=list(pos), block=args.name)
+    failure = yield from place_step(ctx, pos, args.name)
+    if failure is not None:
+        return failure
+    return ActionResult.success(receipt, already_present=False, placed=True, position=list(pos), block=args.name)
+
+
+def accept_place_block_at(
+    pre: Observation, post: Observation, args: PlaceBlockAtArgs, result: ActionResult
+) -> VerificationResult:
+    pos = args.position.as_block_pos()
+    probe = expect_block(post, pos, args.name)
+    if probe.verdict.value != "verified" or result.observables.get("already_present"):
+        return probe
+    # A real placement spends one item; a block that appeared without one is someone else's doing.
+    spent = pre.count(args.name) - post.count(args.name)
+    if spent < 1:
+        return VerificationResult.inconclusive(**probe.evidence, item_spent=spent)
+    return VerificationResult.verified(**probe.evidence, item_spent=spent)
+
+
+# -- dig_block_at --------------------------------------------------------------------------------
+class DigBlockAtArgs(StrictArgs):
+    position: Vec3 = Field(description="The cell to clear")
+    expect: str | None = Field(
+        default=None, min_length=1, description="Refuse unless the cell holds this block (guards against drift)"
+    )
+
+
+def guard_dig_block_at(ctx: CapabilityContext, args: DigBlockAtArgs) -> GuardResult:
+    pos = args.position.as_block_pos()
+    current = ctx.body.block_at(pos).name
+    if is_air(current):
+        return GuardResult.allow()
+    expect = args.expect.removeprefix("minecraft:") if args.expect else None
+    if expect is not None and current != expect:
+        return GuardResult.deny(f"unexpected_block:{current}", f"{tuple(pos)} holds {current}, expected {expect}")
+    md = registry_data(ctx)
+    if current in ("water", "lava") or not md.has_block(current) or not md.block(current).breakable:
+        return GuardResult.deny(f"not_diggable:{current}", f"{current} cannot be broken")
+    return GuardResult.allow()
+
+
+def run_dig_block_at(ctx: CapabilityContext, args: DigBlockAtArgs) -> RunnerGen:
+    pos = args.position.as_block_pos()
+    before = ctx.body.block_at(pos).name
+    receipt = Receipt(position=pos, block="air")
+    if is_air(before):
+        return ActionResult.success(receipt, already_air=True, dug=None, position=list(pos))
+    failure = yield from dig_step(ctx, pos)
+    if failure is not None:
+        return failure
+    return ActionResult.success(receipt, already_air=False, dug=before, position=list(pos))
+
+
+def accept_dig_block_at(
+    pre: Observation, post: Observation, args: DigBlockAtArgs, result: ActionResult
+) -> VerificationResult:
+    pos = args.position.as_block_pos()
+    seen = post.block(pos)
+    evidence = {"position": list(pos), "expected": "air", "observed": seen, "dug": result.observables.get("dug")}
+    if seen is None:
+        return VerificationResult.inconclusive(**evidence)
+    if is_air(seen):
+        return VerificationResult.verified(**evidence)
+    return VerificationResult.contradicted(**evidence)
+
+
 # -- registration ---------------------------------------------------------------------------------
-def register(registry: Registry) -> None:
-    """Registers this family's capabilities."""
-    for spec in SPECS:
-        registry.register(spec)
 
 
-SPECS = (
+#: What this module registers (a built-in plugin: see :data:`capabilities.default.BUILTIN_PLUGINS`).
+SPECS: tuple[CapabilitySpec, ...] = (
     CapabilitySpec(
         name="dig_block",
         version="1.0.0",
@@ -1266,61 +1080,6 @@ SPECS = (
         description="Place a torch at `position` (default: where the player stands, else beside it), unconditionally.",
     ),
     CapabilitySpec(
-        name="retreat_and_block",
-        version="1.0.0",
-        family=Family.INTERACTION,
-        args_model=RetreatAndBlockArgs,
-        runner=run_retreat,
-        acceptance=accept_retreat,
-        guard=guard_retreat,
-        permissions=frozenset({Permission.MOVEMENT, Permission.PLACE}),
-        timeout_ms=15_000,
-        retries=1,
-        preconditions=("has:{blockType}",),
-        effects=("safe",),
-        description=(
-            "Walk retreatDistance away from the nearest hostile, then wall the block toward it (feet and head "
-            "high) with blockType."
-        ),
-    ),
-    CapabilitySpec(
-        name="consume_food",
-        version="1.0.0",
-        family=Family.INTERACTION,
-        args_model=ConsumeFoodArgs,
-        runner=run_consume,
-        acceptance=accept_consume,
-        guard=guard_consume,
-        permissions=frozenset({Permission.CONSUME}),
-        timeout_ms=10_000,
-        retries=2,
-        preconditions=("has:{food_type}",),
-        effects=("fed",),
-        description=(
-            "Eat `amount` items (or until full); without food_type the best carried food from minecraft-data "
-            "(biggest meal that does not overshoot, never harmful foods). Refuses not_hungry / precond_missing:food."
-        ),
-    ),
-    CapabilitySpec(
-        name="sleep",
-        version="1.0.0",
-        awaits_world=True,
-        family=Family.INTERACTION,
-        args_model=SleepArgs,
-        runner=run_sleep,
-        acceptance=accept_sleep,
-        guard=guard_sleep,
-        permissions=frozenset({Permission.MOVEMENT, Permission.PLACE, Permission.SLEEP}),
-        timeout_ms=30_000,
-        retries=1,
-        preconditions=("night",),
-        effects=("daytime",),
-        description=(
-            f"Sleep in the nearest bed (placing one from the inventory if allowed); refuses `daytime` outside "
-            f"ticks {NIGHT_START}-{NIGHT_END} unless force."
-        ),
-    ),
-    CapabilitySpec(
         name="collect_items",
         version="1.0.0",
         family=Family.INTERACTION,
@@ -1336,5 +1095,44 @@ SPECS = (
             "Walk (pathfinder) onto dropped items within radius, nearest first, until maxItems arrived; verified "
             "by the inventory delta."
         ),
+    ),
+    CapabilitySpec(
+        name="place_block_at",
+        args_model=PlaceBlockAtArgs,
+        runner=run_place_block_at,
+        acceptance=accept_place_block_at,
+        guard=guard_place_block_at,
+        permissions=frozenset({Permission.MOVEMENT, Permission.PLACE}),
+        timeout_ms=20_000,
+        retries=2,
+        idempotent=True,
+        preconditions=("has:{block}",),
+        effects=("block:{position.x},{position.y},{position.z}={block}",),
+        description=(
+            "Place one block at an exact position (the build protocol's per-block placement). Idempotent: a block "
+            "already there succeeds with already_present=true. Walks within reach, places against a solid "
+            "neighbour face, steps out of the cell if standing in it. Receipt: position and block."
+        ),
+        family=Family.CONSTRUCTION,
+        version="1.0.0",
+    ),
+    CapabilitySpec(
+        name="dig_block_at",
+        args_model=DigBlockAtArgs,
+        runner=run_dig_block_at,
+        acceptance=accept_dig_block_at,
+        guard=guard_dig_block_at,
+        permissions=frozenset({Permission.MOVEMENT, Permission.DIG}),
+        timeout_ms=30_000,
+        retries=2,
+        idempotent=True,
+        effects=("air:{position.x},{position.y},{position.z}",),
+        description=(
+            "Clear one block at an exact position with the best harvest tool in the inventory (auto-equip). "
+            "Idempotent on air; refuses unexpected_block:<name> when expect is given and differs. "
+            "Drops are not collected (use acquire_material to gather)."
+        ),
+        family=Family.CONSTRUCTION,
+        version="1.0.0",
     ),
 )

@@ -12,15 +12,19 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
+from craftbt.capabilities.leaves.blocks import AIR, combine, item_missing, place_one, placement_reference
 from craftbt.capabilities.leaves.blockwork import standable
 from craftbt.capabilities.leaves.common import (
     StrictArgs,
     Vec3,
     act,
+    count_item,
     equip,
+    expect_block,
     failure_from_error,
     registry_data,
 )
+from craftbt.capabilities.leaves.movement import SAFE_LIGHT
 from craftbt.capabilities.spec import (
     ActionResult,
     CapabilitySpec,
@@ -43,7 +47,6 @@ from craftbt.world.body import (
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.capabilities.registry import Registry
     from craftbt.world.mcdata import McData
 
 #: The seed's tier priority (netherite > diamond > iron > stone > golden > wooden), weakest first.
@@ -498,64 +501,184 @@ def accept_attack(
 
 
 # == registration ===================================================================================
-def register(registry: Registry) -> None:
-    registry.register(
-        CapabilitySpec(
-            name="attack_entity", version="1.0.0", family=Family.COMBAT, args_model=AttackEntityArgs,
-            runner=run_attack, acceptance=accept_attack, guard=guard_attack,
-            permissions=frozenset({Permission.MOVEMENT, Permission.COMBAT}), timeout_ms=60_000, retries=3,
-            preconditions=("safe",),
-            description=(
-                "Close in on an entity (entityId, else the nearest entityType, else the nearest hostile within "
-                "radius) and swing until it is gone; backs off and fails low_health at retreatHealth. Refuses "
-                "no_target / low_health. (The seed lists [movement, dig]; combat is the permission it uses.)"
-            ),
+# -- retreat_and_block ---------------------------------------------------------------------
+class RetreatAndBlockArgs(StrictArgs):
+    retreatDistance: int = Field(default=5, ge=2, le=16, description="How far to move away from the nearest hostile")
+    blockType: str = Field(default="cobblestone", min_length=1, description="Block to wall off the way back with")
+    checkLight: bool = Field(default=False, description=f"Prefer retreat spots with light >= {SAFE_LIGHT}")
+
+
+#: Hostiles further than this are not a threat to retreat from.
+THREAT_RADIUS = 16.0
+
+
+def nearest_hostile(ctx: CapabilityContext) -> Position | None:
+    me = ctx.body.position()
+    hostiles = [e.position for e in ctx.body.entities(THREAT_RADIUS, kind="hostile")]
+    hostiles = [p for p in hostiles if p.distance_to(me) <= THREAT_RADIUS]
+    return min(hostiles, key=lambda p: p.distance_to(me)) if hostiles else None
+
+
+def retreat_spot(ctx: CapabilityContext, threat: Position, args: RetreatAndBlockArgs) -> BlockPos | None:
+    """A standable block about retreatDistance away from the threat, straight away from it if possible."""
+    me = ctx.body.position()
+    away = math.atan2(me.z - threat.z, me.x - threat.x)
+    feet_y = math.floor(me.y)
+    fallback: BlockPos | None = None
+    for distance in range(args.retreatDistance, 1, -1):
+        for turn in (0, 30, -30, 60, -60, 90, -90):
+            angle = away + math.radians(turn)
+            x = math.floor(me.x + distance * math.cos(angle))
+            z = math.floor(me.z + distance * math.sin(angle))
+            for dy in (0, 1, -1, 2, -2):
+                cell = BlockPos(x, feet_y + dy, z)
+                if Position(x + 0.5, cell.y, z + 0.5).distance_to(threat) <= me.distance_to(threat):
+                    continue
+                if not standable(ctx, cell):
+                    continue
+                if not args.checkLight or ctx.body.light_level(cell) >= SAFE_LIGHT:
+                    return cell
+                fallback = fallback or cell
+    return fallback
+
+
+def guard_retreat_and_block(ctx: CapabilityContext, args: RetreatAndBlockArgs) -> GuardResult:
+    md = registry_data(ctx)
+    if not md.has_block(args.blockType) or not md.block(args.blockType).solid:
+        return GuardResult.deny("not_placeable", f"{args.blockType} is not a solid block")
+    if count_item(ctx, args.blockType) < 1:
+        return item_missing(args.blockType)
+    if nearest_hostile(ctx) is None:
+        return GuardResult.deny("no_threat", f"no hostile within {THREAT_RADIUS:g} blocks")
+    return GuardResult.allow()
+
+
+def run_retreat_and_block(ctx: CapabilityContext, args: RetreatAndBlockArgs) -> RunnerGen:
+    md = registry_data(ctx)
+    threat = nearest_hostile(ctx)
+    if threat is None:
+        return ActionResult.failure("no_threat", "the threat is gone")
+    spot = retreat_spot(ctx, threat, args)
+    if spot is None:
+        return ActionResult.failure("no_retreat", "no standable spot away from the threat")
+    try:
+        handle = ctx.body.goto(spot, tolerance=0.5)
+    except BodyError as err:
+        return failure_from_error(err)
+    failure = yield from act(handle)
+    if failure is not None:
+        return failure
+    # Wall the cell between us and the threat, feet and head high, so it cannot walk (or jump) through.
+    here = ctx.body.position()
+    dx, dz = threat.x - here.x, threat.z - here.z
+    step = (1 if dx > 0 else -1, 0) if abs(dx) >= abs(dz) else (0, 1 if dz > 0 else -1)
+    wall = here.block().offset(dx=step[0], dz=step[1])
+    placed: list[BlockPos] = []
+    for cell in (wall, wall.offset(dy=1)):
+        if count_item(ctx, args.blockType) < 1:
+            break
+        if ctx.body.block_at(cell).name not in AIR:
+            continue
+        reference = placement_reference(md, ctx, cell)
+        if reference is None:
+            continue
+        outcome = yield from place_one(ctx, args.blockType, cell, *reference)
+        if outcome.ok:
+            placed.append(cell)
+    moved = round(here.distance_to(threat), 2)
+    if not placed:
+        return ActionResult.failure(
+            "not_blocked", "retreated but could not place a block behind", distanceFromThreat=moved
         )
+    return ActionResult.success(
+        receipt=Receipt(positions=placed, block=args.blockType),
+        retreatedTo=[spot.x, spot.y, spot.z],
+        distanceFromThreat=moved,
+        blocksPlaced=len(placed),
     )
-    registry.register(
-        CapabilitySpec(
-            name="equip_weapon", version="1.0.0", family=Family.COMBAT, args_model=EquipWeaponArgs,
-            runner=run_equip_weapon, acceptance=accept_held, guard=guard_equip_weapon,
-            permissions=frozenset({Permission.CONTAINER_READ, Permission.INVENTORY}), timeout_ms=5_000, retries=1,
-            idempotent=True,
-            description=(
-                "Hold the best sword or axe (tier priority netherite > diamond > iron > stone > golden > wooden; "
-                "minecraft-data has no attack damage). Bare hand when none and fallbackToHand."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="retreat_from_threat", version="1.0.0", family=Family.COMBAT, args_model=RetreatArgs,
-            runner=run_retreat, acceptance=accept_retreat,
-            permissions=frozenset({Permission.MOVEMENT}), timeout_ms=30_000, retries=2, effects=("safe",),
-            description=(
-                "Walk retreatDistance away from the centre of hostiles within safeRadius (fanning out if the way "
-                "is blocked); no hostiles is success with retreated=false. Verified by the distance gained."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="use_item", version="1.0.0", family=Family.COMBAT, args_model=UseItemArgs,
-            runner=run_use_item, acceptance=accept_use_item, guard=guard_use_item,
-            permissions=frozenset({Permission.CONTAINER_READ, Permission.INTERACT}), timeout_ms=10_000, retries=1,
-            preconditions=("has:{item}",),
-            description=(
-                "Hold an item in the main or off hand and use it quantity times, optionally on a target block. "
-                "Verified when it was consumed; a use that consumes nothing is inconclusive."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="equip_tool", version="1.0.0", family=Family.COMBAT, args_model=EquipToolArgs,
-            runner=run_equip_tool, acceptance=accept_held, guard=guard_equip_tool,
-            permissions=frozenset({Permission.CONTAINER_READ, Permission.INVENTORY}), timeout_ms=5_000, retries=1,
-            idempotent=True, effects=("equipped:{tool}",),
-            description=(
-                "Hold the right tool: an exact tool, the fastest harvester of a block (minecraft-data best_tool), "
-                "the highest tier of a toolType, or by material (a block, mineable/<kind>, or a word like wood)."
-            ),
-        )
-    )
+
+
+def accept_retreat_and_block(
+    pre: Observation, post: Observation, args: RetreatAndBlockArgs, result: ActionResult
+) -> VerificationResult:
+    receipt = result.receipt
+    if receipt is None or not receipt.positions:
+        return VerificationResult.inconclusive(reason="no receipt")
+    moved = round(post.position.distance_to(pre.position), 2)
+    checks = [expect_block(post, p, args.blockType) for p in receipt.positions]
+    if moved < 1:
+        checks.append(VerificationResult.contradicted(reason="did not move away", moved=moved))
+    return combine(checks, moved=moved)
+
+
+#: What this module registers (a built-in plugin: see :data:`capabilities.default.BUILTIN_PLUGINS`).
+SPECS: tuple[CapabilitySpec, ...] = (
+    CapabilitySpec(
+        name="attack_entity", version="1.0.0", family=Family.COMBAT, args_model=AttackEntityArgs,
+        runner=run_attack, acceptance=accept_attack, guard=guard_attack,
+        permissions=frozenset({Permission.MOVEMENT, Permission.COMBAT}), timeout_ms=60_000, retries=3,
+        preconditions=("safe",),
+        description=(
+            "Close in on an entity (entityId, else the nearest entityType, else the nearest hostile within "
+            "radius) and swing until it is gone; backs off and fails low_health at retreatHealth. Refuses "
+            "no_target / low_health. (The seed lists [movement, dig]; combat is the permission it uses.)"
+        ),
+    ),
+    CapabilitySpec(
+        name="equip_weapon", version="1.0.0", family=Family.COMBAT, args_model=EquipWeaponArgs,
+        runner=run_equip_weapon, acceptance=accept_held, guard=guard_equip_weapon,
+        permissions=frozenset({Permission.CONTAINER_READ, Permission.INVENTORY}), timeout_ms=5_000, retries=1,
+        idempotent=True,
+        description=(
+            "Hold the best sword or axe (tier priority netherite > diamond > iron > stone > golden > wooden; "
+            "minecraft-data has no attack damage). Bare hand when none and fallbackToHand."
+        ),
+    ),
+    CapabilitySpec(
+        name="retreat_from_threat", version="1.0.0", family=Family.COMBAT, args_model=RetreatArgs,
+        runner=run_retreat, acceptance=accept_retreat,
+        permissions=frozenset({Permission.MOVEMENT}), timeout_ms=30_000, retries=2, effects=("safe",),
+        description=(
+            "Walk retreatDistance away from the centre of hostiles within safeRadius (fanning out if the way "
+            "is blocked); no hostiles is success with retreated=false. Verified by the distance gained."
+        ),
+    ),
+    CapabilitySpec(
+        name="use_item", version="1.0.0", family=Family.COMBAT, args_model=UseItemArgs,
+        runner=run_use_item, acceptance=accept_use_item, guard=guard_use_item,
+        permissions=frozenset({Permission.CONTAINER_READ, Permission.INTERACT}), timeout_ms=10_000, retries=1,
+        preconditions=("has:{item}",),
+        description=(
+            "Hold an item in the main or off hand and use it quantity times, optionally on a target block. "
+            "Verified when it was consumed; a use that consumes nothing is inconclusive."
+        ),
+    ),
+    CapabilitySpec(
+        name="equip_tool", version="1.0.0", family=Family.COMBAT, args_model=EquipToolArgs,
+        runner=run_equip_tool, acceptance=accept_held, guard=guard_equip_tool,
+        permissions=frozenset({Permission.CONTAINER_READ, Permission.INVENTORY}), timeout_ms=5_000, retries=1,
+        idempotent=True, effects=("equipped:{tool}",),
+        description=(
+            "Hold the right tool: an exact tool, the fastest harvester of a block (minecraft-data best_tool), "
+            "the highest tier of a toolType, or by material (a block, mineable/<kind>, or a word like wood)."
+        ),
+    ),
+    CapabilitySpec(
+        name="retreat_and_block",
+        version="1.0.0",
+        family=Family.INTERACTION,
+        args_model=RetreatAndBlockArgs,
+        runner=run_retreat_and_block,
+        acceptance=accept_retreat_and_block,
+        guard=guard_retreat_and_block,
+        permissions=frozenset({Permission.MOVEMENT, Permission.PLACE}),
+        timeout_ms=15_000,
+        retries=1,
+        preconditions=("has:{blockType}",),
+        effects=("safe",),
+        description=(
+            "Walk retreatDistance away from the nearest hostile, then wall the block toward it (feet and head "
+            "high) with blockType."
+        ),
+    ),
+)

@@ -74,7 +74,6 @@ from craftbt.world.body import BlockPos, BodyError, Face, Observation, block_key
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.capabilities.registry import Registry
 
 #: Blackboard namespace for modules a planner emits; ``module_id`` resolves here first.
 MODULE_KEY_PREFIX = "/build/modules/"
@@ -181,107 +180,6 @@ def accept_expected_cells(pre: Observation, post: Observation, args: Any, result
     if not expected:
         return VerificationResult.verified(checked=0, reason="nothing to change")
     return expect_cells(post, expected)
-
-
-# -- place_block_at ------------------------------------------------------------------------------
-class PlaceBlockAtArgs(StrictArgs):
-    position: Vec3 = Field(description="The cell to fill")
-    block: str = Field(min_length=1, pattern=r"^(minecraft:)?[a-z0-9_]+$", description="Block (and item) name")
-
-    @property
-    def name(self) -> str:
-        return self.block.removeprefix("minecraft:")
-
-
-def guard_place_block_at(ctx: CapabilityContext, args: PlaceBlockAtArgs) -> GuardResult:
-    md = registry_data(ctx)
-    if not md.has_block(args.name):
-        return GuardResult.deny(f"unknown_block:{args.name}", f"{args.name!r} is not a block")
-    if not md.has_item(args.name):
-        return GuardResult.deny(f"not_placeable:{args.name}", f"{args.name!r} has no item of the same name")
-    pos = args.position.as_block_pos()
-    current = ctx.body.block_at(pos).name
-    if current == args.name:
-        return GuardResult.allow()  # already there: the runner succeeds without placing
-    if not is_replaceable(current):
-        return GuardResult.deny(f"occupied:{current}", f"{tuple(pos)} holds {current}")
-    if count_item(ctx, args.name) < 1:
-        return GuardResult.deny(f"precond_missing:item:{args.name}", f"no {args.name} in the inventory")
-    if reference_for(ctx, pos) is None:
-        return GuardResult.deny("no_reference_block", f"nothing solid next to {tuple(pos)} to place against")
-    return GuardResult.allow()
-
-
-def run_place_block_at(ctx: CapabilityContext, args: PlaceBlockAtArgs) -> RunnerGen:
-    pos = args.position.as_block_pos()
-    receipt = Receipt(position=pos, block=args.name)
-    if ctx.body.block_at(pos).name == args.name:
-        return ActionResult.success(receipt, already_present=True, placed=False, position=list(pos), block=args.name)
-    failure = yield from place_step(ctx, pos, args.name)
-    if failure is not None:
-        return failure
-    return ActionResult.success(receipt, already_present=False, placed=True, position=list(pos), block=args.name)
-
-
-def accept_place_block_at(
-    pre: Observation, post: Observation, args: PlaceBlockAtArgs, result: ActionResult
-) -> VerificationResult:
-    pos = args.position.as_block_pos()
-    probe = expect_block(post, pos, args.name)
-    if probe.verdict.value != "verified" or result.observables.get("already_present"):
-        return probe
-    # A real placement spends one item; a block that appeared without one is someone else's doing.
-    spent = pre.count(args.name) - post.count(args.name)
-    if spent < 1:
-        return VerificationResult.inconclusive(**probe.evidence, item_spent=spent)
-    return VerificationResult.verified(**probe.evidence, item_spent=spent)
-
-
-# -- dig_block_at --------------------------------------------------------------------------------
-class DigBlockAtArgs(StrictArgs):
-    position: Vec3 = Field(description="The cell to clear")
-    expect: str | None = Field(
-        default=None, min_length=1, description="Refuse unless the cell holds this block (guards against drift)"
-    )
-
-
-def guard_dig_block_at(ctx: CapabilityContext, args: DigBlockAtArgs) -> GuardResult:
-    pos = args.position.as_block_pos()
-    current = ctx.body.block_at(pos).name
-    if is_air(current):
-        return GuardResult.allow()
-    expect = args.expect.removeprefix("minecraft:") if args.expect else None
-    if expect is not None and current != expect:
-        return GuardResult.deny(f"unexpected_block:{current}", f"{tuple(pos)} holds {current}, expected {expect}")
-    md = registry_data(ctx)
-    if current in ("water", "lava") or not md.has_block(current) or not md.block(current).breakable:
-        return GuardResult.deny(f"not_diggable:{current}", f"{current} cannot be broken")
-    return GuardResult.allow()
-
-
-def run_dig_block_at(ctx: CapabilityContext, args: DigBlockAtArgs) -> RunnerGen:
-    pos = args.position.as_block_pos()
-    before = ctx.body.block_at(pos).name
-    receipt = Receipt(position=pos, block="air")
-    if is_air(before):
-        return ActionResult.success(receipt, already_air=True, dug=None, position=list(pos))
-    failure = yield from dig_step(ctx, pos)
-    if failure is not None:
-        return failure
-    return ActionResult.success(receipt, already_air=False, dug=before, position=list(pos))
-
-
-def accept_dig_block_at(
-    pre: Observation, post: Observation, args: DigBlockAtArgs, result: ActionResult
-) -> VerificationResult:
-    pos = args.position.as_block_pos()
-    seen = post.block(pos)
-    evidence = {"position": list(pos), "expected": "air", "observed": seen, "dug": result.observables.get("dug")}
-    if seen is None:
-        return VerificationResult.inconclusive(**evidence)
-    if is_air(seen):
-        return VerificationResult.verified(**evidence)
-    return VerificationResult.contradicted(**evidence)
 
 
 # -- build_module --------------------------------------------------------------------------------
@@ -715,139 +613,87 @@ def accept_build_up(pre: Observation, post: Observation, args: BuildUpArgs, resu
     return VerificationResult.verified(**probe.evidence, rose=rose)
 
 
-def register(registry: Registry) -> None:
-    """Registers this family's capabilities."""
-    registry.register(
-        CapabilitySpec(
-            name="place_block_at",
-            args_model=PlaceBlockAtArgs,
-            runner=run_place_block_at,
-            acceptance=accept_place_block_at,
-            guard=guard_place_block_at,
-            permissions=frozenset({Permission.MOVEMENT, Permission.PLACE}),
-            timeout_ms=20_000,
-            retries=2,
-            idempotent=True,
-            preconditions=("has:{block}",),
-            effects=("block:{position.x},{position.y},{position.z}={block}",),
-            description=(
-                "Place one block at an exact position (the build protocol's per-block placement). Idempotent: a block "
-                "already there succeeds with already_present=true. Walks within reach, places against a solid "
-                "neighbour face, steps out of the cell if standing in it. Receipt: position and block."
-            ),
-            family=Family.CONSTRUCTION,
-            version="1.0.0",
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="dig_block_at",
-            args_model=DigBlockAtArgs,
-            runner=run_dig_block_at,
-            acceptance=accept_dig_block_at,
-            guard=guard_dig_block_at,
-            permissions=frozenset({Permission.MOVEMENT, Permission.DIG}),
-            timeout_ms=30_000,
-            retries=2,
-            idempotent=True,
-            effects=("air:{position.x},{position.y},{position.z}",),
-            description=(
-                "Clear one block at an exact position with the best harvest tool in the inventory (auto-equip). "
-                "Idempotent on air; refuses unexpected_block:<name> when expect is given and differs. "
-                "Drops are not collected (use acquire_material to gather)."
-            ),
-            family=Family.CONSTRUCTION,
-            version="1.0.0",
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="build_module",
-            args_model=BuildModuleArgs,
-            runner=run_build_module,
-            acceptance=accept_build_module,
-            guard=guard_build_module,
-            permissions=frozenset({Permission.MOVEMENT, Permission.PLACE, Permission.DIG}),
-            timeout_ms=600_000,
-            retries=1,
-            idempotent=True,
-            preconditions=("has_materials:{module_id}",),
-            effects=("module:{module_id}",),
-            description=(
-                "Build a structure module at an origin and facing: every missing block, bottom-up and "
-                "support-first, skipping blocks already present (a re-run resumes). Obstructions are dug unless "
-                "clear_obstructions=false. Acceptance scans the module witness (all placements and required-"
-                "empty cells)."
-            ),
-            family=Family.CONSTRUCTION,
-            version="1.0.0",
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="prepare_site",
-            args_model=PrepareSiteArgs,
-            runner=run_prepare_site,
-            acceptance=accept_expected_cells,
-            guard=guard_prepare_site,
-            permissions=frozenset({Permission.MOVEMENT, Permission.DIG, Permission.PLACE}),
-            timeout_ms=600_000,
-            retries=1,
-            idempotent=True,
-            effects=("site_clear:{origin.x},{origin.y},{origin.z}",),
-            description=(
-                "Clear a building site: dig every block in a box (size) or a module's bounding box (keeping blocks "
-                "the module already has in place), top layer first; with floor, fill holes in the layer under it."
-            ),
-            family=Family.CONSTRUCTION,
-            version="1.0.0",
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="place_feature",
-            args_model=PlaceFeatureArgs,
-            runner=run_place_feature,
-            acceptance=accept_place_feature,
-            guard=guard_place_feature,
-            permissions=frozenset({Permission.MOVEMENT, Permission.PLACE}),
-            timeout_ms=20_000,
-            retries=2,
-            idempotent=True,
-            effects=("feature:{feature}@{position.x},{position.y},{position.z}",),
-            description=(
-                "Place a feature: door (two cells, on a solid block), window (glass_pane), torch (on the floor, or "
-                "on a wall as wall_torch), ladder (against the wall behind its facing). material overrides the item."
-            ),
-            family=Family.CONSTRUCTION,
-            version="1.0.0",
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="verify_module",
-            args_model=ModuleArgs,
-            runner=run_verify_module,
-            acceptance=accept_verify_module,
-            guard=guard_verify_module,
-            permissions=frozenset({Permission.SENSE}),
-            timeout_ms=5_000,
-            retries=0,
-            idempotent=True,
-            description=(
-                "Read-only checkpoint: scan every placement and required-empty cell of a module and return the "
-                "witness (matched/missing/wrong/obstructed, digest, evidence_digest) in observables.witness. "
-                "Verified only if every cell matches; contradicted with the diff as evidence otherwise."
-            ),
-            family=Family.CONSTRUCTION,
-            version="1.0.0",
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="build_up", version="1.0.0", family=Family.CONSTRUCTION, args_model=BuildUpArgs,
-            runner=run_build_up, guard=guard_build_up, acceptance=accept_build_up,
-            permissions=frozenset({Permission.MOVEMENT, Permission.PLACE}), timeout_ms=10_000,
-            description="Jump and place a block under the feet (a pillar step): the bot ends one block higher",
-        )
-    )
+#: What this module registers (a built-in plugin: see :data:`capabilities.default.BUILTIN_PLUGINS`).
+SPECS: tuple[CapabilitySpec, ...] = (
+    CapabilitySpec(
+        name="build_module",
+        args_model=BuildModuleArgs,
+        runner=run_build_module,
+        acceptance=accept_build_module,
+        guard=guard_build_module,
+        permissions=frozenset({Permission.MOVEMENT, Permission.PLACE, Permission.DIG}),
+        timeout_ms=600_000,
+        retries=1,
+        idempotent=True,
+        preconditions=("has_materials:{module_id}",),
+        effects=("module:{module_id}",),
+        description=(
+            "Build a structure module at an origin and facing: every missing block, bottom-up and "
+            "support-first, skipping blocks already present (a re-run resumes). Obstructions are dug unless "
+            "clear_obstructions=false. Acceptance scans the module witness (all placements and required-"
+            "empty cells)."
+        ),
+        family=Family.CONSTRUCTION,
+        version="1.0.0",
+    ),
+    CapabilitySpec(
+        name="prepare_site",
+        args_model=PrepareSiteArgs,
+        runner=run_prepare_site,
+        acceptance=accept_expected_cells,
+        guard=guard_prepare_site,
+        permissions=frozenset({Permission.MOVEMENT, Permission.DIG, Permission.PLACE}),
+        timeout_ms=600_000,
+        retries=1,
+        idempotent=True,
+        effects=("site_clear:{origin.x},{origin.y},{origin.z}",),
+        description=(
+            "Clear a building site: dig every block in a box (size) or a module's bounding box (keeping blocks "
+            "the module already has in place), top layer first; with floor, fill holes in the layer under it."
+        ),
+        family=Family.CONSTRUCTION,
+        version="1.0.0",
+    ),
+    CapabilitySpec(
+        name="place_feature",
+        args_model=PlaceFeatureArgs,
+        runner=run_place_feature,
+        acceptance=accept_place_feature,
+        guard=guard_place_feature,
+        permissions=frozenset({Permission.MOVEMENT, Permission.PLACE}),
+        timeout_ms=20_000,
+        retries=2,
+        idempotent=True,
+        effects=("feature:{feature}@{position.x},{position.y},{position.z}",),
+        description=(
+            "Place a feature: door (two cells, on a solid block), window (glass_pane), torch (on the floor, or "
+            "on a wall as wall_torch), ladder (against the wall behind its facing). material overrides the item."
+        ),
+        family=Family.CONSTRUCTION,
+        version="1.0.0",
+    ),
+    CapabilitySpec(
+        name="verify_module",
+        args_model=ModuleArgs,
+        runner=run_verify_module,
+        acceptance=accept_verify_module,
+        guard=guard_verify_module,
+        permissions=frozenset({Permission.SENSE}),
+        timeout_ms=5_000,
+        retries=0,
+        idempotent=True,
+        description=(
+            "Read-only checkpoint: scan every placement and required-empty cell of a module and return the "
+            "witness (matched/missing/wrong/obstructed, digest, evidence_digest) in observables.witness. "
+            "Verified only if every cell matches; contradicted with the diff as evidence otherwise."
+        ),
+        family=Family.CONSTRUCTION,
+        version="1.0.0",
+    ),
+    CapabilitySpec(
+        name="build_up", version="1.0.0", family=Family.CONSTRUCTION, args_model=BuildUpArgs,
+        runner=run_build_up, guard=guard_build_up, acceptance=accept_build_up,
+        permissions=frozenset({Permission.MOVEMENT, Permission.PLACE}), timeout_ms=10_000,
+        description="Jump and place a block under the feet (a pillar step): the bot ends one block higher",
+    ),
+)

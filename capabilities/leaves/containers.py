@@ -35,7 +35,6 @@ from craftbt.world.body import BlockPos, BodyError, Observation, Position, block
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.capabilities.registry import Registry
 
 #: Blocks with an item window a player opens by using them.
 CONTAINER_BLOCKS: tuple[str, ...] = (
@@ -422,51 +421,45 @@ def accept_manage(
 
 
 # == registration ===================================================================================
-def register(registry: Registry) -> None:
-    registry.register(
-        CapabilitySpec(
-            name="open_container", version="1.0.0", family=Family.CONTAINER, args_model=OpenContainerArgs,
-            runner=run_open, acceptance=accept_open, guard=guard_open,
-            permissions=frozenset({Permission.CONTAINER_READ, Permission.MOVEMENT}),
-            timeout_ms=10_000, retries=2, idempotent=True, effects=("window_open",),
-            description=(
-                "Walk to a container (the given position, else the nearest of containerType within radius) and "
-                "open its window; observables list the contents. Refuses no_target / not_a_container."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="transfer_items", version="1.0.0", family=Family.CONTAINER, args_model=TransferItemsArgs,
-            runner=run_transfer, acceptance=accept_transfer, guard=guard_transfer,
-            permissions=frozenset({Permission.CONTAINER_READ, Permission.CONTAINER_WRITE}),
-            timeout_ms=15_000, retries=2, preconditions=("window_open",),
-            description=(
-                "With a container window open, move items: deposit/put into it, withdraw/take out of it, or "
-                "all (everything, direction from source/destination, default out). Verified by the inventory "
-                "delta. Refuses precond_missing:window, precond_missing:item:<x>. (The seed's swap is not offered.)"
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="close_container", version="1.0.0", family=Family.CONTAINER, args_model=CloseContainerArgs,
-            runner=run_close, acceptance=accept_close, guard=guard_close,
-            permissions=frozenset({Permission.CONTAINER_READ}), timeout_ms=5_000, retries=1, idempotent=True,
-            description="Close the open container window (success if none is open); refuses window_mismatch.",
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="manage_inventory", version="1.0.0", family=Family.CONTAINER, args_model=ManageInventoryArgs,
-            runner=run_manage, acceptance=accept_manage, guard=guard_manage,
-            permissions=frozenset({Permission.CONTAINER_READ, Permission.CONTAINER_WRITE, Permission.INVENTORY}),
-            timeout_ms=30_000, retries=1,
-            description=(
-                "drop_unwanted tosses everything not in keepItems (default: known junk); keep_essentials tosses "
-                "all but tools, weapons, armour, food, torches, stations and keepItems. sort/compact/organize "
-                "report stacks and mergeable stacks (minecraft-data stack sizes) without moving slots: the Body "
-                "protocol has no slot-move command. Verified: tossed items gone, everything else kept."
-            ),
-        )
-    )
+#: What this module registers (a built-in plugin: see :data:`capabilities.default.BUILTIN_PLUGINS`).
+SPECS: tuple[CapabilitySpec, ...] = (
+    CapabilitySpec(
+        name="open_container", version="1.0.0", family=Family.CONTAINER, args_model=OpenContainerArgs,
+        runner=run_open, acceptance=accept_open, guard=guard_open,
+        permissions=frozenset({Permission.CONTAINER_READ, Permission.MOVEMENT}),
+        timeout_ms=10_000, retries=2, idempotent=True, effects=("window_open",),
+        description=(
+            "Walk to a container (the given position, else the nearest of containerType within radius) and "
+            "open its window; observables list the contents. Refuses no_target / not_a_container."
+        ),
+    ),
+    CapabilitySpec(
+        name="transfer_items", version="1.0.0", family=Family.CONTAINER, args_model=TransferItemsArgs,
+        runner=run_transfer, acceptance=accept_transfer, guard=guard_transfer,
+        permissions=frozenset({Permission.CONTAINER_READ, Permission.CONTAINER_WRITE}),
+        timeout_ms=15_000, retries=2, preconditions=("window_open",),
+        description=(
+            "With a container window open, move items: deposit/put into it, withdraw/take out of it, or "
+            "all (everything, direction from source/destination, default out). Verified by the inventory "
+            "delta. Refuses precond_missing:window, precond_missing:item:<x>. (The seed's swap is not offered.)"
+        ),
+    ),
+    CapabilitySpec(
+        name="close_container", version="1.0.0", family=Family.CONTAINER, args_model=CloseContainerArgs,
+        runner=run_close, acceptance=accept_close, guard=guard_close,
+        permissions=frozenset({Permission.CONTAINER_READ}), timeout_ms=5_000, retries=1, idempotent=True,
+        description="Close the open container window (success if none is open); refuses window_mismatch.",
+    ),
+    CapabilitySpec(
+        name="manage_inventory", version="1.0.0", family=Family.CONTAINER, args_model=ManageInventoryArgs,
+        runner=run_manage, acceptance=accept_manage, guard=guard_manage,
+        permissions=frozenset({Permission.CONTAINER_READ, Permission.CONTAINER_WRITE, Permission.INVENTORY}),
+        timeout_ms=30_000, retries=1,
+        description=(
+            "drop_unwanted tosses everything not in keepItems (default: known junk); keep_essentials tosses "
+            "all but tools, weapons, armour, food, torches, stations and keepItems. sort/compact/organize "
+            "report stacks and mergeable stacks (minecraft-data stack sizes) without moving slots: the Body "
+            "protocol has no slot-move command. Verified: tossed items gone, everything else kept."
+        ),
+    ),
+)

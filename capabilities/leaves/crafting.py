@@ -53,7 +53,6 @@ from craftbt.world.terrain import LIQUIDS
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.capabilities.registry import Registry
 
 #: A station this close (blocks, from the feet) is reused rather than a new one placed.
 REUSE_RADIUS = 8
@@ -636,93 +635,87 @@ def accept_introspect(
 
 
 # == registration ===================================================================================
-def register(registry: Registry) -> None:
-    registry.register(
-        CapabilitySpec(
-            name="craft_recipe",
-            version="1.0.0",
-            family=Family.CRAFTING,
-            args_model=CraftRecipeArgs,
-            runner=run_craft,
-            acceptance=accept_craft,
-            guard=guard_craft,
-            permissions=frozenset({Permission.CRAFT}),
-            timeout_ms=30_000,
-            retries=2,
-            effects=("has:{recipe}",),
-            description=(
-                "Craft qty of an item (rounded up to the recipe's output) from a minecraft-data recipe variant "
-                "the inventory can pay for; 2x2 recipes in the inventory, 3x3 at a crafting_table within "
-                f"{TABLE_RADIUS} blocks (walked to). Refuses precond_missing:table / precond_missing:item:<x>."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="smelt",
-            version="1.0.0",
-            awaits_world=True,
-            family=Family.CRAFTING,
-            args_model=SmeltArgs,
-            runner=run_smelt,
-            acceptance=accept_smelt,
-            guard=guard_smelt,
-            permissions=frozenset(
-                {Permission.CRAFT, Permission.CONTAINER_READ, Permission.CONTAINER_WRITE, Permission.PLACE}
-            ),
-            timeout_ms=90_000,
-            timeout_of=smelt_timeout_ms,
-            retries=1,
-            preconditions=("has:{input}", "has:{fuel}"),
-            effects=("has_smelted:{input}",),
-            effects_of=smelt_effects,
-            description=(
-                "Smelt qty of input in a furnace within 8 blocks (placing one from the inventory if none), with "
-                "enough fuel for qty cook cycles (the named fuel first, any minecraft-data fuel after); waits for "
-                "the output, takes it and leftover fuel, closes. Refuses precond_missing:fuel|furnace|item:<x>. "
-                "Its timeout scales with qty: 12 s per item + 10 s, at least 30 s (timeout_ms is the manifest default)."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="place_workstation",
-            version="1.0.0",
-            family=Family.CRAFTING,
-            args_model=PlaceWorkstationArgs,
-            runner=run_place_workstation,
-            acceptance=accept_place_workstation,
-            guard=guard_place_workstation,
-            permissions=frozenset({Permission.PLACE}),
-            timeout_ms=8_000,
-            retries=1,
-            idempotent=True,
-            preconditions=("has:{workstation}",),
-            effects=("near:{workstation}",),
-            description=(
-                f"Ensure a workstation within {REUSE_RADIUS} blocks: reuse a station-registry position from "
-                "`known` (walking to it), or one already within reach (reused=true, no placement, so never a "
-                f"second one in that radius), or place one from the inventory into the first of up to {SPOT_BUDGET} "
-                "utility-zone `spots` that takes it, else on solid ground next to the player. Observables: "
-                "source (registry|found|placed). Receipt: the station's position."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="introspect_recipe",
-            version="1.0.0",
-            family=Family.CRAFTING,
-            args_model=IntrospectRecipeArgs,
-            runner=run_introspect,
-            acceptance=accept_introspect,
-            guard=guard_introspect,
-            permissions=frozenset({Permission.SENSE}),
-            timeout_ms=5_000,
-            idempotent=True,
-            description=(
-                "Read-only: the minecraft-data crafting recipes for an item (ingredients, shape, needs_table) "
-                "and its furnace recipes."
-            ),
-        )
-    )
+#: What this module registers (a built-in plugin: see :data:`capabilities.default.BUILTIN_PLUGINS`).
+SPECS: tuple[CapabilitySpec, ...] = (
+    CapabilitySpec(
+        name="craft_recipe",
+        version="1.0.0",
+        family=Family.CRAFTING,
+        args_model=CraftRecipeArgs,
+        runner=run_craft,
+        acceptance=accept_craft,
+        guard=guard_craft,
+        permissions=frozenset({Permission.CRAFT}),
+        timeout_ms=30_000,
+        retries=2,
+        effects=("has:{recipe}",),
+        description=(
+            "Craft qty of an item (rounded up to the recipe's output) from a minecraft-data recipe variant "
+            "the inventory can pay for; 2x2 recipes in the inventory, 3x3 at a crafting_table within "
+            f"{TABLE_RADIUS} blocks (walked to). Refuses precond_missing:table / precond_missing:item:<x>."
+        ),
+    ),
+    CapabilitySpec(
+        name="smelt",
+        version="1.0.0",
+        awaits_world=True,
+        family=Family.CRAFTING,
+        args_model=SmeltArgs,
+        runner=run_smelt,
+        acceptance=accept_smelt,
+        guard=guard_smelt,
+        permissions=frozenset(
+            {Permission.CRAFT, Permission.CONTAINER_READ, Permission.CONTAINER_WRITE, Permission.PLACE}
+        ),
+        timeout_ms=90_000,
+        timeout_of=smelt_timeout_ms,
+        retries=1,
+        preconditions=("has:{input}", "has:{fuel}"),
+        effects=("has_smelted:{input}",),
+        effects_of=smelt_effects,
+        description=(
+            "Smelt qty of input in a furnace within 8 blocks (placing one from the inventory if none), with "
+            "enough fuel for qty cook cycles (the named fuel first, any minecraft-data fuel after); waits for "
+            "the output, takes it and leftover fuel, closes. Refuses precond_missing:fuel|furnace|item:<x>. "
+            "Its timeout scales with qty: 12 s per item + 10 s, at least 30 s (timeout_ms is the manifest default)."
+        ),
+    ),
+    CapabilitySpec(
+        name="place_workstation",
+        version="1.0.0",
+        family=Family.CRAFTING,
+        args_model=PlaceWorkstationArgs,
+        runner=run_place_workstation,
+        acceptance=accept_place_workstation,
+        guard=guard_place_workstation,
+        permissions=frozenset({Permission.PLACE}),
+        timeout_ms=8_000,
+        retries=1,
+        idempotent=True,
+        preconditions=("has:{workstation}",),
+        effects=("near:{workstation}",),
+        description=(
+            f"Ensure a workstation within {REUSE_RADIUS} blocks: reuse a station-registry position from "
+            "`known` (walking to it), or one already within reach (reused=true, no placement, so never a "
+            f"second one in that radius), or place one from the inventory into the first of up to {SPOT_BUDGET} "
+            "utility-zone `spots` that takes it, else on solid ground next to the player. Observables: "
+            "source (registry|found|placed). Receipt: the station's position."
+        ),
+    ),
+    CapabilitySpec(
+        name="introspect_recipe",
+        version="1.0.0",
+        family=Family.CRAFTING,
+        args_model=IntrospectRecipeArgs,
+        runner=run_introspect,
+        acceptance=accept_introspect,
+        guard=guard_introspect,
+        permissions=frozenset({Permission.SENSE}),
+        timeout_ms=5_000,
+        idempotent=True,
+        description=(
+            "Read-only: the minecraft-data crafting recipes for an item (ingredients, shape, needs_table) "
+            "and its furnace recipes."
+        ),
+    ),
+)

@@ -58,7 +58,6 @@ from craftbt.world.terrain import solid_in
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.capabilities.registry import Registry
 
 #: Blocks in view are at most this far (and, like acquire_material's search, at most MIN_DY below the feet):
 #: underground the walls of the tunnel, on the surface well inside acquire_material's planned radius of 32.
@@ -847,13 +846,10 @@ def accept_explore(pre: Observation, post: Observation, args: ExploreArgs, resul
     return VerificationResult.verified(**evidence)
 
 
-def register(registry: Registry) -> None:
-    """Registers this family's capabilities."""
-    for spec in SPECS:
-        registry.register(spec)
 
 
-SPECS = (
+#: What this module registers (a built-in plugin: see :data:`capabilities.default.BUILTIN_PLUGINS`).
+SPECS: tuple[CapabilitySpec, ...] = (
     CapabilitySpec(
         name="explore",
         version="1.0.0",

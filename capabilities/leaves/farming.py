@@ -56,7 +56,6 @@ from craftbt.world.mcdata import McData
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.capabilities.registry import Registry
 
 #: Blocks a hoe turns into farmland (vanilla; coarse and rooted dirt till to dirt, not farmland).
 TILLABLE = ("grass_block", "dirt", "dirt_path")
@@ -631,105 +630,98 @@ def accept_manage_farm(
 
 
 # -- registration ----------------------------------------------------------------------------------
-def register(registry: Registry) -> None:
-    """Registers this family's capabilities."""
-    registry.register(
-        CapabilitySpec(
-            name="till_soil",
-            version="1.0.0",
-            family=Family.FARMING,
-            args_model=TillSoilArgs,
-            runner=run_till_soil,
-            acceptance=accept_receipt_block,
-            guard=guard_till_soil,
-            permissions=frozenset({Permission.MOVEMENT, Permission.DIG, Permission.PLACE}),
-            timeout_ms=30_000,
-            retries=3,
-            idempotent=True,
-            preconditions=("holds:hoe",),  # a hoe of any tier: the gate cannot judge it, so it assumes it
-            effects=("block:{position.x},{position.y},{position.z}=farmland",),
-            description=(
-                "Till one dirt/grass block into farmland with a hoe (the given position, or the nearest tillable "
-                "block with air above within radius). Receipt: position, farmland."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="plant_crop",
-            version="1.0.0",
-            family=Family.FARMING,
-            args_model=PlantCropArgs,
-            runner=run_plant_crop,
-            acceptance=accept_plant_crop,
-            guard=guard_plant_crop,
-            permissions=frozenset(
-                {Permission.MOVEMENT, Permission.PLACE, Permission.CONTAINER_READ, Permission.CONTAINER_WRITE}
-            ),
-            timeout_ms=20_000,
-            retries=3,
-            idempotent=True,
-            preconditions=("has_seeds:{crop}",),  # the seed item comes from minecraft-data at run time
-            effects=("planted:{crop}",),
-            description=(
-                "Plant a crop on farmland (position = the farmland block; default: the nearest empty farmland). "
-                "The seed item comes from minecraft-data (wheat_seeds, carrot, potato, beetroot_seeds). The crop "
-                "is verified by probing the block, not by waiting for a blockUpdate event (the seed's timeout bug)."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="harvest_crop",
-            version="1.0.0",
-            family=Family.FARMING,
-            args_model=HarvestCropArgs,
-            runner=run_harvest_crop,
-            acceptance=accept_harvest_crop,
-            guard=guard_harvest_crop,
-            permissions=frozenset({Permission.MOVEMENT, Permission.DIG}),
-            timeout_ms=HARVEST_TIMEOUT_MS,
-            timeout_of=harvest_timeout_ms,
-            awaits_world=True,  # wait_ticks: the crops ripen by themselves, no actuator command meanwhile
-            # a wait of thousands of ticks must not hold the safety fast path off a zombie (natural seed 29:
-            # two deaths at the farm); a re-dispatch walks back and harvests what is ripe, nothing is lost
-            meta={"interruptible": True},
-            retries=3,
-            preconditions=("mature_crop",),
-            effects=("has:{crop}",),
-            description=(
-                "Harvest mature crops (age state at its maximum: 7, beetroots 3) within radius or at a position, "
-                "then walk over the drops. Immature crops are refused (not_mature:<age>/<max>), unless wait_ticks "
-                "lets it wait for min_ripe of the crops standing within radius to ripen first (the timeout grows "
-                "by the wait)."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="manage_farm",
-            version="1.0.0",
-            family=Family.FARMING,
-            args_model=ManageFarmArgs,
-            runner=run_manage_farm,
-            acceptance=accept_manage_farm,
-            guard=guard_manage_farm,
-            permissions=frozenset(
-                {
-                    Permission.MOVEMENT,
-                    Permission.DIG,
-                    Permission.PLACE,
-                    Permission.CONTAINER_READ,
-                    Permission.CONTAINER_WRITE,
-                }
-            ),
-            timeout_ms=120_000,
-            retries=3,
-            idempotent=True,
-            description=(
-                "Composite farm chore within radius: harvest mature crops, till hydratable soil (within 4 blocks of "
-                "water, so the countryside is left alone), plant empty farmland, bounded by max_operations. "
-                "maintain with nothing to do succeeds with operations=0; a single chore with nothing to do refuses."
-            ),
-        )
-    )
+#: What this module registers (a built-in plugin: see :data:`capabilities.default.BUILTIN_PLUGINS`).
+SPECS: tuple[CapabilitySpec, ...] = (
+    CapabilitySpec(
+        name="till_soil",
+        version="1.0.0",
+        family=Family.FARMING,
+        args_model=TillSoilArgs,
+        runner=run_till_soil,
+        acceptance=accept_receipt_block,
+        guard=guard_till_soil,
+        permissions=frozenset({Permission.MOVEMENT, Permission.DIG, Permission.PLACE}),
+        timeout_ms=30_000,
+        retries=3,
+        idempotent=True,
+        preconditions=("holds:hoe",),  # a hoe of any tier: the gate cannot judge it, so it assumes it
+        effects=("block:{position.x},{position.y},{position.z}=farmland",),
+        description=(
+            "Till one dirt/grass block into farmland with a hoe (the given position, or the nearest tillable "
+            "block with air above within radius). Receipt: position, farmland."
+        ),
+    ),
+    CapabilitySpec(
+        name="plant_crop",
+        version="1.0.0",
+        family=Family.FARMING,
+        args_model=PlantCropArgs,
+        runner=run_plant_crop,
+        acceptance=accept_plant_crop,
+        guard=guard_plant_crop,
+        permissions=frozenset(
+            {Permission.MOVEMENT, Permission.PLACE, Permission.CONTAINER_READ, Permission.CONTAINER_WRITE}
+        ),
+        timeout_ms=20_000,
+        retries=3,
+        idempotent=True,
+        preconditions=("has_seeds:{crop}",),  # the seed item comes from minecraft-data at run time
+        effects=("planted:{crop}",),
+        description=(
+            "Plant a crop on farmland (position = the farmland block; default: the nearest empty farmland). "
+            "The seed item comes from minecraft-data (wheat_seeds, carrot, potato, beetroot_seeds). The crop "
+            "is verified by probing the block, not by waiting for a blockUpdate event (the seed's timeout bug)."
+        ),
+    ),
+    CapabilitySpec(
+        name="harvest_crop",
+        version="1.0.0",
+        family=Family.FARMING,
+        args_model=HarvestCropArgs,
+        runner=run_harvest_crop,
+        acceptance=accept_harvest_crop,
+        guard=guard_harvest_crop,
+        permissions=frozenset({Permission.MOVEMENT, Permission.DIG}),
+        timeout_ms=HARVEST_TIMEOUT_MS,
+        timeout_of=harvest_timeout_ms,
+        awaits_world=True,  # wait_ticks: the crops ripen by themselves, no actuator command meanwhile
+        # a wait of thousands of ticks must not hold the safety fast path off a zombie (natural seed 29:
+        # two deaths at the farm); a re-dispatch walks back and harvests what is ripe, nothing is lost
+        meta={"interruptible": True},
+        retries=3,
+        preconditions=("mature_crop",),
+        effects=("has:{crop}",),
+        description=(
+            "Harvest mature crops (age state at its maximum: 7, beetroots 3) within radius or at a position, "
+            "then walk over the drops. Immature crops are refused (not_mature:<age>/<max>), unless wait_ticks "
+            "lets it wait for min_ripe of the crops standing within radius to ripen first (the timeout grows "
+            "by the wait)."
+        ),
+    ),
+    CapabilitySpec(
+        name="manage_farm",
+        version="1.0.0",
+        family=Family.FARMING,
+        args_model=ManageFarmArgs,
+        runner=run_manage_farm,
+        acceptance=accept_manage_farm,
+        guard=guard_manage_farm,
+        permissions=frozenset(
+            {
+                Permission.MOVEMENT,
+                Permission.DIG,
+                Permission.PLACE,
+                Permission.CONTAINER_READ,
+                Permission.CONTAINER_WRITE,
+            }
+        ),
+        timeout_ms=120_000,
+        retries=3,
+        idempotent=True,
+        description=(
+            "Composite farm chore within radius: harvest mature crops, till hydratable soil (within 4 blocks of "
+            "water, so the countryside is left alone), plant empty farmland, bounded by max_operations. "
+            "maintain with nothing to do succeeds with operations=0; a single chore with nothing to do refuses."
+        ),
+    ),
+)

@@ -53,7 +53,6 @@ from craftbt.world.body import TICKS_PER_DAY, ActionHandle, BlockPos, BodyError,
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.capabilities.registry import Registry
 
 #: How long a flipped source may take to move its device (vanilla pistons: 2 game ticks).
 SETTLE_TICKS = 10
@@ -536,87 +535,80 @@ def accept_control_environment(
 
 
 # -- registration ----------------------------------------------------------------------------------
-def register(registry: Registry) -> None:
-    """Registers this family's capabilities."""
-    registry.register(
-        CapabilitySpec(
-            name="interact_with_block",
-            version="1.0.0",
-            family=Family.WORLD,
-            args_model=InteractArgs,
-            runner=run_interact,
-            acceptance=accept_interact,
-            guard=guard_interact,
-            permissions=frozenset({Permission.MOVEMENT, Permission.INTERACT}),
-            timeout_ms=10_000,
-            retries=3,
-            effects=("activated:{position.x},{position.y},{position.z}",),
-            description=(
-                "Activate a door, trapdoor, fence gate, lever or button (the given position, or the nearest within "
-                "radius). Acceptance probes the block state: open/powered flipped, a button pressed. Iron doors and "
-                "containers are refused (redstone / open_container)."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="operate_piston",
-            version="1.0.0",
-            family=Family.WORLD,
-            args_model=OperatePistonArgs,
-            runner=run_operate_piston,
-            acceptance=accept_operate_piston,
-            guard=guard_operate_piston,
-            permissions=frozenset({Permission.MOVEMENT, Permission.INTERACT, Permission.REDSTONE}),
-            timeout_ms=15_000,
-            retries=3,
-            idempotent=True,
-            effects=("piston:{position.x},{position.y},{position.z}={action}",),
-            description=(
-                "Extend or retract a piston by flipping the lever that powers it (touching it or a solid block "
-                "touching it). Already in the wanted state: success without acting. Acceptance probes extended."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="control_redstone",
-            version="1.0.0",
-            family=Family.WORLD,
-            args_model=ControlRedstoneArgs,
-            runner=run_control_redstone,
-            acceptance=accept_control_redstone,
-            guard=guard_control_redstone,
-            permissions=frozenset({Permission.MOVEMENT, Permission.INTERACT, Permission.REDSTONE}),
-            timeout_ms=20_000,
-            retries=3,
-            effects=("powered:{action}",),
-            description=(
-                "Drive a redstone source: power_on/power_off/toggle a lever, or pulse (press a button, or a lever "
-                "on for pulse_ticks then off). With target_position, the device (lamp lit, piston extended, door "
-                "open) must follow."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="control_environment",
-            version="1.0.0",
-            family=Family.WORLD,
-            args_model=ControlEnvironmentArgs,
-            runner=run_control_environment,
-            acceptance=accept_control_environment,
-            guard=guard_control_environment,
-            permissions=frozenset({Permission.MOVEMENT, Permission.CHAT}),
-            timeout_ms=10_000,
-            retries=2,
-            idempotent=True,
-            preconditions=("operator",),
-            command_of=lambda args: ControlEnvironmentArgs.model_validate(args).command(),
-            description=(
-                "Set the time of day or the weather with operator commands (/time set, /weather); needs operator "
-                "rights or cheats (guard: precond_missing:operator when the body says it has none). Verified by "
-                "the observed time of day / weather."
-            ),
-        )
-    )
+#: What this module registers (a built-in plugin: see :data:`capabilities.default.BUILTIN_PLUGINS`).
+SPECS: tuple[CapabilitySpec, ...] = (
+    CapabilitySpec(
+        name="interact_with_block",
+        version="1.0.0",
+        family=Family.WORLD,
+        args_model=InteractArgs,
+        runner=run_interact,
+        acceptance=accept_interact,
+        guard=guard_interact,
+        permissions=frozenset({Permission.MOVEMENT, Permission.INTERACT}),
+        timeout_ms=10_000,
+        retries=3,
+        effects=("activated:{position.x},{position.y},{position.z}",),
+        description=(
+            "Activate a door, trapdoor, fence gate, lever or button (the given position, or the nearest within "
+            "radius). Acceptance probes the block state: open/powered flipped, a button pressed. Iron doors and "
+            "containers are refused (redstone / open_container)."
+        ),
+    ),
+    CapabilitySpec(
+        name="operate_piston",
+        version="1.0.0",
+        family=Family.WORLD,
+        args_model=OperatePistonArgs,
+        runner=run_operate_piston,
+        acceptance=accept_operate_piston,
+        guard=guard_operate_piston,
+        permissions=frozenset({Permission.MOVEMENT, Permission.INTERACT, Permission.REDSTONE}),
+        timeout_ms=15_000,
+        retries=3,
+        idempotent=True,
+        effects=("piston:{position.x},{position.y},{position.z}={action}",),
+        description=(
+            "Extend or retract a piston by flipping the lever that powers it (touching it or a solid block "
+            "touching it). Already in the wanted state: success without acting. Acceptance probes extended."
+        ),
+    ),
+    CapabilitySpec(
+        name="control_redstone",
+        version="1.0.0",
+        family=Family.WORLD,
+        args_model=ControlRedstoneArgs,
+        runner=run_control_redstone,
+        acceptance=accept_control_redstone,
+        guard=guard_control_redstone,
+        permissions=frozenset({Permission.MOVEMENT, Permission.INTERACT, Permission.REDSTONE}),
+        timeout_ms=20_000,
+        retries=3,
+        effects=("powered:{action}",),
+        description=(
+            "Drive a redstone source: power_on/power_off/toggle a lever, or pulse (press a button, or a lever "
+            "on for pulse_ticks then off). With target_position, the device (lamp lit, piston extended, door "
+            "open) must follow."
+        ),
+    ),
+    CapabilitySpec(
+        name="control_environment",
+        version="1.0.0",
+        family=Family.WORLD,
+        args_model=ControlEnvironmentArgs,
+        runner=run_control_environment,
+        acceptance=accept_control_environment,
+        guard=guard_control_environment,
+        permissions=frozenset({Permission.MOVEMENT, Permission.CHAT}),
+        timeout_ms=10_000,
+        retries=2,
+        idempotent=True,
+        preconditions=("operator",),
+        command_of=lambda args: ControlEnvironmentArgs.model_validate(args).command(),
+        description=(
+            "Set the time of day or the weather with operator commands (/time set, /weather); needs operator "
+            "rights or cheats (guard: precond_missing:operator when the body says it has none). Verified by "
+            "the observed time of day / weather."
+        ),
+    ),
+)

@@ -37,7 +37,6 @@ from craftbt.world.terrain import HAZARDS, Footing, footing, solid_in
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.capabilities.registry import Registry
     from craftbt.world.mcdata import McData
 
 #: Seed 000 stuck detection: less than this many blocks moved ...
@@ -342,51 +341,44 @@ def _move_to_spec(name: str, description: str) -> CapabilitySpec:
     )
 
 
-def register(registry: Registry) -> None:
-    """Registers this family's capabilities."""
-    registry.register(
-        _move_to_spec(
-            "move_to",
-            "Walk to a block with the body's pathfinder; fails stuck (<0.5 blocks in 6 s), no_path or timeout "
-            "(default 5 s + 0.5 s per block). Verified by the final position.",
-        )
-    )
-    registry.register(
-        _move_to_spec("navigate", "Alias of move_to (same arguments, same contract); the seed's REST action name.")
-    )
-    registry.register(
-        CapabilitySpec(
-            name="step_forward_safely",
-            version="1.0.0",
-            family=Family.MOVEMENT,
-            args_model=StepForwardArgs,
-            runner=run_step_forward,
-            acceptance=accept_step_forward,
-            guard=guard_step_forward,
-            permissions=frozenset({Permission.MOVEMENT}),
-            timeout_ms=5_000,
-            retries=1,
-            description=(
-                "Step up to `distance` blocks in the facing direction, stopping before hazards, drops of more "
-                "than one block, walls and (checkLight) dark blocks."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="follow_entity",
-            version="1.0.0",
-            family=Family.MOVEMENT,
-            args_model=FollowEntityArgs,
-            runner=run_follow,
-            acceptance=accept_follow,
-            guard=guard_follow,
-            permissions=frozenset({Permission.MOVEMENT}),
-            timeout_ms=30_000,
-            retries=1,
-            description=(
-                "Walk after an entity until within `range` (then keep following `duration` ms); re-plans when it "
-                "moves; fails lost_target when it disappears."
-            ),
-        )
-    )
+#: What this module registers (a built-in plugin: see :data:`capabilities.default.BUILTIN_PLUGINS`).
+SPECS: tuple[CapabilitySpec, ...] = (
+    _move_to_spec(
+        "move_to",
+        "Walk to a block with the body's pathfinder; fails stuck (<0.5 blocks in 6 s), no_path or timeout "
+        "(default 5 s + 0.5 s per block). Verified by the final position.",
+    ),
+    _move_to_spec("navigate", "Alias of move_to (same arguments, same contract); the seed's REST action name."),
+    CapabilitySpec(
+        name="step_forward_safely",
+        version="1.0.0",
+        family=Family.MOVEMENT,
+        args_model=StepForwardArgs,
+        runner=run_step_forward,
+        acceptance=accept_step_forward,
+        guard=guard_step_forward,
+        permissions=frozenset({Permission.MOVEMENT}),
+        timeout_ms=5_000,
+        retries=1,
+        description=(
+            "Step up to `distance` blocks in the facing direction, stopping before hazards, drops of more "
+            "than one block, walls and (checkLight) dark blocks."
+        ),
+    ),
+    CapabilitySpec(
+        name="follow_entity",
+        version="1.0.0",
+        family=Family.MOVEMENT,
+        args_model=FollowEntityArgs,
+        runner=run_follow,
+        acceptance=accept_follow,
+        guard=guard_follow,
+        permissions=frozenset({Permission.MOVEMENT}),
+        timeout_ms=30_000,
+        retries=1,
+        description=(
+            "Walk after an entity until within `range` (then keep following `duration` ms); re-plans when it "
+            "moves; fails lost_target when it disappears."
+        ),
+    ),
+)

@@ -27,7 +27,6 @@ from craftbt.world.body import TICKS_PER_SECOND, BlockPos, BodyError, Observatio
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.capabilities.registry import Registry
 
 
 class Vec3Args(BaseModel):
@@ -355,101 +354,91 @@ def accept_find_resource(pre: Observation, post: Observation, args: FindResource
     return VerificationResult.verified(**evidence)
 
 
-def register(registry: Registry) -> None:
-    registry.register(
-        CapabilitySpec(
-            name="wait",
-            version="1.0.0",
-            awaits_world=True,
-            family=Family.SENSING,
-            args_model=WaitArgs,
-            runner=run_wait,
-            acceptance=accept_wait,
-            timeout_ms=MAX_WAIT_MS + 5_000,  # the longest wait plus the verifier's probes
-            idempotent=True,
-            description="Let the world run for a number of milliseconds of game time.",
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="chat",
-            version="1.0.0",
-            family=Family.SENSING,
-            args_model=ChatArgs,
-            runner=run_chat,
-            acceptance=accept_chat,
-            permissions=frozenset({Permission.CHAT}),
-            timeout_ms=5_000,
-            effects_of=chat_effects,
-            command_of=chat_command,
-            description=(
-                "Send a chat message. A message starting with / is a server command (/give, /setblock, ...): it "
-                "needs the command permission (--profile operator) and the command on the allowlist."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="get_block_at",
-            version="1.0.0",
-            family=Family.SENSING,
-            args_model=GetBlockAtArgs,
-            runner=run_get_block_at,
-            acceptance=accept_get_block_at,
-            permissions=frozenset({Permission.SENSE}),
-            timeout_ms=5_000,
-            idempotent=True,
-            description="Read the block at a position; the name is in observables.block.",
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="sense_hostiles",
-            version="1.0.0",
-            family=Family.SENSING,
-            args_model=SenseHostilesArgs,
-            runner=run_sense_hostiles,
-            acceptance=accept_sense_hostiles,
-            permissions=frozenset({Permission.SENSE}),
-            timeout_ms=2_000,
-            idempotent=True,
-            effects=("sensed:hostiles",),
-            description=(
-                "List hostile mobs within radius, nearest first (observables.hostiles, count, nearestDistance; "
-                "-1 when none); optionally writes the list to the blackboard key store_as."
-            ),
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="get_light_level",
-            version="1.0.0",
-            family=Family.SENSING,
-            args_model=GetLightLevelArgs,
-            runner=run_get_light_level,
-            acceptance=accept_get_light_level,
-            permissions=frozenset({Permission.SENSE}),
-            timeout_ms=1_000,
-            idempotent=True,
-            description=f"Read the light level at a position (the player's by default); isSafe when >= {SAFE_LIGHT}.",
-        )
-    )
-    registry.register(
-        CapabilitySpec(
-            name="find_resource",
-            version="1.0.0",
-            family=Family.SENSING,
-            args_model=FindResourceArgs,
-            runner=run_find_resource,
-            acceptance=accept_find_resource,
-            guard=guard_find_resource,
-            permissions=frozenset({Permission.SENSE}),
-            timeout_ms=5_000,
-            idempotent=True,
-            effects=("near:{blockType}",),
-            description=(
-                "Positions of the nearest blocks of a type, nearest first (observables.positions, nearest); "
-                "fails not_found when there are none within radius. Unknown block names are refused."
-            ),
-        )
-    )
+#: What this module registers (a built-in plugin: see :data:`capabilities.default.BUILTIN_PLUGINS`).
+SPECS: tuple[CapabilitySpec, ...] = (
+    CapabilitySpec(
+        name="wait",
+        version="1.0.0",
+        awaits_world=True,
+        family=Family.SENSING,
+        args_model=WaitArgs,
+        runner=run_wait,
+        acceptance=accept_wait,
+        timeout_ms=MAX_WAIT_MS + 5_000,  # the longest wait plus the verifier's probes
+        idempotent=True,
+        description="Let the world run for a number of milliseconds of game time.",
+    ),
+    CapabilitySpec(
+        name="chat",
+        version="1.0.0",
+        family=Family.SENSING,
+        args_model=ChatArgs,
+        runner=run_chat,
+        acceptance=accept_chat,
+        permissions=frozenset({Permission.CHAT}),
+        timeout_ms=5_000,
+        effects_of=chat_effects,
+        command_of=chat_command,
+        description=(
+            "Send a chat message. A message starting with / is a server command (/give, /setblock, ...): it "
+            "needs the command permission (--profile operator) and the command on the allowlist."
+        ),
+    ),
+    CapabilitySpec(
+        name="get_block_at",
+        version="1.0.0",
+        family=Family.SENSING,
+        args_model=GetBlockAtArgs,
+        runner=run_get_block_at,
+        acceptance=accept_get_block_at,
+        permissions=frozenset({Permission.SENSE}),
+        timeout_ms=5_000,
+        idempotent=True,
+        description="Read the block at a position; the name is in observables.block.",
+    ),
+    CapabilitySpec(
+        name="sense_hostiles",
+        version="1.0.0",
+        family=Family.SENSING,
+        args_model=SenseHostilesArgs,
+        runner=run_sense_hostiles,
+        acceptance=accept_sense_hostiles,
+        permissions=frozenset({Permission.SENSE}),
+        timeout_ms=2_000,
+        idempotent=True,
+        effects=("sensed:hostiles",),
+        description=(
+            "List hostile mobs within radius, nearest first (observables.hostiles, count, nearestDistance; "
+            "-1 when none); optionally writes the list to the blackboard key store_as."
+        ),
+    ),
+    CapabilitySpec(
+        name="get_light_level",
+        version="1.0.0",
+        family=Family.SENSING,
+        args_model=GetLightLevelArgs,
+        runner=run_get_light_level,
+        acceptance=accept_get_light_level,
+        permissions=frozenset({Permission.SENSE}),
+        timeout_ms=1_000,
+        idempotent=True,
+        description=f"Read the light level at a position (the player's by default); isSafe when >= {SAFE_LIGHT}.",
+    ),
+    CapabilitySpec(
+        name="find_resource",
+        version="1.0.0",
+        family=Family.SENSING,
+        args_model=FindResourceArgs,
+        runner=run_find_resource,
+        acceptance=accept_find_resource,
+        guard=guard_find_resource,
+        permissions=frozenset({Permission.SENSE}),
+        timeout_ms=5_000,
+        idempotent=True,
+        effects=("near:{blockType}",),
+        description=(
+            "Positions of the nearest blocks of a type, nearest first (observables.positions, nearest); "
+            "fails not_found when there are none within radius. Unknown block names are refused."
+        ),
+    ),
+)
