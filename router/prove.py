@@ -244,7 +244,7 @@ def prove(
     report.D_verification = Checkpoint(ok=bool(steps) and verdicts == {"verified": len(steps)},
                                        detail={"verdicts": verdicts, "run_status": outcome.status})
     if blocked:
-        return _finish(report, Failure.F3, f"blocked before the tree started: {outcome.failures[-1]['reason']}"
+        return _finish(report, Failure.F3, f"blocked before the tree started: {outcome.failures[-1].reason}"
                        if outcome.failures else "blocked before the tree started", home=home or executor.home)
     if report.timed_out:
         return _finish(report, Failure.F6, f"the {timeout_s} s budget ran out", home=home or executor.home)

@@ -466,12 +466,8 @@ class Router:
 
 
 def failure_subgoal(failure: Failure) -> Subgoal | None:
-    """The subgoal a failure asks for: the missing precondition its code or its step's refusal names."""
-    for code in (failure.code, failure.precondition, failure.reason):
-        wanted = subgoal_for(code, failure.detail, failure.args)
-        if wanted is not None:
-            return wanted
-    return None
+    """The subgoal a failure asks for: the missing precondition its step's refusal (or the gate) recorded."""
+    return subgoal_for(failure.precondition, failure.missing, failure.args)
 
 
 def subgoal_alternatives(failure: Failure, inventory: dict[str, int]) -> list[list[Subgoal]]:
@@ -827,7 +823,7 @@ def run_tree(
         router = router or Router(executor.registry, priors or PriorsStore(executor.home / "priors.sqlite"),
                                   seed=seed)
         state = survey(body)
-        groups = [crafting_order(g) for g in (listed_missing(wanted, failure.detail),
+        groups = [crafting_order(g) for g in (listed_missing(wanted, failure.missing),
                                                *subgoal_alternatives(failure, state.inventory))]
         try:
             group, sub_root = router.subgoal_group_tree(groups, state, planner=planner)
