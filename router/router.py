@@ -43,6 +43,7 @@ from pydantic import BaseModel, Field
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.runstatus import RunStatus
 from craftbt.executor.backoff import unrepairable
 from craftbt.executor.digests import digest, iter_leaves, plan_steps
 from craftbt.executor.executor import Executor, RunOutcome
@@ -645,7 +646,7 @@ class Attempt(BaseModel):
 
     #: the planner the router chose (``tree`` for a tree file's own run)
     planner: str
-    status: str
+    status: RunStatus
     run_id: str
     escalation: Escalation | None = None
 
