@@ -88,6 +88,8 @@ def subgoal_for(precondition: str | None, missing: Mapping[str, int] | None = No
     if kind != "precond_missing" or not subject:
         return None
     what, _, named = subject.partition(":")
+    if what == "item" and not named and missing:  # the code names no item; the record of what it lacked does
+        named = next(iter(missing))
     if what == "item" and named:
         return Subgoal(kind=SubgoalKind.ITEM, item=named, count=_count(named, missing), precondition=precondition)
     if what in STATIONS:

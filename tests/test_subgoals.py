@@ -24,6 +24,7 @@ from craftbt.world.scenarios import starter_world
     ("guard_failed:precond_missing:item:stick", {"stick": 2}, {}, (SubgoalKind.ITEM, "stick", 2, False)),
     ("guard_failed:precond_missing:item:raw_iron", {"raw_iron": 2}, {}, (SubgoalKind.ITEM, "raw_iron", 2, False)),
     ("guard_failed:precond_missing:item:raw_iron", {}, {}, (SubgoalKind.ITEM, "raw_iron", 1, False)),
+    ("guard_failed:precond_missing:item", {"dirt": 1}, {}, (SubgoalKind.ITEM, "dirt", 1, False)),
     ("guard_failed:precond_missing:table", {}, {}, (SubgoalKind.STATION, "crafting_table", 1, True)),
     ("precond_missing:table", {}, {}, (SubgoalKind.STATION, "crafting_table", 1, True)),
     ("guard_failed:precond_missing:furnace", {}, {}, (SubgoalKind.STATION, "furnace", 1, False)),

@@ -583,7 +583,7 @@ def guard_build_up(ctx: CapabilityContext, args: BuildUpArgs) -> GuardResult:
         return GuardResult.deny("unsupported", "this body has no jump-place")
     item = args.item.removeprefix("minecraft:")
     if not any(s.name == item and s.count > 0 for s in ctx.body.inventory()):
-        return GuardResult.deny("precond_missing:item", f"no {item} in the inventory")
+        return GuardResult.deny("precond_missing:item", f"no {item} in the inventory", missing={item: 1})
     return GuardResult.allow()
 
 
