@@ -269,7 +269,8 @@ class CapabilityBehaviour(py_trees.behaviour.Behaviour):  # type: ignore[misc]
         # admit runs the capability guard at its place in the dispatch pipeline (seed 000 order).
         admitted = self.ctx.hooks.admit(self.ctx, self.spec, self.args, self.name)
         if not admitted.ok:
-            self._finish(ActionResult.failure(admitted.reason or "refused", admitted.detail or ""), start_tick)
+            self._finish(ActionResult.failure(admitted.reason or "refused", admitted.detail or "",
+                                              missing=admitted.missing), start_tick)
             return
         if admitted.reason is not None:
             # Admitted without dispatch (shadow mode, a collapsed duplicate): succeed, touch nothing.

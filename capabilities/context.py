@@ -37,7 +37,7 @@ def run_guard(ctx: CapabilityContext, spec: CapabilitySpec, args: Any) -> GuardR
         raise why
     if guard.ok:
         return GuardResult.allow()
-    return GuardResult.deny(f"guard_failed:{guard.reason}", guard.detail)
+    return GuardResult.deny(f"guard_failed:{guard.reason}", guard.detail, missing=guard.missing)
 
 
 class DispatchHooks(Protocol):

@@ -48,11 +48,20 @@ def instantiate(fact: str, args: dict[str, Any]) -> str | None:
     return "".join(out)
 
 
-def evaluate(fact: str, obs: Observation) -> bool | None:
+def held_fact(fact: str) -> tuple[str, int] | None:
+    """``has:<item>[*<n>]`` -> (item, n); None for any other fact."""
     kind, _, subject = fact.partition(":")
-    if kind == "has" and subject:
-        item, _, count = subject.partition("*")
-        return obs.count(item) >= (int(count) if count.isascii() and count.isdigit() else 1)
+    if kind != "has" or not subject:
+        return None
+    item, _, count = subject.partition("*")
+    return item, int(count) if count.isascii() and count.isdigit() else 1
+
+
+def evaluate(fact: str, obs: Observation) -> bool | None:
+    held = held_fact(fact)
+    if held is not None:
+        return obs.count(held[0]) >= held[1]
+    kind, _, subject = fact.partition(":")
     if kind == "not_has" and subject:
         return obs.count(subject) == 0
     return None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -106,30 +106,44 @@ class VerificationResult(BaseModel):
 
 
 class GuardResult(BaseModel):
-    """A guard's answer. ``reason`` is a stable code such as ``precond_missing:fuel``."""
+    """A guard's answer. ``reason`` is a stable code such as ``precond_missing:fuel``; ``detail`` is for humans.
+
+    ``missing`` is what the refusal lacks, as data (item -> how many more are needed): the router plans its
+    subgoal from it, never from the detail text, so rewording a message cannot change a repair."""
 
     model_config = ConfigDict(frozen=True)
 
     ok: bool
     reason: str | None = None
     detail: str | None = None
+    missing: dict[str, int] = Field(default_factory=dict)
 
     @classmethod
     def allow(cls) -> GuardResult:
         return _ALLOW
 
     @classmethod
-    def deny(cls, reason: str, detail: str | None = None) -> GuardResult:
-        return cls(ok=False, reason=reason, detail=detail)
+    def deny(cls, reason: str, detail: str | None = None, *, missing: Mapping[str, int] | None = None
+             ) -> GuardResult:
+        return cls(ok=False, reason=reason, detail=detail, missing=dict(missing or {}))
+
+    @classmethod
+    def lacking(cls, item: str, count: int = 1, detail: str | None = None, *,
+                missing: Mapping[str, int] | None = None) -> GuardResult:
+        """Refused for want of ``count`` more ``item`` (``precond_missing:item:<item>``); ``missing`` lists
+        every short item when there are several (``item`` is the one the code names)."""
+        return cls.deny(f"precond_missing:item:{item}", detail, missing=missing or {item: max(1, count)})
 
 
-_ALLOW = GuardResult.model_construct(ok=True, reason=None, detail=None)
+_ALLOW = GuardResult.model_construct(ok=True, reason=None, detail=None, missing={})
 
 
 class ActionError(BaseModel):
     code: str
     detail: str = ""
     retryable: bool = False
+    #: what the step lacked, as data (item -> how many more): see :attr:`GuardResult.missing`
+    missing: dict[str, int] = Field(default_factory=dict)
 
 
 class Receipt(BaseModel):
@@ -166,11 +180,12 @@ class ActionResult(BaseModel):
 
     @classmethod
     def failure(
-        cls, code: str, detail: str = "", *, retryable: bool = False, **observables: Any
+        cls, code: str, detail: str = "", *, retryable: bool = False, missing: Mapping[str, int] | None = None,
+        **observables: Any
     ) -> ActionResult:
         now = time.time()
         return cls.model_construct(
-            ok=False, error=ActionError(code=code, detail=detail, retryable=retryable),
+            ok=False, error=ActionError(code=code, detail=detail, retryable=retryable, missing=dict(missing or {})),
             started_at=now, ended_at=now, started_tick=0, ended_tick=0,
             observables=observables, receipt=None, verification=None,
         )

@@ -30,7 +30,7 @@ from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.executor.config import Bounds, ExecutorConfig
 from craftbt.executor.executor import RunOutcome
-from craftbt.executor.journal import Journal
+from craftbt.executor.journal import Journal, StepRecord
 from craftbt.executor.watch import RunWatcher, attach
 from craftbt.planners.intent import Intent
 from craftbt.router.router import GoalRun, RoutingDecision
@@ -159,15 +159,13 @@ def run_goal(
         return bot.run_goal(goal, planner=planner, max_replans=max_replans, shelter_at_night=shelter_at_night)
 
 
-def run_steps(run_id: str, *, home: str | Path | None = None) -> list[dict[str, object]]:
-    """The journal's steps of one run: capability, status, error and acceptance verdict of each."""
+def run_steps(run_id: str, *, home: str | Path | None = None) -> list[StepRecord]:
+    """The journal's steps of one run, typed: capability, outcome, error and acceptance verdict of each."""
     journal = Journal(Path(home) / "journal.sqlite" if home is not None else None, read_only=True)
     try:
-        detail = journal.run_detail(run_id)
+        return journal.steps(run_id)
     finally:
         journal.close()
-    steps: list[dict[str, object]] = detail.get("steps", [])
-    return steps
 
 
 __all__ = [
@@ -181,6 +179,7 @@ __all__ = [
     "RoutingDecision",
     "RunOutcome",
     "ScriptRun",
+    "StepRecord",
     "build_tree",
     "create_bot",
     "library_tree",

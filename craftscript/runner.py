@@ -19,6 +19,7 @@ from py_trees.common import Status
 from craftbt.capabilities.behaviour import CapabilityBehaviour
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.registry import Registry
+from craftbt.core.runstatus import RunStatus
 from craftbt.craftscript import ast as a
 from craftbt.craftscript.dispatch import Dispatcher
 from craftbt.craftscript.functions import store_path
@@ -99,7 +100,7 @@ def run_script(
     run = RunState(run_id=run_id, config=executor.config, registry=executor.registry, journal=executor.journal,
                    recorder=executor.recorder, lifecycle=executor.lifecycle, body=executor.body,
                    body_kind=executor.body_kind)
-    base = RunOutcome(run_id=run_id, status="running", tree=f"craftscript:{name}", shadow=shadow,
+    base = RunOutcome(run_id=run_id, status=RunStatus.RUNNING, tree=f"craftscript:{name}", shadow=shadow,
                       certifiable=not shadow, digests={"executor_plan_digest": plan_digest})
     pipeline = Pipeline(run)
     ctx = CapabilityContext(body=executor.body, registry=executor.registry, hooks=pipeline)

@@ -90,11 +90,11 @@ class Bot:
                               wall_ms=(time.perf_counter() - started) * 1000).model_dump(mode="json")
         if outcome is None:
             return ItemResult(bot=self.index, item=item, status="no_plan").model_dump(mode="json")
-        steps = self.executor.journal.run_detail(outcome.run_id)["steps"]
+        steps = self.executor.journal.steps(outcome.run_id)
         return ItemResult(
             bot=self.index, item=item, status=outcome.status, run_id=outcome.run_id, sim_ticks=outcome.ticks,
             wall_ms=(time.perf_counter() - started) * 1000,
-            ttfa_ms=[float(s["ttfa_ms"]) for s in steps if s.get("ttfa_ms") is not None],
+            ttfa_ms=[s.ttfa_ms for s in steps if s.ttfa_ms is not None],
         ).model_dump(mode="json")
 
     def work(self, queue: Any) -> list[dict[str, Any]]:

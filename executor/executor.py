@@ -41,6 +41,7 @@ from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import ActionResult
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.home import default_home
+from craftbt.core.runstatus import RunStatus
 from craftbt.executor.backoff import BlockClass, classify, next_eligible_at
 from craftbt.executor.canary import ShadowCanary
 from craftbt.executor.config import ExecutorConfig
@@ -86,7 +87,8 @@ TickCallback = Callable[["Executor", RunState, py_trees.behaviour.Behaviour], No
 
 class RunOutcome(BaseModel):
     run_id: str
-    status: str  # a craftbt.core.runstatus.RunStatus value: running until closed, then a terminal one
+    #: running until closed, then a terminal one (its JSON is the status's string)
+    status: RunStatus
     tree: str
     ticks: int = 0
     sim_ms: int = 0
@@ -96,7 +98,7 @@ class RunOutcome(BaseModel):
     shadow: bool = False
     certifiable: bool = True
     #: the run's failure decisions, last 20 (blocks, detector trips, escalations), as the journal records them
-    failures: list[dict[str, Any]] = Field(default_factory=list)
+    failures: list[Failure] = Field(default_factory=list)
     escalation: Escalation | None = None
     gate: GateDecision | None = None
     next_eligible_at: int | None = None
@@ -106,7 +108,7 @@ class RunOutcome(BaseModel):
 
     @property
     def ok(self) -> bool:
-        return self.status == "success"
+        return self.status is RunStatus.SUCCESS
 
     @property
     def failure(self) -> Failure | None:
@@ -277,7 +279,7 @@ class Executor:
         run = RunState(run_id=run_id, config=self.config, registry=self.registry, journal=self.journal,
                        recorder=self.recorder, lifecycle=self.lifecycle, body=self.body, body_kind=self.body_kind)
         self.run_state = run
-        base = RunOutcome(run_id=run_id, status="running", tree=definition.tree, shadow=self.config.shadow,
+        base = RunOutcome(run_id=run_id, status=RunStatus.RUNNING, tree=definition.tree, shadow=self.config.shadow,
                           certifiable=gate.certifiable and not self.config.shadow, gate=gate,
                           digests=digests.model_dump())
         try:
@@ -285,8 +287,8 @@ class Executor:
         except KeyboardInterrupt as exc:
             # a signal before the loop began (building, the gate) or after it: the run the journal opened is
             # closed cancelled all the same (the loop closes its own, with the open step)
-            if base.status == "running":
-                self._abort_run(run, None, None, base, wall_start, "cancelled", "cancelled", exc)
+            if base.status is RunStatus.RUNNING:
+                self._abort_run(run, None, None, base, wall_start, RunStatus.CANCELLED, "cancelled", exc)
             if hasattr(exc, "run_id"):
                 exc.run_id = run_id
             raise
@@ -300,7 +302,7 @@ class Executor:
             run.decide(reason, detail={"stage": "feasibility_gate", "detail": gate.block_detail,
                                        "problems": gate.problems[:10], "unreachable": gate.unreachable[:10]})
             base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
-            return self._close(run, base, "blocked", wall_start)
+            return self._close(run, base, RunStatus.BLOCKED, wall_start)
         config = self.config
         if gate.suggested_parallelism > config.streams and config.meta.get("allow_gate_parallelism"):
             config = config.model_copy(update={"streams": gate.suggested_parallelism})
@@ -321,7 +323,7 @@ class Executor:
             run.decide(reason, detail={"stage": "validation", "detail": first.render(),
                                        "problems": [p.render() for p in err.problems[:10]]})
             base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
-            return self._close(run, base, "blocked", wall_start)
+            return self._close(run, base, RunStatus.BLOCKED, wall_start)
         root = built.root
         supervisors = self._supervise(root, run, pipeline)
         executor_plan = [{"leaf": s.spec.key, "args": s.leaf.raw_args} for s in supervisors]
@@ -337,7 +339,7 @@ class Executor:
             run.decide(reason, detail={"stage": "normalizer", "detail": incomplete[0], "problems": incomplete[:10]})
             base.next_eligible_at = next_eligible_at(reason, int(time.time() * 1000))
             root.stop(Status.INVALID)
-            return self._close(run, base, "blocked", wall_start)
+            return self._close(run, base, RunStatus.BLOCKED, wall_start)
         return self.drive(run, root, ctx, pipeline, base, wall_start)
 
     def drive(self, run: RunState, root: py_trees.behaviour.Behaviour, ctx: CapabilityContext, pipeline: Pipeline,
@@ -350,16 +352,16 @@ class Executor:
             status = self._loop(run, root, ctx, pipeline)
         except BodyError as err:
             if err.code is not BodyErrorCode.BODY_DISCONNECTED:
-                self._abort_run(run, root, pipeline, base, wall_start, "failure", "internal_error", err)
+                self._abort_run(run, root, pipeline, base, wall_start, RunStatus.FAILURE, "internal_error", err)
                 raise
             status = self._disconnected(run, root, pipeline, err)
         except KeyboardInterrupt as exc:  # SIGINT or SIGTERM (craftbt.core.signals.Cancelled)
-            self._abort_run(run, root, pipeline, base, wall_start, "cancelled", "cancelled", exc)
+            self._abort_run(run, root, pipeline, base, wall_start, RunStatus.CANCELLED, "cancelled", exc)
             if hasattr(exc, "run_id"):
                 exc.run_id = run.run_id
             raise
         except Exception as exc:
-            self._abort_run(run, root, pipeline, base, wall_start, "failure", "internal_error", exc)
+            self._abort_run(run, root, pipeline, base, wall_start, RunStatus.FAILURE, "internal_error", exc)
             raise
         return self._close(run, base, status, wall_start)
 
@@ -376,7 +378,7 @@ class Executor:
             root.stop(Status.INVALID)
 
     def _disconnected(self, run: RunState, root: py_trees.behaviour.Behaviour, pipeline: Pipeline,
-                      err: BodyError) -> str:
+                      err: BodyError) -> RunStatus:
         """The body is gone (server down, bridge dead): the current step and the run end escalated."""
         current = next(iter(run.active), None) or run.current
         self._close_steps(run, pipeline, BodyErrorCode.BODY_DISCONNECTED.value, err.detail)
@@ -392,10 +394,10 @@ class Executor:
                    detail={"detail": err.detail})
         if self.on_escalation is not None:
             self.on_escalation(escalation)
-        return "escalated"
+        return RunStatus.ESCALATED
 
     def _abort_run(self, run: RunState, root: py_trees.behaviour.Behaviour | None, pipeline: Pipeline | None,
-                   base: RunOutcome, wall_start: float, status: str, reason: str, exc: BaseException) -> None:
+                   base: RunOutcome, wall_start: float, status: RunStatus, reason: str, exc: BaseException) -> None:
         """Close a run the loop left by an exception; a second failure while closing leaves the first in charge."""
         detail = str(exc) or type(exc).__name__
         if pipeline is not None:
@@ -493,7 +495,7 @@ class Executor:
             leaf._static_args = active.args_model.model_validate(leaf.raw_args)
 
     def _loop(self, run: RunState, root: py_trees.behaviour.Behaviour, ctx: CapabilityContext,
-              pipeline: Pipeline) -> str:
+              pipeline: Pipeline) -> RunStatus:
         detectors = Detectors(run)
         path_watch = PathWatch(run)
         sample_every = self.config.detectors.sample_every_ticks
@@ -506,7 +508,7 @@ class Executor:
         while (elapsed := world.now_ticks() - start) < self.config.max_ticks:
             if self._stop_reason is not None and fast is None and self._stop_point(run):
                 root.stop(Status.INVALID)
-                return "preempted"
+                return RunStatus.PREEMPTED
             if elapsed % SAFETY_POLL_TICKS == 0:
                 path_watch.check(self.body)
             if safety is not None and fast is None and elapsed % SAFETY_POLL_TICKS == 0:
@@ -534,17 +536,17 @@ class Executor:
             if self._cancel_reason is not None:
                 root.stop(Status.INVALID)  # terminates in-flight leaves, which cancel their body actions
                 run.decide("cancelled", detail={"reason": self._cancel_reason})
-                return "cancelled"
+                return RunStatus.CANCELLED
             if fast is None and root.status in (Status.SUCCESS, Status.FAILURE):
-                return "success" if root.status == Status.SUCCESS else (
-                    "escalated" if run.escalations else "failure")
+                return RunStatus.SUCCESS if root.status == Status.SUCCESS else (
+                    RunStatus.ESCALATED if run.escalations else RunStatus.FAILURE)
             if detectors.hung:
                 root.stop(Status.INVALID)
-                return "hung"
+                return RunStatus.HUNG
             world.advance(1)
         root.stop(Status.INVALID)
         run.decide("budget_exhausted", detail={"max_ticks": self.config.max_ticks})
-        return "budget_exhausted"
+        return RunStatus.BUDGET_EXHAUSTED
 
     def _try_preempt(self, run: RunState, signal: Signal, safety: SafetyMonitor, ctx: CapabilityContext,
                      pipeline: Pipeline) -> Supervisor | None:
@@ -578,7 +580,7 @@ class Executor:
         run.fast_path = fast
         return fast
 
-    def _close(self, run: RunState, outcome: RunOutcome, status: str, wall_start: float) -> RunOutcome:
+    def _close(self, run: RunState, outcome: RunOutcome, status: RunStatus, wall_start: float) -> RunOutcome:
         if self._live is not None:
             release_blackboard_clients(self._live[0], self._live[1].blackboard)
             self._live = None
@@ -590,7 +592,7 @@ class Executor:
         outcome.leaves_run = run.metrics.leaves_run
         outcome.dispatches = run.metrics.dispatches
         outcome.metrics = run.metrics.as_dict()
-        outcome.failures = [d for d in run.recent_decisions if d["reason"] not in NOT_FAILURES][-20:]
+        outcome.failures = [d for d in run.recent_decisions if d.reason not in NOT_FAILURES][-20:]
         if run.escalations:
             outcome.escalation = run.escalations[-1]
             code = outcome.escalation.code

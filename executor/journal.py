@@ -40,7 +40,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from pydantic import BaseModel, Field
 
+from craftbt.capabilities.spec import Verdict
 from craftbt.core import owner as owners
 from craftbt.core.home import default_home
 from craftbt.core.runstatus import TERMINAL
@@ -72,6 +74,44 @@ def step_outcome(step: dict[str, Any]) -> StepOutcome:
     if step.get("error_code") in NOT_AN_OUTCOME:
         return StepOutcome.INTERRUPTED
     return StepOutcome.OK if step["ok"] else StepOutcome.FAILED
+
+
+class StepRecord(BaseModel):
+    """One journal step, typed: what :func:`craftbt.run_steps` and :meth:`Journal.steps` return (the field names
+    are the journal's columns, the ``*_json`` ones decoded)."""
+
+    step_id: int
+    run_id: str
+    node: str
+    capability: str
+    version: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    idempotency_key: str | None = None
+    attempt: int = 0
+    shadow: bool = False
+    lifecycle: str = "active"
+    started_tick: int | None = None
+    ended_tick: int | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+    ttfa_ms: float | None = None
+    duration_ms: float | None = None
+    #: None while the step has no result (still running, or its process was killed)
+    ok: bool | None = None
+    error_code: str | None = None
+    error_detail: str | None = None
+    retryable: bool | None = None
+    #: the acceptance check's verdict (None: not judged: shadow, refused, interrupted)
+    verdict: Verdict | None = None
+    evidence: dict[str, Any] | None = None
+    receipt: dict[str, Any] | None = None
+    effects: dict[str, Any] | None = None
+    outcome: StepOutcome
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> StepRecord:
+        """A decoded ``steps`` row (its outcome derived by :func:`step_outcome` when the row has none)."""
+        return cls.model_validate({**row, "outcome": row.get("outcome") or step_outcome(row)})
 
 
 #: the same definition in SQL, over a ``steps`` row aliased ``s``
@@ -514,6 +554,10 @@ class Journal:
         run["decisions"] = [_decode(dict(r)) for r in self._conn.execute(
             "SELECT * FROM decisions WHERE run_id = ? ORDER BY decision_id", (rid,))]
         return run
+
+    def steps(self, run_id: str) -> list[StepRecord]:
+        """The steps of one run (an exact id or a unique prefix), typed, in dispatch order."""
+        return [StepRecord.of(step) for step in self.run_detail(run_id)["steps"]]
 
     def damage(self, limit: int = 10) -> list[str]:
         """What SQLite's ``quick_check`` finds wrong with the file (empty when sound): a reader that can still

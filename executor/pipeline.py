@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from craftbt.capabilities.context import CapabilityContext, run_guard
-from craftbt.capabilities.facts import evaluate, instantiate
+from craftbt.capabilities.facts import evaluate, held_fact, instantiate
 from craftbt.capabilities.spec import (
     ActionError,
     ActionResult,
@@ -263,7 +263,9 @@ def stage_feasibility(p: Pipeline, ctx: CapabilityContext, spec: CapabilitySpec,
     for raw in spec.preconditions:
         fact = instantiate(raw, sup.args_json)
         if fact is not None and evaluate(fact, obs) is False:
-            return GuardResult.deny(f"rig_g_blocked:{fact}", f"precondition {fact} does not hold")
+            need = held_fact(fact)
+            missing = {need[0]: max(1, need[1] - obs.count(need[0]))} if need is not None else None
+            return GuardResult.deny(f"rig_g_blocked:{fact}", f"precondition {fact} does not hold", missing=missing)
     return None
 
 
@@ -408,6 +410,8 @@ class Pipeline:
         # the blocked payload names the leaf, the leaf the plan wrote and where its args came from
         detail: dict[str, Any] = {"stage": stage_name, "detail": verdict.detail or "", "leaf": spec.name,
                                   "original_leaf": act.meta.original_leaf, "args_source": act.meta.args_source}
+        if verdict.missing:
+            detail["missing"] = dict(verdict.missing)  # what the refusal lacked, as data (the router's subgoal)
         line = spec.command(act.args_json)
         if line is not None:
             detail["command"] = command_name(line)  # the refusal names the command it kept from the server
@@ -454,7 +458,8 @@ class Pipeline:
         if mapped is None:
             return
         code, retryable = mapped
-        result.error = ActionError(code=code, detail=result.error.detail, retryable=retryable)
+        result.error = ActionError(code=code, detail=result.error.detail, retryable=retryable,
+                                   missing=result.error.missing)
         self.run.decide(code, node=sup.name, capability=spec.key, detail={"detail": result.error.detail})
 
     def end_step(self, sup: Supervisor, result: ActionResult) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from craftbt.executor.backoff import BlockClass, classify
 from craftbt.executor.config import ExecutorConfig
-from craftbt.executor.failures import Escalation
+from craftbt.executor.failures import Escalation, Failure
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle
 from craftbt.executor.recorder import GoldenRunRecorder
@@ -91,7 +91,8 @@ class RunState:
         self.escalations: deque[Escalation] = deque(maxlen=64)
         #: "<node>|<code>" -> how often that leaf's guard refused with that code (FM-02's detector)
         self.guard_failures: dict[str, int] = {}
-        self.recent_decisions: deque[dict[str, Any]] = deque(maxlen=200)
+        #: the run's decisions as typed records (failures and bookkeeping alike; the outcome keeps the failures)
+        self.recent_decisions: deque[Failure] = deque(maxlen=200)
         self.dispatch_ticks: deque[int] = deque(maxlen=max(1, config.rate_limit.max_dispatches))
         self.inflight_keys: dict[str, int] = {}
         self.done_keys: dict[str, int] = {}
@@ -133,6 +134,6 @@ class RunState:
                 self.run_id, reason=reason, tick=self.tick(), node=node, capability=capability,
                 block_class=block.value if block is not BlockClass.NONE else None, detail=detail,
             )
-            self.recent_decisions.append({"reason": reason, "node": node, "capability": capability,
-                                          "tick": self.tick(), **(detail or {})})
+            self.recent_decisions.append(Failure.decided(reason, node=node, capability=capability,
+                                                         tick=self.tick(), payload=detail or {}))
         return written

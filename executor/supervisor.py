@@ -37,7 +37,7 @@ from craftbt.capabilities.behaviour import PROBE_TICKS, CapabilityBehaviour
 from craftbt.capabilities.contracts import LeafNormalization
 from craftbt.capabilities.spec import ActionResult, CapabilitySpec
 from craftbt.executor.backoff import BACKOFF_MS, BlockClass, classify
-from craftbt.executor.failures import Escalation, EscalationContext, EscalationReason
+from craftbt.executor.failures import Escalation, EscalationContext, EscalationReason, precondition_of
 from craftbt.executor.journal import NOT_AN_OUTCOME
 from craftbt.executor.pipeline import Pipeline
 from craftbt.executor.state import MS_PER_TICK, RunState
@@ -315,11 +315,13 @@ class Supervisor:
         run = self.run
         code = result.error.code if result.error else None
         # the step's args: a subgoal's size depends on them (fuel for qty items)
-        context = EscalationContext(observables=dict(result.observables), args=dict(self.args_json))
+        context = EscalationContext(observables=dict(result.observables), args=dict(self.args_json),
+                                    precondition=precondition_of(code),
+                                    missing=dict(result.error.missing) if result.error else {})
         if code and (code.startswith("guard_failed") or "precond_missing" in code):
             # FM-02: a guard that keeps saying no needs a subgoal, not another retry.
             context.effects_unmet = "precond_missing"
-            context.precondition = code.split(":", 1)[1] if code.startswith("guard_failed:") else code
+            context.precondition = context.precondition or code.removeprefix("guard_failed:")
             key = f"{self.name}|{code}"
             seen = run.guard_failures.get(key, 0) + 1
             run.guard_failures[key] = seen

@@ -3,22 +3,24 @@
 A leaf refused for a missing precondition says which in its code:
 ``precond_missing:item:<x>``, ``precond_missing:table``, ``precond_missing:furnace``,
 ``precond_missing:fuel``, ``precond_missing:tool[:<name>]``, ``precond_missing:hoe``, or a
-feasibility fact ``rig_g_blocked:has:<x>`` / ``near:<station>`` (a ``guard_failed:`` prefix
-may come first; the whole-tree gate says ``precondition has:<x> is unreachable``).
-:func:`subgoal_for` reads an escalation (its code, detail and the step's args) and returns
-what to obtain first, and whether it must then be placed; the router plans it and splices
-it in front of the repaired plan. Anything else is not a precondition: None.
+feasibility fact ``has:<x>`` / ``near:<station>`` (the dispatch stage's or the whole-tree gate's),
+and how many of what it lacked as data (``GuardResult.missing``: ``{"oak_planks": 3}``).
+:func:`subgoal_for` reads a failure's precondition, missing items and step args (never its
+human detail text) and returns what to obtain first, and whether it must then be placed; the
+router plans it and splices it in front of the repaired plan. Anything else is not a
+precondition: None.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from craftbt.capabilities.facts import held_fact
 
 
 class SubgoalKind(StrEnum):
@@ -64,34 +66,32 @@ TOOL_KINDS = ("pickaxe", "axe", "shovel", "hoe", "sword")
 DEFAULT_FUEL = "coal"
 ITEMS_PER_FUEL = {"coal": 8, "charcoal": 8}
 
-_PRECOND = re.compile(r"(?:^|:)(precond_missing:[a-z_]+(?::[a-z0-9_]+)?)")
-#: the gate's block code with the fact it found unreachable (:class:`craftbt.executor.failures.Failure`)
-_FACT = re.compile(r"rig_g_blocked:(has|near):([a-z0-9_]+)")
-_COUNT_X = r"\b{item} x(\d+)"
-_HAVE_OF = re.compile(r"have (\d+) of (\d+)")
+def subgoal_for(precondition: str | None, missing: Mapping[str, int] | None = None,
+                args: Mapping[str, Any] | None = None) -> Subgoal | None:
+    """The subgoal a refusal asks for, or None when ``precondition`` names no missing one.
 
-
-def subgoal_for(code: str | None, detail: str = "", args: Mapping[str, Any] | None = None) -> Subgoal | None:
-    """The subgoal a refusal asks for, or None when ``code`` names no missing precondition."""
-    if not code:
+    ``precondition`` is the refusal's code as :func:`craftbt.executor.failures.precondition_of` reads it
+    (``precond_missing:item:stick``, or a feasibility fact ``has:raw_iron`` / ``near:crafting_table``);
+    ``missing`` is what the leaf said it lacked, as data (item -> how many more); ``args`` the step's."""
+    if not precondition:
         return None
+    missing = missing or {}
     args = args or {}
-    fact = _FACT.search(code)
-    if fact is not None:
-        kind, name = fact.groups()
-        if kind == "near":
-            item, place = STATIONS.get(name, (name, True))
-            return Subgoal(kind=SubgoalKind.STATION, item=item, place=place, precondition=code)
-        return Subgoal(kind=SubgoalKind.ITEM, item=name, count=_count(name, detail), precondition=code)
-    match = _PRECOND.search(code)
-    if match is None:
+    kind, _, subject = precondition.partition(":")
+    if kind == "near" and subject:
+        item, place = STATIONS.get(subject, (subject, True))
+        return Subgoal(kind=SubgoalKind.STATION, item=item, place=place, precondition=precondition)
+    held = held_fact(precondition)
+    if held is not None:
+        return Subgoal(kind=SubgoalKind.ITEM, item=held[0], count=_count(held[0], missing),
+                       precondition=precondition)
+    if kind != "precond_missing" or not subject:
         return None
-    precondition = match.group(1)
-    parts = precondition.split(":")
-    what = parts[1]
-    named = parts[2] if len(parts) > 2 else None
+    what, _, named = subject.partition(":")
+    if what == "item" and not named and missing:  # the code names no item; the record of what it lacked does
+        named = next(iter(missing))
     if what == "item" and named:
-        return Subgoal(kind=SubgoalKind.ITEM, item=named, count=_count(named, detail), precondition=precondition)
+        return Subgoal(kind=SubgoalKind.ITEM, item=named, count=_count(named, missing), precondition=precondition)
     if what in STATIONS:
         item, place = STATIONS[what]
         return Subgoal(kind=SubgoalKind.STATION, item=item, place=place, precondition=precondition)
@@ -102,39 +102,32 @@ def subgoal_for(code: str | None, detail: str = "", args: Mapping[str, Any] | No
         return Subgoal(kind=SubgoalKind.FUEL, item=fuel, count=max(1, math.ceil(qty / per)),
                        precondition=precondition)
     if what == "tool":
-        tool = named or _tool_from(detail, args)
+        tool = named or _tool_from(missing, args)
         return None if tool is None else Subgoal(kind=SubgoalKind.TOOL, item=tool, precondition=precondition)
     if what in TOOL_KINDS:
         return Subgoal(kind=SubgoalKind.TOOL, item=f"wooden_{what}", precondition=precondition)
     return None
 
 
-def _count(item: str, detail: str) -> int:
-    """The shortfall, when the refusal says (``missing oak_planks x3``, ``have 1 of 3``); else 1."""
-    listed = re.search(_COUNT_X.format(item=re.escape(item)), detail)
-    if listed:
-        return max(1, int(listed.group(1)))
-    have = _HAVE_OF.search(detail)
-    if have:
-        return max(1, int(have.group(2)) - int(have.group(1)))
-    return 1
+def _count(item: str, missing: Mapping[str, int]) -> int:
+    """The shortfall the refusal recorded for ``item``; 1 when it recorded none."""
+    return max(1, int(missing.get(item, 1)))
 
 
-def _tool_from(detail: str, args: Mapping[str, Any]) -> str | None:
-    """``no pickaxe in the inventory`` -> ``wooden_pickaxe``; a named tool arg wins."""
+def _tool_from(missing: Mapping[str, int], args: Mapping[str, Any]) -> str | None:
+    """A named tool arg, else the tool the refusal said it lacked, else the cheapest of a named kind."""
     if args.get("tool"):
         return str(args["tool"])
-    for kind in TOOL_KINDS:
-        if re.search(rf"\b{kind}\b", detail) or args.get("kind") == kind:
-            return f"wooden_{kind}"
-    return None
+    if missing:
+        return next(iter(missing))
+    kind = args.get("kind") or args.get("toolType")
+    return f"wooden_{kind}" if kind in TOOL_KINDS else None
 
 
-def listed_missing(subgoal: Subgoal, detail: str) -> list[Subgoal]:
-    """Every item a refusal lists as missing (``missing birch_planks x3, stick x2``), named one first."""
-    listed = re.findall(r"([a-z0-9_]+) x(\d+)", detail.split("missing", 1)[1]) if "missing" in detail else []
+def listed_missing(subgoal: Subgoal, missing: Mapping[str, int]) -> list[Subgoal]:
+    """Every item a refusal recorded as missing (``{"birch_planks": 3, "stick": 2}``), the named one first."""
     out = [subgoal]
-    for name, count in listed:
+    for name, count in missing.items():
         if name != subgoal.item:
             out.append(Subgoal(kind=SubgoalKind.ITEM, item=name, count=max(1, int(count)),
                                precondition=f"precond_missing:item:{name}"))

@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import Verdict, VerificationResult
 from craftbt.core.errors import CraftbtError
+from craftbt.core.runstatus import RunStatus
 from craftbt.executor.executor import Executor
 from craftbt.executor.journal import NOT_AN_OUTCOME
 from craftbt.planners.base import PlanningState, PlanResult
@@ -226,25 +227,26 @@ def prove(
     report.artifact_path = outcome.report_path
     report.timed_out = outcome.status == "budget_exhausted"
     digests = outcome.digests
-    blocked = outcome.status == "blocked"
+    blocked = outcome.status is RunStatus.BLOCKED
     report.B_expansion = Checkpoint(ok=not blocked and bool(digests.get("executor_plan_digest")), detail={
         "tree": decision.plan.tree.tree, "executor_plan_digest": digests.get("executor_plan_digest"),
         "expansion_digest": digests.get("expansion_digest"), "gate": outcome.gate.model_dump(mode="json")
         if outcome.gate else None, "status": outcome.status})
-    steps = [s for s in executor.journal.run_detail(outcome.run_id)["steps"]
-             if not s["shadow"] and s["error_code"] not in NOT_AN_OUTCOME]
-    closed = [s for s in steps if s["ok"] is not None]
+    steps = [s for s in executor.journal.steps(outcome.run_id)
+             if not s.shadow and s.error_code not in NOT_AN_OUTCOME]
+    closed = [s for s in steps if s.ok is not None]
     report.C_dispatch = Checkpoint(ok=bool(steps) and len(closed) == len(steps), detail={
         "count": len(steps), "with_result": len(closed), "shadow_steps": outcome.metrics.get("shadow_steps", 0),
-        "dispatched_steps": [{"node": s["node"], "capability": f"{s['capability']}@{s['version']}",
-                              "ok": bool(s["ok"]), "error": s["error_code"]} for s in steps]})
+        "dispatched_steps": [{"node": s.node, "capability": f"{s.capability}@{s.version}",
+                              "ok": bool(s.ok), "error": s.error_code} for s in steps]})
     verdicts: dict[str, int] = {}
     for s in steps:
-        verdicts[s["verdict"] or "none"] = verdicts.get(s["verdict"] or "none", 0) + 1
+        verdict = s.verdict.value if s.verdict is not None else "none"
+        verdicts[verdict] = verdicts.get(verdict, 0) + 1
     report.D_verification = Checkpoint(ok=bool(steps) and verdicts == {"verified": len(steps)},
                                        detail={"verdicts": verdicts, "run_status": outcome.status})
     if blocked:
-        return _finish(report, Failure.F3, f"blocked before the tree started: {outcome.failures[-1]['reason']}"
+        return _finish(report, Failure.F3, f"blocked before the tree started: {outcome.failures[-1].reason}"
                        if outcome.failures else "blocked before the tree started", home=home or executor.home)
     if report.timed_out:
         return _finish(report, Failure.F6, f"the {timeout_s} s budget ran out", home=home or executor.home)

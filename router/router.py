@@ -43,6 +43,7 @@ from pydantic import BaseModel, Field
 from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
+from craftbt.core.runstatus import RunStatus
 from craftbt.executor.backoff import unrepairable
 from craftbt.executor.digests import digest, iter_leaves, plan_steps
 from craftbt.executor.executor import Executor, RunOutcome
@@ -466,12 +467,8 @@ class Router:
 
 
 def failure_subgoal(failure: Failure) -> Subgoal | None:
-    """The subgoal a failure asks for: the missing precondition its code or its step's refusal names."""
-    for code in (failure.code, failure.precondition, failure.reason):
-        wanted = subgoal_for(code, failure.detail, failure.args)
-        if wanted is not None:
-            return wanted
-    return None
+    """The subgoal a failure asks for: the missing precondition its step's refusal (or the gate) recorded."""
+    return subgoal_for(failure.precondition, failure.missing, failure.args)
 
 
 def subgoal_alternatives(failure: Failure, inventory: dict[str, int]) -> list[list[Subgoal]]:
@@ -649,7 +646,7 @@ class Attempt(BaseModel):
 
     #: the planner the router chose (``tree`` for a tree file's own run)
     planner: str
-    status: str
+    status: RunStatus
     run_id: str
     escalation: Escalation | None = None
 
@@ -827,7 +824,7 @@ def run_tree(
         router = router or Router(executor.registry, priors or PriorsStore(executor.home / "priors.sqlite"),
                                   seed=seed)
         state = survey(body)
-        groups = [crafting_order(g) for g in (listed_missing(wanted, failure.detail),
+        groups = [crafting_order(g) for g in (listed_missing(wanted, failure.missing),
                                                *subgoal_alternatives(failure, state.inventory))]
         try:
             group, sub_root = router.subgoal_group_tree(groups, state, planner=planner)

@@ -36,6 +36,7 @@ from craftbt.core.errors import CraftbtError
 from craftbt.craftscript.runner import outcome_json
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor
+from craftbt.executor.failures import Failure
 from craftbt.executor.journal import Journal
 from craftbt.executor.state import RunState
 from craftbt.executor.watch import RunWatcher, attach
@@ -191,7 +192,7 @@ class Bot:
         #: the bot proper (executor, journal, the goal loop), made on the worker thread: SQLite stays on it
         self.runner: Runner | None = None
         self._tracker: TreeTracker | None = None
-        self._seen_decision: dict[str, Any] | None = None
+        self._seen_decision: Failure | None = None
         #: what a viewer joining mid-run needs: the tree, every node's status, the current leaf, the blackboard
         self._view: dict[str, Any] = {}
         self._thread = threading.Thread(target=self._work, name="craftbt-bot", daemon=True)
@@ -477,7 +478,7 @@ class Bot:
 
     def _publish_decisions(self, run: RunState) -> None:
         decisions = run.recent_decisions
-        fresh: list[dict[str, Any]] = []
+        fresh: list[Failure] = []
         for entry in reversed(decisions):
             if entry is self._seen_decision:
                 break
@@ -485,9 +486,9 @@ class Bot:
         if decisions:
             self._seen_decision = decisions[-1]
         for entry in reversed(fresh):
-            payload = {"run_id": run.run_id, **jsonable(entry)}
+            payload = {"run_id": run.run_id, **entry.model_dump(mode="json")}
             self.hub.publish(EventType.DECISION, payload)
-            if entry.get("reason") in SAFETY_REASONS:
+            if entry.reason in SAFETY_REASONS:
                 self.hub.publish(EventType.SAFETY_EMERGENCY, payload)
 
     def _between_ticks(self) -> None:

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
+from craftbt.executor.failures import Failure
 from craftbt.serve.bot import Job, JobState
 
 SCHEMA_2020_12 = "https://json-schema.org/draft/2020-12/schema"
@@ -99,6 +102,17 @@ def run_result(job: Job, steps: list[dict[str, Any]], owner: str | None) -> dict
             "verdicts": counts, "steps": viewed, "outcome": result if done else None}
 
 
+def first_failure(result: dict[str, Any] | None) -> Failure | None:
+    """A job's first failure decision, typed again from its JSON (a run outcome's ``failures``)."""
+    failures = (result or {}).get("failures")
+    if not isinstance(failures, list) or not failures or not isinstance(failures[0], dict):
+        return None
+    try:
+        return Failure.model_validate(failures[0])
+    except ValidationError:  # not a run outcome's failure record: the job's status says it
+        return None
+
+
 def capability_result(key: str, job: Job, steps: list[dict[str, Any]], owner: str | None) -> dict[str, Any]:
     """A capability call's structured answer (fits :data:`CAPABILITY_RESULT`): its last step's verdict and evidence."""
     out = run_result(job, steps, owner)
@@ -109,10 +123,9 @@ def capability_result(key: str, job: Job, steps: list[dict[str, Any]], owner: st
     if last is not None and last["error_code"]:
         error = {"code": last["error_code"], "detail": last["error_detail"]}
     elif out["ok"] is False:
-        failures = (job.result or {}).get("failures") or []
-        first = failures[0] if failures and isinstance(failures[0], dict) else {}
-        detail = first.get("message") or first.get("detail")
-        error = {"code": str(first.get("code") or out["status"]), "detail": None if detail is None else str(detail)}
+        first = first_failure(job.result)
+        error = {"code": first.code or out["status"] if first else out["status"],
+                 "detail": first.detail or None if first else None}
     return {**out, "capability": key, "step_id": last["step_id"] if last else None,
             "verdict": last["verdict"] if last else None, "evidence": last["evidence"] if last else None,
             "error": error, "effects": last["effects"] if last else None}

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from craftbt.capabilities.checks import register as register_checks
+from craftbt.capabilities.checks import CHECKS
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import (
@@ -109,7 +109,8 @@ def verified(pre: Observation, post: Observation, args: Any, result: ActionResul
 def make_registry(body: FlatFakeBody, *, flaky_failures: int = 0) -> Registry:
     """A registry of test capabilities bound to ``body`` (acceptance probes it like a receipt check)."""
     reg = Registry()
-    register_checks(reg)
+    for check in CHECKS:
+        reg.register_check(check)
     state = {"flaky": flaky_failures, "busy": 2}
 
     def run_flaky(ctx: CapabilityContext, args: CountArgs) -> RunnerGen:

@@ -96,7 +96,7 @@ def test_stage_order_guard_before_geofence(tmp_path: Path) -> None:
     body = FlatFakeBody()
     reg = make_registry(body)
     out = Executor(reg, body, config=ExecutorConfig(geofence=None), home=tmp_path).run(tree(leaf("guarded")))
-    assert out.failures[0]["reason"] == "guard_failed:no_table"
+    assert out.failures[0].reason == "guard_failed:no_table"
 
 
 def test_geofence_fail_closed_without_bounds(tmp_path: Path) -> None:

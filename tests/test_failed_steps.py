@@ -1,5 +1,5 @@
 """One definition of a failed step (``executor.journal.StepOutcome``): ``runs``, ``show``, ``sla`` and the HTTP
-API count the same failures of the same runs.
+API count the same failures of the same runs, and ``craftbt.run_steps`` returns them typed.
 
 Two real runs: ``obtain_stone_pickaxe`` succeeds with one step the tree moved on from (``move_to#11``,
 interrupted: not a failure), and a tree whose first leaf truly fails (no diamond ore in reach) inside a
@@ -14,7 +14,10 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from craftbt import StepRecord, run_steps
+from craftbt.capabilities.spec import Verdict
 from craftbt.cli import app
+from craftbt.executor.journal import StepOutcome
 from tests.servekit import app_for, bot
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,3 +65,11 @@ def test_runs_show_sla_and_the_api_agree_on_failed_steps(tmp_path: Path) -> None
         assert {r["tree_name"]: r["failures"] for r in listed} == by_runs
         for r in listed:
             assert client.get(f"/api/runs/{r['run_id']}").json()["journal"]["failures"] == by_runs[r["tree_name"]]
+    # the Python API reads the same steps typed: the same outcome per step, the verdict an enum
+    for r in runs:
+        steps = run_steps(r["run_id"], home=home)
+        assert all(isinstance(s, StepRecord) for s in steps)
+        assert [s.outcome for s in steps].count(StepOutcome.FAILED) == by_runs[r["tree_name"]]
+        if r["tree_name"] == "one_failed_step":
+            assert [s.capability for s in steps] == ["find_resource", "chat"]
+            assert steps[0].ok is False and steps[0].error_code and steps[1].verdict is Verdict.VERIFIED

@@ -32,7 +32,7 @@ def run(defn: m.TreeDefinition, tmp_path: Path, body: Any, **config: Any) -> Run
 
 
 def reasons(out: RunOutcome) -> list[str]:
-    return [d["reason"] for d in out.failures]
+    return [d.reason for d in out.failures]
 
 
 def test_geofence_is_the_first_stage() -> None:

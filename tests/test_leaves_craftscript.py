@@ -96,7 +96,7 @@ def _flat() -> Any:
 
 
 def _reasons(out: Any) -> list[str]:
-    return [d["reason"] for d in out.failures]
+    return [d.reason for d in out.failures]
 
 
 def _one_leaf(capability: str, args: dict[str, Any]) -> m.TreeDefinition:
@@ -148,8 +148,8 @@ def test_a_nested_server_command_needs_the_allowlist(tmp_path: Path, message: st
     out = Executor(registry, b, config=config, home=tmp_path).run(_one_leaf("relay_chat", {"message": message}))
     if refused:
         assert not out.ok and "permission_denied:command" in _reasons(out), _reasons(out)
-        refusal = next(d for d in out.failures if d["reason"] == "permission_denied:command")
-        assert refusal["command"] == "time" and refusal["node"].endswith("/nested_chat"), refusal
+        refusal = next(d for d in out.failures if d.reason == "permission_denied:command")
+        assert refusal.command == "time" and refusal.node is not None and refusal.node.endswith("/nested_chat"), refusal
         b.advance(5)
         assert abs(b.time_of_day() - before) < 1_000  # the night never came
     else:

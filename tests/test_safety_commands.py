@@ -11,6 +11,7 @@ from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.spec import ActionResult, CapabilitySpec, Family, Permission, RunnerGen, VerificationResult
 from craftbt.executor.config import PROFILES, Bounds, ExecutorConfig
 from craftbt.executor.executor import Executor, RunOutcome
+from craftbt.executor.failures import Failure
 from craftbt.trees import model as m
 from craftbt.world.scenarios.loader import build
 from craftbt.world.scenarios.schema import Scenario
@@ -37,8 +38,8 @@ def run(defn: m.TreeDefinition, tmp_path: Path, body: Any, registry: Any = None,
         ex.journal.close()
 
 
-def command_refusals(out: RunOutcome) -> list[dict[str, Any]]:
-    return [d for d in out.failures if d["reason"] == "permission_denied:command"]
+def command_refusals(out: RunOutcome) -> list[Failure]:
+    return [d for d in out.failures if d.reason == "permission_denied:command"]
 
 
 @pytest.mark.parametrize("profile", ["observer", "survival", "full", "builder"])
@@ -47,7 +48,7 @@ def test_give_is_refused_without_the_command_permission(tmp_path: Path, profile:
     out = run(chat_tree("/give @s diamond_pickaxe 1"), tmp_path, body, profile=profile)
     assert out.status != "success" and out.dispatches == 0
     [refusal] = command_refusals(out)[:1]
-    assert refusal["command"] == "give" and "/give" in refusal["detail"]
+    assert refusal.command == "give" and "/give" in refusal.detail
     body.advance(5)
     assert body.observe().count("diamond_pickaxe") == 0
 
@@ -55,7 +56,7 @@ def test_give_is_refused_without_the_command_permission(tmp_path: Path, profile:
 def test_operator_profile_still_needs_the_command_on_the_allowlist(tmp_path: Path) -> None:
     body = op_world()
     out = run(chat_tree("/op someone"), tmp_path, body, profile="operator", allowed_commands=frozenset({"give"}))
-    assert out.status != "success" and command_refusals(out)[0]["command"] == "op"
+    assert out.status != "success" and command_refusals(out)[0].command == "op"
 
 
 def test_allowlisted_command_under_the_operator_profile_runs(tmp_path: Path) -> None:
@@ -87,7 +88,7 @@ def test_control_environment_is_a_command_too(tmp_path: Path) -> None:
     body = op_world()
     before = body.time_of_day()
     out = run(tree, tmp_path, body, profile="survival")
-    assert command_refusals(out)[0]["command"] == "time"
+    assert command_refusals(out)[0].command == "time"
     assert abs(body.time_of_day() - before) < 1_000
     ok = run(tree, tmp_path / "ok", op_world(), profile="operator", allowed_commands=frozenset({"time"}))
     assert ok.status == "success", ok.failures

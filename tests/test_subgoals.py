@@ -11,41 +11,46 @@ import pytest
 from craftbt.capabilities.default import default_registry
 from craftbt.executor.config import ExecutorConfig
 from craftbt.executor.executor import Executor
-from craftbt.executor.failures import Failure, FailureSource
+from craftbt.executor.failures import Failure, FailureSource, precondition_of
 from craftbt.executor.gate import assess
-from craftbt.planners.subgoals import Subgoal, SubgoalKind, subgoal_for
+from craftbt.planners.subgoals import Subgoal, SubgoalKind, listed_missing, subgoal_for
 from craftbt.router.priors import PriorsStore
 from craftbt.router.router import RepeatedFailures, failure_subgoal, run_tree
 from craftbt.trees import model as m
 from craftbt.world.scenarios import starter_world
 
 
-@pytest.mark.parametrize(("code", "detail", "args", "want"), [
-    ("guard_failed:precond_missing:item:stick", "missing stick x2", {}, (SubgoalKind.ITEM, "stick", 2, False)),
-    ("guard_failed:precond_missing:item:raw_iron", "have 1 of 3", {}, (SubgoalKind.ITEM, "raw_iron", 2, False)),
-    ("guard_failed:precond_missing:table", "", {}, (SubgoalKind.STATION, "crafting_table", 1, True)),
-    ("precond_missing:table", "", {}, (SubgoalKind.STATION, "crafting_table", 1, True)),
-    ("guard_failed:precond_missing:furnace", "", {}, (SubgoalKind.STATION, "furnace", 1, False)),
-    ("guard_failed:precond_missing:fuel", "", {"input": "raw_iron", "qty": 16},
+@pytest.mark.parametrize(("code", "missing", "args", "want"), [
+    ("guard_failed:precond_missing:item:stick", {"stick": 2}, {}, (SubgoalKind.ITEM, "stick", 2, False)),
+    ("guard_failed:precond_missing:item:raw_iron", {"raw_iron": 2}, {}, (SubgoalKind.ITEM, "raw_iron", 2, False)),
+    ("guard_failed:precond_missing:item:raw_iron", {}, {}, (SubgoalKind.ITEM, "raw_iron", 1, False)),
+    ("guard_failed:precond_missing:item", {"dirt": 1}, {}, (SubgoalKind.ITEM, "dirt", 1, False)),
+    ("guard_failed:precond_missing:table", {}, {}, (SubgoalKind.STATION, "crafting_table", 1, True)),
+    ("precond_missing:table", {}, {}, (SubgoalKind.STATION, "crafting_table", 1, True)),
+    ("guard_failed:precond_missing:furnace", {}, {}, (SubgoalKind.STATION, "furnace", 1, False)),
+    ("guard_failed:precond_missing:fuel", {}, {"input": "raw_iron", "qty": 16},
      (SubgoalKind.FUEL, "coal", 2, False)),
-    ("guard_failed:precond_missing:fuel", "", {"qty": 3, "fuel": "oak_planks"},
+    ("guard_failed:precond_missing:fuel", {}, {"qty": 3, "fuel": "oak_planks"},
      (SubgoalKind.FUEL, "oak_planks", 3, False)),
-    ("guard_failed:precond_missing:tool:wooden_pickaxe", "", {}, (SubgoalKind.TOOL, "wooden_pickaxe", 1, False)),
-    ("guard_failed:precond_missing:tool", "no axe in the inventory", {}, (SubgoalKind.TOOL, "wooden_axe", 1, False)),
-    ("guard_failed:precond_missing:hoe", "", {}, (SubgoalKind.TOOL, "wooden_hoe", 1, False)),
-    ("rig_g_blocked:has:coal", "", {}, (SubgoalKind.ITEM, "coal", 1, False)),
-    ("rig_g_blocked:near:crafting_table", "", {}, (SubgoalKind.STATION, "crafting_table", 1, True)),
+    ("guard_failed:precond_missing:tool:wooden_pickaxe", {}, {}, (SubgoalKind.TOOL, "wooden_pickaxe", 1, False)),
+    ("guard_failed:precond_missing:tool", {"wooden_axe": 1}, {}, (SubgoalKind.TOOL, "wooden_axe", 1, False)),
+    ("guard_failed:precond_missing:tool", {}, {"toolType": "shovel"}, (SubgoalKind.TOOL, "wooden_shovel", 1, False)),
+    ("guard_failed:precond_missing:hoe", {}, {}, (SubgoalKind.TOOL, "wooden_hoe", 1, False)),
+    ("rig_g_blocked:has:coal", {}, {}, (SubgoalKind.ITEM, "coal", 1, False)),
+    ("rig_g_blocked:has:coal*3", {"coal": 2}, {}, (SubgoalKind.ITEM, "coal", 2, False)),
+    ("rig_g_blocked:near:crafting_table", {}, {}, (SubgoalKind.STATION, "crafting_table", 1, True)),
 ])
-def test_every_kind_of_precondition_maps_to_a_subgoal(code: str, detail: str, args: dict[str, Any],
+def test_every_kind_of_precondition_maps_to_a_subgoal(code: str, missing: dict[str, int], args: dict[str, Any],
                                                       want: tuple[SubgoalKind, str, int, bool]) -> None:
-    got = subgoal_for(code, detail, args)
+    got = subgoal_for(precondition_of(code), missing, args)
     assert got is not None
     assert (got.kind, got.item, got.count, got.place) == want
 
 
-@pytest.mark.parametrize("code", [None, "", "timeout", "no_path", "guard_failed:not_hungry", "permission_denied:dig"])
+@pytest.mark.parametrize("code", [None, "", "timeout", "no_path", "guard_failed:not_hungry", "permission_denied:dig",
+                                  "rig_g_blocked"])
 def test_other_failures_are_not_subgoals(code: str | None) -> None:
-    assert subgoal_for(code, "", {}) is None
+    assert subgoal_for(precondition_of(code), {}, {}) is None
 
 
 def test_the_subgoal_total_counts_what_is_held() -> None:
@@ -62,10 +67,52 @@ def test_a_gate_block_names_its_unreachable_precondition() -> None:
         m.LeafNode(name="smelt#1", capability="smelt", args={"input": "raw_iron", "qty": 1})]))
     gate, _ = assess(tree, default_registry(), body.observe())
     assert not gate.should_proceed and gate.unreachable[0] == "has:raw_iron", gate
-    failure = Failure.of(None, [{"reason": gate.block_reason, "unreachable": gate.unreachable,
-                                 "detail": "a message nobody parses"}], "blocked")
+    failure = Failure.of(None, [Failure.decided(gate.block_reason or "rig_g_blocked", node=None, capability=None,
+                                                tick=0, payload={"unreachable": gate.unreachable,
+                                                                 "detail": "a message nobody parses"})], "blocked")
     wanted = failure_subgoal(failure)
     assert wanted is not None and wanted.item == "raw_iron"
+
+
+def test_a_refused_craft_records_what_it_lacks_and_its_rewording_changes_no_subgoal(tmp_path: Path) -> None:
+    """The craft guard records every missing ingredient with its count where it refuses; the executor hands it
+    up typed and the router's subgoals are read from it: a reworded message yields the same subgoals (the old
+    text-parsing read the counts out of ``missing oak_planks x3, stick x2`` and lost them on any rewording)."""
+    from craftbt.executor.config import scenario_fence
+
+    body = starter_world(0)
+    body.run_command("/give @s oak_planks 1")
+    ex = Executor(default_registry(), body, home=tmp_path,
+                  config=ExecutorConfig(geofence=scenario_fence(body), max_ticks=2_000))
+    craft = m.LeafNode(name="craft", capability="craft_recipe", args={"recipe": "wooden_pickaxe", "qty": 1})
+    out = ex.run(m.TreeDefinition(tree="t", root=m.SequenceNode(children=[craft])))
+    failure = out.failure
+    assert failure is not None and failure.source is FailureSource.ESCALATION
+    assert failure.precondition is not None and failure.precondition.startswith("precond_missing:item:")
+    assert len(failure.missing) == 2 and all(n >= 1 for n in failure.missing.values()), failure
+    assert out.escalation is not None and out.escalation.context.missing == failure.missing
+    decision = next(f for f in out.failures if f.reason.startswith("guard_failed:"))
+    assert decision.missing == failure.missing  # the refusal's decision record carries it too
+    wanted = failure_subgoal(failure)
+    assert wanted is not None and wanted.count == failure.missing[wanted.item]
+    reworded = failure.model_copy(update={"detail": "the bench wants more wood and a handle"})
+    assert failure_subgoal(reworded) == wanted
+    assert listed_missing(wanted, reworded.missing) == listed_missing(wanted, failure.missing)
+    assert {s.item: s.count for s in listed_missing(wanted, failure.missing)} == failure.missing
+
+
+def test_an_equip_tool_refusal_names_the_tool_it_lacks(tmp_path: Path) -> None:
+    """``nothing in the inventory harvests stone`` names no tool kind: the text-parsing found no subgoal; the
+    guard's record of the cheapest tool that would harvest it does."""
+    from craftbt.capabilities.context import CapabilityContext
+    from craftbt.capabilities.leaves.combat import EquipToolArgs, guard_equip_tool
+
+    body = starter_world(0)
+    ctx = CapabilityContext(body=body, registry=default_registry())
+    refused = guard_equip_tool(ctx, EquipToolArgs(block="stone", fallbackToHand=False))
+    assert not refused.ok and refused.reason == "precond_missing:tool" and refused.missing == {"wooden_pickaxe": 1}
+    wanted = subgoal_for(refused.reason, refused.missing, {"block": "stone"})
+    assert wanted is not None and wanted.item == "wooden_pickaxe"
 
 
 def test_repeated_failure_detector_trips_on_the_third() -> None:

@@ -215,7 +215,7 @@ def combine(verdicts: list[VerificationResult], **evidence: Any) -> Verification
 
 
 def item_missing(item: str) -> GuardResult:
-    return GuardResult.deny(f"precond_missing:item:{item}", f"no {item} in the inventory")
+    return GuardResult.lacking(item, 1, f"no {item} in the inventory")
 
 
 # -- acquire_material ------------------------------------------------------------------

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
-from craftbt.capabilities.leaves.blocks import AIR, combine, item_missing, place_one, placement_reference
+from craftbt.capabilities.leaves.blocks import (
+    AIR,
+    combine,
+    item_missing,
+    place_one,
+    placement_reference,
+    weakest_tool,
+)
 from craftbt.capabilities.leaves.blockwork import standable
 from craftbt.capabilities.leaves.common import (
     StrictArgs,
@@ -155,6 +162,8 @@ class EquipToolArgs(StrictArgs):
 class ToolChoice(StrictArgs):
     tool: str | None = None
     why: str = ""
+    #: when nothing carried fits: the cheapest tool that would (what a repair obtains)
+    lacking: str | None = None
 
 
 def _kind_for_material(md: McData, material: str) -> tuple[str | None, str | None]:
@@ -186,18 +195,19 @@ def choose_tool(ctx: CapabilityContext, args: EquipToolArgs) -> ToolChoice:
         tools = [n for n in inventory if _kind(n) is not None]
         best = md.best_tool(block, tools)
         if best is None and md.block(block).harvest_tools and not md.can_harvest(block, None):
-            return ToolChoice(why=f"nothing in the inventory harvests {block}")
+            return ToolChoice(why=f"nothing in the inventory harvests {block}", lacking=weakest_tool(md, block))
         return ToolChoice(tool=best, why="hand is as good" if best is None else "fastest harvest")
     candidates = [n for n in inventory if _kind(n) == kind]
     if not candidates:
-        return ToolChoice(why=f"no {kind} in the inventory")
+        return ToolChoice(why=f"no {kind} in the inventory", lacking=kind if kind == "shears" else f"wooden_{kind}")
     return ToolChoice(tool=max(candidates, key=lambda n: (_rank(md, n), n)), why="highest tier")
 
 
 def guard_equip_tool(ctx: CapabilityContext, args: EquipToolArgs) -> GuardResult:
     choice = choose_tool(ctx, args)
     if choice.tool is None and not args.fallbackToHand and choice.why != "hand is as good":
-        return GuardResult.deny("precond_missing:tool", choice.why)
+        return GuardResult.deny("precond_missing:tool", choice.why,
+                                missing={choice.lacking: 1} if choice.lacking else None)
     if args.tool is not None and choice.tool is None:
         return GuardResult.deny(f"precond_missing:item:{args.tool}", choice.why)
     return GuardResult.allow()

@@ -209,7 +209,7 @@ def guard_build_module(ctx: CapabilityContext, args: BuildModuleArgs) -> GuardRe
     short = _missing_materials(ctx, module, args.anchor())
     if short:
         block = next(iter(short))
-        return GuardResult.deny(f"precond_missing:item:{block}", f"short of {short}")
+        return GuardResult.lacking(block, short[block], f"short of {short}", missing=short)
     if not args.clear_obstructions:
         witness = scan_module(module, args.anchor(), lambda p: ctx.body.block_at(p).name)
         blocked = witness.wrong + witness.obstructed
@@ -403,9 +403,8 @@ def guard_prepare_site(ctx: CapabilityContext, args: PrepareSiteArgs) -> GuardRe
         if name not in ("water", "lava") and not (md.has_block(name) and md.block(name).breakable):
             return GuardResult.deny(f"not_diggable:{name}", f"{name} at {tuple(pos)} cannot be cleared")
     if floor is not None and fill and count_item(ctx, floor) < len(fill):
-        return GuardResult.deny(
-            f"precond_missing:item:{floor}", f"the floor needs {len(fill)} {floor}, have {count_item(ctx, floor)}"
-        )
+        held = count_item(ctx, floor)
+        return GuardResult.lacking(floor, len(fill) - held, f"the floor needs {len(fill)} {floor}, have {held}")
     return GuardResult.allow()
 
 
@@ -584,7 +583,7 @@ def guard_build_up(ctx: CapabilityContext, args: BuildUpArgs) -> GuardResult:
         return GuardResult.deny("unsupported", "this body has no jump-place")
     item = args.item.removeprefix("minecraft:")
     if not any(s.name == item and s.count > 0 for s in ctx.body.inventory()):
-        return GuardResult.deny("precond_missing:item", f"no {item} in the inventory")
+        return GuardResult.deny("precond_missing:item", f"no {item} in the inventory", missing={item: 1})
     return GuardResult.allow()
 
 

@@ -225,7 +225,7 @@ def guard_transfer(ctx: CapabilityContext, args: TransferItemsArgs) -> GuardResu
         have = plan.get(args.item, 0)
         if have == 0 or (args.count is not None and have < args.count):
             where = "inventory" if args.depositing else "container"
-            return GuardResult.deny(f"precond_missing:item:{args.item}", f"the {where} has {have}")
+            return GuardResult.lacking(args.item, (args.count or 1) - have, f"the {where} has {have}")
     elif not any(plan.values()):
         return GuardResult.deny("nothing_to_transfer", "the source side is empty")
     return GuardResult.allow()

@@ -144,9 +144,9 @@ def guard_craft(ctx: CapabilityContext, args: CraftRecipeArgs) -> GuardResult:
         return GuardResult.deny("no_recipe", f"{args.recipe} has no crafting recipe")
     if plan.missing:
         first = sorted(plan.missing)[0]
-        return GuardResult.deny(
-            f"precond_missing:item:{first}",
-            "missing " + ", ".join(f"{n} x{c}" for n, c in sorted(plan.missing.items())),
+        return GuardResult.lacking(
+            first, plan.missing[first], "missing " + ", ".join(f"{n} x{c}" for n, c in sorted(plan.missing.items())),
+            missing=plan.missing,
         )
     if plan.recipe.needs_table and _nearest(ctx, ["crafting_table"], TABLE_RADIUS) is None:
         return GuardResult.deny(
@@ -432,9 +432,8 @@ def guard_smelt(ctx: CapabilityContext, args: SmeltArgs) -> GuardResult:
         return GuardResult.deny("no_recipe", f"{args.input} does not smelt")
     inventory = _inventory(ctx)
     if inventory.get(args.input, 0) < args.qty:
-        return GuardResult.deny(
-            f"precond_missing:item:{args.input}", f"have {inventory.get(args.input, 0)} of {args.qty}"
-        )
+        held = inventory.get(args.input, 0)
+        return GuardResult.lacking(args.input, args.qty - held, f"have {held} of {args.qty}")
     if fuel_plan(md, args, inventory) is None:
         return GuardResult.deny(
             "precond_missing:fuel", f"not enough fuel for {args.qty} x {recipe.cook_ticks} ticks of cooking"

@@ -119,7 +119,7 @@ def _summary_table(out: RunOutcome, holding: str = "") -> Table:
         e = out.escalation
         table.add_row("escalation", f"{e.node} ({e.capability}): {e.reason.value} {e.code or ''} {e.detail}")
     for d in out.failures[-5:]:
-        table.add_row("decision", f"{d['reason']} {d.get('node') or ''}")
+        table.add_row("decision", f"{d.reason} {d.node or ''}")
     if out.report_path:
         table.add_row("report", out.report_path)
     return table

@@ -172,6 +172,7 @@ def _run_to_draw(run_ref: str) -> tuple[m.TreeDefinition, Path | None, dict[str,
     """The definition a journalled run executed, where its subtrees live, each node's last status, the end."""
     import py_trees
 
+    from craftbt.executor.failures import Escalation, Failure
     from craftbt.executor.journal import NOT_AN_OUTCOME, Journal
     from craftbt.trees.loader import from_dict
     from craftbt.trees.render import step_statuses
@@ -195,8 +196,10 @@ def _run_to_draw(run_ref: str) -> tuple[m.TreeDefinition, Path | None, dict[str,
     Status = py_trees.common.Status
     statuses = step_statuses(detail["steps"], NOT_AN_OUTCOME)
     # a leaf refused before dispatch (guard, permission, geofence) has no step, only the run's failure record
-    for failure in [*summary.get("failures", []), summary.get("escalation") or {}]:
-        node = failure.get("node")
+    failed = [Failure.model_validate(f).node for f in summary.get("failures") or []]
+    if summary.get("escalation"):
+        failed.append(Escalation.model_validate(summary["escalation"]).node)
+    for node in failed:
         if node and statuses.get(node) in (None, Status.INVALID, Status.RUNNING):
             statuses[node] = Status.FAILURE
     ended = Status.SUCCESS if detail["status"] == "success" else Status.FAILURE

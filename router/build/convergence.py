@@ -60,7 +60,7 @@ def why(outcome: RunOutcome | None) -> str:
         return f"{e.code or e.reason.value}: {e.detail} (at {e.node})".strip()
     if outcome.failures:
         f = outcome.failures[-1]
-        return f"{f.get('code') or f.get('reason')} (at {f.get('node')})"
+        return f"{f.key} (at {f.node})"
     return f"run ended {outcome.status}"
 
 
