@@ -259,6 +259,10 @@ def create_app(bot: Bot, *, token: str | None = None, tokens: Tokens | None = No
     def run_detail(run_id: str) -> dict[str, Any]:
         """One run: the service's view (state, outcome, owner) and the journal's (steps, verdicts, decisions)."""
         job = bot.jobs.get(run_id)
+        # The job's view first: a job ends only after its run is closed in the journal, so a finished job is
+        # never paired with a journal still saying running (reading the journal first raced a run's end).
+        summary = job.summary() if job else None
+        outcome = job.result if job else None
         journal = bot.journal()
         try:
             detail: dict[str, Any] | None = journal.run_detail(run_id)
@@ -268,8 +272,8 @@ def create_app(bot: Bot, *, token: str | None = None, tokens: Tokens | None = No
             journal.close()
         if detail is None and job is None:
             raise HTTPException(404, detail={"error": "unknown_run", "run_id": run_id})
-        return {"run_id": run_id, "job": job.summary() if job else None, "owner": runs.owner(run_id),
-                "outcome": job.result if job else None, "journal": detail}
+        return {"run_id": run_id, "job": summary, "owner": runs.owner(run_id), "outcome": outcome,
+                "journal": detail}
 
     @app.post("/api/runs/{run_id}/cancel", status_code=202, tags=["runs"], openapi_extra=guarded(Access.ACT),
               responses=answers(401, 403, 409))
