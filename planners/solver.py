@@ -863,7 +863,9 @@ def _recipes(md: McData, item: str) -> list[Recipe]:
 
 
 @functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=4)
 def _fuels(md: McData) -> tuple[tuple[str, int], ...]:
+    """Every fuel that smelts at least one item, with its burn ticks (a scan of the whole item list: once)."""
     return tuple(
         (item.name, ticks) for item in md.items() if (ticks := md.fuel_ticks(item.name)) and ticks >= 100
     )

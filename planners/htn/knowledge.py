@@ -95,6 +95,7 @@ class Knowledge:
         self.costs = _cost_table(self.md, version, state, gather, goal)
         self.sources = mine_sources(version)
         self._options: dict[str, tuple[Option, ...]] = {}
+        self._fuels: tuple[tuple[str, int], ...] | None = None
 
     def cost(self, item: str) -> float:
         return self.costs.get(item, UNREACHABLE)
@@ -106,7 +107,11 @@ class Knowledge:
         return list(found)
 
     def fuels(self) -> tuple[tuple[str, int], ...]:
-        return _fuels(self.md)
+        """The fuels (name, burn ticks) a plan can burn here: held or obtainable (a finite cost). The others
+        can never be chosen, and a craft-only plan can have a few of the game's hundred-odd fuels at most."""
+        if self._fuels is None:
+            self._fuels = tuple(f for f in _fuels(self.md) if self.cost(f[0]) < UNREACHABLE)
+        return self._fuels
 
     def fuel_needed(self, fuel_ticks: int, items: int) -> int:
         return math.ceil(items * SMELT_TICKS / fuel_ticks)
