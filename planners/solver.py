@@ -22,6 +22,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -908,13 +909,20 @@ def _cost_table(md: McData, version: str, state: PlanningState, gather: bool = T
     if not gather:
         if goal is None:
             return _cost_fixpoint(md, version, frozenset(), held, False, _made_from(version, held))
-        return _craft_fixpoint(version, _craft_only_items(version, goal, held), dict.fromkeys(held, 0.0))
+        return _craft_only_costs(version, goal, held)
     if state.available_blocks is None:
         blocks: frozenset[str] = _natural_blocks()
     else:  # what is in view, and what the overworld generates somewhere (found by exploring)
         blocks = state.available_blocks | _generated_blocks()
     reach = frozenset((b, round(_distance(state, b))) for b in blocks)
     return _cost_fixpoint(md, version, reach, held, state.available_blocks is not None)
+
+
+@functools.lru_cache(maxsize=8)
+def _craft_only_costs(version: str, goal: str, held: frozenset[str]) -> dict[str, float]:
+    """The craft-only cost table of ``goal`` from what is ``held``: a function of those alone, so the planners
+    one route asks (and a replan from the same inventory) share it. Read-only, like :func:`_cost_fixpoint`'s."""
+    return _craft_fixpoint(version, _craft_only_items(version, goal, held), dict.fromkeys(held, 0.0))
 
 
 @functools.lru_cache(maxsize=4)
@@ -1008,8 +1016,10 @@ def _craft_fixpoint(version: str, items: Collection[str], cost: dict[str, float]
         best = cost.get(item, UNREACHABLE)
         for recipe in recipes:
             total = float(CRAFT_TICKS)
-            for slot in recipe.slots:
-                total += min(cost.get(o, UNREACHABLE) for o in slot.options) * slot.count
+            for slot in recipe.slots:  # map, not a generator: this line is most of a craft-only cost table
+                total += min(map(cost.get, slot.options, repeat(UNREACHABLE))) * slot.count
+                if total == UNREACHABLE:
+                    break
             best = min(best, total / recipe.count)
         for inp in inputs:
             best = min(best, SMELT_TICKS + cost.get(inp, UNREACHABLE))

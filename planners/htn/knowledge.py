@@ -9,6 +9,7 @@ except :data:`SEARCH_RADIUS`, the reach given to ``acquire_material``.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -97,6 +98,16 @@ class Knowledge:
         self._options: dict[str, tuple[Option, ...]] = {}
         self._fuels: tuple[tuple[str, int], ...] | None = None
 
+    @classmethod
+    def of(cls, state: PlanningState, version: str = "1.21.4", gather: bool = True,
+           goal: str | None = None) -> Knowledge:
+        """The knowledge a plan from ``state`` uses. Craft-only it depends on the goal and what is held alone,
+        so HTN and GOAP asked by one route share one (each item's options are worked out once); a gathering
+        plan's depends on the survey and is built each time."""
+        if gather:
+            return cls(state, version, gather, goal)
+        return _craft_only(version, goal, tuple(sorted((i, n) for i, n in state.inventory.items() if n > 0)))
+
     def cost(self, item: str) -> float:
         return self.costs.get(item, UNREACHABLE)
 
@@ -143,6 +154,14 @@ class Knowledge:
                     out.append(Option("farm", item, cost, farm=farm))
         out.sort(key=lambda o: (o.cost, o.label))
         return tuple(out)
+
+
+@functools.lru_cache(maxsize=4)
+def _craft_only(version: str, goal: str | None, held: tuple[tuple[str, int], ...]) -> Knowledge:
+    """Craft-only knowledge (nothing surveyed, nothing gathered), shared: a Knowledge is never changed after it
+    is built, only its caches of options and fuels filled."""
+    return Knowledge(PlanningState(inventory=dict(held), available_blocks=frozenset(), gathering=False), version,
+                     gather=False, goal=goal)
 
 
 __all__ = ["MINE_BATCH", "SEARCH_RADIUS", "Knowledge", "Option"]

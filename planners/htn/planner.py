@@ -108,7 +108,7 @@ class HtnPlanner:
 
     def initial_state(self, state: PlanningState, gather: bool = True, goal: str | None = None) -> CraftState:
         return CraftState(
-            knowledge=Knowledge(state, self.version, gather, goal),
+            knowledge=Knowledge.of(state, self.version, gather, goal),
             inventory=defaultdict(int, state.inventory),
             stations=set(state.stations),
             position=state.position,
