@@ -13,6 +13,7 @@ from the recipe data and is added to the declared facts.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
 #: an item's options costing more than this times its cheapest option are not grounded
 RELEVANCE_SLACK = 2.5
+#: the highest cost an item worth grounding has (the cost table's infinity: no source, nothing makes it)
+UNREACHABLE_COST = sys.float_info.max
 MAX_FUELS = 3
 MAX_SMELT_BATCH = 8
 
@@ -93,11 +96,12 @@ def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
                 todo.extend(option.tools)
             elif option.kind == "craft" and option.recipe is not None:
                 for slot in option.recipe.slots:  # a slot's held options and those about as cheap as the
-                    # cheapest one not held (held ones cost nothing, but only as many as are held)
+                    # cheapest one not held (held ones cost nothing, but only as many as are held); never one
+                    # nothing gives (craft-only: the eleven kinds of planks not held made eleven dead crafts)
                     cheapest = min((knowledge.cost(o) for o in slot.options if not knowledge.held.get(o, 0)),
                                    default=math.inf)
                     todo.extend(o for o in slot.options if knowledge.held.get(o, 0) > 0
-                                or knowledge.cost(o) <= cheapest * RELEVANCE_SLACK)
+                                or knowledge.cost(o) <= min(cheapest * RELEVANCE_SLACK, UNREACHABLE_COST))
                 if option.recipe.needs_table:
                     todo.append("crafting_table")
             elif option.smelt_input is not None:
