@@ -111,11 +111,12 @@ class Knowledge:
     def cost(self, item: str) -> float:
         return self.costs.get(item, UNREACHABLE)
 
-    def options(self, item: str) -> list[Option]:
+    def options(self, item: str) -> tuple[Option, ...]:
+        """The ways to obtain ``item``, cheapest first (worked out once per item: a tuple, never to be copied)."""
         found = self._options.get(item)
         if found is None:
             found = self._options[item] = self._compute(item)
-        return list(found)
+        return found
 
     def fuels(self) -> tuple[tuple[str, int], ...]:
         """The fuels (name, burn ticks) a plan can burn here: held or obtainable (a finite cost). The others
