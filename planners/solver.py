@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import defaultdict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from itertools import repeat
 from typing import TYPE_CHECKING
@@ -203,6 +203,7 @@ class _Expansion:
         self.explored: set[str] = set()
         self.sources = mine_sources(version) if gather else {}
         self.costs = _cost_table(md, version, state, gather, goal)
+        self._fuels: tuple[tuple[str, int], ...] | None = None
 
     # -- bookkeeping ------------------------------------------------------------
     def free(self, item: str) -> int:
@@ -497,10 +498,12 @@ class _Expansion:
     def _choose_fuel(self, items: int, visiting: frozenset[str]) -> tuple[str, int]:
         """The fuel that costs least for ``items`` smelts, preferring what is already held."""
         best: tuple[float, str, int, tuple[float, int, int, str]] | None = None
-        costs, inventory = self.costs, self.inventory
-        for fuel, burn in _fuels(self.md):
-            unit = costs.get(fuel, UNREACHABLE)
-            if (unit == UNREACHABLE and not inventory.get(fuel)) or fuel in visiting:
+        costs = self.costs
+        if self._fuels is None:
+            self._fuels = obtainable_fuels(self.md, costs)
+        for fuel, burn in self._fuels:  # what is held costs nothing, so a held fuel is among them
+            unit = costs[fuel]
+            if fuel in visiting:
                 continue
             needed = math.ceil(items * SMELT_TICKS / burn)
             short = max(0, needed - self.free(fuel))
@@ -872,6 +875,12 @@ def _fuels(md: McData) -> tuple[tuple[str, int], ...]:
     )
 
 
+def obtainable_fuels(md: McData, costs: Mapping[str, float]) -> tuple[tuple[str, int], ...]:
+    """The fuels (name, burn ticks) a plan with these ``costs`` can burn: held (cost 0) or obtainable. The others
+    are never chosen, and a craft-only plan can have a few of the game's hundred-odd fuels at most."""
+    return tuple(f for f in _fuels(md) if costs.get(f[0], UNREACHABLE) < UNREACHABLE)
+
+
 @functools.lru_cache(maxsize=4)
 def _relevant_items(version: str) -> tuple[str, ...]:
     """Items that can matter to obtaining items: everything with a recipe, furnace or mining source,
@@ -1080,6 +1089,7 @@ __all__ = [
     "in_view",
     "merge_mining",
     "mine_sources",
+    "obtainable_fuels",
     "preferring",
     "recipe_cost",
     "recipe_graph",

@@ -25,12 +25,12 @@ from craftbt.planners.solver import (
     WALK_TICKS_PER_BLOCK,
     _cost_table,
     _distance,
-    _fuels,
     _generated_blocks,
     _natural_blocks,
     _recipes,
     farm_cost,
     mine_sources,
+    obtainable_fuels,
     recipe_cost,
 )
 from craftbt.world.mcdata import McData, Recipe, load
@@ -119,10 +119,9 @@ class Knowledge:
         return found
 
     def fuels(self) -> tuple[tuple[str, int], ...]:
-        """The fuels (name, burn ticks) a plan can burn here: held or obtainable (a finite cost). The others
-        can never be chosen, and a craft-only plan can have a few of the game's hundred-odd fuels at most."""
+        """The fuels (name, burn ticks) a plan can burn here (:func:`planners.solver.obtainable_fuels`)."""
         if self._fuels is None:
-            self._fuels = tuple(f for f in _fuels(self.md) if self.cost(f[0]) < UNREACHABLE)
+            self._fuels = obtainable_fuels(self.md, self.costs)
         return self._fuels
 
     def fuel_needed(self, fuel_ticks: int, items: int) -> int:
