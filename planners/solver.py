@@ -637,13 +637,19 @@ def made_from_held(md: McData, item: str, held: dict[str, int]) -> int:
     return best
 
 
+def needs_spread(recipe: Recipe, crafts: int, free: dict[str, int]) -> bool:
+    """Whether :func:`spread_of_made` can offer a mix: a slot with several options that what is ``free`` does
+    not pay (a mix of held options is one of the others)."""
+    if all(sum(free.get(o, 0) for o in slot.options) >= slot.count * crafts for slot in recipe.slots):
+        return False
+    return any(len(slot.options) > 1 for slot in recipe.slots)
+
+
 def spread_of_made(md: McData, recipe: Recipe, crafts: int, free: dict[str, int], held: dict[str, int],
                    cost: Callable[[str], float]) -> dict[str, int] | None:
     """:func:`spread_mix` with each option's amount what is free of it plus what one craft step makes of it from
-    ``held``; None when a slot's free options alone pay it (a mix of held options is one of the others)."""
-    if all(sum(free.get(o, 0) for o in slot.options) >= slot.count * crafts for slot in recipe.slots):
-        return None
-    if all(len(slot.options) == 1 for slot in recipe.slots):
+    ``held``; None unless :func:`needs_spread`."""
+    if not needs_spread(recipe, crafts, free):
         return None
     return spread_mix(recipe, crafts, free, cost,
                       lambda option, _have, need: min(need, made_from_held(md, option, held)))
@@ -1089,6 +1095,7 @@ __all__ = [
     "in_view",
     "merge_mining",
     "mine_sources",
+    "needs_spread",
     "obtainable_fuels",
     "preferring",
     "recipe_cost",
