@@ -687,7 +687,7 @@ def preferring(option: str | None, cost: Callable[[str], float]) -> Callable[[st
 
 def recipe_cost(recipe: Recipe, cost: Callable[[str], float]) -> float:
     """Additive cost of one craft's ingredients: each slot at its cheapest option (``inf``: unpayable)."""
-    return sum(min(cost(o) for o in slot.options) * slot.count for slot in recipe.slots)
+    return sum(min(map(cost, slot.options)) * slot.count for slot in recipe.slots)
 
 
 def refuse_if_unpayable(md: McData, item: str, costs: dict[str, float]) -> None:
