@@ -24,6 +24,7 @@ from craftbt.planners.solver import (
     UNREACHABLE,
     WALK_TICKS_PER_BLOCK,
     _cost_table,
+    _craft_only_costs,
     _distance,
     _generated_blocks,
     _natural_blocks,
@@ -164,4 +165,11 @@ def _craft_only(version: str, goal: str | None, held: tuple[tuple[str, int], ...
                      gather=False, goal=goal)
 
 
-__all__ = ["MINE_BATCH", "SEARCH_RADIUS", "Knowledge", "Option"]
+def forget_shared() -> None:
+    """Drop the shared craft-only knowledge and cost tables: a benchmark timing one planner alone calls this, so
+    that planner pays for the knowledge another planner built from the same inventory just before."""
+    _craft_only.cache_clear()
+    _craft_only_costs.cache_clear()
+
+
+__all__ = ["MINE_BATCH", "SEARCH_RADIUS", "Knowledge", "Option", "forget_shared"]
