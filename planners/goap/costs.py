@@ -26,9 +26,11 @@ class _Defaults(dict[str, float]):
     def __init__(self, registry: Registry) -> None:
         super().__init__()
         self.registry = registry
+        self.unknown: set[str] = set()  # a miss is asked the registry once (a miss builds a did-you-mean)
 
     def __missing__(self, name: str) -> float:
-        if not self.registry.has(name):
+        if name in self.unknown or not self.registry.has(name):
+            self.unknown.add(name)
             raise KeyError(name)
         value = self[name] = self.registry.get(name).timeout_ms * TIMEOUT_FRACTION
         return value
