@@ -687,7 +687,12 @@ def preferring(option: str | None, cost: Callable[[str], float]) -> Callable[[st
 
 def recipe_cost(recipe: Recipe, cost: Callable[[str], float]) -> float:
     """Additive cost of one craft's ingredients: each slot at its cheapest option (``inf``: unpayable)."""
-    return sum(min(map(cost, slot.options)) * slot.count for slot in recipe.slots)
+    total = 0.0
+    for slot in recipe.slots:
+        total += min(map(cost, slot.options)) * slot.count
+        if total == UNREACHABLE:  # the other slots cannot make it payable (a dyed wool's sixteen wools)
+            break
+    return total
 
 
 def refuse_if_unpayable(md: McData, item: str, costs: dict[str, float]) -> None:
