@@ -42,6 +42,7 @@ from craftbt.capabilities.default import default_registry
 from craftbt.capabilities.leaves.crafting import SmeltArgs, fuel_plan, plan_craft
 from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.goap.planner import GoapPlanner
+from craftbt.planners.htn.knowledge import forget_shared
 from craftbt.planners.htn.planner import HtnPlanner
 from craftbt.planners.intent import Intent
 from craftbt.planners.ppa import PlanStep
@@ -172,6 +173,7 @@ def main() -> int:
             state = PlanningState(inventory=dict(inventory), available_blocks=frozenset(), stations=STATIONS,
                                   gathering=False)
             intent = Intent.from_text(f"obtain {target}")
+            forget_shared()  # each planner (and the router's route) pays for its own knowledge of this inventory
             started = time.perf_counter()
             reason = ""
             steps: list[PlanStep] | None = None

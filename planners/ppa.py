@@ -123,16 +123,16 @@ def dedupe_leaf_names(root: Node) -> None:
 
     A new name never collides with one already in the tree (two spliced plans may both hold ``x #2``)."""
     leaves: list[LeafNode] = []
-    stack: list[Node] = [root]
+    stack: list[Node] = [root]  # the next node last: pre-order, each pop and push at the end of the list
     while stack:
-        node = stack.pop(0)
+        node = stack.pop()
         if isinstance(node, LeafNode) and node.name is not None:
             leaves.append(node)
         # isinstance, not getattr: a pydantic model's missing attribute raises inside (half a craft-only plan)
         if isinstance(node, SequenceNode | SelectorNode | ParallelNode):
-            stack[0:0] = node.children
+            stack.extend(reversed(node.children))
         elif isinstance(node, DecoratorNode):
-            stack.insert(0, node.child)
+            stack.append(node.child)
     taken = {leaf.name for leaf in leaves}
     used: set[str] = set()
     for leaf in leaves:

@@ -20,8 +20,9 @@ from __future__ import annotations
 import functools
 import math
 from collections import defaultdict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -202,6 +203,7 @@ class _Expansion:
         self.explored: set[str] = set()
         self.sources = mine_sources(version) if gather else {}
         self.costs = _cost_table(md, version, state, gather, goal)
+        self._fuels: tuple[tuple[str, int], ...] | None = None
 
     # -- bookkeeping ------------------------------------------------------------
     def free(self, item: str) -> int:
@@ -496,10 +498,12 @@ class _Expansion:
     def _choose_fuel(self, items: int, visiting: frozenset[str]) -> tuple[str, int]:
         """The fuel that costs least for ``items`` smelts, preferring what is already held."""
         best: tuple[float, str, int, tuple[float, int, int, str]] | None = None
-        costs, inventory = self.costs, self.inventory
-        for fuel, burn in _fuels(self.md):
-            unit = costs.get(fuel, UNREACHABLE)
-            if (unit == UNREACHABLE and not inventory.get(fuel)) or fuel in visiting:
+        costs = self.costs
+        if self._fuels is None:
+            self._fuels = obtainable_fuels(self.md, costs)
+        for fuel, burn in self._fuels:  # what is held costs nothing, so a held fuel is among them
+            unit = costs[fuel]
+            if fuel in visiting:
                 continue
             needed = math.ceil(items * SMELT_TICKS / burn)
             short = max(0, needed - self.free(fuel))
@@ -633,13 +637,19 @@ def made_from_held(md: McData, item: str, held: dict[str, int]) -> int:
     return best
 
 
+def needs_spread(recipe: Recipe, crafts: int, free: dict[str, int]) -> bool:
+    """Whether :func:`spread_of_made` can offer a mix: a slot with several options that what is ``free`` does
+    not pay (a mix of held options is one of the others)."""
+    if all(sum(free.get(o, 0) for o in slot.options) >= slot.count * crafts for slot in recipe.slots):
+        return False
+    return any(len(slot.options) > 1 for slot in recipe.slots)
+
+
 def spread_of_made(md: McData, recipe: Recipe, crafts: int, free: dict[str, int], held: dict[str, int],
                    cost: Callable[[str], float]) -> dict[str, int] | None:
     """:func:`spread_mix` with each option's amount what is free of it plus what one craft step makes of it from
-    ``held``; None when a slot's free options alone pay it (a mix of held options is one of the others)."""
-    if all(sum(free.get(o, 0) for o in slot.options) >= slot.count * crafts for slot in recipe.slots):
-        return None
-    if all(len(slot.options) == 1 for slot in recipe.slots):
+    ``held``; None unless :func:`needs_spread`."""
+    if not needs_spread(recipe, crafts, free):
         return None
     return spread_mix(recipe, crafts, free, cost,
                       lambda option, _have, need: min(need, made_from_held(md, option, held)))
@@ -677,7 +687,12 @@ def preferring(option: str | None, cost: Callable[[str], float]) -> Callable[[st
 
 def recipe_cost(recipe: Recipe, cost: Callable[[str], float]) -> float:
     """Additive cost of one craft's ingredients: each slot at its cheapest option (``inf``: unpayable)."""
-    return sum(min(cost(o) for o in slot.options) * slot.count for slot in recipe.slots)
+    total = 0.0
+    for slot in recipe.slots:
+        total += min(map(cost, slot.options)) * slot.count
+        if total == UNREACHABLE:  # the other slots cannot make it payable (a dyed wool's sixteen wools)
+            break
+    return total
 
 
 def refuse_if_unpayable(md: McData, item: str, costs: dict[str, float]) -> None:
@@ -863,10 +878,18 @@ def _recipes(md: McData, item: str) -> list[Recipe]:
 
 
 @functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=4)
 def _fuels(md: McData) -> tuple[tuple[str, int], ...]:
+    """Every fuel that smelts at least one item, with its burn ticks (a scan of the whole item list: once)."""
     return tuple(
         (item.name, ticks) for item in md.items() if (ticks := md.fuel_ticks(item.name)) and ticks >= 100
     )
+
+
+def obtainable_fuels(md: McData, costs: Mapping[str, float]) -> tuple[tuple[str, int], ...]:
+    """The fuels (name, burn ticks) a plan with these ``costs`` can burn: held (cost 0) or obtainable. The others
+    are never chosen, and a craft-only plan can have a few of the game's hundred-odd fuels at most."""
+    return tuple(f for f in _fuels(md) if costs.get(f[0], UNREACHABLE) < UNREACHABLE)
 
 
 @functools.lru_cache(maxsize=4)
@@ -906,13 +929,20 @@ def _cost_table(md: McData, version: str, state: PlanningState, gather: bool = T
     if not gather:
         if goal is None:
             return _cost_fixpoint(md, version, frozenset(), held, False, _made_from(version, held))
-        return _craft_fixpoint(version, _craft_only_items(version, goal, held), dict.fromkeys(held, 0.0))
+        return _craft_only_costs(version, goal, held)
     if state.available_blocks is None:
         blocks: frozenset[str] = _natural_blocks()
     else:  # what is in view, and what the overworld generates somewhere (found by exploring)
         blocks = state.available_blocks | _generated_blocks()
     reach = frozenset((b, round(_distance(state, b))) for b in blocks)
     return _cost_fixpoint(md, version, reach, held, state.available_blocks is not None)
+
+
+@functools.lru_cache(maxsize=8)
+def _craft_only_costs(version: str, goal: str, held: frozenset[str]) -> dict[str, float]:
+    """The craft-only cost table of ``goal`` from what is ``held``: a function of those alone, so the planners
+    one route asks (and a replan from the same inventory) share it. Read-only, like :func:`_cost_fixpoint`'s."""
+    return _craft_fixpoint(version, _craft_only_items(version, goal, held), dict.fromkeys(held, 0.0))
 
 
 @functools.lru_cache(maxsize=4)
@@ -1006,8 +1036,10 @@ def _craft_fixpoint(version: str, items: Collection[str], cost: dict[str, float]
         best = cost.get(item, UNREACHABLE)
         for recipe in recipes:
             total = float(CRAFT_TICKS)
-            for slot in recipe.slots:
-                total += min(cost.get(o, UNREACHABLE) for o in slot.options) * slot.count
+            for slot in recipe.slots:  # map, not a generator: this line is most of a craft-only cost table
+                total += min(map(cost.get, slot.options, repeat(UNREACHABLE))) * slot.count
+                if total == UNREACHABLE:
+                    break
             best = min(best, total / recipe.count)
         for inp in inputs:
             best = min(best, SMELT_TICKS + cost.get(inp, UNREACHABLE))
@@ -1068,6 +1100,8 @@ __all__ = [
     "in_view",
     "merge_mining",
     "mine_sources",
+    "needs_spread",
+    "obtainable_fuels",
     "preferring",
     "recipe_cost",
     "recipe_graph",

@@ -17,7 +17,10 @@ import pytest
 from craftbt.capabilities.default import default_registry, register_all
 from craftbt.capabilities.registry import Registry
 from craftbt.planners.base import Planner, PlanningFailure, PlanningState
+from craftbt.planners.goap.actions import ground
+from craftbt.planners.goap.costs import ActionCosts
 from craftbt.planners.goap.planner import GoapPlanner
+from craftbt.planners.htn.knowledge import Knowledge
 from craftbt.planners.htn.planner import HtnPlanner
 from craftbt.planners.intent import Intent
 from craftbt.planners.solver import CraftingSolver
@@ -99,6 +102,23 @@ def test_a_registry_that_cannot_mine_yields_no_gathering_fallback(planner: Plann
     with pytest.raises(PlanningFailure) as refusal:
         planner.plan(Intent.from_text("obtain stone_pickaxe"), gathering, registry)
     assert refusal.value.reason == "missing_ingredient"
+
+
+def test_craft_only_knowledge_is_shared_and_grounds_only_what_can_be_had() -> None:
+    """The planners one route asks share a craft-only Knowledge (a function of the goal and what is held), and
+    GOAP grounds no craft from an item nothing gives: sticks from oak planks held, not from eleven other kinds
+    of planks no craft-only plan can have."""
+    held = {"oak_planks": 4, "lava_bucket": 1, "dirt": 3}
+    first = Knowledge.of(state(held), gather=False, goal="stick")
+    assert Knowledge.of(state(dict(held)), gather=False, goal="stick") is first
+    assert Knowledge.of(state({**held, "oak_planks": 2}), gather=False, goal="stick") is not first
+    assert Knowledge.of(state(held), gather=True, goal=None) is not Knowledge.of(state(held), gather=True, goal=None)
+    # the fuels a plan can burn: held or made from what is held, not the game's hundred-odd
+    assert {f for f, _ in first.fuels()} == {"oak_planks", "stick", "lava_bucket"}
+    registry = default_registry()
+    actions = ground("stick", first, registry, ActionCosts.from_registry(registry))
+    assert [a.name for a in actions if a.capability == "craft_recipe"] == ["craft 4 stick from 2 oak_planks"]
+    assert ActionCosts.from_registry(registry).cost("no_such_capability", 2) == 2000.0
 
 
 def test_the_nether_is_refused_only_when_the_ingredient_must_be_fetched() -> None:

@@ -13,6 +13,7 @@ from the recipe data and is added to the declared facts.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
 #: an item's options costing more than this times its cheapest option are not grounded
 RELEVANCE_SLACK = 2.5
+#: the highest cost an item worth grounding has (the cost table's infinity: no source, nothing makes it)
+UNREACHABLE_COST = sys.float_info.max
 MAX_FUELS = 3
 MAX_SMELT_BATCH = 8
 
@@ -93,11 +96,12 @@ def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
                 todo.extend(option.tools)
             elif option.kind == "craft" and option.recipe is not None:
                 for slot in option.recipe.slots:  # a slot's held options and those about as cheap as the
-                    # cheapest one not held (held ones cost nothing, but only as many as are held)
+                    # cheapest one not held (held ones cost nothing, but only as many as are held); never one
+                    # nothing gives (craft-only: the eleven kinds of planks not held made eleven dead crafts)
                     cheapest = min((knowledge.cost(o) for o in slot.options if not knowledge.held.get(o, 0)),
                                    default=math.inf)
                     todo.extend(o for o in slot.options if knowledge.held.get(o, 0) > 0
-                                or knowledge.cost(o) <= cheapest * RELEVANCE_SLACK)
+                                or knowledge.cost(o) <= min(cheapest * RELEVANCE_SLACK, UNREACHABLE_COST))
                 if option.recipe.needs_table:
                     todo.append("crafting_table")
             elif option.smelt_input is not None:
@@ -161,21 +165,37 @@ def _mixes(recipe: Recipe, k: Knowledge, items: set[str]) -> list[tuple[tuple[st
     free = {i: n for i, n in k.held.items() if i in inputs}
     left = dict(free)
     for _ in range(MAX_MIXES):
-        for prefer in [None, *options]:
-            uses = recipe.fill(1, left, preferring(prefer, k.cost))
-            out[tuple(sorted(uses.items()))] = None
         uses = recipe.fill(1, left, k.cost)
+        out[tuple(sorted(uses.items()))] = None
+        # a preferred option changes the fill only in a slot ``left`` cannot pay (Recipe.fill takes what is
+        # held first): the others would add the same mix again, a fill each (a quarter of a craft-only plan)
+        short = _short_options(recipe, left)
+        for prefer in options:
+            if prefer in short:
+                mix = recipe.fill(1, left, preferring(prefer, k.cost))
+                out[tuple(sorted(mix.items()))] = None
         if any(left.get(i, 0) < n for i, n in uses.items()):
             break
         for i, n in uses.items():
             left[i] -= n
+    plain: dict[str, int] | None = None
     for option in options:  # this option in its slot, the other slots at their cheapest
-        uses = recipe.fill(1, {}, preferring(option, k.cost))
+        if any(option in slot.options and len(slot.options) > 1 for slot in recipe.slots):
+            uses = recipe.fill(1, {}, preferring(option, k.cost))
+        else:  # the only option of its slot: preferring it is the plain fill
+            uses = plain = plain if plain is not None else recipe.fill(1, {}, k.cost)
         out[tuple(sorted(uses.items()))] = None
     spread = spread_of_made(k.md, recipe, 1, free, k.held, k.cost)  # a slot paid from several made options
     if spread is not None:
         out[tuple(sorted(spread.items()))] = None
     return [m for m in out if all(i in items for i, _ in m)]
+
+
+def _short_options(recipe: Recipe, held: dict[str, int]) -> set[str]:
+    """The options of the slots ``held`` cannot pay for one craft (taken slot by slot, as Recipe.fill takes)."""
+    left = dict(held)
+    taken: dict[str, int] = {}
+    return {o for slot in recipe.slots if slot.take(slot.count, left, taken) > 0 for o in slot.options}
 
 
 def _smelt(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundAction]:

@@ -19,13 +19,30 @@ UNIT_ARG = {"acquire_material": "count", "craft_recipe": "qty", "smelt": "qty"}
 MIN_SAMPLES = 3
 
 
+class _Defaults(dict[str, float]):
+    """Per-unit milliseconds from the registry's declared timeouts, each looked up when first asked for: a plan
+    costs four or five capabilities, and resolving all sixty-odd was a twentieth of a craft-only GOAP plan."""
+
+    def __init__(self, registry: Registry) -> None:
+        super().__init__()
+        self.registry = registry
+        self.unknown: set[str] = set()  # a miss is asked the registry once (a miss builds a did-you-mean)
+
+    def __missing__(self, name: str) -> float:
+        if name in self.unknown or not self.registry.has(name):
+            self.unknown.add(name)
+            raise KeyError(name)
+        value = self[name] = self.registry.get(name).timeout_ms * TIMEOUT_FRACTION
+        return value
+
+
 class ActionCosts:
     def __init__(self, per_unit_ms: dict[str, float]) -> None:
         self.per_unit_ms = per_unit_ms
 
     @classmethod
     def from_registry(cls, registry: Registry, journal: Any | None = None) -> ActionCosts:
-        per_unit = {spec.name: spec.timeout_ms * TIMEOUT_FRACTION for spec in registry.latest()}
+        per_unit = _Defaults(registry)
         if journal is not None:
             per_unit.update(cls._observed(journal))
         return cls(per_unit)
@@ -43,4 +60,8 @@ class ActionCosts:
         return {name: sum(v) / len(v) for name, v in samples.items() if len(v) >= MIN_SAMPLES}
 
     def cost(self, capability: str, units: int) -> float:
-        return self.per_unit_ms.get(capability, 1000.0) * max(1, units)
+        try:
+            per_unit = self.per_unit_ms[capability]  # [], not .get: a registry default is filled in when missing
+        except KeyError:
+            per_unit = 1000.0
+        return per_unit * max(1, units)

@@ -66,7 +66,7 @@ class GoapPlanner:
             raise PlanningFailure("unsupported_goal", f"GOAP plans obtain goals, not {intent.goal.verb.value}")
         goal, count = intent.goal.target, intent.goal.count
         gather = state.gathers(registry)
-        knowledge = Knowledge(state, self.version, gather, None if gather else goal)
+        knowledge = Knowledge.of(state, self.version, gather, None if gather else goal)
         if not knowledge.md.has_item(goal):
             raise unknown_item(knowledge.md, goal)
         if not gather:

@@ -42,6 +42,7 @@ from craftbt.planners.solver import (
     SMELT_TICKS,
     chunks,
     craft_mixes,
+    needs_spread,
     spread_of_made,
 )
 from craftbt.world.body import BlockPos
@@ -104,6 +105,8 @@ def _craft_mixes(recipe: Recipe, crafts: int, s: CraftState) -> list[dict[str, i
     one that keeps failing here: birch planks where oak ones were cheapest)."""
     free = {i: max(0, s.free(i)) for i in recipe.inputs}
     mixes = craft_mixes(recipe, crafts, free, s.knowledge.cost)
+    if not needs_spread(recipe, crafts, free):  # before the whole inventory is read (a Plancraft one: 30 items)
+        return mixes
     held = {i: max(0, s.free(i)) for i in s.inventory}
     spread = spread_of_made(s.knowledge.md, recipe, crafts, free, held, s.knowledge.cost)
     return mixes if spread is None or spread in mixes else [*mixes, spread]

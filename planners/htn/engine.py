@@ -186,7 +186,7 @@ class Engine(Generic[S]):
 
     def decompose_one(self, task: Task, state: S, alternative: Alternative) -> tuple[list[DecompNode], S] | None:
         """The first decomposition of ``task`` through one given alternative (fallback branches)."""
-        for nodes, final in self._seq(alternative.subtasks, state, (task,)):
+        for nodes, final in self._seq(alternative.subtasks, state, (self.domain.goal_of(task),)):
             return nodes, final
         return None
 
@@ -201,6 +201,7 @@ class Engine(Generic[S]):
 
     def _seq(self, tasks: list[Task], state: S, stack: tuple[Task, ...]) -> Iterator[tuple[list[DecompNode], S]]:
         """Every decomposition of ``tasks`` in order, depth first, the same order as nested recursion.
+        ``stack``: the goals (:meth:`Domain.goal_of`) of the compound tasks being decomposed, outermost first.
 
         One loop with a stack of per-task iterators, not one generator per remaining task: through a
         recursion each result climbed back up as many generators as the sequence had tasks and was
@@ -237,11 +238,11 @@ class Engine(Generic[S]):
             yield PrimitiveNode(task, operator, step if isinstance(step, PlanStep) else None), after
             return
         goal = self.domain.goal_of(task)
-        if any(self.domain.goal_of(t) == goal for t in stack):
+        if goal in stack:  # the stack holds goals, each worked out once: this ran for every level at every task
             return  # a goal needed to achieve itself (in any amount): this branch cannot ground out
         alternatives = self.alternatives(task, state)
         for index, alternative in enumerate(alternatives):
-            for children, after in self._seq(alternative.subtasks, state, (*stack, task)):
+            for children, after in self._seq(alternative.subtasks, state, (*stack, goal)):
                 others = alternatives[index + 1:]
                 yield CompoundNode(task, alternative, children, state, after, others), after
 

@@ -9,6 +9,7 @@ except :data:`SEARCH_RADIUS`, the reach given to ``acquire_material``.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -23,13 +24,14 @@ from craftbt.planners.solver import (
     UNREACHABLE,
     WALK_TICKS_PER_BLOCK,
     _cost_table,
+    _craft_only_costs,
     _distance,
-    _fuels,
     _generated_blocks,
     _natural_blocks,
     _recipes,
     farm_cost,
     mine_sources,
+    obtainable_fuels,
     recipe_cost,
 )
 from craftbt.world.mcdata import McData, Recipe, load
@@ -95,18 +97,33 @@ class Knowledge:
         self.costs = _cost_table(self.md, version, state, gather, goal)
         self.sources = mine_sources(version)
         self._options: dict[str, tuple[Option, ...]] = {}
+        self._fuels: tuple[tuple[str, int], ...] | None = None
+
+    @classmethod
+    def of(cls, state: PlanningState, version: str = "1.21.4", gather: bool = True,
+           goal: str | None = None) -> Knowledge:
+        """The knowledge a plan from ``state`` uses. Craft-only it depends on the goal and what is held alone,
+        so HTN and GOAP asked by one route share one (each item's options are worked out once); a gathering
+        plan's depends on the survey and is built each time."""
+        if gather:
+            return cls(state, version, gather, goal)
+        return _craft_only(version, goal, tuple(sorted((i, n) for i, n in state.inventory.items() if n > 0)))
 
     def cost(self, item: str) -> float:
         return self.costs.get(item, UNREACHABLE)
 
-    def options(self, item: str) -> list[Option]:
+    def options(self, item: str) -> tuple[Option, ...]:
+        """The ways to obtain ``item``, cheapest first (worked out once per item: a tuple, never to be copied)."""
         found = self._options.get(item)
         if found is None:
             found = self._options[item] = self._compute(item)
-        return list(found)
+        return found
 
     def fuels(self) -> tuple[tuple[str, int], ...]:
-        return _fuels(self.md)
+        """The fuels (name, burn ticks) a plan can burn here (:func:`planners.solver.obtainable_fuels`)."""
+        if self._fuels is None:
+            self._fuels = obtainable_fuels(self.md, self.costs)
+        return self._fuels
 
     def fuel_needed(self, fuel_ticks: int, items: int) -> int:
         return math.ceil(items * SMELT_TICKS / fuel_ticks)
@@ -140,4 +157,19 @@ class Knowledge:
         return tuple(out)
 
 
-__all__ = ["MINE_BATCH", "SEARCH_RADIUS", "Knowledge", "Option"]
+@functools.lru_cache(maxsize=4)
+def _craft_only(version: str, goal: str | None, held: tuple[tuple[str, int], ...]) -> Knowledge:
+    """Craft-only knowledge (nothing surveyed, nothing gathered), shared: a Knowledge is never changed after it
+    is built, only its caches of options and fuels filled."""
+    return Knowledge(PlanningState(inventory=dict(held), available_blocks=frozenset(), gathering=False), version,
+                     gather=False, goal=goal)
+
+
+def forget_shared() -> None:
+    """Drop the shared craft-only knowledge and cost tables: a benchmark timing one planner alone calls this, so
+    that planner pays for the knowledge another planner built from the same inventory just before."""
+    _craft_only.cache_clear()
+    _craft_only_costs.cache_clear()
+
+
+__all__ = ["MINE_BATCH", "SEARCH_RADIUS", "Knowledge", "Option", "forget_shared"]

@@ -108,7 +108,7 @@ class HtnPlanner:
 
     def initial_state(self, state: PlanningState, gather: bool = True, goal: str | None = None) -> CraftState:
         return CraftState(
-            knowledge=Knowledge(state, self.version, gather, goal),
+            knowledge=Knowledge.of(state, self.version, gather, goal),
             inventory=defaultdict(int, state.inventory),
             stations=set(state.stations),
             position=state.position,
@@ -172,10 +172,14 @@ class HtnPlanner:
 
     def _order(self, context: str, recent: list[str]) -> Any:
         def order(task: Task, alternatives: list[Alternative], state: Any) -> list[Alternative]:
+            if len(alternatives) < 2:
+                return alternatives
+
             def key(alt: Alternative) -> float:
                 priors = self.priors
                 success = 1.0 if priors is None else priors.expected_success(self.name, alt.method_id, context)
-                success *= RECENT_FAILURE_PENALTY ** recent.count(alt.method_id)
+                if recent:
+                    success *= RECENT_FAILURE_PENALTY ** recent.count(alt.method_id)
                 return alt.cost / max(success, MIN_SUCCESS)
 
             return sorted(alternatives, key=key)
