@@ -376,6 +376,13 @@ function setupPlayer (player, serv) {
   const inv = player.inventory
   const client = player._client
   let stateId = 0
+  // flying-squid's /give stores the count as the command's text ("1"), and the next merge onto that
+  // stack concatenated it: 1 stick + 4 crafted became "14". Every count that enters the inventory is a number.
+  const updateInventorySlot = inv.updateSlot.bind(inv)
+  inv.updateSlot = (slot, item) => {
+    if (item && typeof item.count !== 'number') item.count = Number(item.count)
+    return updateInventorySlot(slot, item)
+  }
   let quiet = false
   let nextWindowId = 0
   let open = null // { win, kind, box, gridSize }
