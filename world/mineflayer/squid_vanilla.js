@@ -32,6 +32,11 @@ const FURNACE_BLOCKS = { furnace: 'minecraft:furnace', blast_furnace: 'minecraft
 const CHEST_BLOCKS = new Set(['chest', 'trapped_chest', 'barrel'])
 const TICK_MS = 50
 const DEBUG = !!process.env.CRAFTBT_SQUID_DEBUG
+// A loaded server, on demand: window clicks and closes are handled this many ms late (in order), so a
+// client that reads its own prediction instead of waiting for the server's word is caught (the e2e test
+// of the inventory a window action reports).
+const LAG_MS = Number(process.env.CRAFTBT_SQUID_WINDOW_LAG_MS) || 0
+function lagged (handler) { return LAG_MS > 0 ? (packet) => setTimeout(() => handler(packet), LAG_MS) : handler }
 function debug (...args) { if (DEBUG) console.log('[craftbt-vanilla]', ...args) }
 
 let modulesDir = null
@@ -553,7 +558,7 @@ function setupPlayer (player, serv) {
   }
 
   client.removeAllListeners('window_click')
-  client.on('window_click', (click) => {
+  client.on('window_click', lagged((click) => {
     const ctx = current(click.windowId)
     if (!ctx) return
     const win = ctx.win
@@ -605,7 +610,7 @@ function setupPlayer (player, serv) {
     if (!sameItem(predictedCursor, win.selectedItem)) sendCursor(win.selectedItem)
     if (craftArea || !sameItem(predicted[0], win.slots[0])) sendSlot(id, 0, win.slots[0])
     if (ctx.box && ctx.box.furnace) sendFurnaceProps(ctx)
-  })
+  }))
 
   function storeInventoryFromQuiet (win) {
     quiet = true
@@ -674,7 +679,7 @@ function setupPlayer (player, serv) {
   }
 
   client.removeAllListeners('close_window')
-  client.on('close_window', ({ windowId }) => {
+  client.on('close_window', lagged(({ windowId }) => {
     player.windowType = ''
     player.windowPos = undefined
     if (windowId === 0) {
@@ -687,7 +692,7 @@ function setupPlayer (player, serv) {
       return
     }
     if (open && open.win.id === windowId) closeOpen(true)
-  })
+  }))
 
   player.craftbtOpen = (kind, block) => {
     if (open) closeOpen(true)
