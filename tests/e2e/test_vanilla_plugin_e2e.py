@@ -96,8 +96,8 @@ def test_planks_sticks_and_a_pickaxe_at_a_table_read_back_exactly_every_time(are
     table = o.offset(dx=2, dz=-2)
     arena.setblock(table, "crafting_table")
     want = {"oak_log": 4, "stick": 1}
-    steps = [("oak_planks", None, {"oak_log": -1, "oak_planks": 4}), ("oak_planks", None, {"oak_log": -1, "oak_planks": 4}),
-             ("stick", None, {"oak_planks": -2, "stick": 4}),
+    planks = ("oak_planks", None, {"oak_log": -1, "oak_planks": 4})
+    steps = [planks, planks, ("stick", None, {"oak_planks": -2, "stick": 4}),
              ("wooden_pickaxe", table, {"oak_planks": -3, "stick": -2, "wooden_pickaxe": 1})]
     for _ in range(2):
         for item, at, change in steps:
