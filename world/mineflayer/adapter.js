@@ -291,10 +291,15 @@ async function resyncInventory (st) {
   }
   clearWindow(st)
   if (typeof bot._syncWindow !== 'function') return false
+  return syncWithin(bot, bot.inventory)
+}
+
+// True when the server sent `win` back whole within RESYNC_MS of a resync click.
+async function syncWithin (bot, win) {
   let timer = null
   const late = new Promise((resolve) => { timer = setTimeout(() => resolve(false), RESYNC_MS) })
   try {
-    return await Promise.race([bot._syncWindow(bot.inventory).then(() => true, () => false), late])
+    return await Promise.race([bot._syncWindow(win).then(() => true, () => false), late])
   } finally {
     clearTimeout(timer)
   }
@@ -311,16 +316,9 @@ async function confirmInventory (st) {
   const bot = st.bot
   const features = serverFeatures(st)
   if ((features !== null && !PLUGIN_FEATURES.test(brandOf(st))) || typeof bot._syncWindow !== 'function') return false
-  const win = bot.currentWindow || bot.inventory
-  let timer = null
-  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(false), RESYNC_MS) })
-  let ok
-  try {
-    ok = await Promise.race([bot._syncWindow(win).then(() => true, () => false), late])
-  } finally {
-    clearTimeout(timer)
+  if (!await syncWithin(bot, bot.currentWindow || bot.inventory)) {
+    throw new BodyErr('timeout', `the server did not confirm the inventory within ${RESYNC_MS} ms`, true)
   }
-  if (!ok) throw new BodyErr('timeout', `the server did not confirm the inventory within ${RESYNC_MS} ms`, true)
   return true
 }
 
