@@ -316,25 +316,33 @@ module.exports.player = function (player, serv) {
   const sendBrand = player.sendBrand
   if (sendBrand) player.sendBrand = (brand = BRAND) => sendBrand(brand)
   survival.playerEarly(player)
-  syncEntityPositions(player, serv)
+  fixEntityPackets(player, serv)
   player.once('asap', () => setupPlayer(player, serv))
   trackSneaking(player)
 }
 
-// -- an entity that moves more than 7 blocks at once (1.21.2+) ----------------------------------------
+// -- entity packets flying-squid writes for older versions -------------------------------------------
+// An entity that moves more than 7 blocks at once (1.21.2+):
 // flying-squid sends such a move as entity_teleport with the fields of 1.21.1 (angle bytes, no velocity,
 // no relative flags). From 1.21.2 that packet has more fields and does not serialize: the error stops
 // every later packet to that client while its socket stays open for another 30 s (minecraft-protocol's
 // close timeout). A bot logging in then never got the answer to its login look, and a bot online when
 // another teleported was cut off. Vanilla sends these moves as sync_entity_position (1.21.2+), which
 // carries what flying-squid knows (velocity 0, angles in degrees): send that instead.
-function syncEntityPositions (player, serv) {
+// A player spawned for another (1.20.2+, one spawn_entity packet for every kind): flying-squid gives it no
+// entity type, which went out as type 0 (an acacia boat in 1.21.4), so a bot never saw other players.
+function fixEntityPackets (player, serv) {
   const types = serv.registry.protocol && serv.registry.protocol.play && serv.registry.protocol.play.toClient.types
-  if (!types || !types.packet_sync_entity_position) return // before 1.21.2 the old packet is right
+  const syncs = !!(types && types.packet_sync_entity_position) // before 1.21.2 entity_teleport is right
+  const playerType = serv.registry.entitiesByName.player && serv.registry.entitiesByName.player.id
   const degrees = (angle) => (angle || 0) * 360 / 256 // flying-squid keeps yaw and pitch as angle bytes
   const write = player._client.write.bind(player._client)
   player._client.write = (name, params) => {
-    if (name !== 'entity_teleport') return write(name, params)
+    if (name === 'spawn_entity' && params.type == null && serv.entities[params.entityId] &&
+        serv.entities[params.entityId].type === 'player') {
+      return write(name, { ...params, type: playerType })
+    }
+    if (name !== 'entity_teleport' || !syncs) return write(name, params)
     return write('sync_entity_position', {
       entityId: params.entityId,
       x: params.x,
