@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from craftbt.world.mineflayer.node_env import find_node_modules, missing_packages, node_binary
-from craftbt.world.mineflayer.server import TERRAIN_MODULE, FlyingSquid, ServerError, ServerErrorCode
+from craftbt.world.mineflayer.server import ENTITY_ROOM, TERRAIN_MODULE, FlyingSquid, ServerError, ServerErrorCode
 from craftbt.world.mineflayer.terrain import (
     MIN_Y,
     N_SECTIONS,
@@ -96,6 +96,19 @@ def test_server_settings_serve_the_terrain_module() -> None:
     assert err.value.code is ServerErrorCode.INVALID_SETTINGS and "natural, starter, flat" in err.value.detail
     with pytest.raises(ServerError, match="give one of them"):
         FlyingSquid(world="natural", generation="empty")
+
+
+def test_the_entity_cap_leaves_room_beyond_the_served_animals() -> None:
+    """flying-squid kicks the player whose dig drops an entity past ``max-entities``: a served world's animals
+    must not use the room drops and mobs need (natural seed 4 has 122 within 8 chunks; the cap was 100)."""
+    assert FlyingSquid().settings()["max-entities"] == ENTITY_ROOM
+    server = FlyingSquid(world="natural", seed=4, radius=3)
+    try:
+        server.terrain = build_terrain("natural", 4, 3)  # what start() builds before it writes the settings
+        assert server.animal_count > 0
+        assert server.settings()["max-entities"] == server.animal_count + ENTITY_ROOM
+    finally:
+        server.cleanup()
 
 
 JS_DUMP = """

@@ -14,13 +14,13 @@ handed out in a fixed order per server; a test that asks for one more fails with
 clear message instead of sharing a plot (a module with many world-changing tests
 takes a server of its own, see :func:`squid_server`).
 
-Two flying-squid 1.12 quirks shape this. Its login ends only when the client
+A flying-squid 1.12 quirk shapes this: its login ends only when the client
 first sends a look (then it re-sends the login position, undoing any teleport
 made before): ``MineflayerBody.connect`` settles that before it returns, and
-:func:`connect` checks the server answered. And a player that teleports more
-than 7 blocks makes it send the other players an ``entity_teleport`` packet
-that does not serialize for 1.21.4, which disconnects them: teleport only
-while no other bot of the test is online.
+:func:`connect` checks the server answered (and, when it did not, says what the
+server logged about that client: a packet that did not serialize stops every
+later one, as flying-squid's ``entity_teleport`` did for 1.21.4 before
+craftbt's plugin replaced it).
 
 Everything waits on an explicit condition with a bounded timeout (a block
 update seen, an inventory count, a position reached), never on a bare sleep.
@@ -149,8 +149,19 @@ def connect(server: McServer, username: str | None = None) -> MineflayerBody:
     )
     if server.is_squid and bot.status()["settled"] != "answered":
         bot.close()
-        pytest.fail(f"flying-squid never answered the login of {bot.username}")
+        pytest.fail(f"flying-squid never answered the login of {bot.username}{server_errors(server)}")
     return bot
+
+
+def server_errors(server: McServer, lines: int = 12) -> str:
+    """The errors flying-squid logged (a packet that did not serialize, a plugin that threw), for a failure message."""
+    log = server.workdir / "server.log" if server.workdir is not None else None
+    try:
+        text = log.read_text(errors="replace") if log is not None else ""
+    except OSError:
+        return ""
+    found = [line.strip() for line in text.splitlines() if "ERROR" in line or "Disconnecting client" in line]
+    return "; the server logged:\n" + "\n".join(found[-lines:]) if found else "; the server logged no error"
 
 
 def next_plot(server: McServer, spawn: Position) -> BlockPos:

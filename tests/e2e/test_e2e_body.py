@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from craftbt.world.body import ActionStatus, BlockPos, Body, BodyError, BodyErrorCode, Face
+from craftbt.world.body import ActionStatus, BlockPos, Body, BodyError, BodyErrorCode, Face, Position
 from craftbt.world.mineflayer.body import MineflayerBody
-from tests.e2e.squidkit import Arena, McServer, finish, refusal, wait_until
+from tests.e2e.squidkit import Arena, McServer, connect, finish, refusal, stand_at, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -30,6 +30,28 @@ def test_spawn_and_observe(body: MineflayerBody, mc_server: McServer) -> None:
     assert body.position() == obs.position
     assert body.equipment()["hand"] is None or body.equipment()["hand"] is not None  # a dict with every slot
     assert set(body.equipment()) == {"hand", "off-hand", "head", "torso", "legs", "feet"}
+
+
+def test_a_far_teleport_keeps_the_bots_that_see_it_online(arena: Arena, mc_server: McServer) -> None:
+    """flying-squid sends a move of more than 7 blocks as an entity_teleport packet that does not serialize
+    for 1.21.2+: the bots that saw it got no packet more (a bot logging in then never had its login answered).
+    craftbt's plugin sends vanilla's sync_entity_position instead: the watcher sees the move and stays on.
+    And it sees a player there: flying-squid spawned players as entity type 0 (an acacia boat in 1.21.4)."""
+    watcher = connect(mc_server)
+    try:
+        far = arena.origin.offset(dx=12)
+        stand_at(arena.body, far)
+        want = Position(far.x + 0.5, float(far.y), far.z + 0.5)
+
+        def seen_there() -> bool:  # a player (flying-squid spawned one as entity type 0, an acacia boat)
+            return any(e.kind == "player" and e.position.distance_to(want) < 0.5 for e in watcher.entities(96))
+
+        wait_until(seen_there, 10, "the watcher to see the bot 12 blocks further")
+        assert watcher.connected
+        assert finish(watcher.chat("still here"), 5) is ActionStatus.SUCCEEDED
+    finally:
+        watcher.close()
+    connect(mc_server).close()  # and the next login is answered
 
 
 def test_inventory_from_give_and_equip(spawned: Arena) -> None:

@@ -87,6 +87,30 @@ def test_craft_recipe_capability_2x2_and_3x3(arena: Arena) -> None:
     assert inventory(body)["wooden_pickaxe"] == 1
 
 
+def test_planks_sticks_and_a_pickaxe_at_a_table_read_back_exactly_every_time(arena: Arena) -> None:
+    """The iron episode's crafts, twice over, onto stacks the bot already holds: each inventory read right
+    after a craft is exactly what the server then sends back when asked for the whole inventory."""
+    body, o = arena.body, arena.origin
+    arena.give("oak_log", 4)
+    arena.give("stick", 1)  # a stack the crafted sticks join (flying-squid's /give counted it as text)
+    table = o.offset(dx=2, dz=-2)
+    arena.setblock(table, "crafting_table")
+    want = {"oak_log": 4, "stick": 1}
+    planks = ("oak_planks", None, {"oak_log": -1, "oak_planks": 4})
+    steps = [planks, planks, ("stick", None, {"oak_planks": -2, "stick": 4}),
+             ("wooden_pickaxe", table, {"oak_planks": -3, "stick": -2, "wooden_pickaxe": 1})]
+    for _ in range(2):
+        for item, at, change in steps:
+            craft = body.craft(item, 1, at)
+            assert finish(craft) is ActionStatus.SUCCEEDED, (item, craft.error())
+            for name, delta in change.items():
+                want[name] = want.get(name, 0) + delta
+            want = {k: v for k, v in want.items() if v}
+            assert inventory(body) == want, item  # read at once, as the craft's acceptance check reads it
+    assert finish(body.resync_inventory()) is ActionStatus.SUCCEEDED
+    assert inventory(body) == want == {"oak_planks": 6, "stick": 5, "wooden_pickaxe": 2}
+
+
 @pytest.mark.shows_on_server("smelt")
 def test_smelt_capability_cooks_in_a_furnace(arena: Arena) -> None:
     body, o = arena.body, arena.origin
@@ -169,6 +193,44 @@ def bare_squid() -> Iterator[McServer]:
         yield McServer(server.host, server.port, server.version, "flying-squid", server.workdir)
     finally:
         server.stop()
+
+
+@pytest.fixture
+def lagging_squid(monkeypatch: pytest.MonkeyPatch) -> Iterator[McServer]:
+    """A server with the plugin that handles every window click and close 400 ms late, as a loaded one does."""
+    skip_without_node(BODY_PACKAGES + SERVER_PACKAGES)
+    monkeypatch.setenv("CRAFTBT_SQUID_WINDOW_LAG_MS", "400")
+    server = FlyingSquid().start()
+    try:
+        yield McServer(server.host, server.port, server.version, "flying-squid", server.workdir)
+    finally:
+        server.stop()
+
+
+def test_a_window_action_reports_the_inventory_the_server_confirmed(lagging_squid: McServer) -> None:
+    """mineflayer resolves a toss, a deposit or a craft's put-away clicks on its own prediction; the body
+    waits for the server's whole window before it reports success, so the next read is the server's word:
+    here even where the prediction was wrong (the furnace refuses cobblestone as fuel)."""
+    body = connect(lagging_squid)
+    try:
+        here = body.position().block()
+        furnace = here.offset(dx=2)
+        setblock(body, furnace, "furnace")
+        give(body, body.username, "oak_log", 3)
+        give(body, body.username, "cobblestone", 3)
+        toss = body.toss("oak_log", 1)
+        assert finish(toss) is ActionStatus.SUCCEEDED and toss.result()["confirmed"] is True
+        assert inventory(body) == {"oak_log": 2, "cobblestone": 3}
+        craft = body.craft("oak_planks", 1)
+        assert finish(craft) is ActionStatus.SUCCEEDED and craft.result()["confirmed"] is True
+        assert inventory(body) == {"oak_log": 1, "oak_planks": 4, "cobblestone": 3}
+        assert finish(body.open_container(furnace)) is ActionStatus.SUCCEEDED
+        put = body.container_put("cobblestone", 2, "fuel")  # the server keeps it out of the fuel slot
+        assert finish(put) is ActionStatus.SUCCEEDED and put.result()["confirmed"] is True
+        assert inventory(body)["cobblestone"] == 3  # read at once: the server's answer, not the prediction
+        assert put.result()["window"]["slots"]["fuel"] == []
+    finally:
+        body.close()
 
 
 def test_without_the_plugin_a_craft_is_refused_at_once(bare_squid: McServer) -> None:

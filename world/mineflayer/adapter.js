@@ -291,13 +291,35 @@ async function resyncInventory (st) {
   }
   clearWindow(st)
   if (typeof bot._syncWindow !== 'function') return false
+  return syncWithin(bot, bot.inventory)
+}
+
+// True when the server sent `win` back whole within RESYNC_MS of a resync click.
+async function syncWithin (bot, win) {
   let timer = null
   const late = new Promise((resolve) => { timer = setTimeout(() => resolve(false), RESYNC_MS) })
   try {
-    return await Promise.race([bot._syncWindow(bot.inventory).then(() => true, () => false), late])
+    return await Promise.race([bot._syncWindow(win).then(() => true, () => false), late])
   } finally {
     clearTimeout(timer)
   }
+}
+
+// The server's word on the inventory, before an action that changed it reports success. mineflayer
+// predicts every click and waits for the server only on a crafting area's result, so a toss, a deposit or
+// the put-away clicks of a craft resolved on the prediction while the server's set_slot packets (which
+// may say otherwise) were still on the way, and the acceptance check read the prediction. A resync click
+// on the window that is open gets the whole window back (vanilla's rule; craftbt's plugin follows it);
+// TCP keeps it behind the action's own packets, so the answer is the state after them. flying-squid
+// without the plugin never answers one: there nothing can be confirmed and the prediction stands.
+async function confirmInventory (st) {
+  const bot = st.bot
+  const features = serverFeatures(st)
+  if ((features !== null && !PLUGIN_FEATURES.test(brandOf(st))) || typeof bot._syncWindow !== 'function') return false
+  if (!await syncWithin(bot, bot.currentWindow || bot.inventory)) {
+    throw new BodyErr('timeout', `the server did not confirm the inventory within ${RESYNC_MS} ms`, true)
+  }
+  return true
 }
 
 function startResyncInventory (st) {
@@ -858,7 +880,8 @@ function startCraft (st, { item, count, table }) {
   const before = countOf(bot, item)
   return launch(st, 'craft', 'no_recipe', async () => {
     await bot.craft(recipe, times, tbl || undefined)
-    return { item, crafted: countOf(bot, item) - before, crafts: times }
+    const confirmed = await confirmInventory(st)
+    return { item, crafted: countOf(bot, item) - before, crafts: times, confirmed }
   })
 }
 
@@ -903,7 +926,8 @@ function startContainerPut (st, { item, count, slot }) {
     if (furnace && slot === 'fuel') await win.putFuel(def.id, null, count)
     else if (furnace) await win.putInput(def.id, null, count)
     else await win.deposit(def.id, null, count)
-    return { item, count, slot, window: windowInfo(st) }
+    const confirmed = await confirmInventory(st)
+    return { item, count, slot, window: windowInfo(st), confirmed }
   })
 }
 
@@ -926,14 +950,16 @@ function startContainerTake (st, { item, count, slot }) {
       if (which === 'output') await win.takeOutput()
       else if (which === 'input') await win.takeInput()
       else await win.takeFuel()
-      return { item, count: countOf(bot, item) - before, slot: which, window: windowInfo(st) }
+      const confirmed = await confirmInventory(st)
+      return { item, count: countOf(bot, item) - before, slot: which, window: windowInfo(st), confirmed }
     })
   }
   available = win.containerItems().filter((i) => i.name === item).reduce((n, i) => n + i.count, 0)
   if (available < count) throw new BodyErr('missing_item', `container holds ${available} ${item}, need ${count}`)
   return launch(st, 'container_take', 'inventory_full', async () => {
     await win.withdraw(def.id, null, count)
-    return { item, count, slot, window: windowInfo(st) }
+    const confirmed = await confirmInventory(st)
+    return { item, count, slot, window: windowInfo(st), confirmed }
   })
 }
 
@@ -1054,7 +1080,8 @@ function startToss (st, { item, count }) {
   if (have < count) throw new BodyErr('missing_item', `have ${have} ${item}, need ${count}`)
   return launch(st, 'toss', 'missing_item', async () => {
     await bot.toss(def.id, null, count)
-    return { item, count }
+    const confirmed = await confirmInventory(st)
+    return { item, count, confirmed }
   })
 }
 

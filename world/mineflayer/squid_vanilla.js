@@ -32,6 +32,11 @@ const FURNACE_BLOCKS = { furnace: 'minecraft:furnace', blast_furnace: 'minecraft
 const CHEST_BLOCKS = new Set(['chest', 'trapped_chest', 'barrel'])
 const TICK_MS = 50
 const DEBUG = !!process.env.CRAFTBT_SQUID_DEBUG
+// A loaded server, on demand: window clicks and closes are handled this many ms late (in order), so a
+// client that reads its own prediction instead of waiting for the server's word is caught (the e2e test
+// of the inventory a window action reports).
+const LAG_MS = Number(process.env.CRAFTBT_SQUID_WINDOW_LAG_MS) || 0
+function lagged (handler) { return LAG_MS > 0 ? (packet) => setTimeout(() => handler(packet), LAG_MS) : handler }
 function debug (...args) { if (DEBUG) console.log('[craftbt-vanilla]', ...args) }
 
 let modulesDir = null
@@ -311,8 +316,46 @@ module.exports.player = function (player, serv) {
   const sendBrand = player.sendBrand
   if (sendBrand) player.sendBrand = (brand = BRAND) => sendBrand(brand)
   survival.playerEarly(player)
+  fixEntityPackets(player, serv)
   player.once('asap', () => setupPlayer(player, serv))
   trackSneaking(player)
+}
+
+// -- entity packets flying-squid writes for older versions -------------------------------------------
+// An entity that moves more than 7 blocks at once (1.21.2+):
+// flying-squid sends such a move as entity_teleport with the fields of 1.21.1 (angle bytes, no velocity,
+// no relative flags). From 1.21.2 that packet has more fields and does not serialize: the error stops
+// every later packet to that client while its socket stays open for another 30 s (minecraft-protocol's
+// close timeout). A bot logging in then never got the answer to its login look, and a bot online when
+// another teleported was cut off. Vanilla sends these moves as sync_entity_position (1.21.2+), which
+// carries what flying-squid knows (velocity 0, angles in degrees): send that instead.
+// A player spawned for another (1.20.2+, one spawn_entity packet for every kind): flying-squid gives it no
+// entity type, which went out as type 0 (an acacia boat in 1.21.4), so a bot never saw other players.
+function fixEntityPackets (player, serv) {
+  const types = serv.registry.protocol && serv.registry.protocol.play && serv.registry.protocol.play.toClient.types
+  const syncs = !!(types && types.packet_sync_entity_position) // before 1.21.2 entity_teleport is right
+  const playerType = serv.registry.entitiesByName.player && serv.registry.entitiesByName.player.id
+  const degrees = (angle) => (angle || 0) * 360 / 256 // flying-squid keeps yaw and pitch as angle bytes
+  const write = player._client.write.bind(player._client)
+  player._client.write = (name, params) => {
+    if (name === 'spawn_entity' && params.type == null && serv.entities[params.entityId] &&
+        serv.entities[params.entityId].type === 'player') {
+      return write(name, { ...params, type: playerType })
+    }
+    if (name !== 'entity_teleport' || !syncs) return write(name, params)
+    return write('sync_entity_position', {
+      entityId: params.entityId,
+      x: params.x,
+      y: params.y,
+      z: params.z,
+      dx: 0,
+      dy: 0,
+      dz: 0,
+      yaw: degrees(params.yaw),
+      pitch: degrees(params.pitch),
+      onGround: !!params.onGround
+    })
+  }
 }
 
 // -- sneaking (1.21.2+) ----------------------------------------------------------------------------
@@ -346,6 +389,13 @@ function setupPlayer (player, serv) {
   const inv = player.inventory
   const client = player._client
   let stateId = 0
+  // flying-squid's /give stores the count as the command's text ("1"), and the next merge onto that
+  // stack concatenated it: 1 stick + 4 crafted became "14". Every count that enters the inventory is a number.
+  const updateInventorySlot = inv.updateSlot.bind(inv)
+  inv.updateSlot = (slot, item) => {
+    if (item && typeof item.count !== 'number') item.count = Number(item.count)
+    return updateInventorySlot(slot, item)
+  }
   let quiet = false
   let nextWindowId = 0
   let open = null // { win, kind, box, gridSize }
@@ -516,7 +566,7 @@ function setupPlayer (player, serv) {
   }
 
   client.removeAllListeners('window_click')
-  client.on('window_click', (click) => {
+  client.on('window_click', lagged((click) => {
     const ctx = current(click.windowId)
     if (!ctx) return
     const win = ctx.win
@@ -568,7 +618,7 @@ function setupPlayer (player, serv) {
     if (!sameItem(predictedCursor, win.selectedItem)) sendCursor(win.selectedItem)
     if (craftArea || !sameItem(predicted[0], win.slots[0])) sendSlot(id, 0, win.slots[0])
     if (ctx.box && ctx.box.furnace) sendFurnaceProps(ctx)
-  })
+  }))
 
   function storeInventoryFromQuiet (win) {
     quiet = true
@@ -637,7 +687,7 @@ function setupPlayer (player, serv) {
   }
 
   client.removeAllListeners('close_window')
-  client.on('close_window', ({ windowId }) => {
+  client.on('close_window', lagged(({ windowId }) => {
     player.windowType = ''
     player.windowPos = undefined
     if (windowId === 0) {
@@ -650,7 +700,7 @@ function setupPlayer (player, serv) {
       return
     }
     if (open && open.win.id === windowId) closeOpen(true)
-  })
+  }))
 
   player.craftbtOpen = (kind, block) => {
     if (open) closeOpen(true)
