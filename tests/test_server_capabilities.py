@@ -18,8 +18,7 @@ import re
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from craftbt.capabilities.default import PLUGIN_GROUP
-from craftbt.capabilities.leaves import register_all
+from craftbt.capabilities.default import PLUGIN_GROUP, register_all
 from craftbt.capabilities.registry import Registry
 from tests.e2e.squidkit import SHOWS_MARKER
 
