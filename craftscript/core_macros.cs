@@ -3,6 +3,7 @@
 // torch_cadence_7() is native (it remembers where it last placed a torch): see interp.py.
 
 // Step forward and up one block (section 11 A); clears the head cell first when it is not air.
+// safe_step_up asks world.terrain's way out of a hole (plan_stair), the one every room digs.
 macro stair_up_step() {
   assert(safe_step_up(f1), "no safe step");
   if (!is_air(f1+u2)) { dig(f1+u2); }

@@ -204,12 +204,12 @@ class StairRules:
     ``sides`` are tried in the caller's order of preference (towards the departure point, away from the
     hostiles, the way the bot faces); ``avoid`` cells are never opened or stood in (a build site, outside the
     geofence, too far for a search); ``spare`` cells are opened only when no side without them holds (a farm);
-    ``breakable`` names may be dug, and only in ``may_dig`` cells (the others must be open already: CraftScript's
-    ``safe_step_up`` digs the step's head cell and no other). A stair stops at the first step out of the hole (:func:`out_of_hole`), no
-    earlier than ``min_steps`` (a way back climbs at least to the level it left) and no later than
-    ``max_steps``; when no side reaches out, a side that holds all ``max_steps`` steps is a stage of the way
-    out if ``partial`` (dig again from its top). ``shortest``: of the sides out, the fewest steps wins over
-    the order of preference.
+    ``breakable`` names may be dug, and only in ``may_dig`` cells (the others must be open already:
+    CraftScript's ``safe_step_up`` digs the step's head cell and no other). A stair stops at the first step
+    out of the hole (:func:`out_of_hole`), no earlier than ``min_steps`` (a way back climbs at least to the
+    level it left) and no later than ``max_steps``; when no side reaches out, a side that holds all
+    ``max_steps`` steps is a stage of the way out if ``partial`` (dig again from its top). ``shortest``: of
+    the sides out, the fewest steps wins over the order of preference.
     """
 
     sides: Sequence[Side] = CARDINALS
