@@ -19,8 +19,8 @@ from typing import Any
 
 from craftbt.capabilities.leaves.blocks import PLANTED_CROPS
 from craftbt.trees import model as m
-from craftbt.world.body import BlockPos, Body
 from craftbt.world import mcdata, terrain
+from craftbt.world.body import BlockPos, Body
 
 #: blocks the routines place (roof, stair fill), most plentiful first at run time; no sand or gravel: a roof of
 #: them falls in on the bot (natural seed 27, a pit dug in a beach)
