@@ -19,7 +19,7 @@ from craftbt.capabilities.leaves.common import body_reader, registry_data
 from craftbt.craftscript.introspect import Introspection
 from craftbt.router.build.runner import standable_fn
 from craftbt.trees import structure_paths
-from craftbt.world import terrain
+from craftbt.world import mcdata, terrain
 from craftbt.world.body import BlockPos, Position
 from tests.csh import body, run, texts
 
@@ -187,7 +187,6 @@ def test_every_way_out_of_a_hole_takes_the_one_safe_side() -> None:
     water's side. Each now asks world.terrain's ``plan_stair`` and all go west."""
     from craftbt.router import routines
     from craftbt.router.build.return_trip import stair_up
-    from craftbt.world import mcdata
     from craftbt.world.sim.body import SimBody
     from tests.leafkit import run_leaf
 
@@ -203,8 +202,9 @@ def test_every_way_out_of_a_hole_takes_the_one_safe_side() -> None:
     assert dug and all(p["x"] <= feet.x for p in dug) and walk_out.args["pos"]["x"] < feet.x, dug
 
     # the build's way back to a site 20 blocks east
+    md = mcdata.load()
     back = stair_up(read, feet, feet.offset(dx=20, dy=4), allowed=lambda p: True,
-                    breakable=lambda n: mcdata.load().block(n).breakable if mcdata.load().has_block(n) else False)
+                    breakable=lambda n: md.has_block(n) and md.block(n).breakable)
     assert back is not None and [s for s, _ in back] == [s.at for s in stair.steps]
 
     # CraftScript's core macro: no step east (magma), north (bedrock) or south (water); one west
@@ -225,3 +225,23 @@ def test_every_way_out_of_a_hole_takes_the_one_safe_side() -> None:
     run_leaf(b2, "explore", {"target": "sheep", "max_ticks": 1_500}, max_ticks=2_000)
     assert b2.block_at(feet2.offset(dx=-1, dy=1)).name == "air"  # the west stair's first step
     assert b2.block_at(feet2.offset(dx=1, dy=1)).name == "dirt"  # the east stair's: never dug
+
+
+def test_a_stair_that_reaches_the_surface_beats_the_preferred_side_that_does_not() -> None:
+    """A shaft four deep by a hill: east, the first side, holds all its steps but ends inside the hill; west
+    reaches the surface. A stage of the way out (``partial``) is taken only when no side gets out."""
+    feet = BlockPos(0, 10, 0)
+
+    def read(p: BlockPos) -> str:  # stone to y 13, a hill to y 30 east of the shaft
+        if (p.x, p.z) == (0, 0) and p.y >= 10:
+            return "air"
+        return "stone" if p.y < 14 or (p.x > 0 and p.y <= 30) else "air"
+
+    solid = terrain.solid_in(mcdata.load())
+    rules = terrain.StairRules(sides=((1, 0), (-1, 0)), max_steps=4)
+    stair = terrain.plan_stair(read, solid, feet, rules)
+    assert stair is not None and stair.side == (-1, 0) and stair.out and stair.top == BlockPos(-4, 14, 0)
+    only_east = terrain.plan_stair(read, solid, feet, terrain.StairRules(sides=((1, 0),), max_steps=4))
+    assert only_east is not None and not only_east.out and len(only_east.steps) == 4  # a stage: dig on from there
+    whole = terrain.StairRules(sides=((1, 0),), max_steps=4, partial=False)
+    assert terrain.plan_stair(read, solid, feet, whole) is None  # the build's way back wants the surface
