@@ -255,10 +255,15 @@ def _exit_stair(body: Body, feet: BlockPos) -> terrain.Stair | None:
     away from the hostiles first (a creeper by the pit), the shortest stair out (a hillside's downhill side:
     natural seed 6 climbed eight steps into a hill and was left in a trench), a stair cutting into a farm only
     when no other holds, MAX_STAIR steps a stage."""
-    md = _registry(body)
-    farm = farm_near(body, MAX_STAIR + 2)
-    rules = terrain.StairRules(sides=_away_from_hostiles(body, feet), max_steps=MAX_STAIR,
-                               spare=lambda c: _spoils_farm(c, farm), shortest=True,
+    md = mcdata.load_or_default(str(body.version))
+    farm: list[frozenset[BlockPos]] = []  # looked up once a step holds (a server call), not for every cell tried
+
+    def spoils(cell: BlockPos) -> bool:
+        if not farm:
+            farm.append(farm_near(body, MAX_STAIR + 2))
+        return _spoils_farm(cell, farm[0])
+
+    rules = terrain.StairRules(sides=_away_from_hostiles(body, feet), max_steps=MAX_STAIR, spare=spoils, shortest=True,
                                breakable=lambda name: md.has_block(name) and md.block(name).breakable)
     return terrain.plan_stair(lambda p: body.block_at(p).name, terrain.solid_in(md), feet, rules)
 
@@ -266,13 +271,6 @@ def _exit_stair(body: Body, feet: BlockPos) -> terrain.Stair | None:
 def _fallback_stair(body: Body, feet: BlockPos) -> terrain.Stair:
     """No side holds a stair: one step the first way is still tried (the walk out fails, and the loop walks home)."""
     return terrain.Stair(STEPS[0], (terrain.stair_up_step(feet, STEPS[0], 1),), out=False)
-
-
-def _registry(body: Body) -> mcdata.McData:
-    try:
-        return mcdata.load(body.version)
-    except mcdata.McDataFileError:
-        return mcdata.load()
 
 
 def _away_from_hostiles(body: Body, feet: BlockPos) -> list[tuple[int, int]]:
