@@ -2,7 +2,7 @@
 // A script's own macro of the same name overrides the core one (section 11 A declares stair_up_step).
 // torch_cadence_7() is native (it remembers where it last placed a torch): see interp.py.
 
-// Step forward and up one block (section 11 A); clears the head cell first when it is not air.
+// Step forward and up one block (section 11 A; safe_step_up is a step of world.terrain's plan_stair); digs the head cell if not air.
 macro stair_up_step() {
   assert(safe_step_up(f1), "no safe step");
   if (!is_air(f1+u2)) { dig(f1+u2); }

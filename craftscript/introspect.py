@@ -29,7 +29,7 @@ from craftbt.world.body import (
     Face,
 )
 from craftbt.world.mcdata import McData
-from craftbt.world.terrain import HAZARDS, LIQUIDS, standable
+from craftbt.world.terrain import HAZARDS, LIQUIDS, StairRules, stair_up_step, standable, step_holds
 
 PREFIX = "minecraft:"
 AIRS = frozenset({"air", "cave_air", "void_air"})
@@ -109,12 +109,18 @@ class Introspection:
         return standable(self.name_at, self.solid, pos)
 
     def safe_step_up(self, front: BlockPos) -> bool:
-        """Step onto ``front``: it is a solid, safe floor, the cell above it is free, and the bot can jump."""
+        """Step up onto ``front`` from the cell before it (the bot's own, for ``f1``): a step of world.terrain's
+        way out of a hole that holds (:func:`~craftbt.world.terrain.step_holds`: its floor, its cells, no liquid
+        let in), of which only the step's head cell may still be dug (section 11 A digs it first); the others
+        must be free already."""
         me = self.feet()
-        floor, into = self.name_at(front), self.name_at(front.offset(dy=1))
-        if floor in HAZARDS or into in HAZARDS or into in LIQUIDS:
+        dx, dz = front.x - me.x, front.z - me.z
+        if dx == dz == 0:
             return False
-        return self.solid(floor) and not self.solid(into) and not self.solid(self.name_at(me.offset(dy=2)))
+        side = (1 if dx > 0 else -1, 0) if abs(dx) >= abs(dz) else (0, 1 if dz > 0 else -1)
+        step = stair_up_step(front.offset(-side[0], 0, -side[1]), side, 1)
+        head = step.at.offset(dy=1)
+        return step_holds(self.name_at, self.solid, step, StairRules(may_dig=lambda cell: cell == head))
 
     def safe_step_down(self, front: BlockPos) -> bool:
         """Step forward and down into ``front - 1``: ``front``, the cell above it (the head walks through it

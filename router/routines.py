@@ -19,8 +19,8 @@ from typing import Any
 
 from craftbt.capabilities.leaves.blocks import PLANTED_CROPS
 from craftbt.trees import model as m
+from craftbt.world import mcdata, terrain
 from craftbt.world.body import BlockPos, Body
-from craftbt.world.terrain import stair_up_step
 
 #: blocks the routines place (roof, stair fill), most plentiful first at run time; no sand or gravel: a roof of
 #: them falls in on the bot (natural seed 27, a pit dug in a beach)
@@ -209,13 +209,12 @@ SHELTER: tuple[Stage, ...] = (dig_pit, roof_over)
 
 
 def leave_shelter(body: Body) -> m.TreeDefinition:
-    """Dig the roof and a stair (one step per block of depth) in a direction whose ground holds it, walk up.
+    """Dig the roof and a stair, world.terrain's way out of a hole (:func:`_exit_stair`), and walk up.
 
     From the pit's floor (feet at y) step k stands at (k, y+k); each step's feet, head and jump headroom
-    cells are dug. The last step is the first whose feet and head cells are open already: the surface,
-    PIT_DEPTH blocks out and up on level ground, further where the ground rises that way (natural seed 1: a
-    stair of four ended two blocks under a hillside, and the bread's farm was out of reach), at most
-    MAX_STAIR steps a stage.
+    cells are dug. The stair ends at the first step out of the hole: the surface, PIT_DEPTH blocks out and up
+    on level ground, further where the ground rises that way (natural seed 1: a stair of four ended two blocks
+    under a hillside, and the bread's farm was out of reach), at most MAX_STAIR steps a stage.
     """
     feet = body.position().block()
     leaves: list[m.LeafNode] = []
@@ -226,21 +225,15 @@ def leave_shelter(body: Body) -> m.TreeDefinition:
         leaves.append(m.LeafNode(name="walk to the side", capability="move_to",
                                  args={"pos": _vec(start), "range": 0.5}, timeout_ms=20_000))
         feet = start
-    dx, dz = _exit_direction(body, feet)
-
-    def at(k: int, dy: int) -> BlockPos:
-        return feet.offset(dx=k * dx, dy=dy, dz=k * dz)
-
-    cells = [at(0, dy) for dy in range(2, ROOF_ABOVE_FEET + 1)]
-    last = _steps_out(body, feet, (dx, dz))
-    for k in range(1, last + 1):  # the last step keeps its roof when it is not out yet: no jump from it is dug
-        cells += [c for c in stair_up_step(feet, (dx, dz), k).cells if c not in cells]
+    stair = _exit_stair(body, feet) or _fallback_stair(body, feet)
+    cells = [feet.offset(dy=dy) for dy in range(2, ROOF_ABOVE_FEET + 1)]
+    cells += [c for c in stair.cells() if c not in cells]  # the last step keeps its roof: no jump from it is dug
     for i, cell in enumerate(cells):
         if body.block_at(cell).name not in SOFT:
             leaves.append(m.LeafNode(name=f"dig exit {i}", capability="dig_block_at",
                                      args={"position": _vec(cell)}, timeout_ms=20_000))
     leaves.append(m.LeafNode(name="walk out", capability="move_to",
-                             args={"pos": _vec(_walk_out_cell(body, at(last, last))), "range": 1.0},
+                             args={"pos": _vec(_walk_out_cell(body, stair.top)), "range": 1.0},
                              timeout_ms=30_000))
     return _tree("leave_shelter", "dig out of the night shelter and walk up to the surface", leaves)
 
@@ -257,38 +250,27 @@ def _floor(name: str) -> bool:
     return name not in SOFT and not name.endswith(("_leaves", "_log"))
 
 
-def _exit_direction(body: Body, feet: BlockPos) -> tuple[int, int]:
-    """The first side whose stair floors (k blocks out and k - 1 up, for every step) are solid."""
-    return _stair_direction(body, feet) or STEPS[0]
+def _exit_stair(body: Body, feet: BlockPos) -> terrain.Stair | None:
+    """world.terrain's way out of a hole from ``feet``, with the night exit's constraints: the sides leading
+    away from the hostiles first (a creeper by the pit), the shortest stair out (a hillside's downhill side:
+    natural seed 6 climbed eight steps into a hill and was left in a trench), a stair cutting into a farm only
+    when no other holds, MAX_STAIR steps a stage."""
+    md = mcdata.load_or_default(str(body.version))
+    farm: list[frozenset[BlockPos]] = []  # looked up once a step holds (a server call), not for every cell tried
+
+    def spoils(cell: BlockPos) -> bool:
+        if not farm:
+            farm.append(farm_near(body, MAX_STAIR + 2))
+        return _spoils_farm(cell, farm[0])
+
+    rules = terrain.StairRules(sides=_away_from_hostiles(body, feet), max_steps=MAX_STAIR, spare=spoils, shortest=True,
+                               breakable=lambda name: md.has_block(name) and md.block(name).breakable)
+    return terrain.plan_stair(lambda p: body.block_at(p).name, terrain.solid_in(md), feet, rules)
 
 
-def _stair_direction(body: Body, feet: BlockPos) -> tuple[int, int] | None:
-    """Of the sides whose stair floors hold, the one with the shortest stair out (a hillside's downhill side:
-    natural seed 6 climbed eight steps into a hill and was left in a trench), away from hostiles on a tie; a
-    side whose stair would cut into a farm only when no other holds."""
-    holding = []
-    for dx, dz in _away_from_hostiles(body, feet):
-        floors = [feet.offset(dx=k * dx, dy=k - 1, dz=k * dz) for k in range(1, PIT_DEPTH + 1)]
-        if all(_floor(body.block_at(p).name) for p in floors):
-            holding.append((dx, dz))
-    farm = farm_near(body, MAX_STAIR + 2) if holding else frozenset()
-
-    def spoils(side: tuple[int, int]) -> bool:
-        return any(_spoils_farm(c, farm) for k in range(1, _steps_out(body, feet, side) + 1)
-                   for c in stair_up_step(feet, side, k).cells)
-
-    return min(holding, key=lambda side: (spoils(side), _steps_out(body, feet, side)), default=None)
-
-
-def _steps_out(body: Body, feet: BlockPos, side: tuple[int, int]) -> int:
-    """Steps of a stair that way until one whose feet and head cells are open already (air, or a tree's leaves
-    or trunk on the surface): the surface; MAX_STAIR when none is within a stage."""
-    dx, dz = side
-    for k in range(1, MAX_STAIR + 1):
-        step = feet.offset(dx=k * dx, dy=k, dz=k * dz)
-        if not _floor(body.block_at(step).name) and not _floor(body.block_at(step.offset(dy=1)).name):
-            return k
-    return MAX_STAIR
+def _fallback_stair(body: Body, feet: BlockPos) -> terrain.Stair:
+    """No side holds a stair: one step the first way is still tried (the walk out fails, and the loop walks home)."""
+    return terrain.Stair(STEPS[0], (terrain.stair_up_step(feet, STEPS[0], 1),), out=False)
 
 
 def _away_from_hostiles(body: Body, feet: BlockPos) -> list[tuple[int, int]]:
@@ -307,8 +289,8 @@ def _away_from_hostiles(body: Body, feet: BlockPos) -> list[tuple[int, int]]:
 
 def _stair_start(body: Body, feet: BlockPos) -> BlockPos | None:
     """Where a stair can start: here, else the nearest cell within 2 blocks on this level that the bot can stand
-    in and from which some side's stair floors are solid."""
-    if _stair_direction(body, feet) is not None:
+    in and from which some side holds a stair out (:func:`_exit_stair`)."""
+    if _exit_stair(body, feet) is not None:
         return feet
     cells = sorted(((dx, dz) for dx in range(-2, 3) for dz in range(-2, 3) if (dx, dz) != (0, 0)),
                    key=lambda d: abs(d[0]) + abs(d[1]))
@@ -316,7 +298,7 @@ def _stair_start(body: Body, feet: BlockPos) -> BlockPos | None:
         cell = feet.offset(dx=dx, dz=dz)
         standing = (_floor(body.block_at(cell.offset(dy=-1)).name) and body.block_at(cell).name in SOFT
                     and body.block_at(cell.offset(dy=1)).name in SOFT)
-        if standing and _stair_direction(body, cell) is not None:
+        if standing and _exit_stair(body, cell) is not None:
             return cell
     return None
 

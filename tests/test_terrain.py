@@ -19,7 +19,7 @@ from craftbt.capabilities.leaves.common import body_reader, registry_data
 from craftbt.craftscript.introspect import Introspection
 from craftbt.router.build.runner import standable_fn
 from craftbt.trees import structure_paths
-from craftbt.world import terrain
+from craftbt.world import mcdata, terrain
 from craftbt.world.body import BlockPos, Position
 from tests.csh import body, run, texts
 
@@ -136,8 +136,9 @@ def test_the_night_exit_digs_the_same_stair_as_before() -> None:
         b.world.set_block((0, y, 0), ("air", ()))
     b.teleport(Position(0.5, 58.0, 0.5))
     feet = b.position().block()
-    dx, dz = routines._exit_direction(b, feet)
-    last = routines._steps_out(b, feet, (dx, dz))
+    stair = routines._exit_stair(b, feet)
+    assert stair is not None and stair.out
+    (dx, dz), last = stair.side, len(stair.steps)
 
     def at(k: int, dy: int) -> BlockPos:
         return feet.offset(dx=k * dx, dy=dy, dz=k * dz)
@@ -157,3 +158,90 @@ def _leaves(node: Any) -> list[Any]:
         child = getattr(node, "child", None)
         return [node] if child is None else _leaves(child)
     return [leaf for c in children for leaf in _leaves(c)]
+
+
+def _hole_with_one_safe_side() -> tuple[Any, BlockPos]:
+    """A night pit four deep in flat ground (natural seed 1's layers), its stair out safe to the west only: the
+    east step's floor is magma, the north step's feet cell bedrock, and the south step's head cell, though the
+    step's feet cell beside the bot is open already, lies next to water it would let in."""
+    from craftbt.world.sim.body import SimBody
+
+    b = SimBody(seed=1)
+    top = b.position().block()
+    b.run_command(f"/fill {top.x} {top.y - 4} {top.z} {top.x} {top.y - 1} {top.z} air")
+    b.run_command(f"/tp @p {top.x} {top.y - 4} {top.z}")
+    b.advance(2)
+    feet = b.position().block()
+    assert feet == top.offset(dy=-4)
+    b.set_block(tuple(feet.offset(dx=1)), "magma_block")  # east: a hazard floor
+    b.set_block(tuple(feet.offset(dy=1, dz=-1)), "bedrock")  # north: a cell no pickaxe opens
+    b.set_block(tuple(feet.offset(dy=1, dz=1)), "air")  # south: a free step...
+    b.set_block(tuple(feet.offset(dy=2, dz=2)), "water")  # ...whose head cell is next to water
+    return b, feet
+
+
+def test_every_way_out_of_a_hole_takes_the_one_safe_side() -> None:
+    """Issue 32: exploration's climb, the build's way back, the night shelter's exit and CraftScript's
+    ``stair_up_step`` each chose a side and judged its floor their own way; east first, exploration, the way
+    back (its site to the east) and the night exit climbed onto the magma, and the core macro dug into the
+    water's side. Each now asks world.terrain's ``plan_stair`` and all go west."""
+    from craftbt.router import routines
+    from craftbt.router.build.return_trip import stair_up
+    from craftbt.world.sim.body import SimBody
+    from tests.leafkit import run_leaf
+
+    b, feet = _hole_with_one_safe_side()
+    read, solid = (lambda p: b.block_at(p).name), terrain.solid_in(mcdata.load())
+    stair = terrain.plan_stair(read, solid, feet)
+    assert stair is not None and stair.side == (-1, 0) and stair.out and len(stair.steps) == 4
+
+    # the night exit: digs only to the west and walks out there
+    tree = routines.leave_shelter(b)
+    dug = [leaf.args["position"] for leaf in _leaves(tree.root) if leaf.capability == "dig_block_at"]
+    walk_out = [leaf for leaf in _leaves(tree.root) if leaf.capability == "move_to"][-1]
+    assert dug and all(p["x"] <= feet.x for p in dug) and walk_out.args["pos"]["x"] < feet.x, dug
+
+    # the build's way back to a site 20 blocks east
+    md = mcdata.load()
+    back = stair_up(read, feet, feet.offset(dx=20, dy=4), allowed=lambda p: True,
+                    breakable=lambda n: md.has_block(n) and md.block(n).breakable)
+    assert back is not None and [s for s, _ in back] == [s.at for s in stair.steps]
+
+    # CraftScript's core macro: no step east (magma), north (bedrock) or south (water); one west
+    for face in ("east", "north", "south"):
+        out, _ = run(f'turn_face("{face}");\nstair_up_step();', on=b)
+        assert out.error is not None and out.error["error"] == "assert_failed", (face, out.error)
+    assert b.block_at(feet.offset(dy=2, dz=1)).name == "dirt"  # the water's side was not opened
+    b.set_block(tuple(stair.steps[0].at), "air")  # the macro digs the head cell only (section 11 A)
+    out, _ = run('turn_face("west");\nstair_up_step();', on=b)
+    assert out.ok, out.error
+    assert b.position().block() == stair.steps[0].at
+
+    # exploration's climb, out of a fresh copy of the hole: the stair it digs goes west, the magma untouched
+    b2, feet2 = _hole_with_one_safe_side()
+    assert isinstance(b2, SimBody)
+    b2.give("stone_pickaxe", 1)
+    b2.run_command(f"/summon sheep {feet2.x + 60} {feet2.y + 4} {feet2.z} {{NoAI:1b}}")  # far out of view
+    run_leaf(b2, "explore", {"target": "sheep", "max_ticks": 1_500}, max_ticks=2_000)
+    assert b2.block_at(feet2.offset(dx=-1, dy=1)).name == "air"  # the west stair's first step
+    assert b2.block_at(feet2.offset(dx=1, dy=1)).name == "dirt"  # the east stair's: never dug
+
+
+def test_a_stair_that_reaches_the_surface_beats_the_preferred_side_that_does_not() -> None:
+    """A shaft four deep by a hill: east, the first side, holds all its steps but ends inside the hill; west
+    reaches the surface. A stage of the way out (``partial``) is taken only when no side gets out."""
+    feet = BlockPos(0, 10, 0)
+
+    def read(p: BlockPos) -> str:  # stone to y 13, a hill to y 30 east of the shaft
+        if (p.x, p.z) == (0, 0) and p.y >= 10:
+            return "air"
+        return "stone" if p.y < 14 or (p.x > 0 and p.y <= 30) else "air"
+
+    solid = terrain.solid_in(mcdata.load())
+    rules = terrain.StairRules(sides=((1, 0), (-1, 0)), max_steps=4)
+    stair = terrain.plan_stair(read, solid, feet, rules)
+    assert stair is not None and stair.side == (-1, 0) and stair.out and stair.top == BlockPos(-4, 14, 0)
+    only_east = terrain.plan_stair(read, solid, feet, terrain.StairRules(sides=((1, 0),), max_steps=4))
+    assert only_east is not None and not only_east.out and len(only_east.steps) == 4  # a stage: dig on from there
+    whole = terrain.StairRules(sides=((1, 0),), max_steps=4, partial=False)
+    assert terrain.plan_stair(read, solid, feet, whole) is None  # the build's way back wants the surface

@@ -1,10 +1,16 @@
-"""Terrain: where a player can stand, what counts as a floor, which blocks hurt, which are liquid.
+"""Terrain: where a player can stand, what counts as a floor, which blocks hurt, which are liquid, and the way
+out of a hole.
 
 The one statement of these rules. Leaves (``move_to``'s guard, a placement's step aside), the build
 (anchor reachability, the build's standing cells), CraftScript (``can_stand``, ``safe_step_up`` and
 ``safe_step_down``) and exploration read blocks by name and ask here. The simulator's physics keeps the
 same rule over its per-state flags (:func:`craftbt.world.sim.flags.standable`: solid is a full collision
 box, and lava the one hazard it knows); a test holds the two to the same answers.
+
+The way out of a hole is :func:`plan_stair` (which side, the ordered cells to open, each step's floor) and
+:func:`out_of_hole` (when the bot counts as out); exploration's climb, the build's way back to its site, the
+night shelter's exit and CraftScript's ``stair_up_step`` all ask it, each with its own constraints
+(:class:`StairRules`).
 
 A rule takes the reader it needs (``read(pos) -> block name``, None where the body cannot see) and the
 solidity of a name (:func:`solid_in` for the registry data of a game version), so each caller keeps its
@@ -13,8 +19,8 @@ own cache or memo and nothing here touches a body.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -38,8 +44,19 @@ LIQUIDS = frozenset({"water", "lava", "bubble_column"})
 #: The six faces and the cell itself: what "next to" means for a liquid.
 NEIGHBOURHOOD = ((0, 0, 0), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
+#: A tree's blocks: on the surface they roof nobody in (the sky counts as open through a canopy) and they are no
+#: wall of a pit.
+FOLIAGE = ("_leaves", "_log", "_wood")
+#: The four sides a stair out of a hole can go, in the fixed order a caller with no preference tries them.
+CARDINALS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+#: Cells over the head read for the open sky: a non-foliage solid block among them is a roof.
+SKY_SPAN = 24
+#: Of the eight columns around the feet, this many walled two blocks up (higher than a step) make a pit.
+PIT_WALLS = 6
+
 Read = Callable[[BlockPos], str | None]
 Solid = Callable[[str], bool]
+Side = tuple[int, int]
 
 
 class Footing(StrEnum):
@@ -129,3 +146,156 @@ def stair_up_step(feet: BlockPos, side: tuple[int, int], k: int) -> StairStep:
     at = feet.offset(k * dx, k, k * dz)
     before = feet.offset((k - 1) * dx, k - 1, (k - 1) * dz)
     return StairStep(at=at, cells=(before.offset(dy=2), at, at.offset(dy=1)), floor=at.offset(dy=-1))
+
+
+def foliage(name: str) -> bool:
+    """A tree's leaves, trunk or wood."""
+    return name.endswith(FOLIAGE)
+
+
+def open_sky(read: Read, solid: Solid, feet: BlockPos) -> bool:
+    """No roof over the head: none of the SKY_SPAN cells above it holds a solid block other than a tree's (a
+    cell the body cannot see roofs nothing)."""
+    for dy in range(2, SKY_SPAN + 2):
+        name = read(feet.offset(dy=dy))
+        if name is not None and solid(name) and not foliage(name):
+            return False
+    return True
+
+
+def in_a_pit(read: Read, solid: Solid, feet: BlockPos) -> bool:
+    """Walled higher than a step on nearly every side (PIT_WALLS of the eight columns around, two blocks over the
+    feet), sky or not: the bottom of an open shaft (natural seed 15: a climb out through sand stopped four
+    blocks under the beach, and no path led from there)."""
+    names = [read(feet.offset(dx, 2, dz)) for dx in (-1, 0, 1) for dz in (-1, 0, 1) if dx or dz]
+    return sum(n is not None and solid(n) and not foliage(n) for n in names) >= PIT_WALLS
+
+
+def can_step_out(read: Read, solid: Solid, feet: BlockPos) -> bool:
+    """A neighbouring cell at the feet's level, or one up, a player can stand in with no liquid in or next to it."""
+    return any(standable(read, solid, cell) and not liquid_near(read, cell)
+               for dx, dz in CARDINALS for cell in (feet.offset(dx, 0, dz), feet.offset(dx, 1, dz)))
+
+
+def out_of_hole(read: Read, solid: Solid, feet: BlockPos) -> bool:
+    """The one rule for "out of the hole": open sky over the head, not walled in, and a neighbour to step out
+    onto. Exploration's climb stops here, and a stair's step counts as out when this holds where it stands and
+    its own feet and head cells were open before any digging (:func:`plan_stair`)."""
+    return open_sky(read, solid, feet) and not in_a_pit(read, solid, feet) and can_step_out(read, solid, feet)
+
+
+def _never(_: BlockPos) -> bool:
+    return False
+
+
+def _any_block(_: str) -> bool:
+    return True
+
+
+def _anywhere(_: BlockPos) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class StairRules:
+    """A caller's constraints on the way out of a hole; the geometry, the floor and the "out" rule are not
+    among them.
+
+    ``sides`` are tried in the caller's order of preference (towards the departure point, away from the
+    hostiles, the way the bot faces); ``avoid`` cells are never opened or stood in (a build site, outside the
+    geofence, too far for a search); ``spare`` cells are opened only when no side without them holds (a farm);
+    ``breakable`` names may be dug, and only in ``may_dig`` cells (the others must be open already:
+    CraftScript's ``safe_step_up`` digs the step's head cell and no other). A stair stops at the first step
+    out of the hole (:func:`out_of_hole`), no earlier than ``min_steps`` (a way back climbs at least to the
+    level it left) and no later than ``max_steps``; when no side reaches out, a side that holds all
+    ``max_steps`` steps is a stage of the way out if ``partial`` (dig again from its top). ``shortest``: of
+    the sides out, the fewest steps wins over the order of preference.
+    """
+
+    sides: Sequence[Side] = CARDINALS
+    max_steps: int = 8
+    min_steps: int = 1
+    avoid: Callable[[BlockPos], bool] = _never
+    spare: Callable[[BlockPos], bool] = _never
+    breakable: Callable[[str], bool] = _any_block
+    may_dig: Callable[[BlockPos], bool] = _anywhere
+    partial: bool = True
+    shortest: bool = False
+
+
+@dataclass(frozen=True)
+class Stair:
+    """A way out of a hole: the side it goes, its steps in order, and whether the last one is out."""
+
+    side: Side
+    steps: tuple[StairStep, ...]
+    out: bool
+    #: a cell of it is one the caller would rather spare (StairRules.spare)
+    spoils: bool = False
+    preference: int = field(default=0, compare=False, repr=False)
+
+    @property
+    def top(self) -> BlockPos:
+        """Where the feet stand on the last step."""
+        return self.steps[-1].at
+
+    def cells(self) -> list[BlockPos]:
+        """Every cell the stair opens, in digging order (each step's before the bot steps onto it), once."""
+        out: list[BlockPos] = []
+        for step in self.steps:
+            out += [c for c in step.cells if c not in out]
+        return out
+
+
+def step_holds(read: Read, solid: Solid, step: StairStep, rules: StairRules = StairRules()) -> bool:
+    """The bot can dig ``step`` and stand on it: a safe floor under it (:func:`safe_floor`), and each of its
+    cells open already (:func:`open_cell`) or breakable, none avoided, none with a liquid in or next to it (the
+    liquid would flow in)."""
+    floor = read(step.floor)
+    if floor is None or not safe_floor(floor, solid):
+        return False
+    for cell in step.cells:
+        name = read(cell)
+        if name is None or rules.avoid(cell) or liquid_near(read, cell):
+            return False
+        if not open_cell(name, solid) and (name in HAZARDS or not rules.breakable(name) or not rules.may_dig(cell)):
+            return False
+    return True
+
+
+def _surfaced(read: Read, solid: Solid, at: BlockPos) -> bool:
+    """The step's feet and head cells were open before any digging, or a tree's (on the surface)."""
+    names = (read(at), read(at.offset(dy=1)))
+    return all(n is not None and (open_cell(n, solid) or foliage(n)) for n in names)
+
+
+def stair_along(read: Read, solid: Solid, feet: BlockPos, side: Side, rules: StairRules = StairRules()) -> Stair:
+    """The stair up from ``feet`` towards ``side``: its steps while they hold, up to the first one out of the
+    hole (from ``min_steps`` on) or ``max_steps``."""
+    steps: list[StairStep] = []
+    spoils = False
+    for k in range(1, rules.max_steps + 1):
+        step = stair_up_step(feet, side, k)
+        if not step_holds(read, solid, step, rules):
+            break
+        steps.append(step)
+        spoils = spoils or any(rules.spare(c) for c in step.cells)
+        if k >= rules.min_steps and _surfaced(read, solid, step.at) and out_of_hole(read, solid, step.at):
+            return Stair(side, tuple(steps), out=True, spoils=spoils)
+    return Stair(side, tuple(steps), out=False, spoils=spoils)
+
+
+def plan_stair(read: Read, solid: Solid, feet: BlockPos, rules: StairRules = StairRules()) -> Stair | None:
+    """The way out of a hole from ``feet``: of the sides in ``rules.sides`` whose stair holds to the surface (or,
+    if ``rules.partial``, for all ``max_steps`` steps), the one out, sparing the ``spare`` cells, shortest (if
+    ``rules.shortest``), first in the caller's order; None when no side holds."""
+    found: list[Stair] = []
+    for order, side in enumerate(rules.sides):
+        stair = stair_along(read, solid, feet, side, rules)
+        if stair.out or (rules.partial and len(stair.steps) == rules.max_steps):
+            found.append(Stair(stair.side, stair.steps, stair.out, stair.spoils, preference=order))
+
+    def rank(s: Stair) -> tuple[bool, bool, int, int]:
+        return (not s.out, s.spoils, len(s.steps) if rules.shortest else 0, s.preference)
+
+    return min(found, key=rank, default=None)

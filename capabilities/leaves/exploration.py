@@ -81,8 +81,6 @@ AIR = frozenset({"air", "cave_air", "void_air"})
 START_RADIUS = {"mine": 30, "surface": 48}
 #: Below this a roofed player is underground, not under a tree.
 SEA_LEVEL_Y = 60
-#: Name endings of a tree's blocks: a roof of these is a canopy, not the ground over a tunnel.
-FOLIAGE = ("_leaves", "_log", "_wood")
 #: Falling blocks re-fill a dug cell; give up on a cell after this many digs.
 MAX_REDIGS = 8
 TORCH_EVERY = 8
@@ -648,41 +646,32 @@ def _make_room(ctx: CapabilityContext, search: Search) -> Step:
 
 
 def _climb_out(ctx: CapabilityContext, search: Search) -> Step:
-    """From underground, a staircase up until the sky is overhead (a surface search starts there)."""
-    md = registry_data(ctx)
-    # on until the sky is overhead and a neighbour can be stepped onto (the top of the stair shaft is a
-    # block short of the ground around it)
-    return (yield from _climb(ctx, search,
-                              lambda: _roofed(ctx, md) or not _can_step_out(ctx, md) or _in_a_pit(ctx, md)))
+    """From underground, a staircase up until out of the hole (world.terrain's one rule: the sky overhead, not
+    walled in, a neighbour to step onto; a surface search starts there)."""
+    read, solid = body_reader(ctx), solid_in(registry_data(ctx))
+    return (yield from _climb(ctx, search, lambda: not terrain.out_of_hole(read, solid, ctx.body.position().block())))
 
 
-#: Of the eight columns around the feet, this many walled higher than a step make a pit.
-PIT_WALLS = 6
-
-
-def _in_a_pit(ctx: CapabilityContext, md: Any) -> bool:
-    """Walled in higher than a step on nearly every side, sky or not: a climb out through sand stopped at
-    the bottom of its own open shaft, four blocks under the beach (natural seed 15), and no waypoint of the
-    spiral had a path from there."""
-    feet = ctx.body.position().block()
-    names = [ctx.body.block_at(feet.offset(dx, 2, dz)).name for dx in (-1, 0, 1) for dz in (-1, 0, 1) if dx or dz]
-    return sum(is_solid(md, name) and not name.endswith(FOLIAGE) for name in names) >= PIT_WALLS
+def _in_a_pit(ctx: CapabilityContext) -> bool:
+    """Walled in higher than a step on nearly every side, sky or not (:func:`craftbt.world.terrain.in_a_pit`)."""
+    return terrain.in_a_pit(body_reader(ctx), solid_in(registry_data(ctx)), ctx.body.position().block())
 
 
 def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) -> Step:
-    """A staircase up while ``going()`` holds.
+    """A staircase up while ``going()`` holds, one step a turn, each the way out world.terrain plans from where
+    the bot stands (the side it faces first, then the next ones clockwise; nothing too far for the search).
 
     In a cave, with no wall ahead to cut the next stair into, it walks on across the open floor first (up to
     CLIMB_WALK_STEPS blocks): a replan on natural seed 4 stood in a cave at y=14, every side open, and
     gave up at once."""
     md = registry_data(ctx)
+    read, solid = body_reader(ctx), solid_in(md)
     direction = CARDINALS[0]
     blocked = 0
     walked = 0
     while going() and not search.out_of_time(ctx):
         feet = ctx.body.position().block()
-        stair = terrain.stair_up_step(feet, direction, 1)
-        ahead, nxt = stair.floor, stair.at
+        ahead = terrain.stair_up_step(feet, direction, 1).floor
         # only once no side had a wall to cut a stair into (a stair where there is one, as before)
         if (blocked >= len(CARDINALS) and walked < CLIMB_WALK_STEPS and _open_floor(ctx, md, ahead)
                 and not search.too_far(ahead)):
@@ -691,23 +680,32 @@ def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) ->
                 walked += 1
                 blocked = 0
                 continue
-        cells = stair.cells
-        ok = not search.too_far(nxt) and is_solid(md, ctx.body.block_at(ahead).name) and not any(
-            liquid_near(ctx, c) for c in cells)
-        if ok:
-            for cell in cells:
+        sides = [direction]
+        while len(sides) < len(CARDINALS):
+            sides.append(_turn(sides[-1]))
+        rules = terrain.StairRules(sides=sides, max_steps=1, avoid=search.too_far,
+                                   breakable=lambda name: md.has_block(name) and md.block(name).hardness is not None)
+        stair = terrain.plan_stair(read, solid, feet, rules)
+        ok = stair is not None
+        if stair is not None:
+            direction = stair.side
+            for cell in stair.cells():
                 result = yield from _clear(ctx, cell, search)
                 ok = ok and result.ok
-        if ok:
-            result = yield from _step_to(ctx, nxt, search)
-            ok = result.ok
+            if ok:
+                result = yield from _step_to(ctx, stair.top, search)
+                ok = result.ok
         if not ok:
-            blocked += 1
+            # no side holds a step (all four tried at once: walk on this way across a cave floor next, and turn
+            # only once that walk was tried too), or this side's step failed while it was dug
+            turn = stair is not None or blocked >= len(CARDINALS)
+            blocked = blocked + 1 if stair is not None else max(blocked + 1, len(CARDINALS))
             if blocked > 8:
-                if not _roofed(ctx, md):
+                if terrain.open_sky(read, solid, ctx.body.position().block()):
                     return None  # under the sky already: the walk may still find a way out
                 return ActionResult.failure("boxed_in", "no way up to the surface")
-            direction = _turn(direction)
+            if turn:
+                direction = _turn(direction)
             continue
         blocked = 0
     return None
@@ -716,12 +714,6 @@ def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) ->
 def _open_floor(ctx: CapabilityContext, md: Any, cell: BlockPos) -> bool:
     """A player can stand at ``cell`` (world.terrain) and no liquid is in or next to it: a step across a cave."""
     return terrain.standable(body_reader(ctx), solid_in(md), cell) and not liquid_near(ctx, cell)
-
-
-def _can_step_out(ctx: CapabilityContext, md: Any) -> bool:
-    """A neighbouring cell at the feet's level, or one up, can be walked onto."""
-    feet = ctx.body.position().block()
-    return any(_open_floor(ctx, md, feet.offset(dx, dy, dz)) for dx, dz in CARDINALS for dy in (0, 1))
 
 
 def _roof(ctx: CapabilityContext, md: Any) -> str | None:
@@ -734,21 +726,17 @@ def _roof(ctx: CapabilityContext, md: Any) -> str | None:
     return None
 
 
-def _roofed(ctx: CapabilityContext, md: Any) -> bool:
-    return _roof(ctx, md) is not None
-
-
 def _underground(ctx: CapabilityContext, md: Any) -> bool:
     """Roofed below sea level, or roofed by ground rather than a tree at any height: a mining run in a hill
     left the bot in its tunnel at y=72 (natural seed 0), and no spiral waypoint had a path from there."""
     roof = _roof(ctx, md)
-    return roof is not None and (ctx.body.position().y < SEA_LEVEL_Y or not roof.endswith(FOLIAGE))
+    return roof is not None and (ctx.body.position().y < SEA_LEVEL_Y or not terrain.foliage(roof))
 
 
 def _must_climb_out(ctx: CapabilityContext) -> bool:
     """Underground or in a pit: a surface search climbs out before it looks or walks its rings."""
     md = registry_data(ctx)
-    return _underground(ctx, md) or _in_a_pit(ctx, md)
+    return _underground(ctx, md) or _in_a_pit(ctx)
 
 
 def _remembered(ctx: CapabilityContext, search: Search) -> Step:

@@ -7,10 +7,10 @@ path that digs could take a block the build placed, and the build would place it
 sub-task brings the bot back itself, as a player fetching stone would:
 
 1. walk back to the departure point (``move_to``), which works whenever a standable route exists;
-2. else dig a staircase up from the feet (one step per block of rise: feet, head and jump headroom
-   cells, each step on a solid floor), in the cardinal direction heading most toward the departure
-   point among those that stay out of the site (footprint and the ground under it, the stations), inside
-   the geofence, away from liquids and end under open sky; then walk back.
+2. else dig a staircase up from the feet: world.terrain's way out of a hole (the one stair geometry, floor
+   and "out" rule), in the cardinal direction heading most toward the departure point among those that
+   stay out of the site (footprint and the ground under it, the stations) and inside the geofence; then
+   walk back.
 
 Both are executor runs on the build's journaling body, so every dig is journalled in flight before it is
 sent, and the stair places nothing: the "no block placed twice" guarantee is untouched. The departure
@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from craftbt.capabilities.structures import is_air, is_replaceable
+from craftbt.capabilities.structures import is_air
 from craftbt.trees.model import LeafNode, SequenceNode, TreeDefinition
 from craftbt.world import mcdata
 from craftbt.world.body import BlockPos
-from craftbt.world.terrain import liquid_near, stair_up_step
+from craftbt.world.terrain import CARDINALS, StairRules, plan_stair, solid_in
 
 if TYPE_CHECKING:
     from craftbt.router.build.runner import BuildRunner
@@ -38,9 +38,6 @@ DEPART = "depart"
 #: A stair climbs at least to the departure point's level, and at most this many steps beyond it to come
 #: out under open sky (a pit dug under a hill).
 EXTRA_STEPS = 8
-#: Cells above a step that must be open for it to count as the surface.
-SKY_SPAN = 24
-CARDINALS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 Read = Callable[[BlockPos], str]
 Allowed = Callable[[BlockPos], bool]
@@ -71,26 +68,27 @@ def stair_up(
 ) -> list[tuple[BlockPos, list[BlockPos]]] | None:
     """A walkable staircase up from ``feet``: (step, cells to dig before stepping on it) per step; None if none.
 
-    Step k of a direction (dx, dz) stands at ``feet + (k*dx, k, k*dz)``: the pathfinder steps up one block
-    onto it when its feet and head cells are free, its floor solid, and the cell over the previous step's
-    head free (the jump). Directions are tried nearest the departure point first.
+    world.terrain's way out of a hole (:func:`~craftbt.world.terrain.plan_stair`), with the build's constraints:
+    the sides heading nearest the departure point first, no cell the site, its stations or the geofence keep
+    (``allowed``), at least up to the departure point's level, and only a stair that ends out of the hole.
     """
     rise = max(1, goal.y - feet.y)
 
     def heading(d: tuple[int, int]) -> int:
         return -(d[0] * (goal.x - feet.x) + d[1] * (goal.z - feet.z))
 
-    for dx, dz in sorted(CARDINALS, key=heading):
-        steps: list[tuple[BlockPos, list[BlockPos]]] = []
-        for k in range(1, rise + EXTRA_STEPS + 1):
-            stair = stair_up_step(feet, (dx, dz), k)
-            step, cells = stair.at, stair.cells
-            if is_replaceable(read(stair.floor)) or not all(_diggable(read, c, allowed, breakable) for c in cells):
-                break
-            steps.append((step, [c for c in cells if not is_air(read(c))]))
-            if k >= rise and _open_sky(read, step):
-                return steps
-    return None
+    rules = StairRules(sides=sorted(CARDINALS, key=heading), min_steps=rise, max_steps=rise + EXTRA_STEPS,
+                       avoid=lambda c: not allowed(c), breakable=breakable, partial=False)
+    stair = plan_stair(read, solid_in(mcdata.load()), feet, rules)
+    if stair is None:
+        return None
+    dug: list[BlockPos] = []
+    steps: list[tuple[BlockPos, list[BlockPos]]] = []
+    for step in stair.steps:
+        cells = [c for c in step.cells if c not in dug and not is_air(read(c))]
+        dug += cells
+        steps.append((step.at, cells))
+    return steps
 
 
 def return_to_site(runner: BuildRunner, task: dict[str, Any]) -> bool:
@@ -171,22 +169,8 @@ def _back(runner: BuildRunner, goal: BlockPos) -> bool:
     return runner.raw_body.position().block().distance_to(goal) <= RETURN_RANGE
 
 
-def _diggable(read: Read, cell: BlockPos, allowed: Allowed, breakable: Callable[[str], bool]) -> bool:
-    """Dug (or already open) without touching the site, leaving the fence or letting a liquid in."""
-    if not allowed(cell):
-        return False
-    name = read(cell)
-    if liquid_near(read, cell):
-        return False
-    return is_air(name) or breakable(name)
-
-
 def _reader(runner: BuildRunner) -> Read:
     return lambda p: runner.read(p) or "air"  # a cell the body cannot see counts as open: no floor, no sky roof
-
-
-def _open_sky(read: Read, step: BlockPos) -> bool:
-    return all(is_replaceable(read(step.offset(dy=dy))) for dy in range(2, SKY_SPAN))
 
 
 def _breakable(name: str) -> bool:
