@@ -7,14 +7,23 @@ on the MineflayerBody, and checks both the verdict and the world.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from craftbt.capabilities.spec import Verdict
 from craftbt.world.mineflayer.body import MineflayerBody
-from tests.e2e.squidkit import Arena, wait_until
+from tests.e2e.squidkit import Arena, McServer, squid_server, wait_until
 from tests.leafkit import run_leaf
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def mc_server() -> Iterator[McServer]:
+    """A server of this module's own: its world-changing tests and the body tests' would take more plots
+    than the spawn region of one server holds (see squidkit's module docstring)."""
+    yield from squid_server()
 
 #: Ticks are real 50 ms sleeps on a server body: 600 ticks is 30 s.
 MAX_TICKS = 600
