@@ -69,6 +69,8 @@ def hunting_at_night(executor: Executor, run: Any) -> bool:
     A search for a spider or a creeper not in view waits for the morning instead: both outlive the night, and a
     search on the surface in the dark met zombies, skeletons and creepers that the safety fast path retreated
     from until the search flapped (see docs/benchmarks.md, night hunts)."""
+    if run is None:
+        return False  # no run state (a watch called outside a run)
     steps = _goal_steps(run)
     if not steps:
         return run.fast_path is not None and run.fast_path in run.active  # look again when the retreat ends
