@@ -9,6 +9,12 @@ default registry); a signal with no registered entry is recorded as
 happens only at a safe point: no dispatch in flight, or only interruptible ones
 (movement and sensing); an atomic action (dig, place, craft, ...) is never
 abandoned — the signal waits until it completes. The goal tree resumes after.
+
+A hunt is not a threat to run from: while a goal run's hunt step is after a hostile mob (string from a spider
+by night), :func:`set_quarry` names its type for the body, and the nearest hostile of that type does not raise
+``hostile_near``. Safety first still: any other hostile in range, a second one of the hunted type, lava, a
+health drop and hunger raise their signals as before (the retreat then runs from every hostile, the quarry
+included).
 """
 
 from __future__ import annotations
@@ -17,10 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import CapabilitySpec, Family
-from craftbt.world.body import BlockPos, Body, Observation
+from craftbt.world.body import BlockPos, Body, EntityInfo, Observation
 
 
 class Signal(StrEnum):
@@ -55,6 +62,33 @@ LAVA_BLOCKS = frozenset({"lava", "flowing_lava"})
 LAVA_RECHECK_TICKS = 20
 
 
+#: per body (the one the monitor polls), the mob type a running hunt step is after
+_QUARRY: WeakKeyDictionary[Any, str] = WeakKeyDictionary()
+
+
+def set_quarry(body: Body, mob: str | None) -> None:
+    """Name the mob type ``body``'s running hunt is after (None: no hunt runs)."""
+    if mob is None:
+        _QUARRY.pop(body, None)
+    else:
+        _QUARRY[body] = mob
+
+
+def quarry(body: Body) -> str | None:
+    return _QUARRY.get(body)
+
+
+def threats(body: Body, hostiles: list[EntityInfo]) -> list[EntityInfo]:
+    """``hostiles`` less the hunted one: the nearest of the quarry's type (one mob; a second is a threat)."""
+    prey = quarry(body)
+    hunted = [e for e in hostiles if e.name == prey]
+    if not hunted:
+        return hostiles
+    feet = body.position()
+    nearest = min(hunted, key=lambda e: e.position.distance_to(feet))
+    return [e for e in hostiles if e is not nearest]
+
+
 @dataclass
 class Thresholds:
     hostile_range: float = 8.0
@@ -87,8 +121,9 @@ class SafetyMonitor:
         feet = obs.position
         if self._in_lava(body, feet.block(), obs.tick):
             now.add(Signal.LAVA)
-        if any(e.position.distance_to(feet) <= t.hostile_range
-               for e in body.entities(t.hostile_range, kind="hostile")):
+        near = [e for e in body.entities(t.hostile_range, kind="hostile")
+                if e.position.distance_to(feet) <= t.hostile_range]
+        if threats(body, near):
             now.add(Signal.HOSTILE_NEAR)
         if self._prev_health is not None and self._prev_health - obs.health >= t.health_drop:
             now.add(Signal.HEALTH_DROP)

@@ -7,7 +7,8 @@ same routines (:mod:`craftbt.router.routines`):
 
 - while a planned tree runs, :class:`NightWatch` asks the executor to stop at its next safe point when the
   evening comes and the bot is on the surface with no hostile near (work underground goes on: mobs spawn on
-  the surface);
+  the surface), unless the running step hunts a mob of the night that is in view or burns at dawn
+  (:mod:`craftbt.router.hunts`): it stops after the hunt;
 - :func:`sit_out_the_night` digs the pit, roofs it, waits in :data:`WAIT_MS` slices until the morning and
   digs the stair out; every stage is a tree of registered capabilities run through the executor, journalled
   like any run;
@@ -25,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from craftbt.executor.state import MS_PER_TICK
 from craftbt.router import routines
+from craftbt.router.hunts import hunting_at_night
 from craftbt.trees import model as m
 from craftbt.world.body import TICKS_PER_DAY, Body
 
@@ -77,8 +79,9 @@ class NightWatch:
 
     def __call__(self, executor: Executor, run: Any, root: Any) -> None:
         now = self.body.now_ticks()
-        if self.stopped or now < self.awake_until or now % CHECK_EVERY_TICKS:
-            return
+        if self.stopped or now < self.awake_until or now % CHECK_EVERY_TICKS \
+                or hunting_at_night(executor, run):
+            return  # a hunt for a mob of the night is what the dark is for: the shelter waits until it ends
         body = self.body
         if dark_hours(body.observe().time_of_day) and not routines.underground(body) \
                 and not routines.sheltered(body) and not body.entities(CLEAR_OF_HOSTILES, kind="hostile"):

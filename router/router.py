@@ -64,6 +64,7 @@ from craftbt.planners.subgoals import (
     listed_missing,
     subgoal_for,
 )
+from craftbt.router.hunts import watching_hunts
 from craftbt.router.night import MAX_NIGHTS, Night, NightWatch, sit_out_the_night
 from craftbt.router.priors import PriorsStore
 from craftbt.trees import model as m
@@ -724,7 +725,7 @@ def run_goal(
         payload = {**intent.model_dump(mode="json"), "routing": decision.routing_block()}
         if watch is not None:
             watch.stopped = False
-        with executor.listening(watch) if watch is not None else contextlib.nullcontext():
+        with watching_hunts(executor), executor.listening(watch) if watch is not None else contextlib.nullcontext():
             outcome = executor.run(decision.plan.tree, task_id=task_id or intent.id, intent=payload, seed=seed,
                                    scenario=scenario, run_id=None if run.outcomes else run_id,
                                    intent_resolution_digest=decision.digests.get("intent_resolution_digest"))

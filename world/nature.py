@@ -52,6 +52,11 @@ def night_only(mob: str) -> bool:
     return mob in HOSTILE_LOOT
 
 
+#: Mobs that burn under a bright sky (vanilla's undead): gone in the morning. Spiders and creepers outlive the
+#: night on the surface.
+UNDEAD = ("zombie", "skeleton")
+
+
 #: Items a survival bot gets in vanilla that this world or body gives no way to: why, for a refusal.
 NO_SOURCE: dict[str, str] = {
     "milk_bucket": "milking a cow (a bucket used on it) is no capability of this body",

@@ -397,10 +397,22 @@ def _harvest_targets(ctx: CapabilityContext, args: HarvestCropArgs) -> list[Bloc
     return cells[: args.max_crops]
 
 
+#: Run memory: the crops a waiting harvest watches. A re-dispatch in the same run (after a safety retreat) walks
+#: back to them from any distance (natural seed 22, bread: a husk chased the bot 100 blocks off its farm in ten
+#: morning retreats, and the retried harvest found no wheat within FARM_RETURN_RADIUS).
+WATCHED_CROPS_KEY = "harvest_watched_crops"
+
+
+def _watched(ctx: CapabilityContext, names: list[str]) -> list[BlockPos]:
+    """The crops this run's harvest watched that still stand, nearest first."""
+    cells: list[BlockPos] = ctx.memory.get(WATCHED_CROPS_KEY, [])
+    return _nearest(ctx, [p for p in cells if ctx.body.block_at(p).name in names])
+
+
 def guard_harvest_crop(ctx: CapabilityContext, args: HarvestCropArgs) -> GuardResult:
     if args.wait_ticks > 0 and args.position is None:
         reach = max(args.radius, FARM_RETURN_RADIUS)
-        if not ctx.body.find_blocks(_crop_names(args), reach, max_count=1):
+        if not _watched(ctx, _crop_names(args)) and not ctx.body.find_blocks(_crop_names(args), reach, max_count=1):
             return GuardResult.deny("no_target", f"no {'/'.join(_crop_names(args))} planted within {reach} "
                                     "blocks to wait for")
         return GuardResult.allow()
@@ -421,10 +433,14 @@ def wait_until_ripe(
     names = _crop_names(args)
     crops = ctx.body.find_blocks(names, args.radius, max_count=256)
     if not crops:
-        farm = ctx.body.find_blocks(names, FARM_RETURN_RADIUS, max_count=1)
+        farm = _watched(ctx, names) or _nearest(ctx, ctx.body.find_blocks(names, FARM_RETURN_RADIUS, max_count=256))
         if farm:
             yield from approach(ctx, farm[0])
-            crops = ctx.body.find_blocks(names, args.radius, max_count=256)
+            # a walk that fell short (no path the whole way) still watches the farm: the harvest walks to each crop
+            # (natural seed 23: three replans in a row waited 0 ticks for "0 of 0" crops 30 blocks off)
+            crops = ctx.body.find_blocks(names, args.radius, max_count=256) or farm
+    if crops:
+        ctx.memory[WATCHED_CROPS_KEY] = list(crops)
     start = ctx.body.now_ticks()
     until = start + args.wait_ticks
     while True:

@@ -18,6 +18,7 @@ import math
 from typing import TYPE_CHECKING
 
 from craftbt.world.body import Position
+from craftbt.world.nature import UNDEAD
 from craftbt.world.sim import light
 from craftbt.world.sim.entities import (
     CREEPER_FUSE,
@@ -37,7 +38,6 @@ SPAWN_INTERVAL = 20
 SPAWN_MIN_DIST = 16
 SPAWN_MAX_DIST = 32
 DESPAWN_DIST = 96.0
-UNDEAD = ("zombie", "skeleton")
 #: vanilla ``Level.isDay()``: the sky darkens by less than 4 (time of day before ~12650 or after ~23350)
 DAY_DARKENING = 4
 #: a spider is neutral in this much light or more (vanilla: brightness >= 0.5, i.e. light level 12)

@@ -1,0 +1,74 @@
+"""Hunting a mob of the night: the safety fast path does not retreat from the hunted mob (it still does from any
+other hostile), and the night watch lets a hunt with its mob in view run in the dark, stopping after it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from craftbt.capabilities.default import default_registry
+from craftbt.executor.config import ExecutorConfig, scenario_fence
+from craftbt.executor.executor import Executor
+from craftbt.executor.preemption import SafetyMonitor, Signal, set_quarry
+from craftbt.planners.intent import Intent
+from craftbt.planners.solver import CraftingSolver
+from craftbt.router.hunts import watching_hunts
+from craftbt.router.night import NightWatch, dark_hours
+from craftbt.router.router import survey
+from craftbt.world.scenarios.loader import world_body
+from craftbt.world.sim.body import SimBody
+
+NIGHT = 14_000
+
+
+def _night_body() -> SimBody:
+    body = world_body("flat", 0)
+    body.world.rules.do_mob_spawning = False
+    body.world.clock.set_time_of_day(NIGHT)
+    return body
+
+
+def test_the_monitor_does_not_retreat_from_the_hunted_mob_but_from_any_other() -> None:
+    body = _night_body()
+    p = body.position()
+    spider = body.world.spawn_mob("spider", p.x + 5, p.y, p.z, no_ai=True)
+    registry = default_registry()
+
+    def near(quarry: str | None) -> bool:
+        set_quarry(body, quarry)
+        try:
+            return Signal.HOSTILE_NEAR in SafetyMonitor(registry).current(body, body.observe())
+        finally:
+            set_quarry(body, None)
+
+    assert near(None)  # no hunt: a spider in the dark is a threat
+    assert not near("spider")  # the hunted one is not
+    assert near("zombie")  # a hunt for another mob leaves the spider a threat
+    second = body.world.spawn_mob("spider", p.x - 5, p.y, p.z, no_ai=True)
+    assert near("spider")  # one mob is hunted at a time: a second spider is a threat
+    del body.world.entities[second.id]
+    body.world.spawn_mob("zombie", p.x, p.y, p.z + 6, no_ai=True)
+    assert near("spider")  # and so is any other hostile
+    assert spider.id in body.world.entities
+
+
+def test_a_night_hunt_for_string_runs_in_the_dark_without_retreating_from_its_spider(tmp_path: Path) -> None:
+    body = _night_body()
+    body.give("stone_sword", 1)
+    p = body.position()
+    body.world.spawn_mob("spider", p.x + 14, p.y, p.z)
+    registry = default_registry()
+    tree = CraftingSolver().plan(Intent.from_text("obtain string"), survey(body), registry).tree
+    config = ExecutorConfig(max_ticks=4_000, geofence=scenario_fence(body))
+    executor = Executor(registry, body, home=tmp_path, config=config)
+    watch = NightWatch(body)
+    with watching_hunts(executor), executor.listening(watch):
+        outcome = executor.run(tree)
+    # the spider was found, fought and its string picked up in the dark (the watch stopped the tree after the hunt
+    # when it looked for a second spider with none in view)
+    assert body.observe().inventory.get("string", 0) >= 1, outcome.failures
+    assert dark_hours(body.observe().time_of_day)
+    steps = [row["node"] for row in executor.journal.step_rows() if row["run_id"] == outcome.run_id]
+    assert steps[:3] == ["find a spider", "equip a sword", "kill a spider"], steps
+    signals = [(row["detail"] or {}).get("signal") for row in executor.journal.decision_rows()
+               if row["run_id"] == outcome.run_id]
+    assert Signal.HOSTILE_NEAR.value not in signals, signals  # no retreat from (or deferred for) its spider
