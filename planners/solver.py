@@ -258,6 +258,11 @@ class _Expansion:
                 failure = failure or dead_end
                 self._restore(saved)
         assert failure is not None
+        if failure.reason == "missing_ingredient" and not self.gather and len(visiting) > 1:
+            # the proof starts at what the plan is short of (2 diamonds held for a pickaxe: "1 more diamond"),
+            # then names the dead end of its cheapest way to make it, not the dead end alone ("diamond_block");
+            # the goal itself (alone in visiting) is not repeated
+            raise PlanningFailure(failure.reason, f"{count} more {item}: not held; making it: {failure.detail}")
         raise failure
 
     def _snapshot(self) -> _Saved:

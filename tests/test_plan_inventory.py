@@ -94,6 +94,17 @@ def test_impossible_examples_are_refused_with_the_missing_ingredient(
 
 
 @pytest.mark.parametrize("planner", PLANNERS, ids=lambda p: p.name)
+def test_a_refusal_starts_at_what_the_plan_is_short_of(planner: Planner) -> None:
+    """Two diamonds held for a pickaxe: the proof names the one diamond short first, then why it cannot be made
+    (no diamond block), not the diamond block alone."""
+    with pytest.raises(PlanningFailure) as refusal:
+        planner.plan(Intent.from_text("obtain diamond_pickaxe"), state({"diamond": 2, "stick": 2}), default_registry())
+    assert refusal.value.reason == "missing_ingredient"
+    assert refusal.value.detail.startswith("1 more diamond: not held; making it: "), refusal.value.detail
+    assert "diamond_block" in refusal.value.detail
+
+
+@pytest.mark.parametrize("planner", PLANNERS, ids=lambda p: p.name)
 def test_a_registry_that_cannot_mine_yields_no_gathering_fallback(planner: Planner) -> None:
     registry = Registry()  # not the process-wide one: other tests use it
     register_all(registry)
