@@ -218,14 +218,17 @@ def leave_shelter(body: Body) -> m.TreeDefinition:
     """
     feet = body.position().block()
     leaves: list[m.LeafNode] = []
-    start = _stair_start(body, feet)
-    if start is not None and start != feet:
-        # in a hole wider than the bot no first step has a floor from the middle: start from the side (a cave,
-        # a quarry a planner dug; natural seed 5 spent a day at the bottom of one)
-        leaves.append(m.LeafNode(name="walk to the side", capability="move_to",
-                                 args={"pos": _vec(start), "range": 0.5}, timeout_ms=20_000))
-        feet = start
-    stair = _exit_stair(body, feet) or _fallback_stair(body, feet)
+    found = _stair_start(body, feet)
+    if found is None:
+        stair = _fallback_stair(body, feet)
+    else:
+        start, stair = found
+        if start != feet:
+            # in a hole wider than the bot no first step has a floor from the middle: start from the side (a
+            # cave, a quarry a planner dug; natural seed 5 spent a day at the bottom of one)
+            leaves.append(m.LeafNode(name="walk to the side", capability="move_to",
+                                     args={"pos": _vec(start), "range": 0.5}, timeout_ms=20_000))
+            feet = start
     cells = [feet.offset(dy=dy) for dy in range(2, ROOF_ABOVE_FEET + 1)]
     cells += [c for c in stair.cells() if c not in cells]  # the last step keeps its roof: no jump from it is dug
     for i, cell in enumerate(cells):
@@ -287,19 +290,23 @@ def _away_from_hostiles(body: Body, feet: BlockPos) -> list[tuple[int, int]]:
     return sorted(STEPS, key=closest, reverse=True)
 
 
-def _stair_start(body: Body, feet: BlockPos) -> BlockPos | None:
-    """Where a stair can start: here, else the nearest cell within 2 blocks on this level that the bot can stand
-    in and from which some side holds a stair out (:func:`_exit_stair`)."""
-    if _exit_stair(body, feet) is not None:
-        return feet
+def _stair_start(body: Body, feet: BlockPos) -> tuple[BlockPos, terrain.Stair] | None:
+    """Where a stair can start, and the stair from there (:func:`_exit_stair`, planned once): here, else the
+    nearest cell within 2 blocks on this level that the bot can stand in and from which some side holds one."""
+    here = _exit_stair(body, feet)
+    if here is not None:
+        return feet, here
     cells = sorted(((dx, dz) for dx in range(-2, 3) for dz in range(-2, 3) if (dx, dz) != (0, 0)),
                    key=lambda d: abs(d[0]) + abs(d[1]))
     for dx, dz in cells:
         cell = feet.offset(dx=dx, dz=dz)
         standing = (_floor(body.block_at(cell.offset(dy=-1)).name) and body.block_at(cell).name in SOFT
                     and body.block_at(cell.offset(dy=1)).name in SOFT)
-        if standing and _exit_stair(body, cell) is not None:
-            return cell
+        if not standing:
+            continue
+        there = _exit_stair(body, cell)
+        if there is not None:
+            return cell, there
     return None
 
 
