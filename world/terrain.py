@@ -20,7 +20,7 @@ own cache or memo and nothing here touches a body.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -232,7 +232,6 @@ class Stair:
     out: bool
     #: a cell of it is one the caller would rather spare (StairRules.spare)
     spoils: bool = False
-    preference: int = field(default=0, compare=False, repr=False)
 
     @property
     def top(self) -> BlockPos:
@@ -289,13 +288,10 @@ def plan_stair(read: Read, solid: Solid, feet: BlockPos, rules: StairRules = Sta
     """The way out of a hole from ``feet``: of the sides in ``rules.sides`` whose stair holds to the surface (or,
     if ``rules.partial``, for all ``max_steps`` steps), the one out, sparing the ``spare`` cells, shortest (if
     ``rules.shortest``), first in the caller's order; None when no side holds."""
-    found: list[Stair] = []
-    for order, side in enumerate(rules.sides):
+    found: list[tuple[tuple[bool, bool, int, int], Stair]] = []
+    for order, side in enumerate(rules.sides):  # order: the caller's preference, the last tie-break
         stair = stair_along(read, solid, feet, side, rules)
         if stair.out or (rules.partial and len(stair.steps) == rules.max_steps):
-            found.append(Stair(stair.side, stair.steps, stair.out, stair.spoils, preference=order))
-
-    def rank(s: Stair) -> tuple[bool, bool, int, int]:
-        return (not s.out, s.spoils, len(s.steps) if rules.shortest else 0, s.preference)
-
-    return min(found, key=rank, default=None)
+            rank = (not stair.out, stair.spoils, len(stair.steps) if rules.shortest else 0, order)
+            found.append((rank, stair))
+    return min(found, key=lambda ranked: ranked[0])[1] if found else None
