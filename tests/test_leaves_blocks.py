@@ -7,10 +7,11 @@ import pytest
 from craftbt.capabilities.leaves.blocks import material_plan
 from craftbt.capabilities.leaves.common import registry_data
 from craftbt.capabilities.spec import Verdict
-from craftbt.world.body import BlockPos
+from craftbt.world.body import BlockPos, Position
 from craftbt.world.mcdata import load
 from craftbt.world.scenarios.loader import load_scenario, starter_world
 from tests.leafkit import make_context, run_leaf
+from tests.simkit import sim_body
 
 SCENARIOS = "world/scenarios/leaves/"
 E = BlockPos(0, 64, 0)  # the player's feet block in every flat scenario
@@ -274,3 +275,14 @@ def test_collect_items_walks_under_a_drop_still_falling() -> None:
 def test_registry_data_follows_the_body_version() -> None:
     body = load_scenario("flat_empty")
     assert registry_data(make_context(body)).version == body.version
+
+
+def test_a_block_placed_beside_the_bot_goes_clear_of_its_hitbox() -> None:
+    """Standing near the +x edge of its block the bot's hitbox reaches into the cell east of it; a block placed
+    "beside the player" goes to a cell the hitbox leaves free (the server refuses the other)."""
+    body, feet = sim_body()
+    body.run_command("/give @s dirt 1")
+    body.world.player.position = Position(feet.x + 0.9, float(feet.y), feet.z + 0.5)
+    run = run_leaf(body, "place_block", {"item": "dirt"})
+    assert run.ok and run.verdict is Verdict.VERIFIED, run.result
+    assert body.block_at(feet.offset(dx=1)).name == "air"

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 from craftbt.capabilities.leaves.crafting import REUSE_RADIUS, SmeltArgs, fuel_plan, plan_craft
 from craftbt.capabilities.spec import Verdict
 from craftbt.world import mcdata
-from craftbt.world.body import BlockPos
+from craftbt.world.body import BlockPos, Position
 from tests.fakes import FakeBody
 from tests.leafkit import run_leaf
 from tests.simkit import sim_body
@@ -159,3 +159,15 @@ def test_smelt_on_sim() -> None:
     after = body.observe()
     assert after.count("iron_ingot") == 2 and after.count("raw_iron") == 1
     assert after.window is None
+
+
+def test_a_station_is_placed_clear_of_the_bots_hitbox_when_it_stands_near_a_corner() -> None:
+    """The bot's 0.6-wide hitbox reaches into the neighbouring cells when it stands near a corner of its block
+    (a real server leaves it wherever the path ended); the station goes to a cell the hitbox leaves free."""
+    body, feet = sim_body()
+    body.run_command("/give @s crafting_table 1")
+    body.world.player.position = Position(feet.x + 0.1, float(feet.y), feet.z + 0.1)
+    run = run_leaf(body, "place_workstation", {"workstation": "crafting_table"})
+    assert run.ok and run.verdict is Verdict.VERIFIED, run.result
+    x, _, z = run.observables["position"]
+    assert (x, z) not in {(feet.x - 1, feet.z - 1), (feet.x - 1, feet.z), (feet.x, feet.z - 1)}

@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, model_validator
 
 from craftbt.capabilities.contracts import WORKSTATIONS
-from craftbt.capabilities.leaves.blockwork import best_tool, dig_step, equip_and_dig, place_step, reference_for
+from craftbt.capabilities.leaves.blockwork import (
+    best_tool,
+    bot_cells,
+    dig_step,
+    equip_and_dig,
+    place_step,
+    reference_for,
+)
 from craftbt.capabilities.leaves.common import (
     LIQUIDS,
     REACH,
@@ -175,11 +182,6 @@ def placement_reference(md: McData, ctx: CapabilityContext, target: BlockPos) ->
 def placed_forms(md: McData, item: str) -> frozenset[str]:
     """Block names placing ``item`` may leave: the item's own block, or its wall form (torch -> wall_torch)."""
     return frozenset({item} | {b for b in blocks_dropping(md, item) if "wall_" in b and b != item})
-
-
-def player_cells(ctx: CapabilityContext) -> set[BlockPos]:
-    feet = ctx.body.position().block()
-    return {feet, feet.offset(dy=1)}
 
 
 def place_one(ctx: CapabilityContext, item: str, target: BlockPos, against: BlockPos, face: Face) -> RunnerGen:
@@ -605,7 +607,7 @@ def place_block_plan(ctx: CapabilityContext, args: PlaceBlockArgs) -> tuple[Bloc
         return GuardResult.deny("not_placeable", f"{args.item} is not a block")
     if count_item(ctx, args.item) < 1:
         return item_missing(args.item)
-    occupied = player_cells(ctx) if md.block(args.item).solid else set()
+    occupied = bot_cells(ctx) if md.block(args.item).solid else set()
     if args.pos is not None:
         target = args.pos.as_block_pos()
         if args.against is not None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, field_validator
 
 from craftbt.capabilities.contracts import WORKSTATIONS
-from craftbt.capabilities.leaves.blockwork import dig_step, place_step
+from craftbt.capabilities.leaves.blockwork import bot_cells, dig_step, place_step
 from craftbt.capabilities.leaves.common import (
     REACH,
     Step,
@@ -215,9 +215,11 @@ def accept_craft(
 
 
 def placement_spot(ctx: CapabilityContext, md: McData) -> BlockPos | None:
-    """An air cell (or a grass tuft's) next to the player, on a solid block, not where the player stands,
+    """An air cell (or a grass tuft's) next to the player, on a solid block, clear of the player's hitbox,
     within reach."""
     feet = ctx.body.position().block()
+    # near a corner of its block the 0.6-wide hitbox reaches into up to three neighbouring columns
+    occupied = bot_cells(ctx)
     candidates: list[BlockPos] = []
     for dist in (1, 2, 3):
         for dx in range(-dist, dist + 1):
@@ -227,7 +229,7 @@ def placement_spot(ctx: CapabilityContext, md: McData) -> BlockPos | None:
                 for dy in (0, -1, 1):
                     candidates.append(feet.offset(dx, dy, dz))
     for spot in candidates:
-        if spot in (feet, feet.offset(dy=1)):
+        if spot in occupied:
             continue
         held = ctx.body.block_at(spot).name
         # a grass tuft or snow layer is replaced by the placement (vanilla): a plains meadow has few bare cells
