@@ -154,6 +154,15 @@ class RoutingDecision(BaseModel):
         return {"planner": self.chosen, "methods": [self.method, *self.plan.methods], "context": self.context}
 
 
+def refusal_reasons(candidates: list[Candidate]) -> str:
+    """Why no planner planned, each distinct reason once with the planners that gave it ("htn, solver: ..."):
+    three planners refusing from one proof said it three times."""
+    by_reason: dict[str, list[str]] = {}
+    for c in candidates:
+        by_reason.setdefault(c.reason or "no reason given", []).append(c.planner)
+    return "; ".join(f"{', '.join(names)}: {reason}" for reason, names in by_reason.items()) or "no eligible planner"
+
+
 def tree_cost(tree: m.TreeDefinition, costs: ActionCosts) -> float:
     return sum(costs.cost(leaf.capability.partition("@")[0], _units(leaf)) for leaf in iter_leaves(tree.root))
 
@@ -215,7 +224,7 @@ class Router:
                 plans[name] = result
         while True:
             if not plans:
-                why = "; ".join(f"{c.planner}: {c.reason}" for c in candidates) or "no eligible planner"
+                why = refusal_reasons(candidates)
                 self.priors.record_decision("route_failed", {"candidates": [c.model_dump() for c in candidates]},
                                             intent_id=intent.id, goal=str(intent.goal), context=context)
                 raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT, f"no planner could plan {intent.goal}: {why}")

@@ -187,6 +187,10 @@ def test_the_cli_plans_from_an_inventory_and_refuses_bad_input(tmp_path: Path) -
     done = cli(["plan", "--goal", "obtain chest", "--inventory", str(short), "--craft-only"])
     assert done.code == 1 and "missing_ingredient" in done.text and "oak_planks" in done.text
     assert "'grass' is the pre-1.21 name of 'short_grass'" in done.err
+    assert done.text.count("not held") == 1, done.text  # one proof, said once for the planners that share it
+    done = cli(["plan", "--goal", "obtain chest", "--inventory", str(short), "--craft-only", "--json"])
+    refusal = json.loads(done.out)
+    assert done.code == 1 and refusal["ok"] is False and "missing_ingredient" in refusal["problems"][0]["message"]
     done = cli(["plan", "--goal", "obtain chest", "--inventory", '{"oak_plank": 8}', "--craft-only"])
     assert done.code == 1 and "did you mean 'oak_planks'" in done.text
     done = cli(["plan", "--goal", "obtain chest", "--inventory", "[1]", "--craft-only"])

@@ -31,7 +31,8 @@ def plan_cmd(
     seed: int = typer.Option(0, "--seed", help="World and router seed", parser=seed_int),
     world: str = typer.Option("starter", "--world", help="natural | starter | flat (without --scenario)"),
     biome: str | None = typer.Option(None, "--biome", help="Context for the priors (e.g. taiga)"),
-    as_json: bool = typer.Option(False, "--json", help="Print the routing decision as JSON"),
+    as_json: bool = typer.Option(False, "--json", help="Print the routing decision as JSON (a refusal too, as "
+                                 '{"ok": false, "problems": [...]}, exit 1)'),
     at: str | None = typer.Option(None, "--at", help="Build goals: the site's corner X,Y,Z (default: near the bot)"),
     inventory: str | None = typer.Option(
         None, "--inventory", help='Start holding this: JSON {"item": count} or a file (flat world, a crafting '
@@ -60,7 +61,15 @@ def plan_cmd(
         context["at"] = list(parse_at(at))
     held = parse_inventory(inventory) if inventory is not None else None
     with bot_for(body_spec("sim", world, seed, scenario, inventory=held), registry=registry) as bot:
-        decision = bot.plan(goal, planner=planner, context=context or None, craft_only=craft_only)
+        try:
+            decision = bot.plan(goal, planner=planner, context=context or None, craft_only=craft_only)
+        except CraftbtError as refusal:
+            if not as_json:
+                raise
+            # a refusal is this command's answer, not a crash: a script reading --json gets it on stdout
+            typer.echo(json.dumps({"ok": False, "goal": goal, "problems": [p.to_dict() for p in refusal.problems]},
+                                  indent=2))
+            raise typer.Exit(1) from None
     tree = decision.plan.tree
     if out is not None:
         write_output(out, to_json(tree) if out.suffix == ".json" else to_yaml(tree), option="--out")
