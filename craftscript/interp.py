@@ -914,14 +914,15 @@ class Interpreter:
         call["timeout"] = max(1_000, min(budget, 300_000))
         at = self._at(pos, sel)
         policy = self._nav_policy(c, named)
-        refused = path_violation(self.body, pos, call["range"], policy, self._name_at)
-        if refused is not None:
-            reason, detail = refused
-            code = ScriptErrorCode.NO_PATH if reason is NavFailure.UNREACHABLE else ScriptErrorCode.INVARIANT_VIOLATION
-            self._fail(code, f"goto: {detail}", c.loc, op=c.name, at=at,
-                       notes={"nav": reason.value, "policy": policy.model_dump()})
-        restore = apply_to_body(self.body, policy)
+        restore = apply_to_body(self.body, policy)  # first: the path checked is the one this policy's walk takes
         try:
+            refused = path_violation(self.body, pos, call["range"], policy, self._name_at)
+            if refused is not None:
+                reason, detail = refused
+                code = (ScriptErrorCode.NO_PATH if reason is NavFailure.UNREACHABLE
+                        else ScriptErrorCode.INVARIANT_VIOLATION)
+                self._fail(code, f"goto: {detail}", c.loc, op=c.name, at=at,
+                           notes={"nav": reason.value, "policy": policy.model_dump()})
             yield from self._dispatch(c, "move_to", call, at=at, timeout_ms=call["timeout"] + 1_000,
                                       watch=lambda: hazard_near(self.vox.fresh, self.body.position().block()))
         finally:

@@ -322,12 +322,13 @@ class Introspection:
             nid = f"nav_{self._nav_seq}"
             goal = BlockPos(int(target["x"]), int(target["y"]), int(target["z"]))
             nav = _Nav(nid, goal, float(tol), self.body.now_ticks() + max(1, timeout_ms // 50), rules)
+            nav.restore = apply_to_body(self.body, rules)  # first: the path checked is the one this walk takes
             refused = path_violation(self.body, goal, float(tol), rules, self.name_at)
             if refused is not None:
                 nav.state, nav.reason = "failed", refused[0].value
                 nav.detail = refused[1]
+                nav.finish()
             else:
-                nav.restore = apply_to_body(self.body, rules)
                 try:
                     nav.handle = self.body.goto(goal, float(tol))
                 except BodyError as err:

@@ -3,10 +3,11 @@ hazard envelope that stops a walk.
 
 * ``allow_dig`` (default false), ``max_drop`` (default 3: a fall of more than 3 blocks hurts, and the
   executor never lets the bot damage itself), ``max_step`` (0 or 1, default 1).
-* Before a walk starts, the planned path (on a body that can show it: ``SimBody.plan``) is checked step by
-  step: a dig the policy does not allow, a rise above ``max_step`` or a drop below ``max_drop`` refuses the
-  walk (``UNREACHABLE``), a cell beside lava or fire refuses it (``HAZARD``). A body that plans on its own
-  (mineflayer-pathfinder) gets ``max_drop`` as its largest drop (``set_max_drop``) and never digs.
+* Before a walk starts, the path the body would walk (``plan``: the embedded world's search, or
+  mineflayer-pathfinder's searched without walking) is checked step by step: a dig the policy does not allow,
+  a rise above ``max_step`` or a drop below ``max_drop`` refuses the walk (``UNREACHABLE``), a cell beside lava
+  or fire refuses it (``HAZARD``). mineflayer-pathfinder also gets ``max_drop`` as its largest drop
+  (``set_max_drop``, set before the check so the path checked is the one walked) and never digs.
 * While walking, the hazard envelope (lava or fire in the bot's cell, above or beside it, or under its
   floor) stops it with ``HAZARD``.
 """

@@ -91,11 +91,14 @@ def test_goto_stops_beside_lava_and_applies_max_drop(arena: Arena, tmp_path: Pat
     assert arena.body.set_max_drop(4) == 2
     lava = BlockPos(o.x + 4, o.y - 1, o.z + 1)  # in the floor, beside the straight line east
     arena.setblock(lava, "lava")
+    start = arena.body.position()
     out = run(arena, "goto(" + f"{o.x + 8}, {o.y}, {o.z}, tol: 0, max_drop: 1" + ");", tmp_path)
     assert not out.ok and out.error is not None
     assert out.error["error"] == "invariant_violation" and out.error["notes"]["nav"] == "HAZARD", out.error
     assert "lava" in out.error["message"]
-    assert arena.body.position().x < o.x + 8  # stopped short of the goal
+    # refused from mineflayer-pathfinder's own path before a step (a watch while walking stopped it too late
+    # on a loaded machine: the walk had reached the goal)
+    assert arena.body.position().distance_to(start) < 0.5
     assert arena.body.set_max_drop(4) == 4  # the walk's max_drop 1 was given back
 
 

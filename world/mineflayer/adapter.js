@@ -779,6 +779,23 @@ function startBuildUp (st, { item }) {
   }))
 }
 
+// The path mineflayer-pathfinder would walk to x,y,z now, without walking it: CraftScript's navigation policy
+// checks it before a walk starts (a dig, a drop, a cell beside lava), as it does on the embedded world. A search
+// that runs out of time returns what it found ('partial'); none at all is refused.
+function planPath (st, { x, y, z, tolerance, timeoutMs }) {
+  const bot = st.bot
+  const { goals } = load('mineflayer-pathfinder')
+  const goal = new goals.GoalNear(x, y, z, tolerance)
+  // getPathFromTo, not getPathTo: the latter also replaces the context of the walk under way
+  const search = bot.pathfinder.getPathFromTo(bot.pathfinder.movements, bot.entity.position, goal, { timeout: timeoutMs })
+  const { result } = search.next().value
+  if (result.status === 'noPath') throw new BodyErr('no_path', `no path to ${x},${y},${z} within ${tolerance}`, true)
+  // the path's nodes are points in a cell (its centre, x + 0.5, z + 0.5, or on top of a slab): floored, the cell
+  const cell = (p) => [Math.floor(p.x), Math.floor(p.y), Math.floor(p.z)]
+  const steps = result.path.map((m) => ({ pos: cell(m), dig: (m.toBreak || []).map(cell) }))
+  return { status: result.status, steps }
+}
+
 // The largest drop mineflayer-pathfinder may plan (its Movements.maxDropDown, default 4); CraftScript's
 // navigation policy lowers it for one walk and restores it. Returns the previous value.
 function setMaxDrop (st, { maxDrop }) {
@@ -1093,6 +1110,7 @@ const METHODS = {
   blockAt: { fn: blockAt },
   chunkCells: { fn: chunkCells },
   setMaxDrop: { fn: setMaxDrop },
+  planPath: { fn: planPath },
   findBlocks: { fn: findBlocks },
   nearestBlocks: { fn: nearestBlocks },
   findBlocksMineflayer: { fn: findBlocksMineflayer },

@@ -32,6 +32,7 @@ import time
 import weakref
 from collections import Counter
 from collections.abc import Collection
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -71,6 +72,8 @@ LOGIN_SETTLE_S = 1.5
 ADAPTER = PACKAGE_DIR / "adapter.js"
 #: Entities a tick's view carries; ``entities()`` with a larger radius asks the adapter itself.
 VIEW_ENTITY_RADIUS = 32.0
+#: How long one path search for :meth:`MineflayerBody.plan` may think (mineflayer-pathfinder's own default: 5 s).
+PLAN_TIMEOUT_MS = 2_000
 
 _STATUS = {s.value: s for s in ActionStatus}
 
@@ -155,6 +158,14 @@ class _Bridge:
     def quit(self, bot_id: int) -> None:
         if not self.broken:
             self._roundtrip(self._quit, bot_id, "craftbt body closed")
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    """One node of the path mineflayer-pathfinder would walk: the cell the feet reach, the blocks it breaks."""
+
+    pos: tuple[int, int, int]
+    dig: tuple[tuple[int, int, int], ...] = ()
 
 
 class MineflayerAction:
@@ -574,6 +585,19 @@ class MineflayerBody:
     def set_max_drop(self, blocks: int) -> int:
         """The largest drop the pathfinder may plan from now on (CraftScript's nav policy); returns the old one."""
         return int(self._call("setMaxDrop", {"maxDrop": int(blocks)}))
+
+    def plan(self, target: BlockPos, tolerance: float) -> list[PlannedStep]:
+        """The path a ``goto(target, tolerance)`` would walk from here, searched now and not walked (CraftScript's
+        navigation policy checks it before a walk starts); ``no_path`` when the pathfinder finds none. A search
+        out of time gives the part it found."""
+        if not (tolerance >= 0 and math.isfinite(tolerance)):
+            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"tolerance {tolerance} must be >= 0")
+        found = self._call("planPath", {"x": target.x, "y": target.y, "z": target.z, "tolerance": tolerance,
+                                        "timeoutMs": PLAN_TIMEOUT_MS})
+        def cell(xyz: list[int]) -> tuple[int, int, int]:
+            return int(xyz[0]), int(xyz[1]), int(xyz[2])
+
+        return [PlannedStep(cell(s["pos"]), tuple(cell(d) for d in s["dig"])) for s in found["steps"]]
 
     # -- actions (non-blocking) -------------------------------------------------------
     def goto(self, target: BlockPos, tolerance: float = 1.0) -> MineflayerAction:
