@@ -85,7 +85,7 @@ def test_move_out_of_a_hole_and_build_up(arena: Arena, tmp_path: Path) -> None:
     assert here == BlockPos(o.x + 1, o.y + 2, o.z), here
 
 
-def test_goto_stops_beside_lava_and_applies_max_drop(arena: Arena, tmp_path: Path) -> None:
+def test_goto_refuses_a_path_beside_lava_before_a_step_and_applies_max_drop(arena: Arena, tmp_path: Path) -> None:
     o = arena.origin
     assert arena.body.set_max_drop(2) == 4  # mineflayer-pathfinder's own default, before the policy
     assert arena.body.set_max_drop(4) == 2
