@@ -252,3 +252,43 @@ def test_only_the_chosen_tree_is_validated_and_an_invalid_one_never_wins(monkeyp
     alone = Router(default_registry(), PriorsStore(":memory:"), planners={"htn": bad})  # type: ignore[dict-item]
     with pytest.raises(CraftbtError, match="invalid"):
         alone.route(Intent.from_text("obtain stick"), STATE)
+
+
+class _Refusing(_Fixed):
+    """A planner that refuses with ``reason`` (and counts how often it was asked)."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(name, m.LeafNode(name="x", capability="craft_recipe", args={"recipe": "stick"}))
+        self.reason, self.asked = reason, 0
+
+    def plan(self, intent: Intent, state: PlanningState, registry: Any) -> Any:
+        from craftbt.planners.base import PlanningFailure
+
+        self.asked += 1
+        raise PlanningFailure(self.reason, "from what is held")
+
+
+def test_a_craft_only_goal_takes_the_first_valid_plan_solver_first() -> None:
+    """Craft-only (nothing gathered), the router asks the solver, then HTN, then GOAP, and takes the first valid
+    plan: the planners share one knowledge of the inventory, so planning three times bought only time. A
+    refusal that proves the goal cannot be made ends the route; any other refusal, or an invalid tree, passes
+    to the next planner. A gathering goal still asks every planner."""
+    held = PlanningState(inventory={"oak_planks": 2}, available_blocks=frozenset(), gathering=False)
+    stick = m.LeafNode(name="ok", capability="craft_recipe", args={"recipe": "stick", "qty": 1})
+    planners: dict[str, Any] = {"htn": _Fixed("htn", stick), "goap": _Fixed("goap", stick),
+                                "solver": _Fixed("solver", stick)}
+    r = Router(default_registry(), PriorsStore(":memory:"), planners=planners)
+    decision = r.route(Intent.from_text("obtain stick"), held)
+    assert decision.chosen == "solver" and [c.planner for c in decision.candidates] == ["solver"], decision.candidates
+    assert [c.planner for c in r.route(Intent.from_text("obtain stick"), STATE).candidates] == ["htn", "solver", "goap"]
+    bad = m.LeafNode(name="bad", capability="craft_recipe", args={"recipe": "stick", "qty": "x"})
+    planners.update(solver=_Refusing("solver", "budget_exceeded"), htn=_Fixed("htn", bad))
+    decision = r.route(Intent.from_text("obtain stick"), held)
+    assert decision.chosen == "goap", decision.candidates
+    assert [(c.planner, c.ok, (c.reason or "")[:7]) for c in decision.candidates] == [
+        ("solver", False, "budget_"), ("htn", False, "invalid"), ("goap", True, "")]
+    proof = planners["solver"] = _Refusing("solver", "missing_ingredient")
+    planners["htn"] = _Refusing("htn", "missing_ingredient")
+    with pytest.raises(CraftbtError, match="missing_ingredient"):
+        r.route(Intent.from_text("obtain stick"), held)
+    assert proof.asked == 1 and planners["htn"].asked == 0
