@@ -168,7 +168,7 @@ class RoutingDecision(BaseModel):
     plan: PlanResult
 
     def routing_block(self) -> dict[str, Any]:
-        """What the executor's journal carries in the intent, for :meth:`PriorsStore.ingest_journal`."""
+        """What the executor's journal carries in the intent: who planned the run, by which methods, where."""
         return {"planner": self.chosen, "methods": [self.method, *self.plan.methods], "context": self.context}
 
 
@@ -725,9 +725,8 @@ def run_goal(
 
     This is the one loop every front door's goal run goes through (:class:`craftbt.bot.bot.Bot`: the command
     line, the Python API, serve and MCP, the autonomy loop, prove, eval and fleet). Every outcome updates the
-    priors (a run stopped for a more urgent task teaches nothing and ends the goal run); the journal row of each
-    run carries the routing block in its intent, so :meth:`PriorsStore.ingest_journal` can rebuild the counts
-    from the journal alone. With ``shelter_at_night`` a tree working on the surface stops at sunset, the bot
+    priors as it ends (:meth:`Router.record_outcome`; a run stopped for a more urgent task teaches nothing and
+    ends the goal run); the journal row of each run carries the routing block in its intent. With ``shelter_at_night`` a tree working on the surface stops at sunset, the bot
     sits the night out in a roofed pit and the goal is routed again in the morning; a night uses no replan.
 
     ``goal`` is a goal's text or an :class:`Intent` made by the caller (the autonomy loop sets its urgency and

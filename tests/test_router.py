@@ -100,17 +100,25 @@ def test_missing_precondition_becomes_a_spliced_subgoal() -> None:
     assert repaired.digests["expansion_digest"] != repaired.digests["executor_plan_digest"]
 
 
-def test_priors_ingest_the_journal_once(tmp_path: Path) -> None:
-    class J:
-        def run_rows(self) -> list[dict[str, Any]]:
-            routing = {"planner": "goap", "methods": ["astar_hff"], "context": "any/day"}
-            return [{"run_id": "r1", "status": "failure", "intent_json": {"routing": routing}},
-                    {"run_id": "r2", "status": "running", "intent_json": {"routing": routing}}]
-
+def test_an_outcome_counts_for_the_planner_and_its_methods_unless_the_target_was_unreachable(
+        tmp_path: Path) -> None:
+    """What a goal run's outcome teaches the priors (``Router.record_outcome``, called as each run ends): the
+    planner and every method its plan relied on; a run that failed on a log it found unreachable counts against
+    the planner only (the methods were not at fault), and the counts persist."""
     priors = PriorsStore(tmp_path / "p.sqlite")
-    assert priors.ingest_journal(J()) == 1 and priors.ingest_journal(J()) == 0
-    assert priors.counts("goap", "astar_hff", "any/day") == (0.0, 1.0)
-    assert PriorsStore(tmp_path / "p.sqlite").counts("goap", "*", "any/day") == (0.0, 1.0)  # persisted
+    r = router(priors)
+    decision = r.route(Intent.from_text("obtain stick"), STATE, planner="htn")
+    methods = decision.plan.methods
+    assert methods, decision.plan
+    r.record_outcome(decision, True)
+    unreached = Failure(source=FailureSource.ESCALATION, reason="local_repair_exhausted", code="no_target",
+                        capability="acquire_material@1.0.0", args={"item": "oak_log"})
+    r.record_outcome(decision, False, unreached)
+    r.record_outcome(decision, False, unreached.model_copy(update={"code": "died"}))
+    context = decision.context
+    assert priors.counts("htn", "*", context) == (1.0, 2.0)
+    assert priors.counts("htn", methods[0], context) == (1.0, 1.0)  # the unreachable log blamed no method
+    assert PriorsStore(tmp_path / "p.sqlite").counts("htn", methods[0], context) == (1.0, 1.0)  # persisted
 
 
 def test_context_key() -> None:
