@@ -200,9 +200,42 @@ def test_args_that_passed_are_not_checked_again_and_a_failure_is_always_reported
     bad = m.TreeDefinition(tree="t", root=m.LeafNode(name="a", capability="craft_recipe",
                                                      args={"recipe": "stick", "qty": 0}))
     validate._valid_args.clear()
+    validate._valid_nodes.clear()
     assert validate.validate_definition(good, registry).ok
     assert len(validate._valid_args) == 1
     for _ in range(2):
         assert [p.code for p in validate.validate_definition(bad, registry).problems] == [ErrorCode.INVALID_ARGS]
     assert len(validate._valid_args) == 1
     assert validate.validate_definition(good, registry).ok
+
+
+def test_a_node_that_passed_is_skipped_but_never_one_that_differs_or_reads_the_blackboard() -> None:
+    """A leaf or condition that raised no problem is remembered whole (a planner's has_item checks and crafts
+    come back in every plan); one whose args differ only in a value's type (``True`` for ``1``), one that
+    names a blackboard key, and one that raised a problem are checked every time."""
+    import craftbt.trees.validate as validate
+
+    registry = shared_registry()
+
+    def tree(*nodes: m.Node, blackboard: dict[str, object] | None = None) -> m.TreeDefinition:
+        return m.TreeDefinition(tree="t", blackboard=blackboard or {},
+                                root=m.SequenceNode(name="s", children=list(nodes)))
+
+    def has(count: object) -> m.ConditionNode:
+        return m.ConditionNode(check="has_item", args={"item": "stick", "count": count})
+
+    def craft(name: str, qty: object, recipe: str = "stick") -> m.LeafNode:
+        return m.LeafNode(name=name, capability="craft_recipe", args={"recipe": recipe, "qty": qty})
+
+    validate._valid_nodes.clear()
+    assert validate.validate_definition(tree(has(1), craft("a", 2)), registry).ok
+    assert len(validate._valid_nodes) == 2
+    codes = [p.code for p in validate.validate_definition(tree(has(True), craft("a", True)), registry).problems]
+    assert codes == [ErrorCode.INVALID_ARGS, ErrorCode.INVALID_ARGS], codes
+    assert validate.validate_definition(tree(craft("a", 2, "{item}"), blackboard={"item": "stick"}), registry).ok
+    unknown = validate.validate_definition(tree(craft("a", 2, "{item}")), registry).problems
+    assert [p.code for p in unknown] == [ErrorCode.UNKNOWN_BLACKBOARD_KEY], unknown
+    twice = tree(craft("a", 0), craft("b", 0))
+    assert len(validate.validate_definition(twice, registry).problems) == 2
+    assert len(validate._valid_nodes) == 2
+    assert validate.validate_definition(tree(craft("b", 0)), registry).problems

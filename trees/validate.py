@@ -57,6 +57,38 @@ _valid_args: set[tuple[type[BaseModel], str]] = set()
 MAX_VALID_ARGS = 8192
 
 
+#: (capability key or check name, args model, args as canonical JSON) of leaves and conditions that raised no
+#: problem and whose args hold no blackboard reference: such a node means the same in every tree, so one met
+#: again (a planner's ``has_item`` checks and crafts, in every plan) skips the reference walk, the contract's
+#: normalizer and the substitution as well. Only passes are kept, as above.
+_valid_nodes: set[tuple[str, type[BaseModel], Any]] = set()
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _node_key(name: str, model: type[BaseModel], args: dict[str, Any]) -> tuple[str, type[BaseModel], Any] | None:
+    """The memo key of a leaf's or condition's ``args``; None when they are no plain JSON or may hold a
+    reference (then they depend on the tree's blackboard). Flat args (a planner's) are keyed by their items
+    with each value's type (``1``, ``1.0`` and ``True`` are equal in Python, not to a schema), the rest by
+    canonical JSON."""
+    if all(type(v) in _SCALARS for v in args.values()):
+        if any(type(v) is str and "{" in v for v in args.values()):
+            return None
+        return name, model, tuple(sorted((k, type(v).__name__, v) for k, v in args.items()))
+    try:
+        text = json.dumps(args, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return None if REFERENCE.search(text) else (name, model, text)
+
+
+def _remember(key: tuple[str, type[BaseModel], Any] | None) -> None:
+    if key is None:
+        return
+    if len(_valid_nodes) >= MAX_VALID_ARGS:
+        _valid_nodes.clear()
+    _valid_nodes.add(key)
+
+
 def _args_key(model: type[BaseModel], instance: Any) -> tuple[type[BaseModel], str] | None:
     """The memo key of ``instance`` checked against ``model``; None when it is no plain JSON (not memoized)."""
     try:
@@ -134,11 +166,14 @@ class _Validator:
         self.registry = registry
         self.checked = checked
         self._seen: set[str] = set()
+        #: problems reported so far, repeats included (a node that raised one is never remembered as valid)
+        self.reported = 0
         #: global key -> (value, file) of the first non-null writer
         self._writers: dict[str, tuple[Any, str]] = {}
         self._fallbacks: dict[str, Any] = {}
 
     def report(self, problem: Problem) -> None:
+        self.reported += 1
         text = problem.render()
         if text not in self._seen:  # a subtree included twice reports its problems once
             self._seen.add(text)
@@ -200,12 +235,18 @@ class _Validator:
             for p in err.problems:
                 self.report(Problem(p.code, p.message, inst.smap.locate((*path, "leaf")), p.expected, p.suggestion))
             return
+        memo = _node_key(spec.key, spec.args_model, node.args) if node.idempotency_key is None else None
+        if memo is not None and memo in _valid_nodes:
+            return
+        before = self.reported
         self.references(inst, node.args, (*path, "args"))
         if node.idempotency_key is not None:
             self.references(inst, node.idempotency_key, (*path, "idempotency_key"))
         # the action contract's normalizer first, as a run applies it: the seed's spellings validate
         args, _ = normalize_spec_args(spec, node.args)
         self.args(inst, spec.args_model, args, (*path, "args"), f"{spec.key}")
+        if self.reported == before:
+            _remember(memo)
 
     def condition(self, inst: _Instance, check_name: str, args: dict[str, Any], path: DocPath) -> None:
         try:
@@ -214,8 +255,14 @@ class _Validator:
             for p in err.problems:
                 self.report(Problem(p.code, p.message, inst.smap.locate((*path, "check")), p.expected, p.suggestion))
             return
+        memo = _node_key(f"check {check.name}", check.args_model, args)
+        if memo is not None and memo in _valid_nodes:
+            return
+        before = self.reported
         self.references(inst, args, (*path, "args"))
         self.args(inst, check.args_model, args, (*path, "args"), f"check {check.name}")
+        if self.reported == before:
+            _remember(memo)
 
     def references(self, inst: _Instance, value: Any, path: DocPath) -> None:
         if isinstance(value, dict):
