@@ -726,8 +726,9 @@ def run_goal(
     This is the one loop every front door's goal run goes through (:class:`craftbt.bot.bot.Bot`: the command
     line, the Python API, serve and MCP, the autonomy loop, prove, eval and fleet). Every outcome updates the
     priors as it ends (:meth:`Router.record_outcome`; a run stopped for a more urgent task teaches nothing and
-    ends the goal run); the journal row of each run carries the routing block in its intent. With ``shelter_at_night`` a tree working on the surface stops at sunset, the bot
-    sits the night out in a roofed pit and the goal is routed again in the morning; a night uses no replan.
+    ends the goal run); the journal row of each run carries the routing block in its intent. With
+    ``shelter_at_night`` a tree working on the surface stops at sunset, the bot sits the night out in a roofed
+    pit and the goal is routed again in the morning; a night uses no replan.
 
     ``goal`` is a goal's text or an :class:`Intent` made by the caller (the autonomy loop sets its urgency and
     source); ``router`` keeps one router (and its seeded draws) across goal runs; ``on_decision`` hears each
