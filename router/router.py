@@ -8,7 +8,10 @@
    asked for a plan within the intent's time budget. Each candidate is
    validated against the registry (:func:`trees.validate.validate_definition`)
    and passed through the executor's feasibility gate; a rejected candidate is
-   recorded with its reason.
+   recorded with its reason. A craft-only obtain goal (:func:`craft_only`) is
+   the exception: the planners are asked in :data:`CRAFT_ONLY_ORDER` and the
+   first valid plan is taken (a refusal that proves the goal impossible ends
+   the route).
 4. Survivors are scored ``confidence x theta x (cheapest cost / cost)``, with
    ``theta`` a Thompson draw from the Beta posterior of the planner's success in
    this context (priors store; seeded RNG). The same score with the posterior
