@@ -269,7 +269,9 @@ class Router:
         decision = RoutingDecision(
             intent_id=intent.id, goal=str(intent.goal), traits=sorted(traits), context=context, chosen=chosen,
             method=result.method, historical_best=best, disagreement=chosen != best, candidates=candidates,
-            reason=self._why(chosen, best, candidates, traits), plan=result,
+            reason=self._why(chosen, best, candidates, traits) + (
+                f"; craft-only: the first valid plan of {', '.join(names)} in turn" if first_plan else ""),
+            plan=result,
             # a fresh plan is resolved from the intent as a whole; a spliced one by its materials
             digests=_digests(result.tree, *self._resolutions.get(id(result.tree), (None, result.tree))),
         )

@@ -288,6 +288,7 @@ def test_a_craft_only_goal_takes_the_first_valid_plan_solver_first() -> None:
     r = Router(default_registry(), PriorsStore(":memory:"), planners=planners)
     decision = r.route(Intent.from_text("obtain stick"), held)
     assert decision.chosen == "solver" and [c.planner for c in decision.candidates] == ["solver"], decision.candidates
+    assert decision.reason.endswith("craft-only: the first valid plan of solver, htn, goap in turn"), decision.reason
     assert [c.planner for c in r.route(Intent.from_text("obtain stick"), STATE).candidates] == ["htn", "solver", "goap"]
     bad = m.LeafNode(name="bad", capability="craft_recipe", args={"recipe": "stick", "qty": "x"})
     planners.update(solver=_Refusing("solver", "budget_exceeded"), htn=_Fixed("htn", bad))
