@@ -239,3 +239,32 @@ def test_a_node_that_passed_is_skipped_but_never_one_that_differs_or_reads_the_b
     assert len(validate.validate_definition(twice, registry).problems) == 2
     assert len(validate._valid_nodes) == 2
     assert validate.validate_definition(tree(craft("b", 0)), registry).problems
+
+
+def test_the_fast_validator_is_never_more_lenient_than_the_python_one() -> None:
+    """``surely_valid`` (the Rust validator, when installed) lets args skip the Python JSON Schema validator: for
+    every args model of the default registry and args of every shape a tree may hold, it says valid only where
+    the Python validator finds no error; a value that is no JSON goes to the Python validator."""
+    import craftbt.trees.validate as validate
+    from craftbt.capabilities.default import default_registry
+
+    if validate.jsonschema_rs is None:
+        pytest.skip("jsonschema_rs is not installed: every check goes through the Python validator")
+    registry = default_registry()
+    models = {spec.args_model for spec in registry.list()} | {check.args_model for check in registry.checks()}
+    values: list[object] = ["", "stick", "{item}", "x" * 300, 0, 1, -1, 2.0, 2.5, 10**20, True, False, None, [],
+                            ["stick"], {}, {"x": 1, "y": 64, "z": -3}, {"x": "1"}, float("inf")]
+    said_valid = 0
+    for model in sorted(models, key=lambda m: m.__name__):
+        fields = [*model.model_json_schema().get("properties", {}), "unknown"]
+        instances: list[dict[str, object]] = [{}]
+        instances += [{name: value} for name in fields for value in values]
+        instances += [{name: value for name in fields} for value in values]
+        instances.append({name: values[i % len(values)] for i, name in enumerate(fields)})
+        for instance in instances:
+            if validate.surely_valid(model, instance):
+                said_valid += 1
+                errors = list(validate.args_validator(model).iter_errors(instance))
+                assert not errors, (model.__name__, instance, errors[0].message)
+    assert said_valid > 50  # the battery holds valid args too: the agreement is not vacuous
+    validate.surely_valid(next(iter(models)), {"x": object()})  # no JSON: False or the Python answer, never a raise
