@@ -5,9 +5,10 @@ A context is ``"<biome>/<day|night>"``. The posterior of a method's success is
 this context plus :data:`SHARED_WEIGHT` of those seen in other contexts, so
 what was learnt in the forest informs the desert without overriding it.
 
-Outcomes come from the executor's journal (:meth:`PriorsStore.ingest_journal`
-reads runs whose intent carries the router's ``routing`` block, once each) or
-directly from the router (:meth:`PriorsStore.record_plan`). The store also
+Outcomes come from the router as each run of a goal ends
+(:meth:`PriorsStore.record_plan` through ``Router.record_outcome``, which
+leaves a plan's methods unblamed when the run failed on a target it found
+unreachable). The store also
 keeps the router's decisions (chosen planner, candidates, disagreement) and
 the thought processor's decisions, for ``craftbt`` reports and audits.
 
@@ -24,15 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from craftbt.core.home import default_home
-from craftbt.core.runstatus import RunStatus
 from craftbt.core.sqlite import open_store, storage_errors
 
 #: what other contexts' counts weigh in a context that has its own
 SHARED_WEIGHT = 0.2
-#: journal run statuses that are outcomes (blocked: the plan could not even start, a failure of the plan)
-SUCCESS: frozenset[str] = frozenset({RunStatus.SUCCESS.value})
-FAILURE: frozenset[str] = frozenset(s.value for s in (RunStatus.FAILURE, RunStatus.ESCALATED, RunStatus.HUNG,
-                                                      RunStatus.BUDGET_EXHAUSTED, RunStatus.BLOCKED))
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS outcomes (
@@ -40,7 +36,6 @@ CREATE TABLE IF NOT EXISTS outcomes (
     successes REAL NOT NULL DEFAULT 0, failures REAL NOT NULL DEFAULT 0, updated_at REAL NOT NULL,
     PRIMARY KEY (planner, method, context)
 );
-CREATE TABLE IF NOT EXISTS ingested (run_id TEXT PRIMARY KEY, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS decisions (
     id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, kind TEXT NOT NULL, intent_id TEXT, goal TEXT,
     chosen TEXT, method TEXT, context TEXT, disagreement INTEGER NOT NULL DEFAULT 0, detail_json TEXT NOT NULL
@@ -111,30 +106,6 @@ class PriorsStore:
         """Thompson sampling: one draw from the success posterior."""
         a, b = self.posterior(planner, method, context)
         return rng.betavariate(a, b)
-
-    # -- the executor's journal ------------------------------------------------------------------
-    def ingest_journal(self, journal: Any) -> int:
-        """Fold finished runs the router planned into the counts, each run once. Returns how many."""
-        done = {row[0] for row in self.db.execute("SELECT run_id FROM ingested")}
-        added = 0
-        for row in journal.run_rows():
-            run_id = row.get("run_id")
-            status = row.get("status")
-            if run_id in done or status not in SUCCESS | FAILURE:
-                continue
-            raw = row.get("intent_json")
-            intent = json.loads(raw) if isinstance(raw, str) else (raw or row.get("intent") or {})
-            routing = intent.get("routing") if isinstance(intent, dict) else None
-            if not isinstance(routing, dict) or "planner" not in routing:
-                continue
-            self.record_plan(str(routing["planner"]), [str(m) for m in routing.get("methods", [])],
-                             str(routing.get("context", "any/day")), status in SUCCESS)
-            with storage_errors(self.path):
-                self.db.execute("INSERT OR IGNORE INTO ingested (run_id, at) VALUES (?, ?)", (run_id, time.time()))
-            added += 1
-        with storage_errors(self.path):
-            self.db.commit()
-        return added
 
     # -- decisions -------------------------------------------------------------------------------
     def record_decision(self, kind: str, detail: dict[str, Any], *, intent_id: str | None = None,

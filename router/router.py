@@ -8,7 +8,10 @@
    asked for a plan within the intent's time budget. Each candidate is
    validated against the registry (:func:`trees.validate.validate_definition`)
    and passed through the executor's feasibility gate; a rejected candidate is
-   recorded with its reason.
+   recorded with its reason. A craft-only obtain goal (:func:`craft_only`) is
+   the exception: the planners are asked in :data:`CRAFT_ONLY_ORDER` and the
+   first valid plan is taken (a refusal that proves the goal impossible ends
+   the route).
 4. Survivors are scored ``confidence x theta x (cheapest cost / cost)``, with
    ``theta`` a Thompson draw from the Beta posterior of the planner's success in
    this context (priors store; seeded RNG). The same score with the posterior
@@ -95,6 +98,18 @@ ROUTING_MATRIX: dict[Trait, tuple[str, ...]] = {
     Trait.CONSTRUCTION: ("building", "llm"),
 }
 
+#: A craft-only obtain goal (plan from what is held, :func:`craft_only`) is planned by these in turn, and the
+#: first valid plan is taken. Every planner plans it from one shared knowledge of the inventory (the same
+#: costs, the same refusal proofs), and on Plancraft's 580 examples the solver alone plans every solvable one
+#: (bench/bench_plancraft.py); planning it three times and scoring bought nothing but time (the route cost the
+#: three planners' sum and more, 8-12 times Plancraft's own planner). The solver goes first: its craft-only
+#: search is exhaustive and the quickest. The priors then learn craft-only outcomes for the planner that
+#: planned them; a planner that refuses without a proof is followed by the next.
+CRAFT_ONLY_ORDER: tuple[str, ...] = ("solver", "htn", "goap")
+#: refusal reasons that prove the goal cannot be made from what is held (the solver's expansion over the shared
+#: craft-only costs, which HTN and GOAP refuse with too: :func:`planners.solver.craft_only_refusal`)
+PROOFS = frozenset({"missing_ingredient", "cyclic_requirement"})
+
 #: emergency -> (capability, args): the fast path runs these without planning
 FAST_PATHS: dict[str, tuple[str, dict[str, Any]]] = {
     "threat": ("retreat_from_threat", {}),
@@ -118,6 +133,12 @@ def traits_of(intent: Intent) -> set[Trait]:
     if intent.context.get("ambiguous") or intent.context.get("social"):
         traits.add(Trait.AMBIGUOUS)
     return traits
+
+
+def craft_only(intent: Intent, state: PlanningState, registry: Registry) -> bool:
+    """Whether ``intent`` asks for an item to be made from what is held alone (no gathering: the state or the
+    registry forbids it), the request the router hands to the first planner that plans it."""
+    return intent.goal.verb is GoalVerb.OBTAIN and not state.gathers(registry)
 
 
 class Candidate(BaseModel):
@@ -150,7 +171,7 @@ class RoutingDecision(BaseModel):
     plan: PlanResult
 
     def routing_block(self) -> dict[str, Any]:
-        """What the executor's journal carries in the intent, for :meth:`PriorsStore.ingest_journal`."""
+        """What the executor's journal carries in the intent: who planned the run, by which methods, where."""
         return {"planner": self.chosen, "methods": [self.method, *self.plan.methods], "context": self.context}
 
 
@@ -211,9 +232,13 @@ class Router:
             if fast is not None:
                 return fast
         names = self._eligible(intent, traits, planner)
+        first_plan = craft_only(intent, state, self.registry) and len(names) > 1
+        if first_plan:
+            names = sorted(names, key=lambda n: CRAFT_ONLY_ORDER.index(n) if n in CRAFT_ONLY_ORDER else len(names))
         budget_ms = intent.time_budget_ms or DEFAULT_BUDGET_MS
         candidates: list[Candidate] = []
         plans: dict[str, PlanResult] = {}
+        checked: set[str] = set()
         for name in names:
             if (time.perf_counter() - started) * 1000 > budget_ms:
                 candidates.append(Candidate(planner=name, ok=False, reason="time_budget_spent"))
@@ -222,6 +247,18 @@ class Router:
             candidates.append(candidate)
             if result is not None:
                 plans[name] = result
+            if not first_plan:
+                continue
+            if result is None:
+                if (candidate.reason or "").partition(":")[0] in PROOFS:
+                    break  # the refusal is a proof from the shared craft-only costs: every planner gives it
+                continue
+            rejected = self._check(result, observation)
+            if rejected is None:
+                checked.add(name)
+                break
+            candidate.ok, candidate.reason = False, rejected
+            del plans[name]
         while True:
             if not plans:
                 why = refusal_reasons(candidates)
@@ -231,7 +268,7 @@ class Router:
             chosen, best = self._score(candidates, plans, context)
             # only the tree chosen is validated and gated (the others would never run: checking all three
             # was most of a craft-only route); one that fails is rejected with its reason and the rest rescored
-            rejected = self._check(plans[chosen], observation)
+            rejected = None if chosen in checked else self._check(plans[chosen], observation)
             if rejected is None:
                 break
             loser = next(c for c in candidates if c.planner == chosen)
@@ -241,7 +278,9 @@ class Router:
         decision = RoutingDecision(
             intent_id=intent.id, goal=str(intent.goal), traits=sorted(traits), context=context, chosen=chosen,
             method=result.method, historical_best=best, disagreement=chosen != best, candidates=candidates,
-            reason=self._why(chosen, best, candidates, traits), plan=result,
+            reason=self._why(chosen, best, candidates, traits) + (
+                f"; craft-only: the first valid plan of {', '.join(names)} in turn" if first_plan else ""),
+            plan=result,
             # a fresh plan is resolved from the intent as a whole; a spliced one by its materials
             digests=_digests(result.tree, *self._resolutions.get(id(result.tree), (None, result.tree))),
         )
@@ -700,10 +739,10 @@ def run_goal(
 
     This is the one loop every front door's goal run goes through (:class:`craftbt.bot.bot.Bot`: the command
     line, the Python API, serve and MCP, the autonomy loop, prove, eval and fleet). Every outcome updates the
-    priors (a run stopped for a more urgent task teaches nothing and ends the goal run); the journal row of each
-    run carries the routing block in its intent, so :meth:`PriorsStore.ingest_journal` can rebuild the counts
-    from the journal alone. With ``shelter_at_night`` a tree working on the surface stops at sunset, the bot
-    sits the night out in a roofed pit and the goal is routed again in the morning; a night uses no replan.
+    priors as it ends (:meth:`Router.record_outcome`; a run stopped for a more urgent task teaches nothing and
+    ends the goal run); the journal row of each run carries the routing block in its intent. With
+    ``shelter_at_night`` a tree working on the surface stops at sunset, the bot sits the night out in a roofed
+    pit and the goal is routed again in the morning; a night uses no replan.
 
     ``goal`` is a goal's text or an :class:`Intent` made by the caller (the autonomy loop sets its urgency and
     source); ``router`` keeps one router (and its seeded draws) across goal runs; ``on_decision`` hears each

@@ -297,6 +297,13 @@ def test_a_slot_mixes_its_options_and_dyes_take_every_colour(data: mcdata.McData
     assert slab.shortfall(1, {"purpur_block": 2, "purpur_pillar": 1}) == {}
     [campfire] = data.recipes_for("campfire")  # two independent tags: coals and logs
     assert campfire.shortfall(1, {"stick": 3, "charcoal": 1, "oak_log": 2, "birch_wood": 1}) == {}
+    # what nothing held pays is the cheapest option, among equals one already taken, then the data's first
+    assert chest.fill(1, {}) == {chest.slots[0].options[0]: 8}
+    assert chest.fill(1, {"birch_planks": 3}) == {"birch_planks": 8}
+    assert chest.fill(1, {}, lambda o: 0.0 if o == "spruce_planks" else 1.0) == {"spruce_planks": 8}
+    last = chest.slots[0].options[-1]
+    assert chest.fill(2, {}, lambda o: 0.0 if o in (last, chest.slots[0].options[1]) else 1.0) == {
+        chest.slots[0].options[1]: 16}
 
 
 def test_sticks_planks_and_shapeless_variants(data: mcdata.McData) -> None:

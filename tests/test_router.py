@@ -100,17 +100,25 @@ def test_missing_precondition_becomes_a_spliced_subgoal() -> None:
     assert repaired.digests["expansion_digest"] != repaired.digests["executor_plan_digest"]
 
 
-def test_priors_ingest_the_journal_once(tmp_path: Path) -> None:
-    class J:
-        def run_rows(self) -> list[dict[str, Any]]:
-            routing = {"planner": "goap", "methods": ["astar_hff"], "context": "any/day"}
-            return [{"run_id": "r1", "status": "failure", "intent_json": {"routing": routing}},
-                    {"run_id": "r2", "status": "running", "intent_json": {"routing": routing}}]
-
+def test_an_outcome_counts_for_the_planner_and_its_methods_unless_the_target_was_unreachable(
+        tmp_path: Path) -> None:
+    """What a goal run's outcome teaches the priors (``Router.record_outcome``, called as each run ends): the
+    planner and every method its plan relied on; a run that failed on a log it found unreachable counts against
+    the planner only (the methods were not at fault), and the counts persist."""
     priors = PriorsStore(tmp_path / "p.sqlite")
-    assert priors.ingest_journal(J()) == 1 and priors.ingest_journal(J()) == 0
-    assert priors.counts("goap", "astar_hff", "any/day") == (0.0, 1.0)
-    assert PriorsStore(tmp_path / "p.sqlite").counts("goap", "*", "any/day") == (0.0, 1.0)  # persisted
+    r = router(priors)
+    decision = r.route(Intent.from_text("obtain stick"), STATE, planner="htn")
+    methods = decision.plan.methods
+    assert methods, decision.plan
+    r.record_outcome(decision, True)
+    unreached = Failure(source=FailureSource.ESCALATION, reason="local_repair_exhausted", code="no_target",
+                        capability="acquire_material@1.0.0", args={"item": "oak_log"})
+    r.record_outcome(decision, False, unreached)
+    r.record_outcome(decision, False, unreached.model_copy(update={"code": "died"}))
+    context = decision.context
+    assert priors.counts("htn", "*", context) == (1.0, 2.0)
+    assert priors.counts("htn", methods[0], context) == (1.0, 1.0)  # the unreachable log blamed no method
+    assert PriorsStore(tmp_path / "p.sqlite").counts("htn", methods[0], context) == (1.0, 1.0)  # persisted
 
 
 def test_context_key() -> None:
@@ -252,3 +260,44 @@ def test_only_the_chosen_tree_is_validated_and_an_invalid_one_never_wins(monkeyp
     alone = Router(default_registry(), PriorsStore(":memory:"), planners={"htn": bad})  # type: ignore[dict-item]
     with pytest.raises(CraftbtError, match="invalid"):
         alone.route(Intent.from_text("obtain stick"), STATE)
+
+
+class _Refusing(_Fixed):
+    """A planner that refuses with ``reason`` (and counts how often it was asked)."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(name, m.LeafNode(name="x", capability="craft_recipe", args={"recipe": "stick"}))
+        self.reason, self.asked = reason, 0
+
+    def plan(self, intent: Intent, state: PlanningState, registry: Any) -> Any:
+        from craftbt.planners.base import PlanningFailure
+
+        self.asked += 1
+        raise PlanningFailure(self.reason, "from what is held")
+
+
+def test_a_craft_only_goal_takes_the_first_valid_plan_solver_first() -> None:
+    """Craft-only (nothing gathered), the router asks the solver, then HTN, then GOAP, and takes the first valid
+    plan: the planners share one knowledge of the inventory, so planning three times bought only time. A
+    refusal that proves the goal cannot be made ends the route; any other refusal, or an invalid tree, passes
+    to the next planner. A gathering goal still asks every planner."""
+    held = PlanningState(inventory={"oak_planks": 2}, available_blocks=frozenset(), gathering=False)
+    stick = m.LeafNode(name="ok", capability="craft_recipe", args={"recipe": "stick", "qty": 1})
+    planners: dict[str, Any] = {"htn": _Fixed("htn", stick), "goap": _Fixed("goap", stick),
+                                "solver": _Fixed("solver", stick)}
+    r = Router(default_registry(), PriorsStore(":memory:"), planners=planners)
+    decision = r.route(Intent.from_text("obtain stick"), held)
+    assert decision.chosen == "solver" and [c.planner for c in decision.candidates] == ["solver"], decision.candidates
+    assert decision.reason.endswith("craft-only: the first valid plan of solver, htn, goap in turn"), decision.reason
+    assert [c.planner for c in r.route(Intent.from_text("obtain stick"), STATE).candidates] == ["htn", "solver", "goap"]
+    bad = m.LeafNode(name="bad", capability="craft_recipe", args={"recipe": "stick", "qty": "x"})
+    planners.update(solver=_Refusing("solver", "budget_exceeded"), htn=_Fixed("htn", bad))
+    decision = r.route(Intent.from_text("obtain stick"), held)
+    assert decision.chosen == "goap", decision.candidates
+    assert [(c.planner, c.ok, (c.reason or "")[:7]) for c in decision.candidates] == [
+        ("solver", False, "budget_"), ("htn", False, "invalid"), ("goap", True, "")]
+    proof = planners["solver"] = _Refusing("solver", "missing_ingredient")
+    planners["htn"] = _Refusing("htn", "missing_ingredient")
+    with pytest.raises(CraftbtError, match="missing_ingredient"):
+        r.route(Intent.from_text("obtain stick"), held)
+    assert proof.asked == 1 and planners["htn"].asked == 0

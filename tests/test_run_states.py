@@ -9,7 +9,6 @@ import pytest
 
 from craftbt.core.runstatus import TERMINAL, RunStatus
 from craftbt.executor.journal import TERMINAL_STATUSES, Journal
-from craftbt.router import priors
 
 
 def test_the_journal_knows_every_terminal_status_the_executor_can_write() -> None:
@@ -28,7 +27,3 @@ def test_the_journal_refuses_a_status_outside_the_set(tmp_path: Path) -> None:
     finally:
         journal.close()
 
-
-def test_the_priors_count_only_outcomes_from_the_set() -> None:
-    assert priors.SUCCESS | priors.FAILURE <= TERMINAL_STATUSES
-    assert not (priors.SUCCESS | priors.FAILURE) & {"cancelled", "abandoned", "preempted"}

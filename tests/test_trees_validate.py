@@ -200,9 +200,71 @@ def test_args_that_passed_are_not_checked_again_and_a_failure_is_always_reported
     bad = m.TreeDefinition(tree="t", root=m.LeafNode(name="a", capability="craft_recipe",
                                                      args={"recipe": "stick", "qty": 0}))
     validate._valid_args.clear()
+    validate._valid_nodes.clear()
     assert validate.validate_definition(good, registry).ok
     assert len(validate._valid_args) == 1
     for _ in range(2):
         assert [p.code for p in validate.validate_definition(bad, registry).problems] == [ErrorCode.INVALID_ARGS]
     assert len(validate._valid_args) == 1
     assert validate.validate_definition(good, registry).ok
+
+
+def test_a_node_that_passed_is_skipped_but_never_one_that_differs_or_reads_the_blackboard() -> None:
+    """A leaf or condition that raised no problem is remembered whole (a planner's has_item checks and crafts
+    come back in every plan); one whose args differ only in a value's type (``True`` for ``1``), one that
+    names a blackboard key, and one that raised a problem are checked every time."""
+    import craftbt.trees.validate as validate
+
+    registry = shared_registry()
+
+    def tree(*nodes: m.Node, blackboard: dict[str, object] | None = None) -> m.TreeDefinition:
+        return m.TreeDefinition(tree="t", blackboard=blackboard or {},
+                                root=m.SequenceNode(name="s", children=list(nodes)))
+
+    def has(count: object) -> m.ConditionNode:
+        return m.ConditionNode(check="has_item", args={"item": "stick", "count": count})
+
+    def craft(name: str, qty: object, recipe: str = "stick") -> m.LeafNode:
+        return m.LeafNode(name=name, capability="craft_recipe", args={"recipe": recipe, "qty": qty})
+
+    validate._valid_nodes.clear()
+    assert validate.validate_definition(tree(has(1), craft("a", 2)), registry).ok
+    assert len(validate._valid_nodes) == 2
+    codes = [p.code for p in validate.validate_definition(tree(has(True), craft("a", True)), registry).problems]
+    assert codes == [ErrorCode.INVALID_ARGS, ErrorCode.INVALID_ARGS], codes
+    assert validate.validate_definition(tree(craft("a", 2, "{item}"), blackboard={"item": "stick"}), registry).ok
+    unknown = validate.validate_definition(tree(craft("a", 2, "{item}")), registry).problems
+    assert [p.code for p in unknown] == [ErrorCode.UNKNOWN_BLACKBOARD_KEY], unknown
+    twice = tree(craft("a", 0), craft("b", 0))
+    assert len(validate.validate_definition(twice, registry).problems) == 2
+    assert len(validate._valid_nodes) == 2
+    assert validate.validate_definition(tree(craft("b", 0)), registry).problems
+
+
+def test_the_fast_validator_is_never_more_lenient_than_the_python_one() -> None:
+    """``surely_valid`` (the Rust validator, when installed) lets args skip the Python JSON Schema validator: for
+    every args model of the default registry and args of every shape a tree may hold, it says valid only where
+    the Python validator finds no error; a value that is no JSON goes to the Python validator."""
+    import craftbt.trees.validate as validate
+    from craftbt.capabilities.default import default_registry
+
+    if validate.jsonschema_rs is None:
+        pytest.skip("jsonschema_rs is not installed: every check goes through the Python validator")
+    registry = default_registry()
+    models = {spec.args_model for spec in registry.list()} | {check.args_model for check in registry.checks()}
+    values: list[object] = ["", "stick", "{item}", "x" * 300, 0, 1, -1, 2.0, 2.5, 10**20, True, False, None, [],
+                            ["stick"], {}, {"x": 1, "y": 64, "z": -3}, {"x": "1"}, float("inf")]
+    said_valid = 0
+    for model in sorted(models, key=lambda m: m.__name__):
+        fields = [*model.model_json_schema().get("properties", {}), "unknown"]
+        instances: list[dict[str, object]] = [{}]
+        instances += [{name: value} for name in fields for value in values]
+        instances += [{name: value for name in fields} for value in values]
+        instances.append({name: values[i % len(values)] for i, name in enumerate(fields)})
+        for instance in instances:
+            if validate.surely_valid(model, instance):
+                said_valid += 1
+                errors = list(validate.args_validator(model).iter_errors(instance))
+                assert not errors, (model.__name__, instance, errors[0].message)
+    assert said_valid > 50  # the battery holds valid args too: the agreement is not vacuous
+    validate.surely_valid(next(iter(models)), {"x": object()})  # no JSON: False or the Python answer, never a raise

@@ -50,11 +50,50 @@ from craftbt.trees.source import DocPath, SourceMap
 
 _validators: dict[type[BaseModel], jsonschema.protocols.Validator] = {}
 
+try:  # optional: the Rust validator says whether args are valid in about a microsecond, the Python one in 50
+    import jsonschema_rs
+except ImportError:  # pragma: no cover - then every check goes through the Python validator
+    jsonschema_rs = None  # type: ignore[assignment]
+#: args model -> its Rust validator (None: its schema did not compile there; the Python validator is used)
+_fast_validators: dict[type[BaseModel], Any] = {}
+
 
 #: (args model, args as canonical JSON) that passed the schema and the model: checking them again finds nothing
 #: (both checks are pure functions of the two). Only passes are kept, so a bad tree is always reported in full.
 _valid_args: set[tuple[type[BaseModel], str]] = set()
 MAX_VALID_ARGS = 8192
+
+
+#: (capability key or check name, args model, args as canonical JSON) of leaves and conditions that raised no
+#: problem and whose args hold no blackboard reference: such a node means the same in every tree, so one met
+#: again (a planner's ``has_item`` checks and crafts, in every plan) skips the reference walk, the contract's
+#: normalizer and the substitution as well. Only passes are kept, as above.
+_valid_nodes: set[tuple[str, type[BaseModel], Any]] = set()
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _node_key(name: str, model: type[BaseModel], args: dict[str, Any]) -> tuple[str, type[BaseModel], Any] | None:
+    """The memo key of a leaf's or condition's ``args``; None when they are no plain JSON or may hold a
+    reference (then they depend on the tree's blackboard). Flat args (a planner's) are keyed by their items
+    with each value's type (``1``, ``1.0`` and ``True`` are equal in Python, not to a schema), the rest by
+    canonical JSON."""
+    if all(type(v) in _SCALARS for v in args.values()):
+        if any(type(v) is str and "{" in v for v in args.values()):
+            return None
+        return name, model, tuple(sorted((k, type(v).__name__, v) for k, v in args.items()))
+    try:
+        text = json.dumps(args, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return None if REFERENCE.search(text) else (name, model, text)
+
+
+def _remember(key: tuple[str, type[BaseModel], Any] | None) -> None:
+    if key is None:
+        return
+    if len(_valid_nodes) >= MAX_VALID_ARGS:
+        _valid_nodes.clear()
+    _valid_nodes.add(key)
 
 
 def _args_key(model: type[BaseModel], instance: Any) -> tuple[type[BaseModel], str] | None:
@@ -72,6 +111,28 @@ def args_validator(model: type[BaseModel]) -> jsonschema.protocols.Validator:
         validator = jsonschema.Draft202012Validator(model.model_json_schema())
         _validators[model] = validator
     return validator
+
+
+def surely_valid(model: type[BaseModel], instance: Any) -> bool:
+    """True when ``instance`` certainly meets ``model``'s JSON Schema (Draft 2020-12, formats as annotations, as
+    :func:`args_validator` reads it) by the Rust validator; False means "ask the Python validator", which stays
+    the authority and words every error. First sight of a planner's args was most of an auto route's
+    validation (a Plancraft example's items are new each time, so the memo above never held them)."""
+    if jsonschema_rs is None:
+        return False
+    if model not in _fast_validators:
+        try:
+            _fast_validators[model] = jsonschema_rs.Draft202012Validator(model.model_json_schema(),
+                                                                         validate_formats=False)
+        except Exception:  # a schema the Rust side cannot compile: the Python validator alone
+            _fast_validators[model] = None
+    validator = _fast_validators[model]
+    if validator is None:
+        return False
+    try:
+        return bool(validator.is_valid(instance))
+    except Exception:  # a value that is no JSON (a tuple, an object): the Python validator words it
+        return False
 
 
 def resolve_subtree_path(target: str, base_dir: Path | None) -> Path | None:
@@ -134,11 +195,14 @@ class _Validator:
         self.registry = registry
         self.checked = checked
         self._seen: set[str] = set()
+        #: problems reported so far, repeats included (a node that raised one is never remembered as valid)
+        self.reported = 0
         #: global key -> (value, file) of the first non-null writer
         self._writers: dict[str, tuple[Any, str]] = {}
         self._fallbacks: dict[str, Any] = {}
 
     def report(self, problem: Problem) -> None:
+        self.reported += 1
         text = problem.render()
         if text not in self._seen:  # a subtree included twice reports its problems once
             self._seen.add(text)
@@ -200,12 +264,18 @@ class _Validator:
             for p in err.problems:
                 self.report(Problem(p.code, p.message, inst.smap.locate((*path, "leaf")), p.expected, p.suggestion))
             return
+        memo = _node_key(spec.key, spec.args_model, node.args) if node.idempotency_key is None else None
+        if memo is not None and memo in _valid_nodes:
+            return
+        before = self.reported
         self.references(inst, node.args, (*path, "args"))
         if node.idempotency_key is not None:
             self.references(inst, node.idempotency_key, (*path, "idempotency_key"))
         # the action contract's normalizer first, as a run applies it: the seed's spellings validate
         args, _ = normalize_spec_args(spec, node.args)
         self.args(inst, spec.args_model, args, (*path, "args"), f"{spec.key}")
+        if self.reported == before:
+            _remember(memo)
 
     def condition(self, inst: _Instance, check_name: str, args: dict[str, Any], path: DocPath) -> None:
         try:
@@ -214,8 +284,14 @@ class _Validator:
             for p in err.problems:
                 self.report(Problem(p.code, p.message, inst.smap.locate((*path, "check")), p.expected, p.suggestion))
             return
+        memo = _node_key(f"check {check.name}", check.args_model, args)
+        if memo is not None and memo in _valid_nodes:
+            return
+        before = self.reported
         self.references(inst, args, (*path, "args"))
         self.args(inst, check.args_model, args, (*path, "args"), f"check {check.name}")
+        if self.reported == before:
+            _remember(memo)
 
     def references(self, inst: _Instance, value: Any, path: DocPath) -> None:
         if isinstance(value, dict):
@@ -239,7 +315,7 @@ class _Validator:
         key = None if unknown else _args_key(model, instance)
         if key is not None and key in _valid_args:
             return  # these very args passed both checks before (planners emit the same leaves over and over)
-        schema_errors = [
+        schema_errors = [] if surely_valid(model, instance) else [
             e for e in args_validator(model).iter_errors(instance)
             if not any(tuple(e.absolute_path)[: len(u)] == u for u in unknown)
         ]

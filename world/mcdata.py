@@ -149,13 +149,16 @@ class Slot:
         short. An option that pays the whole need alone is taken from the smallest such stack (leftovers go
         first, and a stack gathered in bulk for later steps, a build's 72 planks, stays whole); otherwise the
         most held first, mixing options (a chest from five oak and three birch planks)."""
-        whole = [o for o in self.options if left.get(o, 0) >= need]
+        held = [o for o in self.options if left.get(o, 0) > 0]
+        if not held and need > 0:  # nothing to move (a fill from nothing held: most of a plan's fills)
+            return need
+        whole = [o for o in (held if need > 0 else self.options) if left.get(o, 0) >= need]
         if whole:
             option = min(whole, key=lambda o: (left[o], o))
             out[option] = out.get(option, 0) + need
             left[option] -= need
             return 0
-        for option in sorted(self.options, key=lambda o: (-left.get(o, 0), o)):
+        for option in sorted(held, key=lambda o: (-left[o], o)):
             take = min(need, left.get(option, 0))
             if take <= 0:
                 break
@@ -214,7 +217,7 @@ class Recipe:
             need = slot.take(slot.count * crafts, left, out)
             if need > 0:  # the cheapest option; among equals one already taken, then the data's order
                 rank = cost or (lambda o: 0.0)
-                option = min(slot.options, key=lambda o: (rank(o), o not in out, slot.options.index(o)))
+                option = min(enumerate(slot.options), key=lambda io: (rank(io[1]), io[1] not in out, io[0]))[1]
                 out[option] = out.get(option, 0) + need
         return out
 
