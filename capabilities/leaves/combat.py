@@ -66,6 +66,8 @@ ATTACK_REACH = 3.0
 SWING_TICKS = 13
 #: How far from where a killed target stood its drops and a look-alike are looked for when verifying.
 DROP_RADIUS = 3.0
+#: Blocks a fight backs off from its target (at low health, or out of a creeper's fuse).
+BACK_OFF = 8.0
 
 
 def _inventory(ctx: CapabilityContext) -> dict[str, int]:
@@ -313,21 +315,19 @@ def _ground_near(ctx: CapabilityContext, cell: BlockPos) -> BlockPos | None:
     return None
 
 
-def run_retreat(ctx: CapabilityContext, args: RetreatArgs) -> RunnerGen:
-    threats = _hostiles(ctx, args.safeRadius)
+def walk_away(ctx: CapabilityContext, threat: Position, distance: float) -> RunnerGen:
+    """Walk ``distance`` blocks away from ``threat``: straight away first, then fanning out (a wall behind is
+    common, a dead end on all sides is not). None when the bot got away, else the last failure. One walk for a
+    retreat from hostiles and a fight's backing off."""
     here = ctx.body.position()
-    if not threats:
-        return ActionResult.success(retreated=False, threats=0, position=list(here))
-    centre = _centre(threats)
-    away = math.atan2(here.z - centre.z, here.x - centre.x) if _flat_distance(here, centre) > 1e-6 else 0.0
+    away = math.atan2(here.z - threat.z, here.x - threat.x) if _flat_distance(here, threat) > 1e-6 else 0.0
     last_error: ActionResult | None = None
-    # Straight away first, then fanning out: a wall behind is common, a dead end on all sides is not.
     for turn in (0, 1, -1, 2, -2, 3, -3, 4):
         angle = away + turn * math.pi / 4
         target = BlockPos(
-            math.floor(here.x + math.cos(angle) * args.retreatDistance),
+            math.floor(here.x + math.cos(angle) * distance),
             math.floor(here.y),
-            math.floor(here.z + math.sin(angle) * args.retreatDistance),
+            math.floor(here.z + math.sin(angle) * distance),
         )
         target = _ground_near(ctx, target) or target  # no ground near: the body's own refusal says why
         try:
@@ -337,15 +337,27 @@ def run_retreat(ctx: CapabilityContext, args: RetreatArgs) -> RunnerGen:
             continue
         failure = yield from act(handle)
         if failure is None:
-            now = ctx.body.position()
-            return ActionResult.success(
-                retreated=True, threats=len(threats), threat_centre=list(centre), position=list(now),
-                distance_before=_flat_distance(here, centre), distance_after=_flat_distance(now, centre),
-            )
+            return None
         last_error = failure
     assert last_error is not None
-    last_error.observables["threats"] = len(threats)
     return last_error
+
+
+def run_retreat(ctx: CapabilityContext, args: RetreatArgs) -> RunnerGen:
+    threats = _hostiles(ctx, args.safeRadius)
+    here = ctx.body.position()
+    if not threats:
+        return ActionResult.success(retreated=False, threats=0, position=list(here))
+    centre = _centre(threats)
+    failure = yield from walk_away(ctx, centre, args.retreatDistance)
+    if failure is not None:
+        failure.observables["threats"] = len(threats)
+        return failure
+    now = ctx.body.position()
+    return ActionResult.success(
+        retreated=True, threats=len(threats), threat_centre=list(centre), position=list(now),
+        distance_before=_flat_distance(here, centre), distance_after=_flat_distance(now, centre),
+    )
 
 
 def accept_retreat(
@@ -378,6 +390,9 @@ class AttackEntityArgs(StrictArgs):
     )
 
 
+#: Mobs that light a fuse beside the player and blow up (vanilla's creeper: it swells within 3 blocks and its fuse
+#: goes out beyond 7, 30 ticks to the blast). A fight with one backs off out of the fuse after every swing.
+FUSED = frozenset({"creeper"})
 #: Memory key: the entities this run found no path to. A type-based attack turns to the next one of the type,
 #: and skips any standing in a cell the goal run could not reach (natural seed 13: a sheep with no standable
 #: cell near it was chosen by three runs in a row).
@@ -411,6 +426,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
     if target is None:
         return ActionResult.failure("no_target", "the target left before the fight")
     target_id, name = target.id, target.name
+    fused = name in FUSED
     deadline = ctx.body.now_ticks() + args.duration * TICKS_PER_SECOND // 1000
     hits, last_health, last_seen = 0, target.health, target.position
     while True:
@@ -442,9 +458,11 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
                     return failure_from_error(err, target=target_id, hits=hits)
                 target_id, name, last_health = other.id, other.name, other.health
                 continue
-            # Chase in short legs: the target moves, so re-aim every second.
+            # Chase in short legs: the target moves, so re-aim every second. A creeper is swung at from the edge
+            # of reach: a step closer is a step less to back off out of its fuse.
             chase_until = ctx.body.now_ticks() + TICKS_PER_SECOND
-            while ctx.body.now_ticks() < chase_until and handle.status().value == "running":
+            while ctx.body.now_ticks() < chase_until and handle.status().value == "running" \
+                    and not (fused and _within(ctx, target_id, ATTACK_REACH, args.radius * 2)):
                 yield None
             handle.cancel("re-aim")
             continue
@@ -458,9 +476,22 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
                 continue  # died or stepped away between our look and the swing
             return failure
         hits += 1
+        if fused and _within(ctx, target_id, args.radius * 2, args.radius * 2):
+            # out of the fuse before it burns down, then in again for the next swing: a creeper that blows up
+            # drops nothing (and its blast killed the bot: natural seed 0's firework rocket)
+            failure = yield from walk_away(ctx, current.position, BACK_OFF)
+            if failure is not None:
+                failure.observables.update(target=target_id, hits=hits)
+                return failure
         cooldown = ctx.body.now_ticks() + SWING_TICKS
         while ctx.body.now_ticks() < cooldown:
             yield None
+
+
+def _within(ctx: CapabilityContext, target_id: int, distance: float, radius: float) -> bool:
+    """The entity ``target_id`` is listed within ``radius`` and stands at most ``distance`` from the bot."""
+    here = ctx.body.position()
+    return any(e.id == target_id and e.position.distance_to(here) <= distance for e in ctx.body.entities(radius))
 
 
 def _another_target(ctx: CapabilityContext, args: AttackEntityArgs, unreached: EntityInfo,
@@ -474,16 +505,7 @@ def _another_target(ctx: CapabilityContext, args: AttackEntityArgs, unreached: E
 
 
 def _back_off(ctx: CapabilityContext, threat: Position) -> RunnerGen:
-    here = ctx.body.position()
-    angle = math.atan2(here.z - threat.z, here.x - threat.x)
-    target = BlockPos(
-        math.floor(here.x + 8 * math.cos(angle)), math.floor(here.y), math.floor(here.z + 8 * math.sin(angle))
-    )
-    try:
-        handle = ctx.body.goto(target, tolerance=2.0)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from walk_away(ctx, threat, BACK_OFF)
     return failure or ActionResult.success()
 
 
