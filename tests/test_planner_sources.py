@@ -35,7 +35,8 @@ def plan(planner: str, goal: str, inventory: dict[str, int] | None = None) -> li
 def test_a_fishing_rod_without_string_hunts_a_spider_by_night(planner: str) -> None:
     steps = plan(planner, "obtain fishing_rod", {"oak_planks": 2, "string": 1})
     kills = [a for v, a in steps if v == "attack_entity"]
-    assert kills and {a["entityType"] for a in kills} == {"spider"}, steps
+    # one spider for the one string missing: a second kill counted on for none searched a whole day and night
+    assert len(kills) == 1 and kills[0]["entityType"] == "spider", steps
     find = next(a for v, a in steps if v == "explore" and a["target"] == "spider")
     assert find["max_ticks"] == FIND_NIGHT_MOB_TICKS  # long enough for the night to come
     # a sword is made first and taken in hand before each fight (bare hands lost every night hunt)
