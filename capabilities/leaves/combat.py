@@ -391,8 +391,10 @@ class AttackEntityArgs(StrictArgs):
 
 
 #: Mobs that light a fuse beside the player and blow up (vanilla's creeper: it swells within 3 blocks and its fuse
-#: goes out beyond 7, 30 ticks to the blast). A fight with one backs off out of the fuse after every swing.
+#: goes out beyond FUSE_OUT, 30 ticks to the blast). A fight with one backs off out of the fuse after every swing,
+#: and first of all when one stands within FUSE_OUT as the fight begins (its fuse may be burning already).
 FUSED = frozenset({"creeper"})
+FUSE_OUT = 7.0
 #: Memory key: the entities this run found no path to. A type-based attack turns to the next one of the type,
 #: and skips any standing in a cell the goal run could not reach (natural seed 13: a sheep with no standable
 #: cell near it was chosen by three runs in a row).
@@ -427,6 +429,12 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
         return ActionResult.failure("no_target", "the target left before the fight")
     target_id, name = target.id, target.name
     fused = name in FUSED
+    if fused and _within(ctx, target_id, FUSE_OUT, args.radius * 2):
+        # natural seed 0: a creeper that walked up during the search blew up 0.4 s into the fight
+        failure = yield from _out_of_fuse(ctx, target.position)
+        if failure is not None:
+            failure.observables.update(target=target_id, hits=0)
+            return failure
     deadline = ctx.body.now_ticks() + args.duration * TICKS_PER_SECOND // 1000
     hits, last_health, last_seen = 0, target.health, target.position
     while True:
@@ -479,13 +487,21 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
         if fused and _within(ctx, target_id, args.radius * 2, args.radius * 2):
             # out of the fuse before it burns down, then in again for the next swing: a creeper that blows up
             # drops nothing (and its blast killed the bot: natural seed 0's firework rocket)
-            failure = yield from walk_away(ctx, current.position, BACK_OFF)
+            failure = yield from _out_of_fuse(ctx, current.position)
             if failure is not None:
                 failure.observables.update(target=target_id, hits=hits)
                 return failure
         cooldown = ctx.body.now_ticks() + SWING_TICKS
         while ctx.body.now_ticks() < cooldown:
             yield None
+
+
+def _out_of_fuse(ctx: CapabilityContext, fused: Position) -> RunnerGen:
+    """Walk out of a fused mob's reach: at least BACK_OFF, and far enough to end (within the walk's 2-block
+    tolerance) a block beyond FUSE_OUT. None when away, else the walk's failure."""
+    distance = max(BACK_OFF, FUSE_OUT + 3.0 - ctx.body.position().distance_to(fused))
+    failure: ActionResult | None = yield from walk_away(ctx, fused, distance)
+    return failure
 
 
 def _within(ctx: CapabilityContext, target_id: int, distance: float, radius: float) -> bool:
@@ -649,7 +665,7 @@ SPECS: tuple[CapabilitySpec, ...] = (
         name="attack_entity", version="1.0.0", family=Family.COMBAT, args_model=AttackEntityArgs,
         runner=run_attack, acceptance=accept_attack, guard=guard_attack,
         permissions=frozenset({Permission.MOVEMENT, Permission.COMBAT}), timeout_ms=60_000, retries=3,
-        preconditions=("safe",),
+        preconditions=("safe",), meta={"reverses": True},  # backs off and closes in: no pathfinding flap
         description=(
             "Close in on an entity (entityId, else the nearest entityType, else the nearest hostile within "
             "radius) and swing until it is gone; backs off and fails low_health at retreatHealth. Refuses "
