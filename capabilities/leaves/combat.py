@@ -22,6 +22,7 @@ from craftbt.capabilities.leaves.blocks import (
 )
 from craftbt.capabilities.leaves.blockwork import standable
 from craftbt.capabilities.leaves.common import (
+    Step,
     StrictArgs,
     Vec3,
     act,
@@ -315,7 +316,7 @@ def _ground_near(ctx: CapabilityContext, cell: BlockPos) -> BlockPos | None:
     return None
 
 
-def walk_away(ctx: CapabilityContext, threat: Position, distance: float) -> RunnerGen:
+def walk_away(ctx: CapabilityContext, threat: Position, distance: float) -> Step:
     """Walk ``distance`` blocks away from ``threat``: straight away first, then fanning out (a wall behind is
     common, a dead end on all sides is not). None when the bot got away, else the last failure. One walk for a
     retreat from hostiles and a fight's backing off."""
@@ -431,10 +432,10 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
     fused = name in FUSED
     if fused and _within(ctx, target_id, FUSE_OUT, args.radius * 2):
         # natural seed 0: a creeper that walked up during the search blew up 0.4 s into the fight
-        failure = yield from _out_of_fuse(ctx, target.position)
-        if failure is not None:
-            failure.observables.update(target=target_id, hits=0)
-            return failure
+        away = yield from _out_of_fuse(ctx, target.position)
+        if away is not None:
+            away.observables.update(target=target_id, hits=0)
+            return away
     deadline = ctx.body.now_ticks() + args.duration * TICKS_PER_SECOND // 1000
     hits, last_health, last_seen = 0, target.health, target.position
     while True:
@@ -487,21 +488,20 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
         if fused and _within(ctx, target_id, args.radius * 2, args.radius * 2):
             # out of the fuse before it burns down, then in again for the next swing: a creeper that blows up
             # drops nothing (and its blast killed the bot: natural seed 0's firework rocket)
-            failure = yield from _out_of_fuse(ctx, current.position)
-            if failure is not None:
-                failure.observables.update(target=target_id, hits=hits)
-                return failure
+            away = yield from _out_of_fuse(ctx, current.position)
+            if away is not None:
+                away.observables.update(target=target_id, hits=hits)
+                return away
         cooldown = ctx.body.now_ticks() + SWING_TICKS
         while ctx.body.now_ticks() < cooldown:
             yield None
 
 
-def _out_of_fuse(ctx: CapabilityContext, fused: Position) -> RunnerGen:
+def _out_of_fuse(ctx: CapabilityContext, fused: Position) -> Step:
     """Walk out of a fused mob's reach: at least BACK_OFF, and far enough to end (within the walk's 2-block
     tolerance) a block beyond FUSE_OUT. None when away, else the walk's failure."""
     distance = max(BACK_OFF, FUSE_OUT + 3.0 - ctx.body.position().distance_to(fused))
-    failure: ActionResult | None = yield from walk_away(ctx, fused, distance)
-    return failure
+    return (yield from walk_away(ctx, fused, distance))
 
 
 def _within(ctx: CapabilityContext, target_id: int, distance: float, radius: float) -> bool:
