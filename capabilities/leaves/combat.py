@@ -396,6 +396,8 @@ class AttackEntityArgs(StrictArgs):
 #: and first of all when one stands within FUSE_OUT as the fight begins (its fuse may be burning already).
 FUSED = frozenset({"creeper"})
 FUSE_OUT = 7.0
+#: Within this many blocks a fight waits (up to FUSE_WAIT_TICKS) for a fused mob to walk into reach.
+FUSE_WAIT, FUSE_WAIT_TICKS = 5.0, 40
 #: Memory key: the entities this run found no path to. A type-based attack turns to the next one of the type,
 #: and skips any standing in a cell the goal run could not reach (natural seed 13: a sheep with no standable
 #: cell near it was chosen by three runs in a row).
@@ -437,7 +439,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
             away.observables.update(target=target_id, hits=0)
             return away
     deadline = ctx.body.now_ticks() + args.duration * TICKS_PER_SECOND // 1000
-    hits, last_health, last_seen = 0, target.health, target.position
+    hits, last_health, last_seen, waited = 0, target.health, target.position, 0
     while True:
         current = next((e for e in ctx.body.entities(args.radius * 2) if e.id == target_id), None)
         if current is None:
@@ -458,7 +460,14 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
                 target=target_id, hits=hits, last_health=last_health,
             )
         here = ctx.body.position()
-        if current.position.distance_to(here) > ATTACK_REACH:
+        if fused and current.position.distance_to(here) <= FUSE_WAIT and waited < FUSE_WAIT_TICKS:
+            # a creeper walks up to the player: swung at as it comes into reach, the bot is as far from it as a
+            # swing allows (a chase's last step lands a block nearer), so the walk out of its fuse is shortest
+            if current.position.distance_to(here) > ATTACK_REACH:
+                waited += 1
+                yield None
+                continue
+        elif current.position.distance_to(here) > ATTACK_REACH:
             try:
                 handle = ctx.body.goto(current.position.block(), tolerance=ATTACK_REACH - 1)
             except BodyError as err:
@@ -467,11 +476,11 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
                     return failure_from_error(err, target=target_id, hits=hits)
                 target_id, name, last_health = other.id, other.name, other.health
                 continue
-            # Chase in short legs: the target moves, so re-aim every second. A creeper is swung at from the edge
-            # of reach: a step closer is a step less to back off out of its fuse.
+            # Chase in short legs: the target moves, so re-aim every second. A creeper is not chased into reach
+            # (it walks up itself): a step closer is a step more to back off out of its fuse.
             chase_until = ctx.body.now_ticks() + TICKS_PER_SECOND
             while ctx.body.now_ticks() < chase_until and handle.status().value == "running" \
-                    and not (fused and _within(ctx, target_id, ATTACK_REACH, args.radius * 2)):
+                    and not (fused and _within(ctx, target_id, FUSE_WAIT, args.radius * 2)):
                 yield None
             handle.cancel("re-aim")
             continue
@@ -485,6 +494,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
                 continue  # died or stepped away between our look and the swing
             return failure
         hits += 1
+        waited = 0
         if fused and _within(ctx, target_id, args.radius * 2, args.radius * 2):
             # out of the fuse before it burns down, then in again for the next swing: a creeper that blows up
             # drops nothing (and its blast killed the bot: natural seed 0's firework rocket)
