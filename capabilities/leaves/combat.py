@@ -440,6 +440,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
             return away
     deadline = ctx.body.now_ticks() + args.duration * TICKS_PER_SECOND // 1000
     hits, last_health, last_seen, waited = 0, target.health, target.position, 0
+    radius = args.radius * 2
     while True:
         current = next((e for e in ctx.body.entities(args.radius * 2) if e.id == target_id), None)
         if current is None:
@@ -478,11 +479,14 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
                 continue
             # Chase in short legs: the target moves, so re-aim every second. A creeper is not chased into reach
             # (it walks up itself): a step closer is a step more to back off out of its fuse.
-            chase_until = ctx.body.now_ticks() + TICKS_PER_SECOND
+            leg_start = ctx.body.now_ticks()
+            chase_until = leg_start + TICKS_PER_SECOND
             while ctx.body.now_ticks() < chase_until and handle.status().value == "running" \
-                    and not (fused and _within(ctx, target_id, FUSE_WAIT, args.radius * 2)):
+                    and not (fused and waited < FUSE_WAIT_TICKS and _within(ctx, target_id, FUSE_WAIT, radius)):
                 yield None
             handle.cancel("re-aim")
+            if ctx.body.now_ticks() == leg_start:
+                yield None  # a leg that ended at once: the next look is a tick later, not a loop within this tick
             continue
         try:
             swing = ctx.body.attack(target_id)
