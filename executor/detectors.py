@@ -82,6 +82,11 @@ class Detectors:
         dx, dz = pos.x - last.x, pos.z - last.z
         if abs(dx) + abs(dz) < 1e-3:
             return
+        if dispatching and all(s.spec.meta.get("reverses") for s in dispatching):
+            # a step that turns back by design (a fight backing off out of a creeper's fuse after each swing, then
+            # closing in) is bounded by its own deadline; its reversals are not a flap
+            self._last_dir = None
+            return
         if self._last_dir is not None and dx * self._last_dir[0] + dz * self._last_dir[1] < 0:
             self._reversals.append(now)
         self._last_dir = (dx, dz)

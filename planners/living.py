@@ -67,10 +67,15 @@ def hunts_for(item: str) -> list[Hunt]:
 
 
 def kills_needed(count: int, hunt: Hunt) -> list[int]:
-    """How many of the wanted item each kill is counted on for, kill by kill (sums to ``count``)."""
+    """How many of the wanted item each kill is counted on for, kill by kill (sums to ``count``).
+
+    A kill counted on for none is not planned: it only ever ran after the kills before it had dropped all that
+    was wanted (a pick-up that finds too little fails, and the goal run plans again from what is held), and a
+    second spider for one string searched through a whole day and night (natural seed 0's fishing rod)."""
     kills = math.ceil(count / hunt.per_kill)
-    return [min(count, math.ceil((k + 1) * hunt.per_kill)) - min(count, math.ceil(k * hunt.per_kill))
-            for k in range(kills)]
+    counts = [min(count, math.ceil((k + 1) * hunt.per_kill)) - min(count, math.ceil(k * hunt.per_kill))
+              for k in range(kills)]
+    return [n for n in counts if n > 0]
 
 
 def find_animal_step(animal: str, item: str) -> PlanStep:

@@ -559,6 +559,11 @@ def explore_step(item: str, block: str, preconditions: list[Check], count: int =
     args: dict[str, object] = {"target": item, "max_ticks": DEEP_EXPLORE_TICKS if deep else EXPLORE_TICKS}
     if nature.where(block) not in ("surface", None):
         args["count"] = max(1, min(16, count))
+    elif search > nature.SEARCH_BLOCKS["surface"]:
+        # a rare surface block (sugar cane by a shore, a flower of one biome) is searched as far as it is expected:
+        # a spiral of the explore leaf's default 48 blocks failed after 150 s and the next one began afresh where
+        # the bot stood (natural seed 0: cornflowers 83 blocks from spawn, sugar cane 64)
+        args["max_distance"] = search
     return PlanStep(
         name=f"explore for {item}",
         capability="explore",

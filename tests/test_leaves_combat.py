@@ -125,3 +125,37 @@ def test_use_item_on_sim() -> None:
     body.run_command("/give @s snowball 3")
     run = run_leaf(body, "use_item", {"item": "snowball", "quantity": 2})
     assert run.ok and run.verdict is Verdict.VERIFIED and body.observe().count("snowball") == 1
+
+
+def test_a_creeper_is_fought_out_of_its_fuse_and_drops_its_gunpowder() -> None:
+    """Natural seed 0's firework rocket: a fight that stood and swung at a creeper let its fuse burn down; the blast
+    killed the bot and the creeper dropped nothing. Backing off after each swing kills it with a wooden sword."""
+    body, origin = sim_body()
+    body.run_command("/give @s wooden_sword 1")
+    run_leaf(body, "equip_weapon", {})
+    body.world.spawn_mob("creeper", origin.x + 10.5, origin.y, origin.z + 0.5)
+    body.world.rng.seed(0)  # the drop is 0-2 gunpowder: this seed's is not 0
+    attack = run_leaf(body, "attack_entity", {"entityType": "creeper", "retreatHealth": 4.0}, max_ticks=1_500)
+    assert attack.ok and attack.observables["hits"] == 5, attack.result  # 20 health, 4 a swing
+    assert not [e for e in body.world.events if e.get("event") == "explosion"]
+    assert body.world.player.deaths == 0
+    assert any(e.item is not None and e.item.name == "gunpowder" for e in body.entities(8.0, kind="item"))
+
+
+def test_a_creeper_that_does_not_come_is_closed_in_on_after_the_wait() -> None:
+    """A creeper standing still within the fight's wait (5 blocks): after the wait the fight closes in and swings.
+    A chase leg that stopped at once at the wait's distance looped within one tick (a hung goal run)."""
+    body, origin = sim_body()
+    body.run_command("/give @s wooden_sword 1")
+    run_leaf(body, "equip_weapon", {})
+    body.world.spawn_mob("creeper", origin.x + 4.5, origin.y, origin.z + 0.5, no_ai=True)
+    goto, legs = body.goto, [0]
+
+    def counted_goto(*args: object, **kw: object) -> object:
+        legs[0] += 1
+        assert legs[0] < 500, "the chase started 500 walks: a loop that lets no tick pass"
+        return goto(*args, **kw)
+
+    body.goto = counted_goto
+    attack = run_leaf(body, "attack_entity", {"entityType": "creeper", "retreatHealth": 4.0}, max_ticks=2_000)
+    assert attack.ok and attack.observables["hits"] == 5, attack.result

@@ -35,7 +35,8 @@ def plan(planner: str, goal: str, inventory: dict[str, int] | None = None) -> li
 def test_a_fishing_rod_without_string_hunts_a_spider_by_night(planner: str) -> None:
     steps = plan(planner, "obtain fishing_rod", {"oak_planks": 2, "string": 1})
     kills = [a for v, a in steps if v == "attack_entity"]
-    assert kills and {a["entityType"] for a in kills} == {"spider"}, steps
+    # one spider for the one string missing: a second kill counted on for none searched a whole day and night
+    assert len(kills) == 1 and kills[0]["entityType"] == "spider", steps
     find = next(a for v, a in steps if v == "explore" and a["target"] == "spider")
     assert find["max_ticks"] == FIND_NIGHT_MOB_TICKS  # long enough for the night to come
     # a sword is made first and taken in hand before each fight (bare hands lost every night hunt)
@@ -92,3 +93,18 @@ def test_a_dye_is_made_from_the_commoner_flowers(planner: str) -> None:
     assert mined == {"poppy", "lily_of_the_valley"}, steps
     assert nature.search_cost_blocks("pink_tulip") > nature.search_cost_blocks("lily_of_the_valley") \
         > nature.search_cost_blocks("poppy")
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_a_rare_surface_block_is_searched_as_far_as_it_is_expected(planner: str) -> None:
+    """Natural seed 0: sugar cane 64 blocks from spawn, the nearest cornflower 83. A search of the explore leaf's
+    default 48 blocks failed after 150 s and the next began afresh where the bot stood (lectern 320 s, purple
+    banner 449 s); searched to their expected distance (``nature.RARE_SURFACE``), 155 s and 234 s."""
+    paper = plan(planner, "obtain paper")
+    cane = next(a for v, a in paper if v == "explore" and a["target"] == "sugar_cane")
+    assert cane["max_distance"] == nature.RARE_SURFACE["sugar_cane"] > 48
+    dye = plan(planner, "obtain blue_dye")
+    flower = next(a for v, a in dye if v == "explore" and a["target"] == "cornflower")
+    assert flower["max_distance"] == nature.RARE_SURFACE["cornflower"] > 64
+    common = next(a for v, a in plan(planner, "obtain yellow_dye") if v == "explore")
+    assert common["target"] == "dandelion" and "max_distance" not in common  # the leaf's default for the rest

@@ -22,6 +22,7 @@ from craftbt.capabilities.leaves.blocks import (
 )
 from craftbt.capabilities.leaves.blockwork import standable
 from craftbt.capabilities.leaves.common import (
+    Step,
     StrictArgs,
     Vec3,
     act,
@@ -66,6 +67,8 @@ ATTACK_REACH = 3.0
 SWING_TICKS = 13
 #: How far from where a killed target stood its drops and a look-alike are looked for when verifying.
 DROP_RADIUS = 3.0
+#: Blocks a fight backs off from its target (at low health, or out of a creeper's fuse).
+BACK_OFF = 8.0
 
 
 def _inventory(ctx: CapabilityContext) -> dict[str, int]:
@@ -313,21 +316,19 @@ def _ground_near(ctx: CapabilityContext, cell: BlockPos) -> BlockPos | None:
     return None
 
 
-def run_retreat(ctx: CapabilityContext, args: RetreatArgs) -> RunnerGen:
-    threats = _hostiles(ctx, args.safeRadius)
+def walk_away(ctx: CapabilityContext, threat: Position, distance: float) -> Step:
+    """Walk ``distance`` blocks away from ``threat``: straight away first, then fanning out (a wall behind is
+    common, a dead end on all sides is not). None when the bot got away, else the last failure. One walk for a
+    retreat from hostiles and a fight's backing off."""
     here = ctx.body.position()
-    if not threats:
-        return ActionResult.success(retreated=False, threats=0, position=list(here))
-    centre = _centre(threats)
-    away = math.atan2(here.z - centre.z, here.x - centre.x) if _flat_distance(here, centre) > 1e-6 else 0.0
+    away = math.atan2(here.z - threat.z, here.x - threat.x) if _flat_distance(here, threat) > 1e-6 else 0.0
     last_error: ActionResult | None = None
-    # Straight away first, then fanning out: a wall behind is common, a dead end on all sides is not.
     for turn in (0, 1, -1, 2, -2, 3, -3, 4):
         angle = away + turn * math.pi / 4
         target = BlockPos(
-            math.floor(here.x + math.cos(angle) * args.retreatDistance),
+            math.floor(here.x + math.cos(angle) * distance),
             math.floor(here.y),
-            math.floor(here.z + math.sin(angle) * args.retreatDistance),
+            math.floor(here.z + math.sin(angle) * distance),
         )
         target = _ground_near(ctx, target) or target  # no ground near: the body's own refusal says why
         try:
@@ -337,15 +338,27 @@ def run_retreat(ctx: CapabilityContext, args: RetreatArgs) -> RunnerGen:
             continue
         failure = yield from act(handle)
         if failure is None:
-            now = ctx.body.position()
-            return ActionResult.success(
-                retreated=True, threats=len(threats), threat_centre=list(centre), position=list(now),
-                distance_before=_flat_distance(here, centre), distance_after=_flat_distance(now, centre),
-            )
+            return None
         last_error = failure
     assert last_error is not None
-    last_error.observables["threats"] = len(threats)
     return last_error
+
+
+def run_retreat(ctx: CapabilityContext, args: RetreatArgs) -> RunnerGen:
+    threats = _hostiles(ctx, args.safeRadius)
+    here = ctx.body.position()
+    if not threats:
+        return ActionResult.success(retreated=False, threats=0, position=list(here))
+    centre = _centre(threats)
+    failure = yield from walk_away(ctx, centre, args.retreatDistance)
+    if failure is not None:
+        failure.observables["threats"] = len(threats)
+        return failure
+    now = ctx.body.position()
+    return ActionResult.success(
+        retreated=True, threats=len(threats), threat_centre=list(centre), position=list(now),
+        distance_before=_flat_distance(here, centre), distance_after=_flat_distance(now, centre),
+    )
 
 
 def accept_retreat(
@@ -378,6 +391,13 @@ class AttackEntityArgs(StrictArgs):
     )
 
 
+#: Mobs that light a fuse beside the player and blow up (vanilla's creeper: it swells within 3 blocks and its fuse
+#: goes out beyond FUSE_OUT, 30 ticks to the blast). A fight with one backs off out of the fuse after every swing,
+#: and first of all when one stands within FUSE_OUT as the fight begins (its fuse may be burning already).
+FUSED = frozenset({"creeper"})
+FUSE_OUT = 7.0
+#: Within this many blocks a fight waits (up to FUSE_WAIT_TICKS) for a fused mob to walk into reach.
+FUSE_WAIT, FUSE_WAIT_TICKS = 5.0, 40
 #: Memory key: the entities this run found no path to. A type-based attack turns to the next one of the type,
 #: and skips any standing in a cell the goal run could not reach (natural seed 13: a sheep with no standable
 #: cell near it was chosen by three runs in a row).
@@ -411,8 +431,16 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
     if target is None:
         return ActionResult.failure("no_target", "the target left before the fight")
     target_id, name = target.id, target.name
+    fused = name in FUSED
+    if fused and _within(ctx, target_id, FUSE_OUT, args.radius * 2):
+        # natural seed 0: a creeper that walked up during the search blew up 0.4 s into the fight
+        away = yield from _out_of_fuse(ctx, target.position)
+        if away is not None:
+            away.observables.update(target=target_id, hits=0)
+            return away
     deadline = ctx.body.now_ticks() + args.duration * TICKS_PER_SECOND // 1000
-    hits, last_health, last_seen = 0, target.health, target.position
+    hits, last_health, last_seen, waited = 0, target.health, target.position, 0
+    radius = args.radius * 2
     while True:
         current = next((e for e in ctx.body.entities(args.radius * 2) if e.id == target_id), None)
         if current is None:
@@ -433,7 +461,14 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
                 target=target_id, hits=hits, last_health=last_health,
             )
         here = ctx.body.position()
-        if current.position.distance_to(here) > ATTACK_REACH:
+        if fused and current.position.distance_to(here) <= FUSE_WAIT and waited < FUSE_WAIT_TICKS:
+            # a creeper walks up to the player: swung at as it comes into reach, the bot is as far from it as a
+            # swing allows (a chase's last step lands a block nearer), so the walk out of its fuse is shortest
+            if current.position.distance_to(here) > ATTACK_REACH:
+                waited += 1
+                yield None
+                continue
+        elif current.position.distance_to(here) > ATTACK_REACH:
             try:
                 handle = ctx.body.goto(current.position.block(), tolerance=ATTACK_REACH - 1)
             except BodyError as err:
@@ -442,11 +477,16 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
                     return failure_from_error(err, target=target_id, hits=hits)
                 target_id, name, last_health = other.id, other.name, other.health
                 continue
-            # Chase in short legs: the target moves, so re-aim every second.
-            chase_until = ctx.body.now_ticks() + TICKS_PER_SECOND
-            while ctx.body.now_ticks() < chase_until and handle.status().value == "running":
+            # Chase in short legs: the target moves, so re-aim every second. A creeper is not chased into reach
+            # (it walks up itself): a step closer is a step more to back off out of its fuse.
+            leg_start = ctx.body.now_ticks()
+            chase_until = leg_start + TICKS_PER_SECOND
+            while ctx.body.now_ticks() < chase_until and handle.status().value == "running" \
+                    and not (fused and waited < FUSE_WAIT_TICKS and _within(ctx, target_id, FUSE_WAIT, radius)):
                 yield None
             handle.cancel("re-aim")
+            if ctx.body.now_ticks() == leg_start:
+                yield None  # a leg that ended at once: the next look is a tick later, not a loop within this tick
             continue
         try:
             swing = ctx.body.attack(target_id)
@@ -458,9 +498,30 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
                 continue  # died or stepped away between our look and the swing
             return failure
         hits += 1
+        waited = 0
+        if fused and _within(ctx, target_id, args.radius * 2, args.radius * 2):
+            # out of the fuse before it burns down, then in again for the next swing: a creeper that blows up
+            # drops nothing (and its blast killed the bot: natural seed 0's firework rocket)
+            away = yield from _out_of_fuse(ctx, current.position)
+            if away is not None:
+                away.observables.update(target=target_id, hits=hits)
+                return away
         cooldown = ctx.body.now_ticks() + SWING_TICKS
         while ctx.body.now_ticks() < cooldown:
             yield None
+
+
+def _out_of_fuse(ctx: CapabilityContext, fused: Position) -> Step:
+    """Walk out of a fused mob's reach: at least BACK_OFF, and far enough to end (within the walk's 2-block
+    tolerance) a block beyond FUSE_OUT. None when away, else the walk's failure."""
+    distance = max(BACK_OFF, FUSE_OUT + 3.0 - ctx.body.position().distance_to(fused))
+    return (yield from walk_away(ctx, fused, distance))
+
+
+def _within(ctx: CapabilityContext, target_id: int, distance: float, radius: float) -> bool:
+    """The entity ``target_id`` is listed within ``radius`` and stands at most ``distance`` from the bot."""
+    here = ctx.body.position()
+    return any(e.id == target_id and e.position.distance_to(here) <= distance for e in ctx.body.entities(radius))
 
 
 def _another_target(ctx: CapabilityContext, args: AttackEntityArgs, unreached: EntityInfo,
@@ -474,16 +535,7 @@ def _another_target(ctx: CapabilityContext, args: AttackEntityArgs, unreached: E
 
 
 def _back_off(ctx: CapabilityContext, threat: Position) -> RunnerGen:
-    here = ctx.body.position()
-    angle = math.atan2(here.z - threat.z, here.x - threat.x)
-    target = BlockPos(
-        math.floor(here.x + 8 * math.cos(angle)), math.floor(here.y), math.floor(here.z + 8 * math.sin(angle))
-    )
-    try:
-        handle = ctx.body.goto(target, tolerance=2.0)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from walk_away(ctx, threat, BACK_OFF)
     return failure or ActionResult.success()
 
 
@@ -627,7 +679,7 @@ SPECS: tuple[CapabilitySpec, ...] = (
         name="attack_entity", version="1.0.0", family=Family.COMBAT, args_model=AttackEntityArgs,
         runner=run_attack, acceptance=accept_attack, guard=guard_attack,
         permissions=frozenset({Permission.MOVEMENT, Permission.COMBAT}), timeout_ms=60_000, retries=3,
-        preconditions=("safe",),
+        preconditions=("safe",), meta={"reverses": True},  # backs off and closes in: no pathfinding flap
         description=(
             "Close in on an entity (entityId, else the nearest entityType, else the nearest hostile within "
             "radius) and swing until it is gone; backs off and fails low_health at retreatHealth. Refuses "
