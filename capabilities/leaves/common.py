@@ -271,9 +271,9 @@ def is_item_entity(entity: EntityInfo) -> bool:
 
 
 def body_reader(ctx: CapabilityContext) -> Read:
-    """The body's block names, as the terrain rules (:mod:`craftbt.world.terrain`) read them."""
-    body = ctx.body
-    return lambda pos: body.block_at(pos).name
+    """The body's block names, as the terrain rules (:mod:`craftbt.world.terrain`) read them (None where the body
+    cannot see)."""
+    return terrain.body_reader(ctx.body)
 
 
 def liquid_near(ctx: CapabilityContext, cell: BlockPos) -> bool:
