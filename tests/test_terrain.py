@@ -315,7 +315,7 @@ def test_an_overhang_is_not_underground_for_any_room() -> None:
     for dy in (4, 5, 6):
         b.set_block(tuple(feet.offset(dy=dy)), "stone")
     walled, hole, under, sheltered, climb = _where(b)
-    assert under and climb and not walled and not hole
+    assert under and climb and not walled and not hole and not sheltered
 
 
 class _HalfLoaded:
