@@ -29,6 +29,7 @@ from craftbt.capabilities.leaves.common import (
     equip,
     expect_block,
     failure_from_error,
+    perform,
     registry_data,
 )
 from craftbt.capabilities.leaves.movement import SAFE_LIGHT
@@ -248,11 +249,7 @@ def run_use_item(ctx: CapabilityContext, args: UseItemArgs) -> RunnerGen:
         failure = yield from equip(ctx, args.item, destination)
         if failure is not None:
             return failure
-        try:
-            handle = ctx.body.use_item(args.item, target)
-        except BodyError as err:
-            return failure_from_error(err, used=used)
-        failure = yield from act(handle)
+        failure = yield from perform(lambda: ctx.body.use_item(args.item, target))
         if failure is not None:
             failure.observables["used"] = used
             return failure
@@ -479,11 +476,7 @@ def _back_off(ctx: CapabilityContext, threat: Position) -> RunnerGen:
     target = BlockPos(
         math.floor(here.x + 8 * math.cos(angle)), math.floor(here.y), math.floor(here.z + 8 * math.sin(angle))
     )
-    try:
-        handle = ctx.body.goto(target, tolerance=2.0)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.goto(target, tolerance=2.0))
     return failure or ActionResult.success()
 
 
@@ -571,11 +564,7 @@ def run_retreat_and_block(ctx: CapabilityContext, args: RetreatAndBlockArgs) -> 
     spot = retreat_spot(ctx, threat, args)
     if spot is None:
         return ActionResult.failure("no_retreat", "no standable spot away from the threat")
-    try:
-        handle = ctx.body.goto(spot, tolerance=0.5)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.goto(spot, tolerance=0.5))
     if failure is not None:
         return failure
     # Wall the cell between us and the threat, feet and head high, so it cannot walk (or jump) through.

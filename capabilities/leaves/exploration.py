@@ -35,9 +35,9 @@ from craftbt.capabilities.leaves.common import (
     approach,
     body_reader,
     count_item,
-    failure_from_error,
     is_solid,
     liquid_near,
+    perform,
     registry_data,
     sees,
     within_reach,
@@ -334,11 +334,7 @@ def _clear(ctx: CapabilityContext, cell: BlockPos, search: Search) -> Attempt:
 
 def _step_to(ctx: CapabilityContext, cell: BlockPos, search: Search) -> Attempt:
     """Walk into the (open) neighbouring cell."""
-    try:
-        handle = ctx.body.goto(cell, tolerance=0.0)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.goto(cell, tolerance=0.0))
     if failure is not None:
         return failure
     search.deepest = min(search.deepest, cell.y)
