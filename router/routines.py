@@ -267,11 +267,10 @@ def _stair_start(body: Body, feet: BlockPos) -> tuple[BlockPos, terrain.Stair] |
         return feet, here
     cells = sorted(((dx, dz) for dx in range(-2, 3) for dz in range(-2, 3) if (dx, dz) != (0, 0)),
                    key=lambda d: abs(d[0]) + abs(d[1]))
+    read, solid, _ = _where(body)
     for dx, dz in cells:
         cell = feet.offset(dx=dx, dz=dz)
-        standing = (_floor(body.block_at(cell.offset(dy=-1)).name) and body.block_at(cell).name in SOFT
-                    and body.block_at(cell.offset(dy=1)).name in SOFT)
-        if not standing:
+        if not terrain.on_ground(read, solid, cell):
             continue
         there = _exit_stair(body, cell)
         if there is not None:
@@ -295,12 +294,12 @@ def eat(food: str | None = None) -> m.TreeDefinition:
 
 
 def surface(body: Body, x: int, z: int, around_y: int, span: int = 12) -> BlockPos | None:
-    """The standing cell (air over a solid block) at column x, z nearest ``around_y``; None if there is none."""
+    """The standing cell at column x, z nearest ``around_y`` (:func:`craftbt.world.terrain.on_ground`: a fern or a
+    flower at the feet is no wall, and no floor); None if there is none."""
+    read, solid, _ = _where(body)
     for dy in sorted(range(-span, span + 1), key=abs):
-        y = around_y + dy
-        floor, feet, head = (body.block_at(BlockPos(x, y + k, z)).name for k in (-1, 0, 1))
-        if _floor(floor) and feet in SOFT - {"water", "lava"} and head in SOFT - {"water", "lava"}:
-            return BlockPos(x, y, z)
+        if terrain.on_ground(read, solid, cell := BlockPos(x, around_y + dy, z)):
+            return cell
     return None
 
 

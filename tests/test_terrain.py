@@ -347,3 +347,16 @@ def test_a_cell_the_body_cannot_see_roofs_nothing() -> None:
     for dy in (4, 5):
         b.set_block(tuple(feet.offset(dy=dy)), "stone")
     assert _where(_HalfLoaded(b, feet.y + 5))[2] is True
+
+
+def test_a_fern_at_the_feet_is_neither_a_wall_nor_a_floor_for_the_surface() -> None:
+    """The routines' surface cell (an exploration walk's goal, a night pit's site) took a fern for a floor, so the
+    standing cell of a column with one was the air over the fern; world.terrain's rule stands in the fern."""
+    from craftbt.router import routines
+
+    b = _flat_sim()
+    col = b.position().block().offset(dx=3)
+    b.set_block(tuple(col), "fern")
+    assert routines.surface(b, col.x, col.z, col.y + 2) == col
+    b.set_block(tuple(col), "magma_block")  # nor is the top of a hazard
+    assert routines.surface(b, col.x, col.z, col.y + 2) is None

@@ -174,6 +174,13 @@ def ground(name: str | None, solid: Solid) -> bool:
     return name is not None and solid(name) and not foliage(name)
 
 
+def on_ground(read: Read, solid: Solid, pos: BlockPos) -> bool:
+    """A player can stand at ``pos`` (:func:`standable`) on ground (:func:`ground`: not on a tree's canopy or
+    trunk), its head dry: a surface cell to walk to, dig a night pit from or start a stair from."""
+    head = read(pos.offset(dy=1))
+    return standable(read, solid, pos) and ground(read(pos.offset(dy=-1)), solid) and head not in LIQUIDS
+
+
 def roof(read: Read, solid: Solid, feet: BlockPos, span: int = ROOF_SPAN) -> Iterator[BlockPos]:
     """The one roof scan: the cells of ground (:func:`ground`) among the ``span`` cells over the head, nearest
     first."""
