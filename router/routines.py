@@ -47,12 +47,8 @@ STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 FARM_BLOCKS = frozenset({"farmland", *PLANTED_CROPS})
 FARM_CLEARANCE = 2
 MAX_FARM_CELLS = 512
-#: a hole: on at least HOLE_WALLS of the 8 columns HOLE_RING blocks out, the ground is HOLE_STEP or more up
-HOLE_RING, HOLE_STEP, HOLE_WALLS = 3, 2, 6
 #: hostiles this near (a creeper follows from 16 blocks) turn the stair out of a pit away from them
 HOSTILE_SCAN = 16.0
-#: blocks over the head looked at, and how many of them must be solid, for the bot to be underground
-UNDERGROUND_SCAN, UNDERGROUND_ROCK = 64, 4
 
 
 def _vec(p: BlockPos) -> dict[str, int]:
@@ -81,63 +77,35 @@ def settle(body: Body, max_ticks: int = 40) -> None:
         last = now
 
 
+def _where(body: Body) -> tuple[terrain.Read, terrain.Solid, BlockPos]:
+    """The body as world.terrain's rules read it: its block names, the registry's solidity, and its feet."""
+    return terrain.body_reader(body), terrain.solid_in(mcdata.load_or_default(str(body.version))), \
+        body.position().block()
+
+
 def sheltered(body: Body) -> bool:
-    """A solid roof within two blocks over the head and solid walls at the feet and head on four sides."""
-    feet = body.position().block()
-
-    def solid(p: BlockPos) -> bool:
-        return body.block_at(p).name not in SOFT
-
-    roof = solid(feet.offset(dy=2)) or solid(feet.offset(dy=3))
-    walls = all(solid(feet.offset(dx=dx, dz=dz)) and solid(feet.offset(dx=dx, dy=1, dz=dz)) for dx, dz in STEPS)
-    return roof and walls
+    """A roofed pit: a solid roof within two blocks over the head, solid walls at the feet and head on four sides
+    (:func:`craftbt.world.terrain.enclosed`)."""
+    return terrain.enclosed(*_where(body))
 
 
 def walled_in(body: Body) -> bool:
-    """No side to walk or step up to: the feet and head cells of every side are blocked (a hole a planner dug,
-    a pit), so digging a stair is the way out. On open ground a walk that found no path failed for a reason a
-    stair does not mend (a target beyond water or cliffs)."""
-    feet = body.position().block()
-
-    def free(p: BlockPos) -> bool:
-        return body.block_at(p).name in SOFT - {"lava"}
-
-    for dx, dz in STEPS:
-        side = feet.offset(dx=dx, dz=dz)
-        if free(side) and free(side.offset(dy=1)):
-            return False  # a step across
-        if free(side.offset(dy=1)) and free(side.offset(dy=2)) and free(feet.offset(dy=2)):
-            return False  # a step up
-    return True
+    """No side to walk or step up to (:func:`craftbt.world.terrain.walled_in`: a hole a planner dug, a pit), so
+    digging a stair is the way out. On open ground a walk that found no path failed for a reason a stair does not
+    mend (a target beyond water or cliffs)."""
+    return terrain.walled_in(*_where(body))
 
 
 def in_a_hole(body: Body) -> bool:
-    """The ground stands at least HOLE_STEP over the feet on most of the ring HOLE_RING blocks around: a pit or a
-    quarry a planner dug for stone, wider than one block (so not ``walled_in``) but no way out on foot."""
-    feet = body.position().block()
-    r = HOLE_RING
-    walls = 0
-    for dx, dz in ((r, 0), (-r, 0), (0, r), (0, -r), (r, r), (r, -r), (-r, r), (-r, -r)):
-        for dy in range(HOLE_STEP + 6, HOLE_STEP - 1, -1):  # the ground from a little above down to the step
-            name = body.block_at(feet.offset(dx=dx, dy=dy - 1, dz=dz)).name
-            if _floor(name):
-                walls += 1
-                break
-    return walls >= HOLE_WALLS
+    """Walled higher than a step on most sides (:func:`craftbt.world.terrain.in_a_pit`): a pit or a quarry a
+    planner dug for stone, wider than one block (so not ``walled_in``) but no way out on foot."""
+    return terrain.in_a_pit(*_where(body))
 
 
 def underground(body: Body) -> bool:
-    """At least UNDERGROUND_ROCK solid blocks (not leaves or logs: a tree is no ceiling to dig through) stand in the
-    column over the head: a mine shaft or a cave a planner left the bot in, not a pit under its one-block roof."""
-    head = body.position().block().offset(dy=1)
-    rock = 0
-    for dy in range(1, UNDERGROUND_SCAN + 1):
-        name = body.block_at(head.offset(dy=dy)).name
-        if name not in SOFT and not name.endswith(("_leaves", "_log")):
-            rock += 1
-            if rock >= UNDERGROUND_ROCK:
-                return True
-    return False
+    """Ground over the head (:func:`craftbt.world.terrain.underground`): a mine shaft or a cave a planner left the
+    bot in, not a pit under its one-block roof."""
+    return terrain.underground(*_where(body))
 
 
 def farm_near(body: Body, radius: int = PIT_SEARCH_RADIUS + MAX_STAIR) -> frozenset[BlockPos]:
@@ -250,7 +218,8 @@ def _walk_out_cell(body: Body, step: BlockPos) -> BlockPos:
 
 
 def _floor(name: str) -> bool:
-    return name not in SOFT and not name.endswith(("_leaves", "_log"))
+    """Ground to stand on or dig a pit in (:func:`craftbt.world.terrain.ground`): solid and no tree's."""
+    return terrain.ground(name, terrain.solid_in(mcdata.load()))
 
 
 def _exit_stair(body: Body, feet: BlockPos) -> terrain.Stair | None:
@@ -298,11 +267,10 @@ def _stair_start(body: Body, feet: BlockPos) -> tuple[BlockPos, terrain.Stair] |
         return feet, here
     cells = sorted(((dx, dz) for dx in range(-2, 3) for dz in range(-2, 3) if (dx, dz) != (0, 0)),
                    key=lambda d: abs(d[0]) + abs(d[1]))
+    read, solid, _ = _where(body)
     for dx, dz in cells:
         cell = feet.offset(dx=dx, dz=dz)
-        standing = (_floor(body.block_at(cell.offset(dy=-1)).name) and body.block_at(cell).name in SOFT
-                    and body.block_at(cell.offset(dy=1)).name in SOFT)
-        if not standing:
+        if not terrain.on_ground(read, solid, cell):
             continue
         there = _exit_stair(body, cell)
         if there is not None:
@@ -326,12 +294,12 @@ def eat(food: str | None = None) -> m.TreeDefinition:
 
 
 def surface(body: Body, x: int, z: int, around_y: int, span: int = 12) -> BlockPos | None:
-    """The standing cell (air over a solid block) at column x, z nearest ``around_y``; None if there is none."""
+    """The standing cell at column x, z nearest ``around_y`` (:func:`craftbt.world.terrain.on_ground`: a fern or a
+    flower at the feet is no wall, and no floor); None if there is none."""
+    read, solid, _ = _where(body)
     for dy in sorted(range(-span, span + 1), key=abs):
-        y = around_y + dy
-        floor, feet, head = (body.block_at(BlockPos(x, y + k, z)).name for k in (-1, 0, 1))
-        if _floor(floor) and feet in SOFT - {"water", "lava"} and head in SOFT - {"water", "lava"}:
-            return BlockPos(x, y, z)
+        if terrain.on_ground(read, solid, cell := BlockPos(x, around_y + dy, z)):
+            return cell
     return None
 
 

@@ -245,3 +245,118 @@ def test_a_stair_that_reaches_the_surface_beats_the_preferred_side_that_does_not
     assert only_east is not None and not only_east.out and len(only_east.steps) == 4  # a stage: dig on from there
     whole = terrain.StairRules(sides=((1, 0),), max_steps=4, partial=False)
     assert terrain.plan_stair(read, solid, feet, whole) is None  # the build's way back wants the surface
+
+
+def _flat_sim() -> Any:
+    from craftbt.world.sim.body import SimBody
+
+    b = SimBody(seed=1)  # flat: stone to y=59, dirt, grass at y=63, the bot's feet at y=64
+    b.world.rules.do_mob_spawning = False
+    return b
+
+
+def _where(b: Any) -> tuple[bool, bool, bool, bool, bool]:
+    """Every room's answer to "where is the bot": the night routines' (also the night watch's and the autonomy
+    loop's) walled in / in a hole / underground / sheltered, and exploration's "climb out first"."""
+    from craftbt.capabilities.leaves import exploration
+    from craftbt.router import routines
+
+    ctx = CapabilityContext(body=b, registry=default_registry())
+    return (routines.walled_in(b), routines.in_a_hole(b), routines.underground(b), routines.sheltered(b),
+            exploration._must_climb_out(ctx))
+
+
+def test_sugar_cane_around_and_a_slab_overhead_is_no_shelter_and_no_wall() -> None:
+    """The routines judged walls and roofs by their own list of soft blocks: sugar cane (a flower, a fern) was a
+    wall, so a bot in a cane patch under one block of stone was walled in and sheltered for the night. One
+    notion now (world.terrain: solid in the registry data): the cane keeps no mob out and the bot walks out."""
+    b = _flat_sim()
+    feet = b.position().block()
+    for dx, dz in terrain.CARDINALS:
+        for dy in (0, 1):
+            b.set_block(tuple(feet.offset(dx, dy, dz)), "sugar_cane")
+    b.set_block(tuple(feet.offset(dy=2)), "stone")
+    walled, hole, under, sheltered, climb = _where(b)
+    assert not walled and not sheltered and not under and not hole and not climb
+    b.set_block(tuple(feet.offset(dx=1)), "dirt")
+    b.set_block(tuple(feet.offset(dx=1, dy=1)), "dirt")  # one side a wall: still a way out, still no shelter
+    assert _where(b)[:4] == (False, False, False, False)
+
+
+def test_a_quarry_wider_than_the_bot_is_a_pit_for_every_room() -> None:
+    """A 3x3 quarry four deep, open to the sky (natural seed 5 spent a day in one): the routines called it a hole
+    (their ring three blocks out) while exploration's pit rule (the eight columns beside the feet) did not, so a
+    surface search walked its rings from the bottom. One rule: walled two blocks up within PIT_RING columns."""
+    b = _flat_sim()
+    top = b.position().block()
+    for dx in (-1, 0, 1):
+        for dz in (-1, 0, 1):
+            for dy in range(1, 5):
+                b.set_block(tuple(top.offset(dx, -dy, dz)), "air")
+    b.advance(40)
+    feet = b.position().block()
+    assert feet == top.offset(dy=-4)
+    walled, hole, under, sheltered, climb = _where(b)
+    assert hole and climb and not walled and not under and not sheltered
+    read, solid = terrain.body_reader(b), terrain.solid_in(mcdata.load())
+    assert not terrain.out_of_hole(read, solid, feet)
+
+
+def test_an_overhang_is_not_underground_for_any_room() -> None:
+    """One block of stone over the head of a bot on open ground: exploration took any roof of ground for
+    "underground" and dug up through it before it looked around; the routines counted four blocks of ground.
+    One roof scan and one rule now: four blocks of ground over the head, which a mine shaft has."""
+    b = _flat_sim()
+    feet = b.position().block()
+    for dx in (-2, -1, 0, 1, 2):
+        for dz in (-2, -1, 0, 1, 2):
+            b.set_block(tuple(feet.offset(dx, 3, dz)), "stone")
+    assert _where(b) == (False, False, False, False, False)
+    for dy in (4, 5, 6):
+        b.set_block(tuple(feet.offset(dy=dy)), "stone")
+    walled, hole, under, sheltered, climb = _where(b)
+    assert under and climb and not walled and not hole and not sheltered
+
+
+class _HalfLoaded:
+    """A body whose cells over ``y_seen`` are not loaded (a real server's unsent chunk section)."""
+
+    def __init__(self, inner: Any, y_seen: int) -> None:
+        self.inner, self.y_seen = inner, y_seen
+
+    def block_at(self, pos: BlockPos) -> Any:
+        from craftbt.world.body import BodyError, BodyErrorCode
+
+        if pos.y > self.y_seen:
+            raise BodyError(BodyErrorCode.OUT_OF_REACH, f"block at {tuple(pos)} is not loaded", retryable=True)
+        return self.inner.block_at(pos)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_cell_the_body_cannot_see_roofs_nothing() -> None:
+    """The routines' roof scan read 64 cells up and raised on the first one a server had not sent (the night watch
+    runs it on every check); the terrain rules read such a cell as None, and it roofs nothing."""
+    b = _flat_sim()
+    feet = b.position().block()
+    for dy in (2, 3):
+        b.set_block(tuple(feet.offset(dy=dy)), "stone")
+    half = _HalfLoaded(b, feet.y + 3)
+    assert _where(half)[2:] == (False, False, False)  # two blocks of ground seen: not underground, and no raise
+    for dy in (4, 5):
+        b.set_block(tuple(feet.offset(dy=dy)), "stone")
+    assert _where(_HalfLoaded(b, feet.y + 5))[2] is True
+
+
+def test_a_fern_at_the_feet_is_neither_a_wall_nor_a_floor_for_the_surface() -> None:
+    """The routines' surface cell (an exploration walk's goal, a night pit's site) took a fern for a floor, so the
+    standing cell of a column with one was the air over the fern; world.terrain's rule stands in the fern."""
+    from craftbt.router import routines
+
+    b = _flat_sim()
+    col = b.position().block().offset(dx=3)
+    b.set_block(tuple(col), "fern")
+    assert routines.surface(b, col.x, col.z, col.y + 2) == col
+    b.set_block(tuple(col), "magma_block")  # nor is the top of a hazard
+    assert routines.surface(b, col.x, col.z, col.y + 2) is None

@@ -12,19 +12,26 @@ The way out of a hole is :func:`plan_stair` (which side, the ordered cells to op
 night shelter's exit and CraftScript's ``stair_up_step`` all ask it, each with its own constraints
 (:class:`StairRules`).
 
-A rule takes the reader it needs (``read(pos) -> block name``, None where the body cannot see) and the
-solidity of a name (:func:`solid_in` for the registry data of a game version), so each caller keeps its
-own cache or memo and nothing here touches a body.
+Where the bot is, once: :func:`underground` (ground over the head: a shaft, a cave), :func:`in_a_pit` (walled
+higher than a step around), :func:`walled_in` (no step out), :func:`enclosed` (a roofed pit a mob cannot enter)
+and :func:`open_sky`, each over the one roof scan (:func:`roof`) and the one notion of ground
+(:func:`ground`: solid and no tree's). The night routines, the night watch, the autonomy loop and
+exploration ask these.
+
+A rule takes the reader it needs (``read(pos) -> block name``, None where the body cannot see:
+:func:`body_reader` adapts a body) and the solidity of a name (:func:`solid_in` for the registry data of a
+game version), so each caller keeps its own cache or memo and no rule touches a body.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import islice
 from typing import TYPE_CHECKING
 
-from craftbt.world.body import BlockPos
+from craftbt.world.body import BlockPos, Body, BodyError, BodyErrorCode
 
 if TYPE_CHECKING:
     from craftbt.world.mcdata import McData
@@ -49,10 +56,18 @@ NEIGHBOURHOOD = ((0, 0, 0), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0,
 FOLIAGE = ("_leaves", "_log", "_wood")
 #: The four sides a stair out of a hole can go, in the fixed order a caller with no preference tries them.
 CARDINALS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-#: Cells over the head read for the open sky: a non-foliage solid block among them is a roof.
+#: The eight directions around a column.
+AROUND = tuple((dx, dz) for dx in (-1, 0, 1) for dz in (-1, 0, 1) if dx or dz)
+#: Cells over the head read for the open sky: a block of ground among them is a roof.
 SKY_SPAN = 24
-#: Of the eight columns around the feet, this many walled two blocks up (higher than a step) make a pit.
+#: Cells over the head the roof scan reads for "underground", and how many blocks of ground among them make the
+#: bot underground: a mine shaft or a cave, not a pit under its one-block roof nor an overhang.
+ROOF_SPAN, UNDERGROUND_ROCK = 64, 4
+#: Of the eight directions around the feet, this many walled two blocks up (higher than a step) make a pit...
 PIT_WALLS = 6
+#: ...where a wall counts this many columns out: a quarry a planner dug, wider than the bot, is as much a pit as
+#: a shaft one block wide (natural seed 5 spent a day in a 3x3 one).
+PIT_RING = 3
 
 Read = Callable[[BlockPos], str | None]
 Solid = Callable[[str], bool]
@@ -153,28 +168,82 @@ def foliage(name: str) -> bool:
     return name.endswith(FOLIAGE)
 
 
+def ground(name: str | None, solid: Solid) -> bool:
+    """A block of ground: solid and no tree's. What a roof over the bot, a pit's wall and the floor of a surface
+    cell are made of (a cell the body cannot see is none)."""
+    return name is not None and solid(name) and not foliage(name)
+
+
+def on_ground(read: Read, solid: Solid, pos: BlockPos) -> bool:
+    """A player can stand at ``pos`` (:func:`standable`) on ground (:func:`ground`: not on a tree's canopy or
+    trunk), its head dry: a surface cell to walk to, dig a night pit from or start a stair from."""
+    head = read(pos.offset(dy=1))
+    return standable(read, solid, pos) and ground(read(pos.offset(dy=-1)), solid) and head not in LIQUIDS
+
+
+def roof(read: Read, solid: Solid, feet: BlockPos, span: int = ROOF_SPAN) -> Iterator[BlockPos]:
+    """The one roof scan: the cells of ground (:func:`ground`) among the ``span`` cells over the head, nearest
+    first."""
+    for dy in range(2, span + 2):
+        cell = feet.offset(dy=dy)
+        if ground(read(cell), solid):
+            yield cell
+
+
 def open_sky(read: Read, solid: Solid, feet: BlockPos) -> bool:
-    """No roof over the head: none of the SKY_SPAN cells above it holds a solid block other than a tree's (a
-    cell the body cannot see roofs nothing)."""
-    for dy in range(2, SKY_SPAN + 2):
-        name = read(feet.offset(dy=dy))
-        if name is not None and solid(name) and not foliage(name):
-            return False
-    return True
+    """No roof over the head: no block of ground among the SKY_SPAN cells above it (a tree's canopy roofs nobody
+    in, and a cell the body cannot see roofs nothing)."""
+    return next(roof(read, solid, feet, SKY_SPAN), None) is None
+
+
+def underground(read: Read, solid: Solid, feet: BlockPos) -> bool:
+    """At least UNDERGROUND_ROCK blocks of ground over the head (within ROOF_SPAN): a mine shaft or a cave a
+    planner left the bot in, not a pit under its one-block roof, an overhang or a canopy."""
+    return len(list(islice(roof(read, solid, feet), UNDERGROUND_ROCK))) >= UNDERGROUND_ROCK
 
 
 def in_a_pit(read: Read, solid: Solid, feet: BlockPos) -> bool:
-    """Walled higher than a step on nearly every side (PIT_WALLS of the eight columns around, two blocks over the
-    feet), sky or not: the bottom of an open shaft (natural seed 15: a climb out through sand stopped four
-    blocks under the beach, and no path led from there)."""
-    names = [read(feet.offset(dx, 2, dz)) for dx in (-1, 0, 1) for dz in (-1, 0, 1) if dx or dz]
-    return sum(n is not None and solid(n) and not foliage(n) for n in names) >= PIT_WALLS
+    """Walled higher than a step on nearly every side, sky or not: in PIT_WALLS of the eight directions, a column
+    within PIT_RING blocks holds ground two blocks over the feet. The bottom of an open shaft (natural seed 15:
+    a climb out through sand stopped four blocks under the beach, and no path led from there) or of a quarry
+    wider than the bot (natural seed 5)."""
+    walls = sum(any(ground(read(feet.offset(r * dx, 2, r * dz)), solid) for r in range(1, PIT_RING + 1))
+                for dx, dz in AROUND)
+    return walls >= PIT_WALLS
+
+
+def step_out(read: Read, solid: Solid, feet: BlockPos) -> BlockPos | None:
+    """A neighbouring cell, at the feet's level or (with the headroom over the head to jump) one up, that a player
+    can stand in with no liquid in or next to it; None when there is none."""
+    headroom = read(feet.offset(dy=2))
+    jump = headroom is not None and open_cell(headroom, solid)
+    for dx, dz in CARDINALS:
+        for cell in (feet.offset(dx, 0, dz), feet.offset(dx, 1, dz)) if jump else (feet.offset(dx, 0, dz),):
+            if standable(read, solid, cell) and not liquid_near(read, cell):
+                return cell
+    return None
 
 
 def can_step_out(read: Read, solid: Solid, feet: BlockPos) -> bool:
-    """A neighbouring cell at the feet's level, or one up, a player can stand in with no liquid in or next to it."""
-    return any(standable(read, solid, cell) and not liquid_near(read, cell)
-               for dx, dz in CARDINALS for cell in (feet.offset(dx, 0, dz), feet.offset(dx, 1, dz)))
+    """A step out (:func:`step_out`): a cell beside the feet, or one up, to stand in."""
+    return step_out(read, solid, feet) is not None
+
+
+def walled_in(read: Read, solid: Solid, feet: BlockPos) -> bool:
+    """No step out: every side is blocked at the feet or head, or has no floor, so digging is the way out."""
+    return not can_step_out(read, solid, feet)
+
+
+def enclosed(read: Read, solid: Solid, feet: BlockPos) -> bool:
+    """A solid roof within two blocks over the head and solid walls at the feet and head on the four sides: no mob
+    walks or drops in (leaves and logs keep mobs out as well as stone; a cell the body cannot see does not)."""
+
+    def shut(cell: BlockPos) -> bool:
+        name = read(cell)
+        return name is not None and solid(name)
+
+    roofed = shut(feet.offset(dy=2)) or shut(feet.offset(dy=3))
+    return roofed and all(shut(feet.offset(dx, dy, dz)) for dx, dz in CARDINALS for dy in (0, 1))
 
 
 def out_of_hole(read: Read, solid: Solid, feet: BlockPos) -> bool:
@@ -182,6 +251,20 @@ def out_of_hole(read: Read, solid: Solid, feet: BlockPos) -> bool:
     onto. Exploration's climb stops here, and a stair's step counts as out when this holds where it stands and
     its own feet and head cells were open before any digging (:func:`plan_stair`)."""
     return open_sky(read, solid, feet) and not in_a_pit(read, solid, feet) and can_step_out(read, solid, feet)
+
+
+def body_reader(body: Body) -> Read:
+    """A body's block names as the rules here read them: None for a cell the body cannot see (not loaded)."""
+
+    def read(pos: BlockPos) -> str | None:
+        try:
+            return body.block_at(pos).name
+        except BodyError as err:
+            if err.code is not BodyErrorCode.OUT_OF_REACH:
+                raise
+            return None
+
+    return read
 
 
 def _never(_: BlockPos) -> bool:

@@ -38,7 +38,6 @@ from craftbt.capabilities.leaves.common import (
     REACH,
     StrictArgs,
     Vec3,
-    act,
     approach,
     blocks_dropping,
     count_item,
@@ -46,10 +45,10 @@ from craftbt.capabilities.leaves.common import (
     equip,
     expect_block,
     failure_from,
-    failure_from_error,
     is_item_entity,
     is_solid,
     liquid_near,
+    perform,
     registry_data,
     sees,
     within_reach,
@@ -190,11 +189,7 @@ def place_one(ctx: CapabilityContext, item: str, target: BlockPos, against: Bloc
     failure = yield from equip(ctx, item)
     if failure is not None:
         return failure
-    try:
-        handle = ctx.body.place(item, against, face)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.place(item, against, face))
     if failure is not None:
         return failure
     observed = ctx.body.block_at(target).name

@@ -22,19 +22,18 @@ from craftbt.capabilities.leaves.common import (
     EYE_HEIGHT,
     REACH,
     Step,
-    act,
     approach,
     body_reader,
     count_item,
     equip,
-    failure_from_error,
+    perform,
     registry_data,
     within_reach,
 )
 from craftbt.capabilities.spec import ActionResult
 from craftbt.capabilities.structures import is_air, is_replaceable
 from craftbt.world import terrain
-from craftbt.world.body import FACE_OFFSETS, BlockPos, BodyError, Face
+from craftbt.world.body import FACE_OFFSETS, BlockPos, Face
 from craftbt.world.terrain import solid_in
 
 if TYPE_CHECKING:
@@ -126,11 +125,7 @@ def step_aside(ctx: CapabilityContext, target: BlockPos, avoid: set[BlockPos]) -
         return ActionResult.failure("occupied:self", f"the bot stands in {tuple(target)} and has nowhere to step")
     candidates.sort()
     cell = candidates[0][1]
-    try:
-        handle = ctx.body.goto(cell, tolerance=0.5)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.goto(cell, tolerance=0.5))
     if failure is not None:
         return failure
     if bot_cells(ctx) & avoid:
@@ -172,11 +167,7 @@ def place_step(
     failure = yield from equip(ctx, item)
     if failure is not None:
         return failure
-    try:
-        handle = ctx.body.place(item, against, face)
-    except BodyError as err:
-        return failure_from_error(err)
-    return (yield from act(handle))
+    return (yield from perform(lambda: ctx.body.place(item, against, face)))
 
 
 def best_tool(ctx: CapabilityContext, block: str) -> str | None:
@@ -212,11 +203,7 @@ def equip_and_dig(ctx: CapabilityContext, pos: BlockPos, tool: str | None) -> St
         failure = yield from equip(ctx, tool)
         if failure is not None:
             return failure
-    try:
-        handle = ctx.body.dig(pos)
-    except BodyError as err:
-        return failure_from_error(err)
-    return (yield from act(handle))
+    return (yield from perform(lambda: ctx.body.dig(pos)))
 
 
 def use_on_step(ctx: CapabilityContext, pos: BlockPos, item: str | None = None) -> Step:
@@ -229,8 +216,5 @@ def use_on_step(ctx: CapabilityContext, pos: BlockPos, item: str | None = None) 
         failure = yield from equip(ctx, item)
         if failure is not None:
             return failure
-    try:
-        handle = ctx.body.use_item(item, pos) if item is not None else ctx.body.activate_block(pos)
-    except BodyError as err:
-        return failure_from_error(err)
-    return (yield from act(handle))
+    return (yield from perform(lambda: ctx.body.use_item(item, pos) if item is not None
+                               else ctx.body.activate_block(pos)))

@@ -8,6 +8,7 @@ minecraft-data carries no attack damage, so weapons rank by tier in the seed's p
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
@@ -30,6 +31,7 @@ from craftbt.capabilities.leaves.common import (
     equip,
     expect_block,
     failure_from_error,
+    perform,
     registry_data,
 )
 from craftbt.capabilities.leaves.movement import SAFE_LIGHT
@@ -251,11 +253,7 @@ def run_use_item(ctx: CapabilityContext, args: UseItemArgs) -> RunnerGen:
         failure = yield from equip(ctx, args.item, destination)
         if failure is not None:
             return failure
-        try:
-            handle = ctx.body.use_item(args.item, target)
-        except BodyError as err:
-            return failure_from_error(err, used=used)
-        failure = yield from act(handle)
+        failure = yield from perform(lambda: ctx.body.use_item(args.item, target))
         if failure is not None:
             failure.observables["used"] = used
             return failure
@@ -330,13 +328,8 @@ def walk_away(ctx: CapabilityContext, threat: Position, distance: float) -> Step
             math.floor(here.y),
             math.floor(here.z + math.sin(angle) * distance),
         )
-        target = _ground_near(ctx, target) or target  # no ground near: the body's own refusal says why
-        try:
-            handle = ctx.body.goto(target, tolerance=2.0)
-        except BodyError as err:
-            last_error = failure_from_error(err)
-            continue
-        failure = yield from act(handle)
+        goal = _ground_near(ctx, target) or target  # no ground near: the body's own refusal says why
+        failure = yield from perform(partial(ctx.body.goto, goal, tolerance=2.0))
         if failure is None:
             return None
         last_error = failure
@@ -623,11 +616,7 @@ def run_retreat_and_block(ctx: CapabilityContext, args: RetreatAndBlockArgs) -> 
     spot = retreat_spot(ctx, threat, args)
     if spot is None:
         return ActionResult.failure("no_retreat", "no standable spot away from the threat")
-    try:
-        handle = ctx.body.goto(spot, tolerance=0.5)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.goto(spot, tolerance=0.5))
     if failure is not None:
         return failure
     # Wall the cell between us and the threat, feet and head high, so it cannot walk (or jump) through.

@@ -8,7 +8,7 @@ failure the leaf should return as-is.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -104,6 +104,17 @@ def act(start: ActionHandle) -> Step:
     return failure_from(done)
 
 
+def perform(start: Callable[[], ActionHandle]) -> Step:
+    """Start one body action (``start()``, a call on the body) and wait for it: its failure, if any, a body's
+    refusal to start it included. The step of every leaf that issues one command; a leaf adds its own
+    observables to the failure it gets back."""
+    try:
+        handle = start()
+    except BodyError as err:
+        return failure_from_error(err)
+    return (yield from act(handle))
+
+
 def within_reach(ctx: CapabilityContext, target: BlockPos, reach: float = REACH) -> bool:
     pos = ctx.body.position()
     eye = (pos.x, pos.y + EYE_HEIGHT, pos.z)
@@ -150,11 +161,7 @@ def approach(ctx: CapabilityContext, target: BlockPos, reach: float = REACH) -> 
     # cell lies "within tolerance" of it even though the eyes would reach it from the ground.
     # Any cell within ``reach - 1.5`` of the lowered aim still keeps the eyes within ``reach``.
     lower = max(0, min(2, target.y - ctx.body.position().block().y - 1))
-    try:
-        handle = ctx.body.goto(target.offset(dy=-lower), tolerance=max(1.0, reach - 1.5))
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.goto(target.offset(dy=-lower), tolerance=max(1.0, reach - 1.5)))
     if failure is not None:
         return failure
     if not within_reach(ctx, target, reach):
@@ -166,11 +173,7 @@ def equip(ctx: CapabilityContext, item: str, destination: str = "hand") -> Step:
     held = ctx.body.equipment().get(destination)
     if held is not None and held.name == item:
         return None
-    try:
-        handle = ctx.body.equip(item, destination)
-    except BodyError as err:
-        return failure_from_error(err)
-    return (yield from act(handle))
+    return (yield from perform(lambda: ctx.body.equip(item, destination)))
 
 
 def count_item(ctx: CapabilityContext, item: str) -> int:
@@ -271,9 +274,9 @@ def is_item_entity(entity: EntityInfo) -> bool:
 
 
 def body_reader(ctx: CapabilityContext) -> Read:
-    """The body's block names, as the terrain rules (:mod:`craftbt.world.terrain`) read them."""
-    body = ctx.body
-    return lambda pos: body.block_at(pos).name
+    """The body's block names, as the terrain rules (:mod:`craftbt.world.terrain`) read them (None where the body
+    cannot see)."""
+    return terrain.body_reader(ctx.body)
 
 
 def liquid_near(ctx: CapabilityContext, cell: BlockPos) -> bool:

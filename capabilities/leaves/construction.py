@@ -41,10 +41,9 @@ from craftbt.capabilities.leaves.blockwork import (
 from craftbt.capabilities.leaves.common import (
     StrictArgs,
     Vec3,
-    act,
     count_item,
     expect_block,
-    failure_from_error,
+    perform,
     registry_data,
 )
 from craftbt.capabilities.spec import (
@@ -70,7 +69,7 @@ from craftbt.capabilities.structures import (
     is_replaceable,
     scan_module,
 )
-from craftbt.world.body import BlockPos, BodyError, Face, Observation, block_key
+from craftbt.world.body import BlockPos, Face, Observation, block_key
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
@@ -590,11 +589,7 @@ def guard_build_up(ctx: CapabilityContext, args: BuildUpArgs) -> GuardResult:
 def run_build_up(ctx: CapabilityContext, args: BuildUpArgs) -> RunnerGen:
     item = args.item.removeprefix("minecraft:")
     feet = ctx.body.position().block()
-    try:
-        handle = ctx.body.build_up(item)  # type: ignore[attr-defined]  # a body extension, checked by the guard
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.build_up(item))  # type: ignore[attr-defined]  # a body extension, checked by the guard
     if failure is not None:
         return failure
     return ActionResult.success(Receipt(position=feet, block=item), item=item, position=list(feet))

@@ -9,6 +9,7 @@ stack sizes) without moving slots, because the Body protocol has no slot-move co
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
@@ -17,9 +18,8 @@ from craftbt.capabilities.leaves.common import (
     Step,
     StrictArgs,
     Vec3,
-    act,
     approach,
-    failure_from_error,
+    perform,
     registry_data,
 )
 from craftbt.capabilities.spec import (
@@ -31,7 +31,7 @@ from craftbt.capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from craftbt.world.body import BlockPos, BodyError, Observation, Position, block_key
+from craftbt.world.body import BlockPos, Observation, Position, block_key
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
@@ -100,11 +100,7 @@ def run_open(ctx: CapabilityContext, args: OpenContainerArgs) -> RunnerGen:
         failure = yield from approach(ctx, pos)
         if failure is not None:
             return failure
-        try:
-            handle = ctx.body.open_container(pos)
-        except BodyError as err:
-            return failure_from_error(err)
-        failure = yield from act(handle)
+        failure = yield from perform(lambda: ctx.body.open_container(pos))
         if failure is not None:
             return failure
         window = ctx.body.open_window()
@@ -127,11 +123,7 @@ def accept_open(
 
 
 def _close(ctx: CapabilityContext) -> Step:
-    try:
-        handle = ctx.body.close_container()
-    except BodyError as err:
-        return failure_from_error(err)
-    return (yield from act(handle))
+    return (yield from perform(lambda: ctx.body.close_container()))
 
 
 # == transfer_items =================================================================================
@@ -235,14 +227,8 @@ def run_transfer(ctx: CapabilityContext, args: TransferItemsArgs) -> RunnerGen:
     plan = {n: c for n, c in transfer_plan(ctx, args).items() if c > 0}
     moved: dict[str, int] = {}
     for name, count in plan.items():
-        try:
-            if args.depositing:
-                handle = ctx.body.container_put(name, count, args.slot)
-            else:
-                handle = ctx.body.container_take(name, count, args.slot)
-        except BodyError as err:
-            return failure_from_error(err, moved=moved)
-        failure = yield from act(handle)
+        move = ctx.body.container_put if args.depositing else ctx.body.container_take
+        failure = yield from perform(partial(move, name, count, args.slot))
         if failure is not None:
             failure.observables["moved"] = moved
             return failure
@@ -250,11 +236,7 @@ def run_transfer(ctx: CapabilityContext, args: TransferItemsArgs) -> RunnerGen:
     if args.mode == "swap":
         taken: dict[str, int] = {}
         for name, count in swap_plan(ctx, args).items():
-            try:
-                handle = ctx.body.container_take(name, count, args.slot)
-            except BodyError as err:
-                return failure_from_error(err, moved=moved, taken=taken)
-            failure = yield from act(handle)
+            failure = yield from perform(partial(ctx.body.container_take, name, count, args.slot))
             if failure is not None:
                 failure.observables.update(moved=moved, taken=taken)
                 return failure
@@ -395,11 +377,7 @@ def run_manage(ctx: CapabilityContext, args: ManageInventoryArgs) -> RunnerGen:
         )
     tossed: dict[str, int] = {}
     for name, count in toss_plan(ctx, args).items():
-        try:
-            handle = ctx.body.toss(name, count)
-        except BodyError as err:
-            return failure_from_error(err, tossed=tossed)
-        failure = yield from act(handle)
+        failure = yield from perform(partial(ctx.body.toss, name, count))
         if failure is not None:
             failure.observables["tossed"] = tossed
             return failure

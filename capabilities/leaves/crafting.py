@@ -30,8 +30,8 @@ from craftbt.capabilities.leaves.common import (
     equip,
     expect_block,
     expect_gain,
-    failure_from_error,
     is_solid,
+    perform,
     registry_data,
     within_reach,
 )
@@ -176,11 +176,7 @@ def run_craft(ctx: CapabilityContext, args: CraftRecipeArgs) -> RunnerGen:
     for _ in range(plan.crafts):
         if args.timeoutMs is not None and ctx.body.now_ticks() > deadline:
             return ActionResult.failure("timeout", f"crafted {made} of {plan.crafts}", retryable=True)
-        try:
-            handle = ctx.body.craft(args.recipe, 1, table)
-        except BodyError as err:
-            return failure_from_error(err, crafted=made)
-        failure = yield from act(handle)
+        failure = yield from perform(lambda: ctx.body.craft(args.recipe, 1, table))
         if failure is not None:
             failure.observables["crafted"] = made
             return failure
@@ -278,11 +274,7 @@ def place_station(ctx: CapabilityContext, md: McData, station: str) -> Step:
     failure = yield from equip(ctx, station)
     if failure is not None:
         return failure
-    try:
-        handle = ctx.body.place(station, spot.offset(dy=-1), Face.UP)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.place(station, spot.offset(dy=-1), Face.UP))
     if failure is not None:
         return failure
     ctx.memory["placed_station"] = spot
@@ -456,19 +448,11 @@ def _slot(ctx: CapabilityContext, slot: str) -> tuple[str | None, int]:
 
 
 def _take(ctx: CapabilityContext, item: str, count: int, slot: str) -> Step:
-    try:
-        handle = ctx.body.container_take(item, count, slot)
-    except BodyError as err:
-        return failure_from_error(err)
-    return (yield from act(handle))
+    return (yield from perform(lambda: ctx.body.container_take(item, count, slot)))
 
 
 def _put(ctx: CapabilityContext, item: str, count: int, slot: str) -> Step:
-    try:
-        handle = ctx.body.container_put(item, count, slot)
-    except BodyError as err:
-        return failure_from_error(err)
-    return (yield from act(handle))
+    return (yield from perform(lambda: ctx.body.container_put(item, count, slot)))
 
 
 def run_smelt(ctx: CapabilityContext, args: SmeltArgs) -> RunnerGen:
@@ -488,11 +472,7 @@ def run_smelt(ctx: CapabilityContext, args: SmeltArgs) -> RunnerGen:
     failure = yield from approach(ctx, furnace)
     if failure is not None:
         return failure
-    try:
-        handle = ctx.body.open_container(furnace)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.open_container(furnace))
     if failure is not None:
         return failure
     result = yield from _smelt_in_open_furnace(ctx, args, recipe.output, recipe.count, recipe.cook_ticks, fuels)

@@ -35,9 +35,9 @@ from craftbt.capabilities.leaves.common import (
     approach,
     body_reader,
     count_item,
-    failure_from_error,
     is_solid,
     liquid_near,
+    perform,
     registry_data,
     sees,
     within_reach,
@@ -79,8 +79,6 @@ AIR = frozenset({"air", "cave_air", "void_air"})
 #: At the start, anything acquire_material (radius 32, at most 2 below the feet) can reach counts as in view,
 #: and a tree a survey saw up to 48 blocks off is walked to.
 START_RADIUS = {"mine": 30, "surface": 48}
-#: Below this a roofed player is underground, not under a tree.
-SEA_LEVEL_Y = 60
 #: Falling blocks re-fill a dug cell; give up on a cell after this many digs.
 MAX_REDIGS = 8
 TORCH_EVERY = 8
@@ -336,11 +334,7 @@ def _clear(ctx: CapabilityContext, cell: BlockPos, search: Search) -> Attempt:
 
 def _step_to(ctx: CapabilityContext, cell: BlockPos, search: Search) -> Attempt:
     """Walk into the (open) neighbouring cell."""
-    try:
-        handle = ctx.body.goto(cell, tolerance=0.0)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.goto(cell, tolerance=0.0))
     if failure is not None:
         return failure
     search.deepest = min(search.deepest, cell.y)
@@ -652,11 +646,6 @@ def _climb_out(ctx: CapabilityContext, search: Search) -> Step:
     return (yield from _climb(ctx, search, lambda: not terrain.out_of_hole(read, solid, ctx.body.position().block())))
 
 
-def _in_a_pit(ctx: CapabilityContext) -> bool:
-    """Walled in higher than a step on nearly every side, sky or not (:func:`craftbt.world.terrain.in_a_pit`)."""
-    return terrain.in_a_pit(body_reader(ctx), solid_in(registry_data(ctx)), ctx.body.position().block())
-
-
 def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) -> Step:
     """A staircase up while ``going()`` holds, one step a turn, each the way out world.terrain plans from where
     the bot stands (the side it faces first, then the next ones clockwise; nothing too far for the search).
@@ -716,27 +705,12 @@ def _open_floor(ctx: CapabilityContext, md: Any, cell: BlockPos) -> bool:
     return terrain.standable(body_reader(ctx), solid_in(md), cell) and not liquid_near(ctx, cell)
 
 
-def _roof(ctx: CapabilityContext, md: Any) -> str | None:
-    """The first solid block over the head (within 38 blocks), or None under the open sky."""
-    feet = ctx.body.position().block()
-    for dy in range(2, 40):
-        name = ctx.body.block_at(feet.offset(dy=dy)).name
-        if is_solid(md, name):
-            return name
-    return None
-
-
-def _underground(ctx: CapabilityContext, md: Any) -> bool:
-    """Roofed below sea level, or roofed by ground rather than a tree at any height: a mining run in a hill
-    left the bot in its tunnel at y=72 (natural seed 0), and no spiral waypoint had a path from there."""
-    roof = _roof(ctx, md)
-    return roof is not None and (ctx.body.position().y < SEA_LEVEL_Y or not terrain.foliage(roof))
-
-
 def _must_climb_out(ctx: CapabilityContext) -> bool:
-    """Underground or in a pit: a surface search climbs out before it looks or walks its rings."""
-    md = registry_data(ctx)
-    return _underground(ctx, md) or _in_a_pit(ctx)
+    """Underground or in a pit (world.terrain's rules): a surface search climbs out before it looks or walks its
+    rings (a mining run in a hill left the bot in its tunnel at y=72, natural seed 0, and no spiral waypoint had a
+    path from there)."""
+    read, solid, feet = body_reader(ctx), solid_in(registry_data(ctx)), ctx.body.position().block()
+    return terrain.underground(read, solid, feet) or terrain.in_a_pit(read, solid, feet)
 
 
 def _remembered(ctx: CapabilityContext, search: Search) -> Step:

@@ -33,9 +33,8 @@ from craftbt.capabilities.leaves.common import (
     Step,
     StrictArgs,
     Vec3,
-    act,
     expect_state,
-    failure_from_error,
+    perform,
     registry_data,
 )
 from craftbt.capabilities.spec import (
@@ -49,7 +48,7 @@ from craftbt.capabilities.spec import (
     Verdict,
     VerificationResult,
 )
-from craftbt.world.body import TICKS_PER_DAY, ActionHandle, BlockPos, BodyError, Observation
+from craftbt.world.body import TICKS_PER_DAY, ActionHandle, BlockPos, Observation
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
@@ -483,11 +482,7 @@ def _weather(ctx: CapabilityContext) -> str | None:
 
 def run_control_environment(ctx: CapabilityContext, args: ControlEnvironmentArgs) -> RunnerGen:
     command = args.command()
-    try:
-        handle = ctx.body.chat(command)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.chat(command))
     if failure is not None:
         return failure
     # a server applies the command on its next tick, and its answer crosses the connection: wait (bounded)

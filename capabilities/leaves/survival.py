@@ -14,6 +14,7 @@ from craftbt.capabilities.leaves.common import (
     count_item,
     expect_block,
     failure_from_error,
+    perform,
     registry_data,
 )
 from craftbt.capabilities.leaves.movement import standable
@@ -187,11 +188,7 @@ def run_sleep(ctx: CapabilityContext, args: SleepArgs) -> RunnerGen:
     failure = yield from approach(ctx, bed, reach=3.0)
     if failure is not None:
         return failure
-    try:
-        handle = ctx.body.sleep(bed)
-    except BodyError as err:
-        return failure_from_error(err)
-    failure = yield from act(handle)
+    failure = yield from perform(lambda: ctx.body.sleep(bed))
     if failure is not None:
         return failure
     now = ctx.body.time_of_day()
