@@ -226,11 +226,16 @@ def _exit_stair(body: Body, feet: BlockPos) -> terrain.Stair | None:
     """world.terrain's way out of a hole from ``feet``, with the night exit's constraints: the sides leading
     away from the hostiles first (a creeper by the pit), the shortest stair out (a hillside's downhill side:
     natural seed 6 climbed eight steps into a hill and was left in a trench), a stair cutting into a farm only
-    when no other holds, MAX_STAIR steps a stage."""
+    when no other holds, MAX_STAIR steps a stage. A stair through a tree (its leaves or logs) is spared like one
+    through the farm: it ends in the canopy, where the pathfinder, which does not dig leaves, finds no way down
+    (natural seed 24, bread: the second stage out climbed into an oak's crown, and every harvest after it failed
+    `no_path` to the wheat ten blocks off)."""
     md = mcdata.load_or_default(str(body.version))
     farm: list[frozenset[BlockPos]] = []  # looked up once a step holds (a server call), not for every cell tried
 
     def spoils(cell: BlockPos) -> bool:
+        if terrain.foliage(body.block_at(cell).name):
+            return True
         if not farm:
             farm.append(farm_near(body, MAX_STAIR + 2))
         return _spoils_farm(cell, farm[0])
