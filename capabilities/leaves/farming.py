@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from craftbt.capabilities.leaves.blocks import _walk_to_pickup
+from craftbt.capabilities.leaves.blocks import walk_to_pickup
 from craftbt.capabilities.leaves.blockwork import dig_step, place_step, use_on_step
 from craftbt.capabilities.leaves.common import (
     Step,
@@ -194,7 +194,7 @@ def collect_drops(ctx: CapabilityContext, around: list[BlockPos], items: frozens
         target = min(drops, key=lambda e: (e.position.distance_to(here), e.id))
         visited.add(target.id)
         # onto the drop, else beside it (acquire_material's way): a drop with no standable cell of its own
-        handle = _walk_to_pickup(ctx, target.position.block())
+        handle = walk_to_pickup(ctx, target.position.block())
         if handle is None:
             continue  # an unreachable drop is left lying
         yield from act(handle)
