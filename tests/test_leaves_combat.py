@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from craftbt.capabilities.leaves.combat import EquipToolArgs, best_weapon, choose_tool
 from craftbt.capabilities.spec import Verdict
-from craftbt.world.body import EntityInfo, Position
+from craftbt.world.body import BlockPos, EntityInfo, Position
 from tests.fakes import FakeBody
 from tests.leafkit import make_context, run_leaf
 from tests.simkit import sim_body
@@ -159,3 +159,58 @@ def test_a_creeper_that_does_not_come_is_closed_in_on_after_the_wait() -> None:
     body.goto = counted_goto
     attack = run_leaf(body, "attack_entity", {"entityType": "creeper", "retreatHealth": 4.0}, max_ticks=2_000)
     assert attack.ok and attack.observables["hits"] == 5, attack.result
+
+
+def test_a_creeper_that_blows_up_mid_fight_is_not_reported_killed() -> None:
+    """The bot cannot back away (its walks go nowhere), so the creeper's fuse burns down between two swings: the
+    fight fails ``target_gone``; it said ``killed`` and was verified, though the blast dropped no gunpowder."""
+    body, origin = sim_body()
+    body.run_command("/give @s wooden_sword 1")
+    run_leaf(body, "equip_weapon", {})
+    body.world.spawn_mob("creeper", origin.x + 4.5, origin.y, origin.z + 0.5)
+    goto = body.goto
+    body.goto = lambda target, tolerance=1.0: goto(body.position().block(), tolerance)  # stays where it is
+    attack = run_leaf(body, "attack_entity", {"entityType": "creeper", "retreatHealth": 1.0}, max_ticks=1_500)
+    assert [e for e in body.world.events if e.get("event") == "explosion"], "the creeper did not explode"
+    assert not attack.ok and attack.code == "target_gone", attack.result
+    assert attack.result.observables["hits"] >= 1
+
+
+def test_a_creeper_that_vanishes_after_outliving_a_swing_is_not_reported_killed() -> None:
+    """Seen alive after the bot's last swing, then gone without another (despawned while the bot backed off, or
+    blown up out of the bot's reach): not a kill."""
+    body, origin = sim_body()
+    body.run_command("/give @s wooden_sword 1")
+    run_leaf(body, "equip_weapon", {})
+    creeper = body.world.spawn_mob("creeper", origin.x + 4.5, origin.y, origin.z + 0.5)
+    goto, attack_at, swung = body.goto, body.attack, [0]
+
+    def swing(entity_id: int) -> object:
+        swung[0] += 1
+        return attack_at(entity_id)
+
+    def backing_off(target: BlockPos, tolerance: float = 1.0) -> object:
+        if swung[0]:
+            body.world.entities.pop(creeper.id, None)  # despawns as the bot walks away after its first swing
+        return goto(target, tolerance)
+
+    body.goto, body.attack = backing_off, swing
+    attack = run_leaf(body, "attack_entity", {"entityType": "creeper", "retreatHealth": 1.0}, max_ticks=1_500)
+    assert not attack.ok and attack.code == "target_gone", attack.result
+    assert attack.result.observables["hits"] == 1 and body.world.player.health == 20
+
+
+def test_a_target_gone_before_any_swing_is_not_reported_killed() -> None:
+    """A cow that leaves the bot's sight while it walks up (despawned here) was reported killed and verified,
+    with no hit struck."""
+    body, origin = sim_body()
+    cow = body.world.spawn_mob("cow", origin.x + 6.5, origin.y, origin.z + 0.5, no_ai=True)
+    goto = body.goto
+
+    def walking_up(target: BlockPos, tolerance: float = 1.0) -> object:
+        body.world.entities.pop(cow.id, None)
+        return goto(target, tolerance)
+
+    body.goto = walking_up
+    attack = run_leaf(body, "attack_entity", {"entityType": "cow"}, max_ticks=400)
+    assert not attack.ok and attack.code == "target_gone" and attack.result.observables["hits"] == 0, attack.result

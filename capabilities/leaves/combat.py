@@ -434,8 +434,21 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
     deadline = ctx.body.now_ticks() + args.duration * TICKS_PER_SECOND // 1000
     hits, last_health, last_seen, waited = 0, target.health, target.position, 0
     radius = args.radius * 2
+    outlived_swing = False  # seen alive (health known, above 0) after our last swing
+    bot_health = ctx.body.health()
     while True:
         current = next((e for e in ctx.body.entities(args.radius * 2) if e.id == target_id), None)
+        hurt, bot_health = ctx.body.health() < bot_health, ctx.body.health()
+        if current is None and fused and (outlived_swing or hurt):
+            # gone with no killing blow of ours since, or with a blast that hurt the bot as it went: it blew itself
+            # up (or despawned), and a creeper's blast drops nothing, so the record must not say "killed"
+            # (natural seed 0's firework rocket said so twice)
+            return ActionResult.failure("target_gone", f"the {name} is gone, not killed: it exploded or despawned",
+                                        retryable=True, target=target_id, hits=hits, last_health=last_health)
+        if current is None and hits == 0:
+            # never struck: it walked out of sight, burned or despawned; whatever it was, not our kill
+            return ActionResult.failure("target_gone", f"the {name} is gone before a swing", retryable=True,
+                                        target=target_id, hits=0, last_health=last_health)
         if current is None:
             # the verifier lists the entities again: the target must be gone, and what it dropped is evidence
             receipt = Receipt(extra={"probe_entities": args.radius * 2, "last_seen": list(last_seen)})
@@ -492,6 +505,8 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
             return failure
         hits += 1
         waited = 0
+        after = next((e for e in ctx.body.entities(radius) if e.id == target_id), None)
+        outlived_swing = after is not None and after.health is not None and after.health > 0
         if fused and _within(ctx, target_id, args.radius * 2, args.radius * 2):
             # out of the fuse before it burns down, then in again for the next swing: a creeper that blows up
             # drops nothing (and its blast killed the bot: natural seed 0's firework rocket)
