@@ -212,14 +212,10 @@ def leave_shelter(body: Body) -> m.TreeDefinition:
 def _walk_out_cell(body: Body, step: BlockPos) -> BlockPos:
     """Where the bot stands after the last step: the step, or the ground it drops to when the step is open
     below (a stair over the starter world's outcrop ended in the air beyond it)."""
-    if _floor(body.block_at(step.offset(dy=-1)).name):
+    read, solid, _ = _where(body)
+    if terrain.ground(read(step.offset(dy=-1)), solid):
         return step
     return surface(body, step.x, step.z, step.y, span=MAX_DROP_OUT) or step
-
-
-def _floor(name: str) -> bool:
-    """Ground to stand on or dig a pit in (:func:`craftbt.world.terrain.ground`): solid and no tree's."""
-    return terrain.ground(name, terrain.solid_in(mcdata.load()))
 
 
 def _exit_stair(body: Body, feet: BlockPos) -> terrain.Stair | None:

@@ -212,21 +212,14 @@ def in_a_pit(read: Read, solid: Solid, feet: BlockPos) -> bool:
     return walls >= PIT_WALLS
 
 
-def step_out(read: Read, solid: Solid, feet: BlockPos) -> BlockPos | None:
+def can_step_out(read: Read, solid: Solid, feet: BlockPos) -> bool:
     """A neighbouring cell, at the feet's level or (with the headroom over the head to jump) one up, that a player
-    can stand in with no liquid in or next to it; None when there is none."""
+    can stand in with no liquid in or next to it."""
     headroom = read(feet.offset(dy=2))
     jump = headroom is not None and open_cell(headroom, solid)
-    for dx, dz in CARDINALS:
-        for cell in (feet.offset(dx, 0, dz), feet.offset(dx, 1, dz)) if jump else (feet.offset(dx, 0, dz),):
-            if standable(read, solid, cell) and not liquid_near(read, cell):
-                return cell
-    return None
-
-
-def can_step_out(read: Read, solid: Solid, feet: BlockPos) -> bool:
-    """A step out (:func:`step_out`): a cell beside the feet, or one up, to stand in."""
-    return step_out(read, solid, feet) is not None
+    return any(standable(read, solid, cell) and not liquid_near(read, cell)
+               for dx, dz in CARDINALS
+               for cell in ((feet.offset(dx, 0, dz), feet.offset(dx, 1, dz)) if jump else (feet.offset(dx, 0, dz),)))
 
 
 def walled_in(read: Read, solid: Solid, feet: BlockPos) -> bool:

@@ -425,7 +425,8 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
         return ActionResult.failure("no_target", "the target left before the fight")
     target_id, name = target.id, target.name
     fused = name in FUSED
-    if fused and _within(ctx, target_id, FUSE_OUT, args.radius * 2):
+    radius = args.radius * 2  # how far the fight keeps sight of its target
+    if fused and _within(ctx, target_id, FUSE_OUT, radius):
         # natural seed 0: a creeper that walked up during the search blew up 0.4 s into the fight
         away = yield from _out_of_fuse(ctx, target.position)
         if away is not None:
@@ -433,12 +434,12 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
             return away
     deadline = ctx.body.now_ticks() + args.duration * TICKS_PER_SECOND // 1000
     hits, last_health, last_seen, waited = 0, target.health, target.position, 0
-    radius = args.radius * 2
     outlived_swing = False  # seen alive (health known, above 0) after our last swing
     bot_health = ctx.body.health()
     while True:
-        current = next((e for e in ctx.body.entities(args.radius * 2) if e.id == target_id), None)
-        hurt, bot_health = ctx.body.health() < bot_health, ctx.body.health()
+        current = next((e for e in ctx.body.entities(radius) if e.id == target_id), None)
+        health = ctx.body.health()
+        hurt, bot_health = health < bot_health, health
         if current is None and fused and (outlived_swing or hurt):
             # gone with no killing blow of ours since, or with a blast that hurt the bot as it went: it blew itself
             # up (or despawned), and a creeper's blast drops nothing, so the record must not say "killed"
@@ -451,7 +452,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
                                         target=target_id, hits=0, last_health=last_health)
         if current is None:
             # the verifier lists the entities again: the target must be gone, and what it dropped is evidence
-            receipt = Receipt(extra={"probe_entities": args.radius * 2, "last_seen": list(last_seen)})
+            receipt = Receipt(extra={"probe_entities": radius, "last_seen": list(last_seen)})
             return ActionResult.success(receipt, target=target_id, name=name, killed=True, hits=hits,
                                         last_health=last_health)
         last_health, last_seen = current.health, current.position
@@ -507,7 +508,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
         waited = 0
         after = next((e for e in ctx.body.entities(radius) if e.id == target_id), None)
         outlived_swing = after is not None and after.health is not None and after.health > 0
-        if fused and _within(ctx, target_id, args.radius * 2, args.radius * 2):
+        if fused and after is not None:  # still listed within sight (the list above): not yet dead
             # out of the fuse before it burns down, then in again for the next swing: a creeper that blows up
             # drops nothing (and its blast killed the bot: natural seed 0's firework rocket)
             away = yield from _out_of_fuse(ctx, current.position)

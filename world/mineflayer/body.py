@@ -160,6 +160,12 @@ class _Bridge:
             self._roundtrip(self._quit, bot_id, "craftbt body closed")
 
 
+def _check_tolerance(tolerance: float) -> None:
+    """A walk's tolerance (``goto``, ``plan``) is a finite distance >= 0."""
+    if not (tolerance >= 0 and math.isfinite(tolerance)):
+        raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"tolerance {tolerance} must be >= 0")
+
+
 @dataclass(frozen=True)
 class PlannedStep:
     """One node of the path mineflayer-pathfinder would walk: the cell the feet reach, the blocks it breaks."""
@@ -590,8 +596,7 @@ class MineflayerBody:
         """The path a ``goto(target, tolerance)`` would walk from here, searched now and not walked (CraftScript's
         navigation policy checks it before a walk starts); ``no_path`` when the pathfinder finds none. A search
         out of time gives the part it found."""
-        if not (tolerance >= 0 and math.isfinite(tolerance)):
-            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"tolerance {tolerance} must be >= 0")
+        _check_tolerance(tolerance)
         found = self._call("planPath", {"x": target.x, "y": target.y, "z": target.z, "tolerance": tolerance,
                                         "timeoutMs": PLAN_TIMEOUT_MS})
         def cell(xyz: list[int]) -> tuple[int, int, int]:
@@ -601,8 +606,7 @@ class MineflayerBody:
 
     # -- actions (non-blocking) -------------------------------------------------------
     def goto(self, target: BlockPos, tolerance: float = 1.0) -> MineflayerAction:
-        if not (tolerance >= 0 and math.isfinite(tolerance)):
-            raise BodyError(BodyErrorCode.INVALID_ARGUMENT, f"tolerance {tolerance} must be >= 0")
+        _check_tolerance(tolerance)
         return self._start("goto", "goto", {"x": target.x, "y": target.y, "z": target.z, "tolerance": tolerance})
 
     def dig(self, pos: BlockPos) -> MineflayerAction:
