@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from craftbt.capabilities.leaves.blocks import walk_to_pickup
 from craftbt.capabilities.leaves.blockwork import dig_step, place_step, use_on_step
 from craftbt.capabilities.leaves.common import (
     Step,
@@ -48,6 +47,7 @@ from craftbt.world.body import (
     TICKS_PER_SECOND,
     ActionHandle,
     BlockPos,
+    BodyError,
     Face,
     Observation,
     block_key,
@@ -193,9 +193,9 @@ def collect_drops(ctx: CapabilityContext, around: list[BlockPos], items: frozens
         here = ctx.body.position()
         target = min(drops, key=lambda e: (e.position.distance_to(here), e.id))
         visited.add(target.id)
-        # onto the drop, else beside it (acquire_material's way): a drop with no standable cell of its own
-        handle = walk_to_pickup(ctx, target.position.block())
-        if handle is None:
+        try:
+            handle = ctx.body.goto(target.position.block(), tolerance=0.5)
+        except BodyError:
             continue  # an unreachable drop is left lying
         yield from act(handle)
         for _ in range(PICKUP_WAIT_TICKS):
