@@ -58,9 +58,10 @@ except ImportError:  # pragma: no cover - then every check goes through the Pyth
 _fast_validators: dict[type[BaseModel], Any] = {}
 
 
-#: (args model, args as canonical JSON) that passed the schema and the model: checking them again finds nothing
-#: (both checks are pure functions of the two). Only passes are kept, so a bad tree is always reported in full.
-_valid_args: set[tuple[type[BaseModel], str]] = set()
+#: (args model, args as canonical JSON or flat args as :func:`_flat_key`) that passed the schema and the model:
+#: checking them again finds nothing (both checks are pure functions of the two). Only passes are kept, so a bad
+#: tree is always reported in full.
+_valid_args: set[tuple[type[BaseModel], Any]] = set()
 MAX_VALID_ARGS = 8192
 
 
@@ -72,15 +73,30 @@ _valid_nodes: set[tuple[str, type[BaseModel], Any]] = set()
 _SCALARS = (str, int, float, bool, type(None))
 
 
+def _flat_key(args: dict[str, Any]) -> tuple[tuple[str, type, Any], ...] | None:
+    """Flat args (scalars only, a planner's) as a memo key: their items in key order with each value's type
+    (``1``, ``1.0`` and ``True`` are equal in Python, not to a schema); None when a value is no scalar or a
+    string may hold a ``{key}`` reference (then the args depend on the tree's blackboard)."""
+    items = []
+    for k, v in args.items():
+        t = type(v)
+        if t is str:
+            if "{" in v:
+                return None
+        elif t not in _SCALARS:
+            return None
+        items.append((k, t, v))
+    items.sort()  # keys are unique, so only they are ever compared
+    return tuple(items)
+
+
 def _node_key(name: str, model: type[BaseModel], args: dict[str, Any]) -> tuple[str, type[BaseModel], Any] | None:
     """The memo key of a leaf's or condition's ``args``; None when they are no plain JSON or may hold a
-    reference (then they depend on the tree's blackboard). Flat args (a planner's) are keyed by their items
-    with each value's type (``1``, ``1.0`` and ``True`` are equal in Python, not to a schema), the rest by
-    canonical JSON."""
-    if all(type(v) in _SCALARS for v in args.values()):
-        if any(type(v) is str and "{" in v for v in args.values()):
-            return None
-        return name, model, tuple(sorted((k, type(v).__name__, v) for k, v in args.items()))
+    reference (then they depend on the tree's blackboard). Flat args are keyed by :func:`_flat_key`, the rest
+    by canonical JSON."""
+    flat = _flat_key(args)
+    if flat is not None:
+        return name, model, flat
     try:
         text = json.dumps(args, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError):
@@ -268,12 +284,13 @@ class _Validator:
         if memo is not None and memo in _valid_nodes:
             return
         before = self.reported
-        self.references(inst, node.args, (*path, "args"))
+        if memo is None:  # keyed args hold no reference (_node_key): nothing to look up
+            self.references(inst, node.args, (*path, "args"))
         if node.idempotency_key is not None:
             self.references(inst, node.idempotency_key, (*path, "idempotency_key"))
         # the action contract's normalizer first, as a run applies it: the seed's spellings validate
         args, _ = normalize_spec_args(spec, node.args)
-        self.args(inst, spec.args_model, args, (*path, "args"), f"{spec.key}")
+        self.args(inst, spec.args_model, args, (*path, "args"), spec.key)
         if self.reported == before:
             _remember(memo)
 
@@ -288,7 +305,8 @@ class _Validator:
         if memo is not None and memo in _valid_nodes:
             return
         before = self.reported
-        self.references(inst, args, (*path, "args"))
+        if memo is None:
+            self.references(inst, args, (*path, "args"))
         self.args(inst, check.args_model, args, (*path, "args"), f"check {check.name}")
         if self.reported == before:
             _remember(memo)
@@ -311,8 +329,13 @@ class _Validator:
                     )
 
     def args(self, inst: _Instance, model: type[BaseModel], args: dict[str, Any], path: DocPath, owner: str) -> None:
-        instance, unknown = _substitute(args, inst.known)
-        key = None if unknown else _args_key(model, instance)
+        flat = _flat_key(args)
+        key: tuple[type[BaseModel], Any] | None
+        if flat is not None:  # scalars, no reference: nothing to substitute, and a key without JSON
+            instance, unknown, key = args, [], (model, flat)
+        else:
+            instance, unknown = _substitute(args, inst.known)
+            key = None if unknown else _args_key(model, instance)
         if key is not None and key in _valid_args:
             return  # these very args passed both checks before (planners emit the same leaves over and over)
         schema_errors = [] if surely_valid(model, instance) else [
