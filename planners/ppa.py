@@ -93,6 +93,9 @@ class PlanStep:
 
 #: validates a node's data (:meth:`PlanStep.data`) into the model
 _NODE: TypeAdapter[Node] = TypeAdapter(Node)
+#: a tree node as the model's input (``{"kind": "leaf", ...}``): planners build a plan's tree as data and validate
+#: it once, whole (``TreeDefinition.model_validate``)
+NodeData = dict[str, Any]
 
 
 def steps_to_tree(
