@@ -21,10 +21,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pydantic import TypeAdapter
-
 from craftbt.trees.model import (
-    ConditionNode,
     DecoratorNode,
     LeafNode,
     Node,
@@ -34,6 +31,10 @@ from craftbt.trees.model import (
     TreeDefinition,
 )
 
+#: a tree node as the model's input (``{"kind": "leaf", ...}``): planners build a plan's tree as data and validate
+#: it once, whole (``TreeDefinition.model_validate``; node by node was a fifth of a craft-only plan)
+NodeData = dict[str, Any]
+
 
 @dataclass(frozen=True)
 class Check:
@@ -42,11 +43,8 @@ class Check:
     check: str
     args: dict[str, Any]
 
-    def node(self, name: str | None = None) -> ConditionNode:
-        return ConditionNode(name=name, check=self.check, args=dict(self.args))
-
-    def data(self, name: str | None = None) -> dict[str, Any]:
-        """The condition node as the model's input (validation copies ``args``): see :func:`node_data`."""
+    def data(self, name: str | None = None) -> NodeData:
+        """The condition node as the model's input (validation copies ``args``): see :data:`NodeData`."""
         return {"kind": "condition", "name": name, "check": self.check, "args": self.args}
 
     def label(self) -> str:
@@ -70,10 +68,7 @@ class PlanStep:
     produces: dict[str, int] = field(default_factory=dict)
     consumes: dict[str, int] = field(default_factory=dict)
 
-    def node(self) -> Node:
-        return _NODE.validate_python(self.data())
-
-    def data(self) -> dict[str, Any]:
+    def data(self) -> NodeData:
         """The step's subtree as the model's input: a plan's tree is validated once, whole (building node by node
         was a fifth of a craft-only plan; see :func:`steps_to_tree`)."""
         leaf: dict[str, Any] = {"kind": "leaf", "name": self.name, "capability": self.capability, "args": self.args,
@@ -91,11 +86,6 @@ class PlanStep:
         return {"kind": "selector", "name": f"{self.name}?", "memory": True, "children": [self.effect.data(), body]}
 
 
-#: validates a node's data (:meth:`PlanStep.data`) into the model
-_NODE: TypeAdapter[Node] = TypeAdapter(Node)
-#: a tree node as the model's input (``{"kind": "leaf", ...}``): planners build a plan's tree as data and validate
-#: it once, whole (``TreeDefinition.model_validate``)
-NodeData = dict[str, Any]
 
 
 def steps_to_tree(
