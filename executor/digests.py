@@ -17,16 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from craftbt.trees.model import (
-    ConditionNode,
-    DecoratorNode,
-    LeafNode,
-    ParallelNode,
-    SelectorNode,
-    SequenceNode,
-    SubtreeNode,
-    TreeDefinition,
-)
+from craftbt.trees.model import LeafNode, TreeDefinition
 
 
 def _plain(value: Any) -> Any:
@@ -66,15 +57,25 @@ def digest(value: Any) -> str:
 
 def iter_leaves(node: Any) -> Iterator[LeafNode]:
     """Leaves in tick order (pre-order, left to right); subtrees are not expanded here."""
-    if isinstance(node, LeafNode):
-        yield node
-    elif isinstance(node, SequenceNode | SelectorNode | ParallelNode):
+    leaves: list[LeafNode] = []
+    _collect_leaves(node, leaves)
+    return iter(leaves)
+
+
+def _collect_leaves(node: Any, out: list[LeafNode]) -> None:
+    # by the model's discriminator, not isinstance against unions, and into one list, not a generator a level:
+    # a router walks every plan's leaves twice (costs, digests), and this was twice as slow
+    kind = node.kind
+    if kind == "leaf":
+        out.append(node)
+    elif kind == "decorator":
+        _collect_leaves(node.child, out)
+    elif kind in _BRANCHES:
         for child in node.children:
-            yield from iter_leaves(child)
-    elif isinstance(node, DecoratorNode):
-        yield from iter_leaves(node.child)
-    elif isinstance(node, ConditionNode | SubtreeNode):
-        return
+            _collect_leaves(child, out)
+
+
+_BRANCHES = frozenset({"sequence", "selector", "parallel"})  # the kinds with children
 
 
 def plan_steps(defn: TreeDefinition) -> list[dict[str, Any]]:

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from craftbt.trees.model import (
-    ConditionNode,
     DecoratorNode,
     LeafNode,
     Node,
@@ -32,6 +31,10 @@ from craftbt.trees.model import (
     TreeDefinition,
 )
 
+#: a tree node as the model's input (``{"kind": "leaf", ...}``): planners build a plan's tree as data and validate
+#: it once, whole (``TreeDefinition.model_validate``; node by node was a fifth of a craft-only plan)
+NodeData = dict[str, Any]
+
 
 @dataclass(frozen=True)
 class Check:
@@ -40,8 +43,9 @@ class Check:
     check: str
     args: dict[str, Any]
 
-    def node(self, name: str | None = None) -> ConditionNode:
-        return ConditionNode(name=name, check=self.check, args=dict(self.args))
+    def data(self, name: str | None = None) -> NodeData:
+        """The condition node as the model's input (validation copies ``args``): see :data:`NodeData`."""
+        return {"kind": "condition", "name": name, "check": self.check, "args": self.args}
 
     def label(self) -> str:
         inner = ", ".join(f"{k}={v}" for k, v in self.args.items())
@@ -64,20 +68,24 @@ class PlanStep:
     produces: dict[str, int] = field(default_factory=dict)
     consumes: dict[str, int] = field(default_factory=dict)
 
-    def node(self) -> Node:
-        leaf = LeafNode(name=self.name, capability=self.capability, args=dict(self.args), retry=self.retry)
+    def data(self) -> NodeData:
+        """The step's subtree as the model's input: a plan's tree is validated once, whole (building node by node
+        was a fifth of a craft-only plan; see :func:`steps_to_tree`)."""
+        leaf: dict[str, Any] = {"kind": "leaf", "name": self.name, "capability": self.capability, "args": self.args,
+                "retry": self.retry}
         if not self.preconditions and self.effect is None:
             return leaf
-        body: Node = leaf
+        body = leaf
         if self.preconditions:
-            children: list[Node] = [c.node() for c in self.preconditions]
-            children.append(leaf)
-            body = SequenceNode(name=f"do {self.name}", memory=True, children=children)
+            body = {"kind": "sequence", "name": f"do {self.name}", "memory": True,
+                    "children": [*(c.data() for c in self.preconditions), leaf]}
         if self.effect is None:
             return body
         # memory: the effect is checked once, on entry; a running step then finishes and is verified
         # (a reactive selector would halt the leaf the tick its effect appears, before acceptance ran)
-        return SelectorNode(name=f"{self.name}?", memory=True, children=[self.effect.node(), body])
+        return {"kind": "selector", "name": f"{self.name}?", "memory": True, "children": [self.effect.data(), body]}
+
+
 
 
 def steps_to_tree(
@@ -89,22 +97,21 @@ def steps_to_tree(
     root_name: str = "plan",
 ) -> TreeDefinition:
     """Assemble steps (grouped by ``group``, in order) under a goal-guarded root."""
-    children: list[Node] = []
+    children: list[dict[str, Any]] = []
     current_group: str | None = None
-    grouped: list[Node] = []
+    grouped: list[dict[str, Any]] = []
     for step in unique_names(steps):
         if step.group != current_group and grouped:
             children.append(_group_node(current_group, grouped))
             grouped = []
         current_group = step.group
-        grouped.append(step.node())
+        grouped.append(step.data())
     if grouped:
         children.append(_group_node(current_group, grouped))
-    plan: Node = SequenceNode(name=root_name, memory=True, children=children)
-    root: Node = plan if goal is None else SelectorNode(
-        name=f"goal: {goal.label()}", memory=True, children=[goal.node(), plan]
-    )
-    return TreeDefinition(tree=tree_name, description=description, root=root)
+    plan = {"kind": "sequence", "name": root_name, "memory": True, "children": children}
+    root = plan if goal is None else {"kind": "selector", "name": f"goal: {goal.label()}", "memory": True,
+                                      "children": [goal.data(), plan]}
+    return TreeDefinition.model_validate({"tree": tree_name, "description": description, "root": root})
 
 
 def unique_names(steps: list[PlanStep]) -> list[PlanStep]:
@@ -147,10 +154,10 @@ def dedupe_leaf_names(root: Node) -> None:
         used.add(leaf.name)
 
 
-def _group_node(group: str | None, nodes: list[Node]) -> Node:
-    if group is None or len(nodes) == 1:
-        return nodes[0] if len(nodes) == 1 else SequenceNode(name="steps", memory=True, children=nodes)
-    return SequenceNode(name=group, memory=True, children=nodes)
+def _group_node(group: str | None, nodes: list[dict[str, Any]]) -> dict[str, Any]:
+    if len(nodes) == 1:
+        return nodes[0]
+    return {"kind": "sequence", "name": "steps" if group is None else group, "memory": True, "children": nodes}
 
 
 #: leaves that walk the body away from where it stands

@@ -189,6 +189,7 @@ class _Expansion:
     def __init__(self, md: McData, state: PlanningState, version: str, gather: bool = True,
                  goal: str | None = None) -> None:
         self.md = md
+        self.version = version
         self.state = state
         #: False: only what is held, crafted and smelted (see PlanningState.gathering)
         self.gather = gather
@@ -297,14 +298,15 @@ class _Expansion:
                 )
                 walk = WALK_TICKS_PER_BLOCK * _distance(self.state, source.block)
                 options.append((MINE_TRAVEL_TICKS + walk + tool_cost, "mine", source))
-        for recipe in _recipes(self.md, item):
+        recipes, inputs = _makers(self.version).get(item) or _makers_of(self.md, item)
+        for recipe in recipes:
             cost = CRAFT_TICKS + recipe_cost(recipe, lambda i: UNREACHABLE if i in visiting else self.costs.get(
                 i, UNREACHABLE))
             options.append((cost / recipe.count, "craft", recipe))
-        for smelting in self.md.smelting_for(item):
-            if smelting.input not in visiting:
-                cost = SMELT_TICKS + self.costs.get(smelting.input, UNREACHABLE)
-                options.append((cost, "smelt", smelting.input))
+        for smelt_input in inputs:
+            if smelt_input not in visiting:
+                cost = SMELT_TICKS + self.costs.get(smelt_input, UNREACHABLE)
+                options.append((cost, "smelt", smelt_input))
         return [o for o in options if o[0] < UNREACHABLE]
 
     def _block_available(self, block: str) -> bool:
@@ -959,8 +961,12 @@ def _craft_only_costs(version: str, goal: str, held: frozenset[str]) -> dict[str
 def _makers(version: str) -> dict[str, tuple[tuple[Recipe, ...], tuple[str, ...]]]:
     """Item -> (its crafting recipes, its furnace inputs), looked up once."""
     md = load(version)
-    return {item.name: (tuple(_recipes(md, item.name)), tuple(s.input for s in md.smelting_for(item.name)))
-            for item in md.items()}
+    return {item.name: _makers_of(md, item.name) for item in md.items()}
+
+
+def _makers_of(md: McData, item: str) -> tuple[tuple[Recipe, ...], tuple[str, ...]]:
+    """``item``'s crafting recipes and furnace inputs, in the game data's order (raises for an unknown item)."""
+    return tuple(_recipes(md, item)), tuple(s.input for s in md.smelting_for(item))
 
 
 @functools.lru_cache(maxsize=4)
@@ -976,15 +982,21 @@ def _used_in(version: str) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
+@functools.lru_cache(maxsize=4)
+def _sources_of(version: str) -> dict[str, frozenset[str]]:
+    """Item -> what one craft or smelt makes it from (the inverse of :func:`_used_in`)."""
+    return {item: frozenset().union(*(r.inputs for r in recipes), inputs)
+            for item, (recipes, inputs) in _makers(version).items() if recipes or inputs}
+
+
 @functools.lru_cache(maxsize=4096)
 def _closure(version: str, item: str) -> frozenset[str]:
     """``item`` and everything crafts and smelts can make it from."""
-    makers = _makers(version)
+    sources = _sources_of(version)
     out = {item}
     todo = [item]
     while todo:
-        recipes, inputs = makers.get(todo.pop(), ((), ()))
-        for nxt in (*(o for r in recipes for o in r.inputs), *inputs):
+        for nxt in sources.get(todo.pop(), ()):
             if nxt not in out:
                 out.add(nxt)
                 todo.append(nxt)

@@ -577,8 +577,10 @@ def _digests(final: m.TreeDefinition, expansion: m.TreeDefinition | None, resolv
     """Seed 002's three digests: what was first expanded, the spliced resolution only, what will run."""
     final_digest = digest(plan_steps(final))
     return {
-        "expansion_digest": digest(plan_steps(expansion)) if expansion is not None else final_digest,
-        "intent_resolution_digest": digest(plan_steps(resolved)) if resolved is not None else None,
+        "expansion_digest": final_digest if expansion is None or expansion is final else digest(plan_steps(expansion)),
+        # a fresh plan is its own resolution: the same steps, hashed once
+        "intent_resolution_digest": None if resolved is None else final_digest if resolved is final
+        else digest(plan_steps(resolved)),
         "executor_plan_digest": final_digest,
     }
 

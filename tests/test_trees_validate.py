@@ -268,3 +268,30 @@ def test_the_fast_validator_is_never_more_lenient_than_the_python_one() -> None:
                 assert not errors, (model.__name__, instance, errors[0].message)
     assert said_valid > 50  # the battery holds valid args too: the agreement is not vacuous
     validate.surely_valid(next(iter(models)), {"x": object()})  # no JSON: False or the Python answer, never a raise
+
+
+def test_a_node_remembered_as_valid_is_checked_again_against_another_registry() -> None:
+    """The memo of nodes that passed is keyed by the capability or check and its args model, so a registry that
+    lacks the capability, or whose check takes stricter args, is never answered from what another registry
+    accepted (a planner's tree validated, then the registry changed)."""
+    from pydantic import BaseModel, ConfigDict, Field
+
+    import craftbt.trees.validate as validate
+    from craftbt.capabilities.spec import CheckSpec
+
+    class AtLeastFive(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        item: str
+        count: int = Field(ge=5)
+
+    plan = m.TreeDefinition(tree="t", root=m.SequenceNode(name="s", children=[
+        m.ConditionNode(check="has_item", args={"item": "stick", "count": 1}),
+        m.LeafNode(name="a", capability="craft_recipe", args={"recipe": "stick", "qty": 2})]))
+    validate._valid_nodes.clear()
+    validate._valid_args.clear()
+    assert validate.validate_definition(plan, shared_registry()).ok
+    other = Registry()
+    other.register_check(CheckSpec("has_item", AtLeastFive, lambda _ctx, _args: True))
+    codes = sorted(p.code for p in validate.validate_definition(plan, other).problems)
+    assert codes == sorted([ErrorCode.INVALID_ARGS, ErrorCode.UNKNOWN_CAPABILITY]), codes
+    assert validate.validate_definition(plan, shared_registry()).ok

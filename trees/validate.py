@@ -33,6 +33,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import EllipsisType
 from typing import Any
 
 import jsonschema
@@ -58,9 +59,10 @@ except ImportError:  # pragma: no cover - then every check goes through the Pyth
 _fast_validators: dict[type[BaseModel], Any] = {}
 
 
-#: (args model, args as canonical JSON) that passed the schema and the model: checking them again finds nothing
-#: (both checks are pure functions of the two). Only passes are kept, so a bad tree is always reported in full.
-_valid_args: set[tuple[type[BaseModel], str]] = set()
+#: (args model, args as canonical JSON or flat args as :func:`_flat_key`) that passed the schema and the model:
+#: checking them again finds nothing (both checks are pure functions of the two). Only passes are kept, so a bad
+#: tree is always reported in full.
+_valid_args: set[tuple[type[BaseModel], Any]] = set()
 MAX_VALID_ARGS = 8192
 
 
@@ -72,15 +74,34 @@ _valid_nodes: set[tuple[str, type[BaseModel], Any]] = set()
 _SCALARS = (str, int, float, bool, type(None))
 
 
-def _node_key(name: str, model: type[BaseModel], args: dict[str, Any]) -> tuple[str, type[BaseModel], Any] | None:
-    """The memo key of a leaf's or condition's ``args``; None when they are no plain JSON or may hold a
-    reference (then they depend on the tree's blackboard). Flat args (a planner's) are keyed by their items
-    with each value's type (``1``, ``1.0`` and ``True`` are equal in Python, not to a schema), the rest by
-    canonical JSON."""
-    if all(type(v) in _SCALARS for v in args.values()):
-        if any(type(v) is str and "{" in v for v in args.values()):
+#: flat args as a memo key (:func:`_flat_key`)
+FlatArgs = tuple[tuple[str, type, Any], ...]
+
+
+def _flat_key(args: dict[str, Any]) -> FlatArgs | None:
+    """Flat args (scalars only, a planner's) as a memo key: their items in key order with each value's type
+    (``1``, ``1.0`` and ``True`` are equal in Python, not to a schema); None when a value is no scalar or a
+    string may hold a ``{key}`` reference (then the args depend on the tree's blackboard)."""
+    items = []
+    for k, v in args.items():
+        t = type(v)
+        if t is str:
+            if "{" in v:
+                return None
+        elif t not in _SCALARS:
             return None
-        return name, model, tuple(sorted((k, type(v).__name__, v) for k, v in args.items()))
+        items.append((k, t, v))
+    items.sort()  # keys are unique, so only they are ever compared
+    return tuple(items)
+
+
+def _node_key(name: str, model: type[BaseModel], args: dict[str, Any], flat: FlatArgs | None
+              ) -> tuple[str, type[BaseModel], Any] | None:
+    """The memo key of a leaf's or condition's ``args``; None when they are no plain JSON or may hold a
+    reference (then they depend on the tree's blackboard). Flat args are keyed by ``flat``, their
+    :func:`_flat_key`, the rest by canonical JSON."""
+    if flat is not None:
+        return name, model, flat
     try:
         text = json.dumps(args, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError):
@@ -147,12 +168,20 @@ def node_kind_key(node: m.Node) -> str:
 
 def walk(node: m.Node, path: DocPath = ("root",)) -> Iterator[tuple[m.Node, DocPath]]:
     """Every node with its document path, parents first, in on-disk order."""
-    yield node, path
-    if isinstance(node, m.SequenceNode | m.SelectorNode | m.ParallelNode):
-        for i, child in enumerate(node.children):
-            yield from walk(child, (*path, node.kind, "children", i))
-    elif isinstance(node, m.DecoratorNode):
-        yield from walk(node.child, (*path, node.decorator.value, "child"))
+    found: list[tuple[m.Node, DocPath]] = []
+    _collect(node, path, found)
+    return iter(found)
+
+
+def _collect(node: m.Node, path: DocPath, out: list[tuple[m.Node, DocPath]]) -> None:
+    # into one list by the model's discriminator: nested generators re-yielded every node once a level
+    out.append((node, path))
+    kind = node.kind
+    if kind == "sequence" or kind == "selector" or kind == "parallel":
+        for i, child in enumerate(node.children):  # type: ignore[union-attr]
+            _collect(child, (*path, kind, "children", i), out)
+    elif kind == "decorator":
+        _collect(node.child, (*path, node.decorator.value, "child"), out)  # type: ignore[union-attr]
 
 
 @dataclass
@@ -237,7 +266,8 @@ class _Validator:
                 )
         names: dict[str, DocPath] = {}
         for node, path in walk(defn.root):
-            if isinstance(node, m.LeafNode):
+            # the model's discriminator: a string comparison a kind, not a chain of isinstance against classes
+            if node.kind == "leaf":
                 self.leaf(inst, node, path)
                 if node.name is not None:
                     if node.name in names:
@@ -247,14 +277,14 @@ class _Validator:
                             expected="unique leaf names",
                         )
                     names.setdefault(node.name, path)
-            elif isinstance(node, m.ConditionNode):
+            elif node.kind == "condition":
                 self.condition(inst, node.check, node.args, (*path, "condition"))
-            elif isinstance(node, m.DecoratorNode):
+            elif node.kind == "decorator":
                 if node.decorator is m.DecoratorKind.ETERNAL_GUARD:
                     cond = node.params.get("condition") or {}
                     self.condition(inst, cond.get("check", ""), cond.get("args") or {},
                                    (*path, "eternal_guard", "condition"))
-            elif isinstance(node, m.SubtreeNode):
+            elif node.kind == "subtree":
                 self.subtree(inst, node, path)
 
     def leaf(self, inst: _Instance, node: m.LeafNode, path: DocPath) -> None:
@@ -264,16 +294,18 @@ class _Validator:
             for p in err.problems:
                 self.report(Problem(p.code, p.message, inst.smap.locate((*path, "leaf")), p.expected, p.suggestion))
             return
-        memo = _node_key(spec.key, spec.args_model, node.args) if node.idempotency_key is None else None
+        flat = _flat_key(node.args)
+        memo = _node_key(spec.key, spec.args_model, node.args, flat) if node.idempotency_key is None else None
         if memo is not None and memo in _valid_nodes:
             return
         before = self.reported
-        self.references(inst, node.args, (*path, "args"))
+        if memo is None:  # keyed args hold no reference (_node_key): nothing to look up
+            self.references(inst, node.args, (*path, "args"))
         if node.idempotency_key is not None:
             self.references(inst, node.idempotency_key, (*path, "idempotency_key"))
         # the action contract's normalizer first, as a run applies it: the seed's spellings validate
-        args, _ = normalize_spec_args(spec, node.args)
-        self.args(inst, spec.args_model, args, (*path, "args"), f"{spec.key}")
+        args, changed = normalize_spec_args(spec, node.args)
+        self.args(inst, spec.args_model, args, (*path, "args"), spec.key, flat if changed is None else ...)
         if self.reported == before:
             _remember(memo)
 
@@ -284,12 +316,14 @@ class _Validator:
             for p in err.problems:
                 self.report(Problem(p.code, p.message, inst.smap.locate((*path, "check")), p.expected, p.suggestion))
             return
-        memo = _node_key(f"check {check.name}", check.args_model, args)
+        flat = _flat_key(args)
+        memo = _node_key(f"check {check.name}", check.args_model, args, flat)
         if memo is not None and memo in _valid_nodes:
             return
         before = self.reported
-        self.references(inst, args, (*path, "args"))
-        self.args(inst, check.args_model, args, (*path, "args"), f"check {check.name}")
+        if memo is None:
+            self.references(inst, args, (*path, "args"))
+        self.args(inst, check.args_model, args, (*path, "args"), f"check {check.name}", flat)
         if self.reported == before:
             _remember(memo)
 
@@ -310,9 +344,18 @@ class _Validator:
                         suggestion=close_match(key, list(inst.known)),
                     )
 
-    def args(self, inst: _Instance, model: type[BaseModel], args: dict[str, Any], path: DocPath, owner: str) -> None:
-        instance, unknown = _substitute(args, inst.known)
-        key = None if unknown else _args_key(model, instance)
+    def args(self, inst: _Instance, model: type[BaseModel], args: dict[str, Any], path: DocPath, owner: str,
+             flat: FlatArgs | EllipsisType | None = ...) -> None:
+        """Check ``args`` against ``model``'s schema and the model; ``flat``: their :func:`_flat_key` when known."""
+        if flat is ...:
+            flat = _flat_key(args)
+        key: tuple[type[BaseModel], Any] | None
+        unknown: list[DocPath]
+        if flat is not None:  # scalars, no reference: nothing to substitute, and a key without JSON
+            instance, unknown, key = args, [], (model, flat)
+        else:
+            instance, unknown = _substitute(args, inst.known)
+            key = None if unknown else _args_key(model, instance)
         if key is not None and key in _valid_args:
             return  # these very args passed both checks before (planners emit the same leaves over and over)
         schema_errors = [] if surely_valid(model, instance) else [

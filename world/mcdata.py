@@ -30,7 +30,7 @@ import json
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import resources
 from typing import Any
@@ -180,6 +180,11 @@ class Recipe:
     width: int
     height: int
     """For shapeless recipes: the side of the smallest square grid that holds the ingredients."""
+    inputs: frozenset[str] = field(init=False, repr=False, compare=False)
+    """Every item any slot accepts (worked out once: every planner's cost table and expansion asks)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "inputs", frozenset(o for slot in self.slots for o in slot.options))
 
     @property
     def ingredients(self) -> dict[str, int]:
@@ -189,10 +194,6 @@ class Recipe:
             out[slot.options[0]] = out.get(slot.options[0], 0) + slot.count
         return out
 
-    @property
-    def inputs(self) -> frozenset[str]:
-        """Every item any slot accepts."""
-        return frozenset(o for slot in self.slots for o in slot.options)
 
     @property
     def needs_table(self) -> bool:

@@ -288,8 +288,7 @@ def ground(goal: str, knowledge: Knowledge, registry: Registry, costs: ActionCos
             if any(f is None for f in facts):
                 continue
             needs = dict(action.needs)
-            for fact in pre:
-                meaning = interpret(fact, knowledge)
+            for meaning in facts[:len(pre)]:  # the preconditions' meanings, interpreted once above
                 # near:<block> of acquire_material holds when the survey saw a dropper (the grounder
                 # checked); near:<station> is the station requirement added from the recipe data
                 if meaning is not None and meaning[0] == "has":

@@ -30,7 +30,7 @@ from craftbt.planners.htn.engine import (
 )
 from craftbt.planners.htn.knowledge import Knowledge
 from craftbt.planners.intent import GoalVerb, Intent, context_key
-from craftbt.planners.ppa import Check, PlanStep, dedupe_leaf_names, station_moves
+from craftbt.planners.ppa import Check, NodeData, PlanStep, dedupe_leaf_names, station_moves
 from craftbt.planners.solver import (
     MINE_BATCH,
     craft_only_refusal,
@@ -41,7 +41,7 @@ from craftbt.planners.solver import (
     refuse_if_unpayable,
     unknown_item,
 )
-from craftbt.trees.model import Node, SelectorNode, SequenceNode, TreeDefinition
+from craftbt.trees.model import TreeDefinition
 from craftbt.world.mcdata import load
 
 if TYPE_CHECKING:
@@ -144,16 +144,15 @@ class HtnPlanner:
         steps = gather_up_front(plan_steps(solution.nodes), state.inventory)
         self._inserts = _inserts(steps, state)
         children = [n for n in (self._node(x, engine) for x in solution.nodes) if n is not None]
-        plan: Node = SequenceNode(name=str(intent.goal), memory=True, children=children)
-        root: Node = plan if goal_check is None else SelectorNode(
-            name=f"goal: {goal_check.label()}", memory=True, children=[goal_check.node(), plan]
-        )
-        dedupe_leaf_names(root)
+        plan: NodeData = {"kind": "sequence", "name": str(intent.goal), "memory": True, "children": children}
+        root = plan if goal_check is None else {"kind": "selector", "name": f"goal: {goal_check.label()}",
+                                                "memory": True, "children": [goal_check.data(), plan]}
+        # built as data and validated once, whole (as ppa.steps_to_tree does)
+        tree = TreeDefinition.model_validate({
+            "tree": _tree_name(intent), "description": f"{intent.goal} (HTN, {len(steps)} steps)", "root": root,
+            "source": "planner:htn"})
+        dedupe_leaf_names(tree.root)
         methods = methods_used(solution.nodes)
-        tree = TreeDefinition(
-            tree=_tree_name(intent), description=f"{intent.goal} (HTN, {len(steps)} steps)", root=root,
-            source="planner:htn",
-        )
         cost = sum(s.cost for s in steps)
         assumed = solution.state.knowledge.assumed
         return PlanResult(
@@ -187,29 +186,29 @@ class HtnPlanner:
         return order
 
     # -- emission ---------------------------------------------------------------------------------
-    def _node(self, node: DecompNode, engine: Engine[CraftState]) -> Node | None:
+    def _node(self, node: DecompNode, engine: Engine[CraftState]) -> NodeData | None:
+        """The tree node of ``node`` as data (:meth:`PlanStep.data`), or None when it emits nothing."""
         if isinstance(node, PrimitiveNode):
             if node.step is None:
                 return None
             moves = self._inserts.get(id(node.step), [])
             if not moves:
-                return node.step.node()
-            return SequenceNode(name=f"{node.step.name} (stations follow)", memory=True,
-                                children=[m.node() for m in moves] + [node.step.node()])
+                return node.step.data()
+            return {"kind": "sequence", "name": f"{node.step.name} (stations follow)", "memory": True,
+                    "children": [m.data() for m in moves] + [node.step.data()]}
         children = [n for n in (self._node(c, engine) for c in node.children) if n is not None]
         if not children:
             return None
-        body: Node = children[0] if len(children) == 1 and node.task[0] == "obtain" else SequenceNode(
-            name=_label(node), memory=True, children=children
-        )
+        body = children[0] if len(children) == 1 and node.task[0] == "obtain" else {
+            "kind": "sequence", "name": _label(node), "memory": True, "children": children}
         fallback = self._fallback(node, engine) if self.fallbacks else None
         if fallback is None:
             return body
         # memory: a failed method is not re-entered on the next tick while its fallback runs
-        return SelectorNode(name=f"{_task_label(node.task)} (methods by prior)", memory=True,
-                            children=[body, fallback])
+        return {"kind": "selector", "name": f"{_task_label(node.task)} (methods by prior)", "memory": True,
+                "children": [body, fallback]}
 
-    def _fallback(self, node: CompoundNode, engine: Engine[CraftState]) -> Node | None:
+    def _fallback(self, node: CompoundNode, engine: Engine[CraftState]) -> NodeData | None:
         if node.task[0] not in FALLBACK_TASKS or not node.others:
             return None
         runner_up = node.others[0]
@@ -224,7 +223,7 @@ class HtnPlanner:
             return None
         branch = CompoundNode(node.task, runner_up, found[0], node.pre_state, found[1])
         children = [n for n in (self._node(c, engine) for c in branch.children) if n is not None]
-        return SequenceNode(name=_label(branch), memory=True, children=children) if children else None
+        return {"kind": "sequence", "name": _label(branch), "memory": True, "children": children} if children else None
 
 
 def _task_label(task: Task) -> str:
