@@ -86,8 +86,6 @@ class PlanStep:
         return {"kind": "selector", "name": f"{self.name}?", "memory": True, "children": [self.effect.data(), body]}
 
 
-
-
 def steps_to_tree(
     tree_name: str,
     description: str,

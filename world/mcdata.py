@@ -194,7 +194,6 @@ class Recipe:
             out[slot.options[0]] = out.get(slot.options[0], 0) + slot.count
         return out
 
-
     @property
     def needs_table(self) -> bool:
         """True iff the recipe does not fit the 2x2 inventory grid."""
