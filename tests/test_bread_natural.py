@@ -26,3 +26,21 @@ def test_the_stair_out_of_a_night_pit_goes_round_a_tree_not_up_into_its_crown() 
     assert dug and not [name for name in dug if name.endswith(("_leaves", "_log"))], dug
     walk_out = [leaf for leaf, _ in walk(tree.root) if isinstance(leaf, LeafNode)][-1]
     assert walk_out.args["pos"]["x"] <= top.x and walk_out.args["pos"]["y"] == top.y
+
+
+def test_a_harvest_picks_up_a_drop_lying_under_leaves_from_beside_it() -> None:
+    """Natural seed 27: an oak's leaves hung one block over a ripe wheat; its drop lay in a one-high cell no walk
+    could end in, the harvest left it lying, and the loaf was one wheat short."""
+    from craftbt.world.scenarios.loader import load_scenario
+    from tests.leafkit import run_leaf
+    from tests.test_natural_competence import SCENARIOS as FARMS
+
+    body = load_scenario(FARMS / "farm_plot.yaml")
+    body.run_command("/setblock 2 64 0 wheat[age=7]")
+    body.run_command("/setblock 2 65 0 oak_leaves")  # one block over the crop: no standable cell there
+    body.run_command("/tp @p 8 64 0")
+    body.advance(2)
+    assert body.observe().count("wheat") == 0
+    run = run_leaf(body, "harvest_crop", {"crop": "wheat", "radius": 8}, max_ticks=1_000)
+    assert run.ok, run.result.error
+    assert body.observe().count("wheat") == 1
