@@ -11,17 +11,25 @@ from craftbt.world.body import BlockPos
 from craftbt.world.sim.body import SimBody
 
 
+def _in_a_pit_under(leaves: tuple[int, int, int, int, int, int], clear_to: int = -1) -> tuple[SimBody, BlockPos]:
+    """A flat world (grass at y=63), oak leaves filling ``leaves`` (x0, y0, z0, x1, y1, z1 from the surface feet
+    cell), and the bot at the bottom of a night pit there, its column open up to ``clear_to`` over those feet."""
+    body = SimBody(seed=1)
+    top = body.position().block()
+    x0, y0, z0, x1, y1, z1 = leaves
+    body.run_command(f"/fill {top.x + x0} {top.y + y0} {top.z + z0} {top.x + x1} {top.y + y1} {top.z + z1} oak_leaves")
+    body.run_command(f"/fill {top.x} {top.y - PIT_DEPTH} {top.z} {top.x} {top.y + clear_to} {top.z} air")
+    body.run_command(f"/tp @p {top.x} {top.y - PIT_DEPTH} {top.z}")
+    body.advance(2)
+    return body, top
+
+
 def test_the_stair_out_of_a_night_pit_goes_round_a_tree_not_up_into_its_crown() -> None:
     """Natural seed 24: the stair out climbed through an oak's leaves and logs and ended in its crown; the
     pathfinder, which does not dig leaves, found no way down, and every harvest after it failed ``no_path``."""
-    body = SimBody(seed=1)  # flat: grass at y=63, feet at y=64
-    top = body.position().block()
     # leaves over the east side's steps (east is the first side tried, and as short as any on flat ground): the
     # stair would dig through them to its last step, out under the open sky
-    body.run_command(f"/fill {top.x + 1} {top.y + 1} {top.z - 1} {top.x + 3} {top.y + 1} {top.z + 1} oak_leaves")
-    body.run_command(f"/fill {top.x} {top.y - PIT_DEPTH} {top.z} {top.x} {top.y - 1} {top.z} air")
-    body.run_command(f"/tp @p {top.x} {top.y - PIT_DEPTH} {top.z}")
-    body.advance(2)
+    body, top = _in_a_pit_under((1, 1, -1, 3, 1, 1))
     tree = leave_shelter(body)
     dug = [body.block_at(BlockPos(**leaf.args["position"])).name for leaf, _ in walk(tree.root)
            if isinstance(leaf, LeafNode) and leaf.capability == "dig_block_at"]
@@ -58,13 +66,8 @@ def test_the_stair_out_of_a_night_pit_does_not_end_on_a_crown_when_every_side_cl
     """Natural seed 24, the second climb: every side of the pit led into a tree's leaves, so none was spared;
     the stair climbed the crown and ended on it, five blocks over the ground, where the pathfinder (which does not
     dig leaves) found no way down."""
-    body = SimBody(seed=1)  # flat: grass at y=63, feet at y=64
-    top = body.position().block()
     # a crown resting on the ground all round the pit, five leaves high: every side's stair goes through it
-    body.run_command(f"/fill {top.x - 9} {top.y} {top.z - 9} {top.x + 9} {top.y + 4} {top.z + 9} oak_leaves")
-    body.run_command(f"/fill {top.x} {top.y - PIT_DEPTH} {top.z} {top.x} {top.y + 4} {top.z} air")
-    body.run_command(f"/tp @p {top.x} {top.y - PIT_DEPTH} {top.z}")
-    body.advance(2)
+    body, top = _in_a_pit_under((-9, 0, -9, 9, 4, 9), clear_to=4)
     leaves = [leaf for leaf, _ in walk(leave_shelter(body).root) if isinstance(leaf, LeafNode)]
     assert not _stood_on(body, leaves).endswith(("_leaves", "_log")), leaves[-1].args
     assert leaves[-1].args["pos"]["y"] <= top.y
