@@ -351,13 +351,22 @@ def stair_along(read: Read, solid: Solid, feet: BlockPos, side: Side, rules: Sta
     hole (from ``min_steps`` on) or ``max_steps``."""
     steps: list[StairStep] = []
     spoils = False
+    opened: set[BlockPos] = set()
+
+    def dug(pos: BlockPos) -> str | None:
+        # "out" is judged as the stair leaves the ground: the cell over the step below, open before any digging,
+        # is no way out once that step's head is dug from under it (natural seed 29, bread: a stair through an
+        # old trench ended two blocks under the surface, and no path led from there to the wheat)
+        return "air" if pos in opened else read(pos)
+
     for k in range(1, rules.max_steps + 1):
         step = stair_up_step(feet, side, k)
         if not step_holds(read, solid, step, rules):
             break
         steps.append(step)
+        opened.update(step.cells)
         spoils = spoils or any(rules.spare(c) for c in step.cells)
-        if k >= rules.min_steps and _surfaced(read, solid, step.at) and out_of_hole(read, solid, step.at) \
+        if k >= rules.min_steps and _surfaced(read, solid, step.at) and out_of_hole(dug, solid, step.at) \
                 and (rules.on_trees or ground(read(step.floor), solid)):
             return Stair(side, tuple(steps), out=True, spoils=spoils)
     return Stair(side, tuple(steps), out=False, spoils=spoils)
