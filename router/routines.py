@@ -38,6 +38,8 @@ MAX_STAIR = 8
 MAX_DROP_OUT = 3
 #: how far a bot looks for ground it can dig its night pit into, when it cannot here
 PIT_SEARCH_RADIUS = 6
+#: how many sites the evening weighs for a way out clear of trees (each plans a stair: a server's block reads)
+CLEAR_SITES_TRIED = 12
 #: a pit is not dug into these (its cells or the floor under it): the bot would fall out of its walls
 OPEN_BELOW = frozenset({"air", "cave_air", "water", "lava"})
 #: the roof sits in the old ground level: this many blocks over the pit floor's feet cell
@@ -146,15 +148,22 @@ def _pit_cells(body: Body, feet: BlockPos, farm: frozenset[BlockPos] = frozenset
 def pit_site(body: Body, radius: int = PIT_SEARCH_RADIUS, *, clear: bool = False) -> BlockPos | None:
     """The nearest cell within ``radius`` (and PIT_DEPTH + 2 up or down) that a bot can stand in and dig a pit
     under, when not here (natural seed 4: the bot stood on a birch's canopy at sunset two nights running); if
-    ``clear``, one with a way out clear of trees too (:func:`clear_way_out`)."""
+    ``clear``, one with a way out clear of trees too (:func:`clear_way_out`), among the CLEAR_SITES_TRIED
+    nearest sites."""
     feet = body.position().block()
     farm = farm_near(body, radius + FARM_CLEARANCE + 1)
     columns = sorted(((dx, dz) for dx in range(-radius, radius + 1) for dz in range(-radius, radius + 1)
                       if (dx, dz) != (0, 0)), key=lambda d: abs(d[0]) + abs(d[1]))
+    tried = 0
     for dx, dz in columns:
         cell = surface(body, feet.x + dx, feet.z + dz, feet.y, span=PIT_DEPTH + 2)
-        if cell is not None and _pit_cells(body, cell, farm) and (not clear or clear_way_out(body, cell)):
+        if cell is None or not _pit_cells(body, cell, farm):
+            continue
+        if not clear or clear_way_out(body, cell):
             return cell
+        tried += 1
+        if tried >= CLEAR_SITES_TRIED:
+            break
     return None
 
 
