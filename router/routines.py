@@ -148,15 +148,16 @@ def _pit_cells(body: Body, feet: BlockPos, farm: frozenset[BlockPos] = frozenset
 def pit_site(body: Body, radius: int = PIT_SEARCH_RADIUS, *, clear: bool = False) -> BlockPos | None:
     """The nearest cell within ``radius`` (and PIT_DEPTH + 2 up or down) that a bot can stand in and dig a pit
     under, when not here (natural seed 4: the bot stood on a birch's canopy at sunset two nights running); if
-    ``clear``, one with a way out clear of trees too (:func:`clear_way_out`), among the CLEAR_SITES_TRIED
-    nearest sites."""
+    ``clear``, one on this level (one block up or down) with a way out clear of trees too
+    (:func:`clear_way_out`), among the CLEAR_SITES_TRIED nearest sites."""
     feet = body.position().block()
     farm = farm_near(body, radius + FARM_CLEARANCE + 1)
     columns = sorted(((dx, dz) for dx in range(-radius, radius + 1) for dz in range(-radius, radius + 1)
                       if (dx, dz) != (0, 0)), key=lambda d: abs(d[0]) + abs(d[1]))
     tried = 0
     for dx, dz in columns:
-        cell = surface(body, feet.x + dx, feet.z + dz, feet.y, span=PIT_DEPTH + 2)
+        # a site clear of trees is only worth a walk on this level: one up a cliff has no path to it
+        cell = surface(body, feet.x + dx, feet.z + dz, feet.y, span=1 if clear else PIT_DEPTH + 2)
         if cell is None or not _pit_cells(body, cell, farm):
             continue
         if not clear or clear_way_out(body, cell):
@@ -257,13 +258,14 @@ def _exit_stair(
 
 
 def clear_way_out(body: Body, top: BlockPos) -> bool:
-    """A pit dug under ``top`` tonight has a stair out in the morning (:func:`_exit_stair`) that reaches the
-    surface and cuts through no tree: a pit in a thicket or under a crown resting on a slope climbs out into the
-    leaves (natural seed 24, bread)."""
+    """A pit dug under ``top`` tonight has a stair out in the morning (:func:`_exit_stair`, or its first stage up a
+    hillside) that cuts through no tree: a pit in a thicket or under a crown resting on a slope climbs out into
+    the leaves (natural seed 24, bread). A stage that is not out yet is no reason to move (natural seed 21: the
+    night walked off towards a site six blocks up a cliff, found no path, and the day's runs diverged)."""
     read = terrain.body_reader(body)
     pit = {top.offset(dy=-i) for i in range(1, PIT_DEPTH + 1)}
     stair = _exit_stair(body, top.offset(dy=-PIT_DEPTH), lambda p: "air" if p in pit else read(p), list(STEPS))
-    return stair is not None and stair.out and not any(terrain.foliage(read(c) or "") for c in stair.cells())
+    return stair is not None and not any(terrain.foliage(read(c) or "") for c in stair.cells())
 
 
 def _fallback_stair(body: Body, feet: BlockPos) -> terrain.Stair:
