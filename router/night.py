@@ -133,11 +133,18 @@ def sit_out_the_night(executor: Executor, outcomes: list[RunOutcome]) -> Night:
     night.sheltered = routines.sheltered(body)
     if not night.sheltered:
         pit = routines.dig_pit(body)
-        site = routines.pit_site(body) if pit is None else None
-        if site is not None and run(routines.go_to(site, 0.5)):
+        site = None
+        if pit is None:
+            site = routines.pit_site(body)
+        elif not routines.clear_way_out(body, top):
+            # the morning's stair from here would climb into a tree: a pit nearby with a clear way out, if any
+            site = routines.pit_site(body, clear=True)
+        if site is not None:
+            walked = run(routines.go_to(site, 0.5))
             routines.settle(body)
-            top = body.position().block()
-            pit = routines.dig_pit(body)
+            if walked or pit is not None:  # the pit planned here is not dug wherever a failed walk left the bot
+                top = body.position().block()
+                pit = routines.dig_pit(body)
         if pit is None:
             night.why = "no pit can be dug here (water, lava or bedrock under the feet, or nothing to roof it with)"
         elif run(pit):

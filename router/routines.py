@@ -38,6 +38,8 @@ MAX_STAIR = 8
 MAX_DROP_OUT = 3
 #: how far a bot looks for ground it can dig its night pit into, when it cannot here
 PIT_SEARCH_RADIUS = 6
+#: how many sites the evening weighs for a way out clear of trees (each plans a stair: a server's block reads)
+CLEAR_SITES_TRIED = 12
 #: a pit is not dug into these (its cells or the floor under it): the bot would fall out of its walls
 OPEN_BELOW = frozenset({"air", "cave_air", "water", "lava"})
 #: the roof sits in the old ground level: this many blocks over the pit floor's feet cell
@@ -143,17 +145,26 @@ def _pit_cells(body: Body, feet: BlockPos, farm: frozenset[BlockPos] = frozenset
     return [feet.offset(dy=-i) for i in range(1, PIT_DEPTH + 1) if ground[i - 1] not in SOFT]
 
 
-def pit_site(body: Body, radius: int = PIT_SEARCH_RADIUS) -> BlockPos | None:
+def pit_site(body: Body, radius: int = PIT_SEARCH_RADIUS, *, clear: bool = False) -> BlockPos | None:
     """The nearest cell within ``radius`` (and PIT_DEPTH + 2 up or down) that a bot can stand in and dig a pit
-    under, when not here (natural seed 4: the bot stood on a birch's canopy at sunset two nights running)."""
+    under, when not here (natural seed 4: the bot stood on a birch's canopy at sunset two nights running); if
+    ``clear``, one on this level (one block up or down) with a way out clear of trees too
+    (:func:`clear_way_out`), among the CLEAR_SITES_TRIED nearest sites."""
     feet = body.position().block()
     farm = farm_near(body, radius + FARM_CLEARANCE + 1)
     columns = sorted(((dx, dz) for dx in range(-radius, radius + 1) for dz in range(-radius, radius + 1)
                       if (dx, dz) != (0, 0)), key=lambda d: abs(d[0]) + abs(d[1]))
+    tried = 0
     for dx, dz in columns:
-        cell = surface(body, feet.x + dx, feet.z + dz, feet.y, span=PIT_DEPTH + 2)
-        if cell is not None and _pit_cells(body, cell, farm):
+        # a site clear of trees is only worth a walk on this level: one up a cliff has no path to it
+        cell = surface(body, feet.x + dx, feet.z + dz, feet.y, span=1 if clear else PIT_DEPTH + 2)
+        if cell is None or not _pit_cells(body, cell, farm):
+            continue
+        if not clear or clear_way_out(body, cell):
             return cell
+        tried += 1
+        if tried >= CLEAR_SITES_TRIED:
+            break
     return None
 
 
@@ -218,27 +229,43 @@ def _walk_out_cell(body: Body, step: BlockPos) -> BlockPos:
     return surface(body, step.x, step.z, step.y, span=MAX_DROP_OUT) or step
 
 
-def _exit_stair(body: Body, feet: BlockPos) -> terrain.Stair | None:
+def _exit_stair(
+    body: Body, feet: BlockPos, read: terrain.Read | None = None, sides: list[tuple[int, int]] | None = None
+) -> terrain.Stair | None:
     """world.terrain's way out of a hole from ``feet``, with the night exit's constraints: the sides leading
     away from the hostiles first (a creeper by the pit), the shortest stair out (a hillside's downhill side:
     natural seed 6 climbed eight steps into a hill and was left in a trench), a stair cutting into a farm only
     when no other holds, MAX_STAIR steps a stage. A stair through a tree (its leaves or logs) is spared like one
-    through the farm: it ends in the canopy, where the pathfinder, which does not dig leaves, finds no way down
-    (natural seed 24, bread: the second stage out climbed into an oak's crown, and every harvest after it failed
-    `no_path` to the wheat ten blocks off)."""
+    through the farm, and none ends standing on a tree: on a crown the pathfinder, which does not dig leaves,
+    finds no way down (natural seed 24, bread: the second stage out climbed into an oak's crown, and every
+    harvest after it failed `no_path` to the wheat ten blocks off). ``read`` and ``sides`` stand in for the
+    body's blocks and the hostiles' (the evening's look at a pit not dug yet)."""
     md = mcdata.load_or_default(str(body.version))
+    name_at = read or (lambda p: body.block_at(p).name)
     farm: list[frozenset[BlockPos]] = []  # looked up once a step holds (a server call), not for every cell tried
 
     def spoils(cell: BlockPos) -> bool:
-        if terrain.foliage(body.block_at(cell).name):
+        if terrain.foliage(name_at(cell) or ""):
             return True
         if not farm:
             farm.append(farm_near(body, MAX_STAIR + 2))
         return _spoils_farm(cell, farm[0])
 
-    rules = terrain.StairRules(sides=_away_from_hostiles(body, feet), max_steps=MAX_STAIR, spare=spoils, shortest=True,
+    rules = terrain.StairRules(sides=sides or _away_from_hostiles(body, feet), max_steps=MAX_STAIR, spare=spoils,
+                               shortest=True, on_trees=False,
                                breakable=lambda name: md.has_block(name) and md.block(name).breakable)
-    return terrain.plan_stair(lambda p: body.block_at(p).name, terrain.solid_in(md), feet, rules)
+    return terrain.plan_stair(name_at, terrain.solid_in(md), feet, rules)
+
+
+def clear_way_out(body: Body, top: BlockPos) -> bool:
+    """A pit dug under ``top`` tonight has a stair out in the morning (:func:`_exit_stair`, or its first stage up a
+    hillside) that cuts through no tree: a pit in a thicket or under a crown resting on a slope climbs out into
+    the leaves (natural seed 24, bread). A stage that is not out yet is no reason to move (natural seed 21: the
+    night walked off towards a site six blocks up a cliff, found no path, and the day's runs diverged)."""
+    read = terrain.body_reader(body)
+    pit = {top.offset(dy=-i) for i in range(1, PIT_DEPTH + 1)}
+    stair = _exit_stair(body, top.offset(dy=-PIT_DEPTH), lambda p: "air" if p in pit else read(p), list(STEPS))
+    return stair is not None and not any(terrain.foliage(read(c) or "") for c in stair.cells())
 
 
 def _fallback_stair(body: Body, feet: BlockPos) -> terrain.Stair:

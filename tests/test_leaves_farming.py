@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from craftbt.capabilities.leaves.common import is_item_entity
 from craftbt.capabilities.leaves.farming import max_age, produce, seed_item
 from craftbt.capabilities.spec import Verdict
 from craftbt.world import mcdata
@@ -101,6 +102,26 @@ def test_harvest_crop_harvests_only_the_mature_crop_and_collects() -> None:
     assert body.block_at(FEET.offset(dx=2)).is_air
     assert body.block_at(FEET.offset(dx=-2)).name == "carrots"  # age 2: left alone
     assert count(body, "wheat") + count(body, "wheat_seeds") >= 1
+
+
+def test_harvest_crop_waits_for_drops_that_arrive_after_the_dig() -> None:
+    """On a server the drops of a broken crop arrive a round trip after the dig is confirmed (flying-squid: 1-2
+    ticks). A harvest that looked once, at once, saw none, left the bot two blocks off, and the wheat lay there."""
+    body = scenario("harvest_crop")
+    seen: dict[int, int] = {}
+    entities = body.entities
+
+    def late_entities(radius: float = 32.0, kind: str | None = None) -> list[Any]:
+        now = body.now_ticks()
+        found = entities(radius, kind)
+        for e in found:
+            seen.setdefault(e.id, now)
+        return [e for e in found if not is_item_entity(e) or now - seen[e.id] >= 2]  # an item shows 2 ticks late
+
+    body.entities = late_entities
+    run = run_leaf(body, "harvest_crop", {"position": vec(FEET.offset(dx=2))})
+    assert run.ok, run.result
+    assert count(body, "wheat") == 1
 
 
 def test_harvest_crop_refusals() -> None:

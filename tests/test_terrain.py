@@ -360,3 +360,21 @@ def test_a_fern_at_the_feet_is_neither_a_wall_nor_a_floor_for_the_surface() -> N
     assert routines.surface(b, col.x, col.z, col.y + 2) == col
     b.set_block(tuple(col), "magma_block")  # nor is the top of a hazard
     assert routines.surface(b, col.x, col.z, col.y + 2) is None
+
+
+def test_a_stair_is_not_out_on_a_step_whose_only_way_on_is_over_the_step_it_dug_below() -> None:
+    """Natural seed 29 (bread): a stair from a night pit through an old trench ended two steps up, two blocks
+    under the surface: judged before digging, the cell over its first step stood on that step's head, a way
+    on; dug, it had no floor, and no path led from the trench to the wheat."""
+    from craftbt.world.sim.body import SimBody
+
+    b = SimBody(seed=1)  # flat: grass at y=63, feet at y=64
+    top = b.position().block()
+    b.run_command(f"/fill {top.x} {top.y - 4} {top.z} {top.x} {top.y - 1} {top.z} air")  # the pit
+    # an old trench east of it: open from the second step's feet up, and over the first step's head
+    b.run_command(f"/fill {top.x + 2} {top.y - 2} {top.z} {top.x + 2} {top.y - 1} {top.z} air")
+    b.run_command(f"/setblock {top.x + 1} {top.y - 1} {top.z} air")
+    b.advance(2)
+    read, solid = (lambda p: b.block_at(p).name), terrain.solid_in(mcdata.load())
+    stair = terrain.plan_stair(read, solid, top.offset(dy=-4), terrain.StairRules(sides=((1, 0),)))
+    assert stair is not None and stair.out and stair.top == top.offset(dx=4), stair and stair.top

@@ -285,7 +285,8 @@ class StairRules:
     out of the hole (:func:`out_of_hole`), no earlier than ``min_steps`` (a way back climbs at least to the
     level it left) and no later than ``max_steps``; when no side reaches out, a side that holds all
     ``max_steps`` steps is a stage of the way out if ``partial`` (dig again from its top). ``shortest``: of
-    the sides out, the fewest steps wins over the order of preference.
+    the sides out, the fewest steps wins over the order of preference. Unless ``on_trees``, a stair does not end
+    standing on a tree's leaves or logs: such a step is not out, and a stage ending on one is no stage.
     """
 
     sides: Sequence[Side] = CARDINALS
@@ -297,6 +298,7 @@ class StairRules:
     may_dig: Callable[[BlockPos], bool] = _anywhere
     partial: bool = True
     shortest: bool = False
+    on_trees: bool = True
 
 
 @dataclass(frozen=True)
@@ -349,13 +351,23 @@ def stair_along(read: Read, solid: Solid, feet: BlockPos, side: Side, rules: Sta
     hole (from ``min_steps`` on) or ``max_steps``."""
     steps: list[StairStep] = []
     spoils = False
+    opened: set[BlockPos] = set()
+
+    def dug(pos: BlockPos) -> str | None:
+        # "out" is judged as the stair leaves the ground: the cell over the step below, open before any digging,
+        # is no way out once that step's head is dug from under it (natural seed 29, bread: a stair through an
+        # old trench ended two blocks under the surface, and no path led from there to the wheat)
+        return "air" if pos in opened else read(pos)
+
     for k in range(1, rules.max_steps + 1):
         step = stair_up_step(feet, side, k)
         if not step_holds(read, solid, step, rules):
             break
         steps.append(step)
+        opened.update(step.cells)
         spoils = spoils or any(rules.spare(c) for c in step.cells)
-        if k >= rules.min_steps and _surfaced(read, solid, step.at) and out_of_hole(read, solid, step.at):
+        if k >= rules.min_steps and _surfaced(read, solid, step.at) and out_of_hole(dug, solid, step.at) \
+                and (rules.on_trees or ground(read(step.floor), solid)):
             return Stair(side, tuple(steps), out=True, spoils=spoils)
     return Stair(side, tuple(steps), out=False, spoils=spoils)
 
@@ -367,7 +379,9 @@ def plan_stair(read: Read, solid: Solid, feet: BlockPos, rules: StairRules = Sta
     found: list[tuple[tuple[bool, bool, int, int], Stair]] = []
     for order, side in enumerate(rules.sides):  # order: the caller's preference, the last tie-break
         stair = stair_along(read, solid, feet, side, rules)
-        if stair.out or (rules.partial and len(stair.steps) == rules.max_steps):
+        stage = rules.partial and len(stair.steps) == rules.max_steps \
+            and (rules.on_trees or ground(read(stair.top.offset(dy=-1)), solid))
+        if stair.out or stage:
             rank = (not stair.out, stair.spoils, len(stair.steps) if rules.shortest else 0, order)
             found.append((rank, stair))
     return min(found, key=lambda ranked: ranked[0])[1] if found else None

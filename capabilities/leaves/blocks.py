@@ -339,7 +339,7 @@ def _walk_and_wait(
     ctx: CapabilityContext, cell: BlockPos, gained: Any, before: int
 ) -> Generator[ActionHandle | None, ActionHandle | None, bool]:
     """Walk onto or beside ``cell`` and wait for the pickup; True once the inventory gained."""
-    handle = _walk_to_pickup(ctx, cell)
+    handle = walk_to_pickup(ctx, cell)
     if handle is None:
         return False  # an unreachable drop; the inventory delta still decides
     yield handle
@@ -390,7 +390,8 @@ def _open_way_to(
 PICKUP_TOLERANCES = (0.5, 1.0, 1.5)
 
 
-def _walk_to_pickup(ctx: CapabilityContext, cell: BlockPos) -> ActionHandle | None:
+def walk_to_pickup(ctx: CapabilityContext, cell: BlockPos) -> ActionHandle | None:
+    """The walk onto a drop at ``cell``, else to beside it (PICKUP_TOLERANCES); None when no walk can start."""
     for tolerance in PICKUP_TOLERANCES:
         try:
             return ctx.body.goto(cell, tolerance=tolerance)
@@ -841,7 +842,7 @@ def run_collect(ctx: CapabilityContext, args: CollectItemsArgs) -> RunnerGen:
         drop = drops[0]
         # on the drop if possible, else beside it: wool on a slope or a ledge (natural seeds 23 and 26) has no
         # standable cell of its own, and the pickup box reaches it from the next one
-        handle = _walk_to_pickup(ctx, landing_cell(ctx, drop.position.block()))
+        handle = walk_to_pickup(ctx, landing_cell(ctx, drop.position.block()))
         if handle is None:
             skip.add(drop.id)
             continue

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
+from craftbt.capabilities.leaves.blocks import walk_to_pickup
 from craftbt.capabilities.leaves.blockwork import dig_step, place_step, use_on_step
 from craftbt.capabilities.leaves.common import (
     Step,
@@ -47,7 +48,7 @@ from craftbt.world.body import (
     TICKS_PER_SECOND,
     ActionHandle,
     BlockPos,
-    BodyError,
+    EntityInfo,
     Face,
     Observation,
     block_key,
@@ -63,6 +64,8 @@ TILLABLE = ("grass_block", "dirt", "dirt_path")
 HYDRATION_RANGE = 4
 #: How long to wait for a dropped item's pickup delay and the pickup itself (ticks).
 PICKUP_WAIT_TICKS = 30
+#: How long to wait for a broken crop's drops to appear (ticks): flying-squid's arrived 1-2 ticks after the dig.
+DROP_ARRIVAL_TICKS = 20
 
 
 class Crop(StrEnum):
@@ -174,28 +177,41 @@ def till_step(ctx: CapabilityContext, pos: BlockPos, hoe: str) -> Step:
     return None
 
 
+def _drops_near(
+    ctx: CapabilityContext, around: list[BlockPos], items: frozenset[str], skip: set[int]
+) -> list[EntityInfo]:
+    """The item entities of ``items`` (or of an unknown item) lying within 2 blocks of ``around``."""
+    return [
+        e for e in ctx.body.entities(radius=24.0)
+        if is_item_entity(e) and e.id not in skip and (e.item is None or e.item.name in items)
+        and any(abs(e.position.x - p.x - 0.5) <= 2.5 and abs(e.position.z - p.z - 0.5) <= 2.5
+                and abs(e.position.y - p.y) <= 3 for p in around)
+    ]
+
+
 def collect_drops(ctx: CapabilityContext, around: list[BlockPos], items: frozenset[str]) -> Step:
     """Walk over the item entities of ``items`` lying within 2 blocks of ``around`` until they are picked up.
 
-    Bounded: each drop is visited once, and the wait for pickup is capped.
+    Bounded: each drop is visited once, and the waits for the drops and their pickup are capped.
     Uncollected drops are not a failure here; acceptance judges by inventory delta.
     """
+    # a server spawns the drops a round trip after it confirmed the dig: looking once at once saw none on
+    # flying-squid in 3 of 6 runs, and the bot, 2.8 blocks off, never picked them up
+    for _ in range(DROP_ARRIVAL_TICKS):
+        if _drops_near(ctx, around, items, set()):
+            break
+        yield None
     visited: set[int] = set()
     for _ in range(64):
-        drops = [
-            e for e in ctx.body.entities(radius=24.0)
-            if is_item_entity(e) and e.id not in visited and (e.item is None or e.item.name in items)
-            and any(abs(e.position.x - p.x - 0.5) <= 2.5 and abs(e.position.z - p.z - 0.5) <= 2.5
-                    and abs(e.position.y - p.y) <= 3 for p in around)
-        ]
+        drops = _drops_near(ctx, around, items, visited)
         if not drops:
             return None
         here = ctx.body.position()
         target = min(drops, key=lambda e: (e.position.distance_to(here), e.id))
         visited.add(target.id)
-        try:
-            handle = ctx.body.goto(target.position.block(), tolerance=0.5)
-        except BodyError:
+        # onto the drop, else beside it (acquire_material's way): a drop with no standable cell of its own
+        handle = walk_to_pickup(ctx, target.position.block())
+        if handle is None:
             continue  # an unreachable drop is left lying
         yield from act(handle)
         for _ in range(PICKUP_WAIT_TICKS):
