@@ -310,6 +310,39 @@ def test_an_animal_search_spaces_its_rings_by_what_it_sees() -> None:
     assert len(_waypoints(Search(Target("oak_log", frozenset({"oak_log"})), start, 0, 12_000, 48))) == 24
 
 
+def test_a_far_search_leaves_no_gap_between_the_views_of_its_outer_rings() -> None:
+    """Every column from the start look's edge out to a rare search's reach is in view of some waypoint (the far
+    rings are spaced for overlap, not three views deep: a gap here would hide a flower for the whole search)."""
+    from craftbt.capabilities.leaves.exploration import LOOK_RADIUS, START_RADIUS, Search, Target, _waypoints
+
+    start = BlockPos(0, 64, 0)
+    points = _waypoints(Search(Target("azure_bluet", frozenset({"azure_bluet"})), start, 0, 12_000, 96))
+    view = LOOK_RADIUS["surface"]
+    unseen = [(x, z) for x in range(-96, 97, 2) for z in range(-96, 97, 2)
+              if START_RADIUS["surface"] <= math.hypot(x, z) <= 96
+              and min(math.dist((x, z), p) for p in points) > view]
+    assert unseen == []
+
+
+def test_a_flower_beyond_the_start_look_is_found_from_the_first_ring_that_covers_it() -> None:
+    """Natural seed 0, light gray wool: the search walked 40 waypoints of rings 16 blocks apart (268 s) before a
+    bluet came into view; the nearest lay 85 blocks off."""
+    from craftbt.capabilities.leaves.exploration import FAR_RING_STEP, FAR_WAYPOINT_GAP, START_RADIUS
+
+    body = _flat()
+    feet = body.position().block()
+    flower = feet.offset(84, 0, -16)
+    body.world.set_block(tuple(flower), make_state("azure_bluet"))
+    run = run_leaf(body, "explore", {"target": "azure_bluet", "max_distance": 96, "max_ticks": 12_000},
+                   max_ticks=14_000)
+    assert run.ok, run.result.error
+    assert run.observables["found"] == list(flower)
+    # found from the second ring: the first (at the start look's edge) and at most one waypoint of the next
+    first = math.ceil(math.tau * START_RADIUS["surface"] / FAR_WAYPOINT_GAP)
+    assert math.hypot(84, -16) <= START_RADIUS["surface"] + FAR_RING_STEP + 24
+    assert run.observables["waypoints"] <= first + 1
+
+
 def test_a_search_resumed_in_the_same_run_goes_on_from_where_it_was() -> None:
     """Natural seed 25: a creeper interrupted the search for a cow every 25 s all day, and each resumed search
     walked the first ring around wherever the retreat had left the bot."""
