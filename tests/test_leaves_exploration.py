@@ -343,6 +343,25 @@ def test_a_flower_beyond_the_start_look_is_found_from_the_first_ring_that_covers
     assert run.observables["waypoints"] <= first + 1
 
 
+def test_an_animal_search_stops_walking_when_the_animal_comes_into_view() -> None:
+    """Natural seed 0's firework rocket: the creeper search walked on to its waypoint while the creeper came into
+    view and walked up to it; the fight began with the creeper lit and the blast took 14 of 20 health. The walk to a
+    waypoint ends as soon as the mob is in view (32 blocks), not at the waypoint."""
+    from craftbt.capabilities.leaves.exploration import ENTITY_VIEW, Search, Target, _waypoints
+
+    body = _flat()
+    start = body.position().block()
+    x, z = _waypoints(Search(Target("creeper", entity="creeper"), start, 0, 12_000, 96))[0]
+    # a creeper that stands still 14 blocks beyond the first waypoint, out of view from the start
+    dx, dz = x - start.x, z - start.z
+    k = (math.hypot(dx, dz) + 14) / math.hypot(dx, dz)
+    body.world.spawn_mob("creeper", start.x + dx * k + 0.5, start.y, start.z + dz * k + 0.5, no_ai=True)
+    run = run_leaf(body, "explore", {"target": "creeper", "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    creeper = next(e for e in body.entities(64.0) if e.name == "creeper")
+    assert creeper.position.distance_to(body.position()) > ENTITY_VIEW - 4  # stopped as it came into view
+
+
 def test_a_search_resumed_in_the_same_run_goes_on_from_where_it_was() -> None:
     """Natural seed 25: a creeper interrupted the search for a cow every 25 s all day, and each resumed search
     walked the first ring around wherever the retreat had left the bot."""
