@@ -249,3 +249,17 @@ def world_body_at(kind: str, seed: int, feet: tuple[int, int, int]) -> Any:
         body.world.entities.pop(e.id)
     body.teleport(Position(feet[0] + 0.5, feet[1], feet[2] + 0.5))
     return body
+
+
+def test_a_hunts_pick_up_finds_a_drop_the_safety_retreat_left_behind() -> None:
+    """Natural seed 0's firework rocket: a spider walked up as the creeper fell, the safety fast path retreated 12
+    blocks, and the pick-up (radius 8) found no gunpowder 12.5 blocks off: the goal run hunted a new creeper for a
+    day. The planners' pick-up step reaches past the retreat."""
+    from craftbt.planners.living import pickup_step
+
+    body, origin = sim_body()
+    body.world.spawn_item("gunpowder", 1, origin.x + 12.5, origin.y, origin.z + 3.5)
+    step = pickup_step("gunpowder", 1, 1)
+    run = run_leaf(body, step.capability, dict(step.args), max_ticks=1_000)
+    assert run.ok, run.result
+    assert body.observe().count("gunpowder") == 1
