@@ -381,13 +381,27 @@ def plan_stair(read: Read, solid: Solid, feet: BlockPos, rules: StairRules = Sta
     return min(found, key=lambda ranked: ranked[0])[1] if found else None
 
 
-def walk_ticks(read: Read, solid: Solid, start: BlockPos, radius: int) -> dict[BlockPos, float]:
+def walk_ticks(read: Read, solid: Solid, start: BlockPos, radius: int,
+               until: Callable[[BlockPos], bool] | None = None) -> dict[BlockPos, float]:
     """Game ticks to walk from ``start`` to every standable cell at most ``radius`` blocks away across (x and z),
     by the moves a player makes: a step to any of the eight neighbours at the same height (a diagonal one with both
     corners open), a step up one block, a drop of at most :data:`MAX_DROP`. Digs nothing.
 
+    With ``until``, the walk stops at the first cell it holds (the nearest in ticks), which is then the last one
+    put in the answer: a body behind a bridge reads a block a call, so only the cells nearer than that are read.
+
     A fight's escape reads it (which cell is out of a creeper's fuse soonest); the walk the body then makes is its
     own pathfinder's, by the same costs."""
+    seen: dict[BlockPos, str | None] = {}
+    raw = read
+
+    def cached(pos: BlockPos) -> str | None:
+        if pos not in seen:
+            seen[pos] = raw(pos)
+        return seen[pos]
+
+    read = cached
+
     def free(pos: BlockPos) -> bool:
         name = read(pos)
         return name is not None and not solid(name) and name not in HAZARDS and name not in LIQUIDS
@@ -404,6 +418,8 @@ def walk_ticks(read: Read, solid: Solid, start: BlockPos, radius: int) -> dict[B
         if here in done:
             continue
         done.add(here)
+        if until is not None and until(here):
+            return {**{c: best[c] for c in done if c != here}, here: best[here]}
         moves: list[tuple[BlockPos, float]] = []
         for dx, dz in AROUND:
             if abs(x + dx - start.x) > radius or abs(z + dz - start.z) > radius:

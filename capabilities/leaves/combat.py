@@ -551,11 +551,13 @@ def escape_cell(ctx: CapabilityContext, threat: Position, beyond: float) -> Bloc
     """The standable cell more than ``beyond`` blocks from ``threat`` that the bot walks to in the fewest ticks
     (``world.terrain.walk_ticks``: slopes, steps, trees and drops priced as the pathfinder prices them); None when
     none is within :data:`ESCAPE_RADIUS`."""
+    def out(cell: BlockPos) -> bool:
+        return Position(cell.x + 0.5, cell.y, cell.z + 0.5).distance_to(threat) > beyond
+
     read, solid = body_reader(ctx), solid_in(registry_data(ctx))
-    ticks = walk_ticks(read, solid, ctx.body.position().block(), ESCAPE_RADIUS)
-    away = [(t, -Position(c.x + 0.5, c.y, c.z + 0.5).distance_to(threat), c) for c, t in ticks.items()
-            if Position(c.x + 0.5, c.y, c.z + 0.5).distance_to(threat) > beyond]
-    return min(away, key=lambda a: (a[0], a[1]))[2] if away else None
+    ticks = walk_ticks(read, solid, ctx.body.position().block(), ESCAPE_RADIUS, until=out)
+    last = next(reversed(ticks), None)  # the walk stopped at the first cell out of the fuse, if any
+    return last if last is not None and out(last) else None
 
 
 def _within(ctx: CapabilityContext, target_id: int, distance: float, radius: float) -> bool:
