@@ -99,10 +99,16 @@ def kill_step(animal: str, item: str) -> PlanStep:
                     cost=HUNT_TICKS / 4, group=f"hunt {item}")
 
 
+#: How far from the bot a hunt's pick-up looks for the drop: the safety fast path's retreat (12 blocks) may come
+#: between the kill and the pick-up (natural seed 0's firework rocket: a spider walked up as the creeper fell, the
+#: retreat left its gunpowder 12.5 blocks off, a pick-up of 8 found nothing and the hunt began again for a day).
+PICKUP_RADIUS = 16
+
+
 def pickup_step(item: str, got: int, held_after: int) -> PlanStep:
     """Walk over the drops; its effect is ``held_after`` of ``item`` in the inventory."""
     return PlanStep(name=f"pick up {item}", capability="collect_items",
-                    args={"itemName": item, "radius": 8, "maxItems": 16},
+                    args={"itemName": item, "radius": PICKUP_RADIUS, "maxItems": 16},
                     effect=Check("has_item", {"item": item, "count": held_after}),
                     cost=HUNT_TICKS / 4, group=f"hunt {item}", produces={item: got})
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from pydantic import ValidationError
 
@@ -214,3 +216,50 @@ def test_a_target_gone_before_any_swing_is_not_reported_killed() -> None:
     body.goto = walking_up
     attack = run_leaf(body, "attack_entity", {"entityType": "cow"}, max_ticks=400)
     assert not attack.ok and attack.code == "target_gone" and attack.result.observables["hits"] == 0, attack.result
+
+
+#: Fights on natural seed 0's hills and woods (the bot's cell, the creeper's) that blew up before: a walk straight
+#: away went up a slope or round a tree and reached 7.0 blocks on the fuse's 30th tick (the first two still do
+#: without the quickest escape cell), or the chase walked the bot well inside a creeper's fuse after the wait (the
+#: next two still do without the stop at the edge of reach), or both (the last). One creeper each, a wooden sword.
+HILL_FIGHTS = (((41, 72, 32), (31, 71, 35)), ((-34, 67, 32), (-41, 69, 39)),
+               ((58, 70, -33), (50, 73, -40)), ((66, 72, -46), (56, 73, -48)),
+               ((67, 70, -33), (68, 67, -24)))
+
+
+@pytest.mark.parametrize(("bot", "creeper"), HILL_FIGHTS)
+def test_a_creeper_fight_on_natural_ground_walks_out_of_the_fuse_by_the_quickest_cell(
+        bot: tuple[int, int, int], creeper: tuple[int, int, int]) -> None:
+    body = world_body_at("natural", 0, bot)
+    body.give("wooden_sword", 1)
+    run_leaf(body, "equip_weapon", {})
+    body.world.spawn_mob("creeper", creeper[0] + 0.5, creeper[1], creeper[2] + 0.5)
+    attack = run_leaf(body, "attack_entity", {"entityType": "creeper", "retreatHealth": 4.0}, max_ticks=1_500)
+    assert not [e for e in body.world.events if e.get("event") == "explosion"], attack.result
+    assert attack.ok and attack.observables["hits"] == 5, attack.result
+
+
+def world_body_at(kind: str, seed: int, feet: tuple[int, int, int]) -> Any:
+    """A natural world's body standing at ``feet``, no hostile mob near and none spawning (one fight at a time)."""
+    from craftbt.world.scenarios.loader import world_body
+
+    body = world_body(kind, seed)
+    body.world.rules.do_mob_spawning = False
+    for e in [e for e in body.world.entities.values() if e.kind == "hostile"]:
+        body.world.entities.pop(e.id)
+    body.teleport(Position(feet[0] + 0.5, feet[1], feet[2] + 0.5))
+    return body
+
+
+def test_a_hunts_pick_up_finds_a_drop_the_safety_retreat_left_behind() -> None:
+    """Natural seed 0's firework rocket: a spider walked up as the creeper fell, the safety fast path retreated 12
+    blocks, and the pick-up (radius 8) found no gunpowder 12.5 blocks off: the goal run hunted a new creeper for a
+    day. The planners' pick-up step reaches past the retreat."""
+    from craftbt.planners.living import pickup_step
+
+    body, origin = sim_body()
+    body.world.spawn_item("gunpowder", 1, origin.x + 12.5, origin.y, origin.z + 3.5)
+    step = pickup_step("gunpowder", 1, 1)
+    run = run_leaf(body, step.capability, dict(step.args), max_ticks=1_000)
+    assert run.ok, run.result
+    assert body.observe().count("gunpowder") == 1

@@ -310,6 +310,58 @@ def test_an_animal_search_spaces_its_rings_by_what_it_sees() -> None:
     assert len(_waypoints(Search(Target("oak_log", frozenset({"oak_log"})), start, 0, 12_000, 48))) == 24
 
 
+def test_a_far_search_leaves_no_gap_between_the_views_of_its_outer_rings() -> None:
+    """Every column from the start look's edge out to a rare search's reach is in view of some waypoint (the far
+    rings are spaced for overlap, not three views deep: a gap here would hide a flower for the whole search)."""
+    from craftbt.capabilities.leaves.exploration import LOOK_RADIUS, START_RADIUS, Search, Target, _waypoints
+
+    start = BlockPos(0, 64, 0)
+    points = _waypoints(Search(Target("azure_bluet", frozenset({"azure_bluet"})), start, 0, 12_000, 96))
+    view = LOOK_RADIUS["surface"]
+    unseen = [(x, z) for x in range(-96, 97, 2) for z in range(-96, 97, 2)
+              if START_RADIUS["surface"] <= math.hypot(x, z) <= 96
+              and min(math.dist((x, z), p) for p in points) > view]
+    assert unseen == []
+
+
+def test_a_flower_beyond_the_start_look_is_found_from_the_first_ring_that_covers_it() -> None:
+    """Natural seed 0, light gray wool: the search walked 40 waypoints of rings 16 blocks apart (268 s) before a
+    bluet came into view; the nearest lay 85 blocks off."""
+    from craftbt.capabilities.leaves.exploration import FAR_RING_STEP, FAR_WAYPOINT_GAP, START_RADIUS
+
+    body = _flat()
+    feet = body.position().block()
+    flower = feet.offset(84, 0, -16)
+    body.world.set_block(tuple(flower), make_state("azure_bluet"))
+    run = run_leaf(body, "explore", {"target": "azure_bluet", "max_distance": 96, "max_ticks": 12_000},
+                   max_ticks=14_000)
+    assert run.ok, run.result.error
+    assert run.observables["found"] == list(flower)
+    # found from the second ring: the first (at the start look's edge) and at most one waypoint of the next
+    first = math.ceil(math.tau * START_RADIUS["surface"] / FAR_WAYPOINT_GAP)
+    assert math.hypot(84, -16) <= START_RADIUS["surface"] + FAR_RING_STEP + 24
+    assert run.observables["waypoints"] <= first + 1
+
+
+def test_an_animal_search_stops_walking_when_the_animal_comes_into_view() -> None:
+    """Natural seed 0's firework rocket: the creeper search walked on to its waypoint while the creeper came into
+    view and walked up to it; the fight began with the creeper lit and the blast took 14 of 20 health. The walk to a
+    waypoint ends as soon as the mob is in view (32 blocks), not at the waypoint."""
+    from craftbt.capabilities.leaves.exploration import ENTITY_VIEW, Search, Target, _waypoints
+
+    body = _flat()
+    start = body.position().block()
+    x, z = _waypoints(Search(Target("creeper", entity="creeper"), start, 0, 12_000, 96))[0]
+    # a creeper that stands still 14 blocks beyond the first waypoint, out of view from the start
+    dx, dz = x - start.x, z - start.z
+    k = (math.hypot(dx, dz) + 14) / math.hypot(dx, dz)
+    body.world.spawn_mob("creeper", start.x + dx * k + 0.5, start.y, start.z + dz * k + 0.5, no_ai=True)
+    run = run_leaf(body, "explore", {"target": "creeper", "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    creeper = next(e for e in body.entities(64.0) if e.name == "creeper")
+    assert creeper.position.distance_to(body.position()) > ENTITY_VIEW - 4  # stopped as it came into view
+
+
 def test_a_search_resumed_in_the_same_run_goes_on_from_where_it_was() -> None:
     """Natural seed 25: a creeper interrupted the search for a cow every 25 s all day, and each resumed search
     walked the first ring around wherever the retreat had left the bot."""

@@ -378,3 +378,20 @@ def test_a_stair_is_not_out_on_a_step_whose_only_way_on_is_over_the_step_it_dug_
     read, solid = (lambda p: b.block_at(p).name), terrain.solid_in(mcdata.load())
     stair = terrain.plan_stair(read, solid, top.offset(dy=-4), terrain.StairRules(sides=((1, 0),)))
     assert stair is not None and stair.out and stair.top == top.offset(dx=4), stair and stair.top
+
+
+def test_walk_ticks_prices_every_cell_as_the_embedded_pathfinder_walks_to_it() -> None:
+    """A fight's escape reads terrain.walk_ticks over any body; on the embedded world the walk it then makes is the
+    pathfinder's: the two agree on every cell around three spots of natural seed 0 (a hillside, woods, the spawn)."""
+    from craftbt.world.scenarios.loader import world_body
+    from craftbt.world.sim.pathfinding import find_path
+
+    body = world_body("natural", 0)
+    read, solid = terrain.body_reader(body), terrain.solid_in(body.md)
+    for start in (BlockPos(51, 70, -35), BlockPos(41, 72, 32), BlockPos(0, 69, 0)):
+        ticks = terrain.walk_ticks(read, solid, start, 6)
+        assert len(ticks) > 100
+        for cell, t in ticks.items():
+            walked = sum(s.ticks for s in find_path(body.world, tuple(start), tuple(cell), 0.0))
+            assert walked == pytest.approx(t), (start, cell)
+

@@ -25,13 +25,15 @@ game version), so each caller keeps its own cache or memo and no rule touches a 
 
 from __future__ import annotations
 
+import heapq
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from craftbt.world.body import BlockPos, Body, BodyError, BodyErrorCode
+from craftbt.world.body import TICKS_PER_SECOND, BlockPos, Body, BodyError, BodyErrorCode
 
 if TYPE_CHECKING:
     from craftbt.world.mcdata import McData
@@ -72,6 +74,12 @@ PIT_RING = 3
 Read = Callable[[BlockPos], str | None]
 Solid = Callable[[str], bool]
 Side = tuple[int, int]
+
+#: Walking, in game ticks, as vanilla moves a player (4.317 blocks/s) and the embedded world's pathfinder costs it:
+#: a block straight on, one diagonally, the extra for a step up and for each block fallen, the highest safe fall.
+WALK_TICKS = TICKS_PER_SECOND / 4.317
+DIAGONAL_TICKS = WALK_TICKS * math.sqrt(2)
+JUMP_TICKS, FALL_TICKS, MAX_DROP = 2.0, 1.0, 3
 
 
 class Footing(StrEnum):
@@ -385,3 +393,70 @@ def plan_stair(read: Read, solid: Solid, feet: BlockPos, rules: StairRules = Sta
             rank = (not stair.out, stair.spoils, len(stair.steps) if rules.shortest else 0, order)
             found.append((rank, stair))
     return min(found, key=lambda ranked: ranked[0])[1] if found else None
+
+
+def walk_ticks(read: Read, solid: Solid, start: BlockPos, radius: int,
+               until: Callable[[BlockPos], bool] | None = None) -> dict[BlockPos, float]:
+    """Game ticks to walk from ``start`` to every standable cell at most ``radius`` blocks away across (x and z),
+    by the moves a player makes: a step to any of the eight neighbours at the same height (a diagonal one with both
+    corners open), a step up one block, a drop of at most :data:`MAX_DROP`. Digs nothing.
+
+    With ``until``, the walk stops at the first cell it holds (the nearest in ticks), which is then the last one
+    put in the answer: a body behind a bridge reads a block a call, so only the cells nearer than that are read.
+
+    A fight's escape reads it (which cell is out of a creeper's fuse soonest); the walk the body then makes is its
+    own pathfinder's, by the same costs."""
+    seen: dict[BlockPos, str | None] = {}
+    raw = read
+
+    def cached(pos: BlockPos) -> str | None:
+        if pos not in seen:
+            seen[pos] = raw(pos)
+        return seen[pos]
+
+    read = cached
+
+    def free(pos: BlockPos) -> bool:
+        name = read(pos)
+        return name is not None and not solid(name) and name not in HAZARDS and name not in LIQUIDS
+
+    def stand(pos: BlockPos) -> bool:
+        return standable(read, solid, pos)
+
+    best: dict[BlockPos, float] = {start: 0.0}
+    heap: list[tuple[float, int, int, int]] = [(0.0, start.x, start.y, start.z)]
+    done: set[BlockPos] = set()
+    while heap:
+        cost, x, y, z = heapq.heappop(heap)
+        here = BlockPos(x, y, z)
+        if here in done:
+            continue
+        done.add(here)
+        if until is not None and until(here):
+            return {**{c: best[c] for c in done if c != here}, here: best[here]}
+        moves: list[tuple[BlockPos, float]] = []
+        for dx, dz in AROUND:
+            if abs(x + dx - start.x) > radius or abs(z + dz - start.z) > radius:
+                continue
+            nxt = BlockPos(x + dx, y, z + dz)
+            if dx and dz:
+                corners = (here.offset(dx=dx), here.offset(dz=dz))
+                if stand(nxt) and all(free(c) and free(c.offset(dy=1)) for c in corners):
+                    moves.append((nxt, DIAGONAL_TICKS))
+            elif stand(nxt):
+                moves.append((nxt, WALK_TICKS))
+            elif free(nxt) and free(nxt.offset(dy=1)):
+                for drop in range(1, MAX_DROP + 1):
+                    low = nxt.offset(dy=-drop)
+                    if stand(low):
+                        moves.append((low, WALK_TICKS + FALL_TICKS * drop))
+                        break
+                    if not free(low):
+                        break
+            elif stand(nxt.offset(dy=1)) and free(here.offset(dy=2)):
+                moves.append((nxt.offset(dy=1), WALK_TICKS + JUMP_TICKS))
+        for nxt, step in moves:
+            if nxt not in done and cost + step < best.get(nxt, math.inf):
+                best[nxt] = cost + step
+                heapq.heappush(heap, (cost + step, nxt.x, nxt.y, nxt.z))
+    return best

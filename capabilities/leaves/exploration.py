@@ -35,6 +35,7 @@ from craftbt.capabilities.leaves.common import (
     approach,
     body_reader,
     count_item,
+    failure_from,
     is_solid,
     liquid_near,
     perform,
@@ -53,7 +54,7 @@ from craftbt.capabilities.spec import (
     VerificationResult,
 )
 from craftbt.world import nature, terrain
-from craftbt.world.body import ActionHandle, BlockPos, BodyError, Face, Observation, Position
+from craftbt.world.body import ActionHandle, ActionStatus, BlockPos, BodyError, Face, Observation, Position
 from craftbt.world.terrain import solid_in
 
 if TYPE_CHECKING:
@@ -64,6 +65,11 @@ if TYPE_CHECKING:
 LOOK_RADIUS = {"mine": 6, "surface": 24}
 RING_STEP = 16
 RING_POINTS = 8
+#: Beyond the start look: waypoints at most this far apart along a ring, and rings this far apart, so that views of
+#: LOOK_RADIUS["surface"] overlap (a gap g leaves a band sqrt(24**2 - (g/2)**2) = 17.9 blocks either side of the
+#: ring in view).
+FAR_WAYPOINT_GAP = 32
+FAR_RING_STEP = 35
 #: An animal is in view this far (``in_view``). Its search spaces rings by this and a ring's waypoints at most
 #: ENTITY_WAYPOINT_GAP apart, so neighbouring views overlap: herds stand in a few chunks 60-120 blocks apart
 #: (natural seeds 24, 25, 27: the nearest cow 110-117 blocks from spawn, beyond rings of 16 up to 48).
@@ -491,7 +497,8 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
         if failure is not None:
             return failure
         search.start = ctx.body.position().block()
-    result = yield from _found_here(ctx, search)
+    # the start look's radius (the rings beyond it count on it) also after climbing out
+    result = yield from _found_here(ctx, search, START_RADIUS[search.strategy])
     if result is not None:
         return result
     _keep_origin(ctx, search)
@@ -508,18 +515,34 @@ def walk_spiral(ctx: CapabilityContext, search: Search) -> Step:
     return None
 
 
+def _ring_plan(search: Search) -> list[tuple[int, int]]:
+    """(radius, waypoints on it) of the spiral's rings, inside out.
+
+    A search farther than the start look (a rare surface block: a flower of one biome, sugar cane) leaves the
+    start look's disc to it and spaces its rings and waypoints so that neighbouring views just overlap
+    (:data:`FAR_RING_STEP`, :data:`FAR_WAYPOINT_GAP`), the last ring at ``max_distance``. Rings 16 blocks apart
+    from the centre out, each view seen three times over, walked 40 waypoints (268 s) before natural seed 0's
+    nearest azure bluet, 85 blocks off, came into view; these walk 11."""
+    if search.target.entity is not None:
+        step = ENTITY_VIEW
+        return [(r, max(RING_POINTS, math.ceil(math.tau * r / ENTITY_WAYPOINT_GAP)))
+                for r in range(step, search.max_distance + 1, step)]
+    start = START_RADIUS["surface"]
+    if search.max_distance <= start:
+        return [(r, RING_POINTS) for r in range(RING_STEP, search.max_distance + 1, RING_STEP)]
+    radii = list(range(start, search.max_distance + 1, FAR_RING_STEP))
+    if radii[-1] < search.max_distance:
+        radii.append(search.max_distance)
+    return [(r, max(RING_POINTS, math.ceil(math.tau * r / FAR_WAYPOINT_GAP))) for r in radii]
+
+
 def _waypoints(search: Search) -> list[tuple[int, int]]:
     """The spiral's columns, ring by ring outwards from ``search.start`` (every other ring turned half a step)."""
-    entity = search.target.entity is not None
-    step = ENTITY_VIEW if entity else RING_STEP
     out: list[tuple[int, int]] = []
-    ring = step
-    while ring <= search.max_distance:
-        points = max(RING_POINTS, math.ceil(math.tau * ring / ENTITY_WAYPOINT_GAP)) if entity else RING_POINTS
+    for i, (ring, points) in enumerate(_ring_plan(search)):
         for k in range(points):
-            angle = math.tau * (k + 0.5 * (ring // step % 2)) / points
+            angle = math.tau * (k + 0.5 * ((i + 1) % 2)) / points
             out.append((search.start.x + round(math.cos(angle) * ring), search.start.z + round(math.sin(angle) * ring)))
-        ring += step
     return out
 
 
@@ -576,7 +599,8 @@ def _walk_waypoints(ctx: CapabilityContext, search: Search, points: list[tuple[i
             handle = ctx.body.goto(cell, tolerance=2.0)
         except BodyError:
             continue
-        failure = yield from act(handle)
+        walk = _walk_looking(ctx, search, handle) if search.target.entity is not None else act(handle)
+        failure = yield from walk
         if failure is not None and failure.error is not None and failure.error.code in ("died", "cancelled"):
             return failure
         here = ctx.body.position().block()
@@ -604,11 +628,37 @@ def _break_out(ctx: CapabilityContext, search: Search) -> Generator[ActionHandle
     return broken
 
 
+#: Ticks between the looks of an animal search walking to its next waypoint.
+LOOK_EVERY = 10
+
+
+def _walk_looking(ctx: CapabilityContext, search: Search, handle: ActionHandle) -> Step:
+    """Walk a leg of an animal search, looking around every LOOK_EVERY ticks: the walk ends as soon as the animal
+    is in view (None, ``search.found`` set). A walk that went on to its waypoint met the creeper it was looking for
+    on the way, lit: the fight began with half its fuse burnt and the blast took 14 of the bot's 20 health
+    (natural seed 0's firework rocket). Else the walk's failure, or None."""
+    try:
+        while handle.status() is ActionStatus.RUNNING:
+            for _ in range(LOOK_EVERY):
+                if handle.status() is not ActionStatus.RUNNING:
+                    break
+                yield None
+            if handle.status() is ActionStatus.RUNNING and in_view(ctx, search):
+                handle.cancel("in view")
+                return None
+    finally:
+        if handle.status() is ActionStatus.RUNNING:
+            handle.cancel("interrupted")
+    return failure_from(handle)
+
+
 def _walk_near(ctx: CapabilityContext, search: Search) -> Step:
-    """Walk within the look radius of an animal already in view, or just succeed (it wanders: no reach test)."""
+    """Walk within the look radius of an animal already in view, or just succeed (it wanders: no reach test). A
+    hostile mob is not walked to: it comes to the bot, and the fight chooses how near it lets it (a creeper)."""
     found = search.found
     here = ctx.body.position()
-    if found is not None and found.distance_to(here) > LOOK_RADIUS["surface"]:
+    hostile = search.target.entity is not None and nature.night_only(search.target.entity)
+    if found is not None and found.distance_to(here) > LOOK_RADIUS["surface"] and not hostile:
         try:
             handle = ctx.body.goto(found, tolerance=4.0)
         except BodyError:

@@ -16,19 +16,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from craftbt.world.body import TICKS_PER_SECOND
+from craftbt.world.terrain import DIAGONAL_TICKS, FALL_TICKS, JUMP_TICKS, WALK_TICKS
+from craftbt.world.terrain import MAX_DROP as TERRAIN_MAX_DROP
 
 if TYPE_CHECKING:
     from craftbt.world.sim.world import World
 
 Pos = tuple[int, int, int]
 
-WALK_SPEED = 4.317  # blocks per second, vanilla walking
-WALK = TICKS_PER_SECOND / WALK_SPEED
-DIAGONAL = WALK * math.sqrt(2)
-JUMP = 2.0  # extra ticks for a step up
-FALL = 1.0  # ticks per block fallen
-MAX_DROP = 3  # a fall of more than 3 blocks hurts
+# the walking costs are world.terrain's (a fight's escape reads the same ones over any body)
+WALK, DIAGONAL, JUMP, FALL, MAX_DROP = WALK_TICKS, DIAGONAL_TICKS, JUMP_TICKS, FALL_TICKS, TERRAIN_MAX_DROP
 MAX_NODES = 40_000
 #: The search budget grows with distance, like mineflayer-pathfinder's think timeout, so an
 #: unreachable nearby target (an item resting on a stump) fails in milliseconds, not seconds.
