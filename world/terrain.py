@@ -254,8 +254,13 @@ def out_of_hole(read: Read, solid: Solid, feet: BlockPos) -> bool:
     return open_sky(read, solid, feet) and not in_a_pit(read, solid, feet) and can_step_out(read, solid, feet)
 
 
-def body_reader(body: Body) -> Read:
-    """A body's block names as the rules here read them: None for a cell the body cannot see (not loaded)."""
+def body_reader(body: Body, *, snapshot: bool = False) -> Read:
+    """A body's block names as the rules here read them: None for a cell the body cannot see (not loaded).
+
+    ``snapshot``: each cell is read once and kept, for one decision taken before the bot acts (not across
+    actions: the world changes). A body that hands out a chunk's cells in one call (the real server's
+    ``chunk_cells``) is then read a 16-block slab at a time: a fight's escape looks at ~600 cells, and one bridge
+    call a cell took 0.5-0.9 s on flying-squid, half a creeper's fuse."""
 
     def read(pos: BlockPos) -> str | None:
         try:
@@ -265,7 +270,28 @@ def body_reader(body: Body) -> Read:
                 raise
             return None
 
-    return read
+    if not snapshot:
+        return read
+    chunk_cells = getattr(body, "chunk_cells", None)
+    cells: dict[BlockPos, str | None] = {}
+    slabs: dict[tuple[int, int, int], list[str] | None] = {}
+
+    def slab_read(pos: BlockPos) -> str | None:
+        key = (pos.x >> 4, pos.z >> 4, pos.y >> 4)
+        if key not in slabs:
+            got = chunk_cells(key[0], key[1], key[2] * 16, key[2] * 16 + 16)  # type: ignore[misc]
+            slabs[key] = None if got is None else [name for name, _ in got]
+        slab = slabs[key]
+        if slab is None:
+            return None  # the column is not loaded
+        return slab[((pos.x & 15) * 16 + (pos.z & 15)) * 16 + (pos.y & 15)]  # chunk_cells' order: x, z, then y
+
+    def remembered(pos: BlockPos) -> str | None:
+        if pos not in cells:
+            cells[pos] = read(pos) if chunk_cells is None else slab_read(pos)
+        return cells[pos]
+
+    return remembered
 
 
 def _never(_: BlockPos) -> bool:

@@ -554,7 +554,7 @@ def escape_cell(ctx: CapabilityContext, threat: Position, beyond: float) -> Bloc
     def out(cell: BlockPos) -> bool:
         return Position(cell.x + 0.5, cell.y, cell.z + 0.5).distance_to(threat) > beyond
 
-    read, solid = body_reader(ctx), solid_in(registry_data(ctx))
+    read, solid = body_reader(ctx, snapshot=True), solid_in(registry_data(ctx))
     ticks = walk_ticks(read, solid, ctx.body.position().block(), ESCAPE_RADIUS, until=out)
     last = next(reversed(ticks), None)  # the walk stopped at the first cell out of the fuse, if any
     return last if last is not None and out(last) else None

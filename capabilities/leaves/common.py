@@ -273,10 +273,10 @@ def is_item_entity(entity: EntityInfo) -> bool:
     return entity.kind == "item" or entity.name == "item"
 
 
-def body_reader(ctx: CapabilityContext) -> Read:
+def body_reader(ctx: CapabilityContext, *, snapshot: bool = False) -> Read:
     """The body's block names, as the terrain rules (:mod:`craftbt.world.terrain`) read them (None where the body
-    cannot see)."""
-    return terrain.body_reader(ctx.body)
+    cannot see); ``snapshot``: read once for one decision (:func:`craftbt.world.terrain.body_reader`)."""
+    return terrain.body_reader(ctx.body, snapshot=snapshot)
 
 
 def liquid_near(ctx: CapabilityContext, cell: BlockPos) -> bool:
