@@ -155,12 +155,13 @@ def pit_site(body: Body, radius: int = PIT_SEARCH_RADIUS, *, clear: bool = False
     columns = sorted(((dx, dz) for dx in range(-radius, radius + 1) for dz in range(-radius, radius + 1)
                       if (dx, dz) != (0, 0)), key=lambda d: abs(d[0]) + abs(d[1]))
     tried = 0
+    read = terrain.body_reader(body, snapshot=True) if clear else None  # one look for every site weighed
     for dx, dz in columns:
         # a site clear of trees is only worth a walk on this level: one up a cliff has no path to it
         cell = surface(body, feet.x + dx, feet.z + dz, feet.y, span=1 if clear else PIT_DEPTH + 2)
         if cell is None or not _pit_cells(body, cell, farm):
             continue
-        if not clear or clear_way_out(body, cell):
+        if read is None or clear_way_out(body, cell, read):
             return cell
         tried += 1
         if tried >= CLEAR_SITES_TRIED:
@@ -257,12 +258,13 @@ def _exit_stair(
     return terrain.plan_stair(name_at, terrain.solid_in(md), feet, rules)
 
 
-def clear_way_out(body: Body, top: BlockPos) -> bool:
+def clear_way_out(body: Body, top: BlockPos, read: terrain.Read | None = None) -> bool:
     """A pit dug under ``top`` tonight has a stair out in the morning (:func:`_exit_stair`, or its first stage up a
     hillside) that cuts through no tree: a pit in a thicket or under a crown resting on a slope climbs out into
     the leaves (natural seed 24, bread). A stage that is not out yet is no reason to move (natural seed 21: the
-    night walked off towards a site six blocks up a cliff, found no path, and the day's runs diverged)."""
-    read = terrain.body_reader(body)
+    night walked off towards a site six blocks up a cliff, found no path, and the day's runs diverged). ``read``:
+    the body's blocks as read for this decision (:func:`pit_site` weighs several sites with one)."""
+    read = read or terrain.body_reader(body, snapshot=True)
     pit = {top.offset(dy=-i) for i in range(1, PIT_DEPTH + 1)}
     stair = _exit_stair(body, top.offset(dy=-PIT_DEPTH), lambda p: "air" if p in pit else read(p), list(STEPS))
     return stair is not None and not any(terrain.foliage(read(c) or "") for c in stair.cells())

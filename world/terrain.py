@@ -428,19 +428,12 @@ def walk_ticks(read: Read, solid: Solid, start: BlockPos, radius: int,
     corners open), a step up one block, a drop of at most :data:`MAX_DROP`. Digs nothing.
 
     With ``until``, the walk stops at the first cell it holds (the nearest in ticks), which is then the last one
-    put in the answer: a body behind a bridge reads a block a call, so only the cells nearer than that are read.
+    put in the answer: only the cells nearer than that are read. Each cell is asked several times (as a floor, a
+    corner, headroom): give a remembering reader (``body_reader(body, snapshot=True)``) over a body that reads a
+    block a call.
 
     A fight's escape reads it (which cell is out of a creeper's fuse soonest); the walk the body then makes is its
     own pathfinder's, by the same costs."""
-    seen: dict[BlockPos, str | None] = {}
-    raw = read
-
-    def cached(pos: BlockPos) -> str | None:
-        if pos not in seen:
-            seen[pos] = raw(pos)
-        return seen[pos]
-
-    read = cached
 
     def free(pos: BlockPos) -> bool:
         name = read(pos)
