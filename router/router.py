@@ -24,7 +24,8 @@
    (seed 002) record the expansion, the resolved subgoal and the final plan.
    A tree-file run is repaired the same way (:func:`run_tree`): the subgoal's
    plan runs in front of the tree. The same precondition failing more than
-   twice is not repaired again (FM-02).
+   twice is not repaired again (FM-02). A step refused for a full inventory gets room made in front of
+   the replanned goal instead (:func:`room_repair`).
 
 Costs are compared in one unit for every planner: the SLA-derived expected
 duration of the tree's leaves (:class:`planners.goap.costs.ActionCosts`).
@@ -72,7 +73,7 @@ from craftbt.router.night import MAX_NIGHTS, Night, NightWatch, sit_out_the_nigh
 from craftbt.router.priors import PriorsStore
 from craftbt.trees import model as m
 from craftbt.trees.validate import validate_definition
-from craftbt.world.body import BlockPos, Body, Observation
+from craftbt.world.body import BlockPos, Body, BodyErrorCode, Observation
 
 DEFAULT_BUDGET_MS = 5_000
 FAST_PATH_URGENCY = 0.8
@@ -441,7 +442,8 @@ class Router:
 
     def replan(self, intent: Intent, decision: RoutingDecision, failure: Failure, state: PlanningState,
                observation: Observation | None = None, *, planner: str | None = None) -> RoutingDecision:
-        """Plan again with the failure as context; a missing item becomes a subgoal spliced in front.
+        """Plan again with the failure as context; a missing item becomes a subgoal spliced in front, and a
+        full inventory the tossing of its surplus (:func:`room_repair`).
 
         ``planner`` is the caller's choice, as for :meth:`route`: a forced planner plans the repair too."""
         blamed = [decision.method, *decision.plan.methods] if blames_methods(failure) else []
@@ -449,18 +451,21 @@ class Router:
         retry = intent.model_copy(update={"context": {**intent.context, "recent_failures": recent,
                                                       "failed": failure.model_dump(mode="json")}})
         main = self.route(retry, state, None, planner=planner)
+        room = room_repair(failure, keep=[intent.goal.target])
         wanted = failure_subgoal(failure)
-        if wanted is None:
+        if room is not None:
+            sub_root, sub_tree, label = room.root, room, MAKE_ROOM
+        elif wanted is not None:
+            sub_root, sub_tree = self.subgoal_tree(wanted, state, context=retry.context, source=intent.source,
+                                                   planner=planner)
+            label = wanted.goal(state.inventory.get(wanted.item, 0))
+        else:
             return main
-        sub_root, sub_tree = self.subgoal_tree(wanted, state, context=retry.context, source=intent.source,
-                                               planner=planner)
-        spliced = splice(main.plan.tree, sub_root, wanted.goal(state.inventory.get(wanted.item, 0)),
-                         str(intent.goal))
+        spliced = splice(main.plan.tree, sub_root, label, str(intent.goal))
         main.plan = main.plan.model_copy(update={
-            "tree": spliced, "explanation": f"subgoal {wanted.goal()}; " + main.plan.explanation})
+            "tree": spliced, "explanation": f"subgoal {label}; " + main.plan.explanation})
         main.digests = _digests(spliced, decision.plan.tree, sub_tree)
-        main.reason = f"replanned after {failure.key}: subgoal {wanted.goal()}; " \
-            + main.reason
+        main.reason = f"replanned after {failure.key}: subgoal {label}; " + main.reason
         if observation is not None:
             gate, _ = assess(spliced, self.registry, observation)
             if not gate.should_proceed:
@@ -513,6 +518,26 @@ class Router:
                 name=f"place {wanted.item} (subgoal)", capability="place_workstation",
                 args={"workstation": wanted.item})])
         return root, sub.plan.tree
+
+
+#: the label of a full inventory's repair (the tossing leaf in front of the replanned plan)
+MAKE_ROOM = "make room"
+
+
+def room_repair(failure: Failure, keep: Collection[str] = ()) -> m.TreeDefinition | None:
+    """The repair of a step the body refused for a full inventory (``inventory_full``: a craft, a smelt, a
+    withdrawal with no slot for its result): ``manage_inventory``'s ``make_room`` tosses junk and the stone
+    and soil held beyond one stack, never ``keep`` (the goal's target). None for any other failure.
+
+    It runs as a leaf of the repaired plan, through the pipeline like every step, so a permission profile
+    without the inventory permission refuses it there; when nothing is surplus its guard refuses it and the
+    goal run ends on that reason rather than on the same full inventory again."""
+    if failure.code != BodyErrorCode.INVENTORY_FULL.value:
+        return None
+    leaf = m.LeafNode(name=MAKE_ROOM, capability="manage_inventory",
+                      args={"action": "make_room", "keepItems": sorted(set(keep))})
+    return m.TreeDefinition(tree="make_room", description="toss junk and surplus rubble", root=leaf,
+                            source="router:replan")
 
 
 def failure_subgoal(failure: Failure) -> Subgoal | None:
@@ -844,7 +869,8 @@ def run_tree(
     planner: str | None = None,
 ) -> GoalRun:
     """Run a tree file; a missing precondition (item, station, fuel, tool) is planned as a subgoal and
-    run in front of the tree, as for a goal (seed 003 FM-02). The tree itself is never replanned: it
+    run in front of the tree, as for a goal (seed 003 FM-02), and a full inventory is made room in
+    (:func:`room_repair`). The tree itself is never replanned: it
     is the author's, so it runs again whole after its subgoal (a tree that checks its effects first,
     like the planners' trees, skips what is already done)."""
     router: Router | None = None
@@ -866,12 +892,18 @@ def run_tree(
         # an escalation at dispatch, or the whole-tree gate's block naming an unreachable precondition
         failure = outcome.failure
         assert failure is not None  # the run did not succeed
+        room = room_repair(failure)
         wanted = failure_subgoal(failure)
-        if wanted is None:
+        if room is None and wanted is None:
             break  # not a missing precondition: nothing the router can plan for a tree it did not write
         if repeated.note(failure):
             run.stopped = repeated.stopped(failure)
             break
+        if room is not None:
+            tree = splice(tree, room.root, MAKE_ROOM, definition.tree)
+            run.repairs.append(MAKE_ROOM)
+            continue
+        assert wanted is not None
         router = router or Router(executor.registry, priors or PriorsStore(executor.home / "priors.sqlite"),
                                   seed=seed)
         state = survey(body)

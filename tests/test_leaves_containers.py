@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from craftbt.capabilities.leaves.containers import TransferItemsArgs
 from craftbt.capabilities.spec import Verdict
 from craftbt.world.body import BlockPos, WindowInfo
+from craftbt.world.scenarios.loader import inventory_world
 from tests.fakes import FakeBody
 from tests.leafkit import run_leaf
 from tests.simkit import sim_body
@@ -113,4 +114,21 @@ def test_manage_inventory_drop_unwanted_on_sim() -> None:
     assert after.count("rotten_flesh") == 0 and after.count("bread") == 3 and after.count("cobblestone") == 32
 
 
+def test_make_room_tosses_junk_and_the_rubble_beyond_a_stack_and_keeps_the_rest() -> None:
+    """``make_room`` (a full inventory's repair): every stone and soil item down to one stack, every junk item,
+    never a keepItem; the acceptance check reads the world's inventory, not the leaf's list."""
+    body = inventory_world({"cobblestone": 1_491, "dirt": 70, "gravel": 12, "rotten_flesh": 3, "raw_iron": 3,
+                            "diorite": 200})
+    run = run_leaf(body, "manage_inventory", {"action": "make_room", "keepItems": ["diorite"]})
+    assert run.ok and run.verdict is Verdict.VERIFIED, run.result
+    inv = body.observe().inventory
+    assert inv["cobblestone"] == 64 and inv["dirt"] == 64 and inv["gravel"] == 12 and inv["diorite"] == 200
+    assert inv["raw_iron"] == 3 and "rotten_flesh" not in inv
+    assert run.observables["tossed"] == {"cobblestone": 1_427, "dirt": 6, "rotten_flesh": 3}
 
+
+def test_make_room_refuses_when_nothing_is_surplus() -> None:
+    """Tossing nothing would pass the check and leave the step that needed room to fail the same way again."""
+    run = run_leaf(inventory_world({"cobblestone": 64, "raw_iron": 3}), "manage_inventory",
+                   {"action": "make_room"})
+    assert run.code == "guard_failed:precond_missing:surplus"

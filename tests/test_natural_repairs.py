@@ -21,6 +21,7 @@ from craftbt.router.router import SURVEY_BLOCKS, blames_methods, replan_view, ru
 from craftbt.trees.model import LeafNode
 from craftbt.trees.validate import walk
 from craftbt.world.body import BlockPos
+from craftbt.world.scenarios.loader import inventory_world
 from craftbt.world.sim.body import SimBody
 from tests.leafkit import make_context, run_leaf
 
@@ -538,3 +539,23 @@ def test_a_night_pit_and_its_stair_out_spare_the_farm() -> None:
     dug = [leaf.args["position"] for leaf, _ in walk(leave_shelter(body).root)
            if isinstance(leaf, LeafNode) and leaf.capability == "dig_block_at"]
     assert dug and all(p["x"] <= pit.x for p in dug), dug
+
+
+def test_a_full_inventory_is_made_room_in_and_the_goal_goes_on(tmp_path: Path) -> None:
+    """Natural seed 27's compass: the mine searches came back with 1,491 cobblestone and the iron pickaxe's craft
+    found no slot (``inventory_full``); every replan crafted into the same full inventory. The replan now tosses
+    the junk and the rubble beyond a stack first, as a leaf of the repaired plan (through the pipeline)."""
+    body = inventory_world({"cobblestone": 35 * 64, "oak_planks": 4})  # 36 slots, all taken
+    executor = Executor(default_registry(), body, home=tmp_path,
+                        config=ExecutorConfig(geofence=scenario_fence(body)))
+    try:
+        run = run_goal("obtain stick", executor, planner="solver", priors=PriorsStore(":memory:"))
+    finally:
+        executor.journal.close()
+    assert [a.status for a in run.attempts] == ["escalated", "success"], run.attempts
+    first = run.outcomes[0].escalation
+    assert first is not None and first.code == "inventory_full", first
+    repaired = [n for n, _ in walk(run.decisions[1].plan.tree.root) if isinstance(n, LeafNode)]
+    assert repaired[0].capability == "manage_inventory" and repaired[0].args["action"] == "make_room"
+    inv = body.observe().inventory
+    assert inv["stick"] >= 4 and inv["cobblestone"] == 64, inv
