@@ -166,3 +166,28 @@ def test_manage_farm_refusals() -> None:
     body.run_command("/clear @s diamond_hoe")
     no_hoe = run_leaf(body, "manage_farm", {"action": "till"})
     assert no_hoe.code == "guard_failed:precond_missing:hoe"
+
+
+def test_the_harvest_and_collect_items_pick_up_through_one_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One pick-up (``blocks.pick_up``: onto where the drop lands, else beside it, then wait for it to leave the
+    ground) serves the harvest and ``collect_items``; the harvest had a copy of its own without the landing
+    cell or the walk's failure."""
+    from craftbt.capabilities.leaves import blocks, farming
+
+    picked: list[str] = []
+
+    def spy(module: Any) -> Any:
+        real = blocks.pick_up
+
+        def pick_up(ctx: Any, drop: Any, wait_ticks: int) -> Any:
+            picked.append(module.__name__.rsplit(".", 1)[1])
+            return (yield from real(ctx, drop, wait_ticks))
+        return pick_up
+
+    monkeypatch.setattr(farming, "pick_up", spy(farming))
+    monkeypatch.setattr(blocks, "pick_up", spy(blocks))
+    harvest = scenario("harvest_crop")
+    assert run_leaf(harvest, "harvest_crop", {"radius": 8}).ok and count(harvest, "wheat") >= 1
+    collect = scenario("collect_items")
+    assert run_leaf(collect, "collect_items", {}).ok and collect.observe().count("diamond") == 3
+    assert "farming" in picked and "blocks" in picked, picked

@@ -38,13 +38,13 @@ from craftbt.capabilities.leaves.common import (
     REACH,
     StrictArgs,
     Vec3,
+    act,
     approach,
     blocks_dropping,
     count_item,
     drop_names,
     equip,
     expect_block,
-    failure_from,
     is_item_entity,
     is_solid,
     liquid_near,
@@ -72,6 +72,7 @@ from craftbt.world.body import (
     ActionHandle,
     BlockPos,
     BodyError,
+    EntityInfo,
     Face,
     Observation,
     Position,
@@ -816,6 +817,23 @@ def landing_cell(ctx: CapabilityContext, cell: BlockPos) -> BlockPos:
     return cell
 
 
+def pick_up(ctx: CapabilityContext, drop: EntityInfo, wait_ticks: int) -> Generator[ActionHandle | None, Any, bool]:
+    """Walk onto the cell where ``drop`` lands, else beside it, and wait up to ``wait_ticks`` for it to leave
+    the ground: True once it has. The one pick-up of a drop in view, for every leaf that picks things up
+    (``collect_items``, the harvest); False when no walk starts, the walk fails or the drop stays."""
+    # on the drop if possible, else beside it: wool on a slope or a ledge (natural seeds 23 and 26) has no
+    # standable cell of its own, and the pickup box reaches it from the next one
+    handle = walk_to_pickup(ctx, landing_cell(ctx, drop.position.block()))
+    if handle is None or (yield from act(handle)) is not None:
+        return False
+    for _ in range(wait_ticks):  # the pickup lands a few ticks after arrival
+        # the bot stands at the drop now: a look this wide sees it if it is still on the ground
+        if all(e.id != drop.id for e in ctx.body.entities(24.0)):
+            return True
+        yield None
+    return False
+
+
 def guard_collect(ctx: CapabilityContext, args: CollectItemsArgs) -> GuardResult:
     if not visible_drops(ctx, args, set()):
         what = args.itemName or "dropped item"
@@ -834,28 +852,12 @@ def run_collect(ctx: CapabilityContext, args: CollectItemsArgs) -> RunnerGen:
         before[s.name] += s.count
     deadline = ctx.body.now_ticks() + args.timeout * 20 // 1000
     skip: set[int] = set()
-    handle: ActionHandle | None = None
     while total_items(ctx, args.itemName) - start_total < args.maxItems and ctx.body.now_ticks() < deadline:
         drops = visible_drops(ctx, args, skip)
         if not drops:
             break
         drop = drops[0]
-        # on the drop if possible, else beside it: wool on a slope or a ledge (natural seeds 23 and 26) has no
-        # standable cell of its own, and the pickup box reaches it from the next one
-        handle = walk_to_pickup(ctx, landing_cell(ctx, drop.position.block()))
-        if handle is None:
-            skip.add(drop.id)
-            continue
-        done = yield handle
-        assert done is not None
-        if failure_from(done) is not None:
-            skip.add(drop.id)
-            continue
-        for _ in range(COLLECT_WAIT_TICKS // 2):  # the pickup lands a few ticks after arrival
-            if drop.id not in {e.id for e in ctx.body.entities(float(args.radius))}:
-                break
-            yield None
-        else:
+        if not (yield from pick_up(ctx, drop, COLLECT_WAIT_TICKS // 2)):
             skip.add(drop.id)
     after: dict[str, int] = {}
     for s in ctx.body.inventory():

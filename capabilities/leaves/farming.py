@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from craftbt.capabilities.leaves.blocks import walk_to_pickup
+from craftbt.capabilities.leaves.blocks import pick_up
 from craftbt.capabilities.leaves.blockwork import dig_step, place_step, use_on_step
 from craftbt.capabilities.leaves.common import (
     Step,
     StrictArgs,
     Vec3,
-    act,
     approach,
     count_item,
     is_item_entity,
@@ -208,16 +207,8 @@ def collect_drops(ctx: CapabilityContext, around: list[BlockPos], items: frozens
             return None
         here = ctx.body.position()
         target = min(drops, key=lambda e: (e.position.distance_to(here), e.id))
-        visited.add(target.id)
-        # onto the drop, else beside it (acquire_material's way): a drop with no standable cell of its own
-        handle = walk_to_pickup(ctx, target.position.block())
-        if handle is None:
-            continue  # an unreachable drop is left lying
-        yield from act(handle)
-        for _ in range(PICKUP_WAIT_TICKS):
-            if not any(e.id == target.id for e in ctx.body.entities(radius=24.0)):
-                break
-            yield None
+        visited.add(target.id)  # each drop once: an unreachable one is left lying
+        yield from pick_up(ctx, target, PICKUP_WAIT_TICKS)
     return None
 
 
