@@ -45,6 +45,7 @@ from craftbt.capabilities.leaves.common import (
     drop_names,
     equip,
     expect_block,
+    inventory_totals,
     is_item_entity,
     is_solid,
     liquid_near,
@@ -847,9 +848,7 @@ def total_items(ctx: CapabilityContext, item: str | None) -> int:
 
 def run_collect(ctx: CapabilityContext, args: CollectItemsArgs) -> RunnerGen:
     start_total = total_items(ctx, args.itemName)
-    before = {s.name: 0 for s in ctx.body.inventory()}
-    for s in ctx.body.inventory():
-        before[s.name] += s.count
+    before = inventory_totals(ctx)
     deadline = ctx.body.now_ticks() + args.timeout * 20 // 1000
     skip: set[int] = set()
     while total_items(ctx, args.itemName) - start_total < args.maxItems and ctx.body.now_ticks() < deadline:
@@ -859,9 +858,7 @@ def run_collect(ctx: CapabilityContext, args: CollectItemsArgs) -> RunnerGen:
         drop = drops[0]
         if not (yield from pick_up(ctx, drop, COLLECT_WAIT_TICKS // 2)):
             skip.add(drop.id)
-    after: dict[str, int] = {}
-    for s in ctx.body.inventory():
-        after[s.name] = after.get(s.name, 0) + s.count
+    after = inventory_totals(ctx)
     collected = {n: c - before.get(n, 0) for n, c in after.items() if c > before.get(n, 0)}
     total = total_items(ctx, args.itemName) - start_total
     if total <= 0:

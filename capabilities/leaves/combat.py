@@ -32,6 +32,7 @@ from craftbt.capabilities.leaves.common import (
     equip,
     expect_block,
     failure_from_error,
+    inventory_totals,
     perform,
     registry_data,
 )
@@ -75,12 +76,6 @@ DROP_RADIUS = 3.0
 BACK_OFF = 8.0
 
 
-def _inventory(ctx: CapabilityContext) -> dict[str, int]:
-    totals: dict[str, int] = {}
-    for stack in ctx.body.inventory():
-        totals[stack.name] = totals.get(stack.name, 0) + stack.count
-    return totals
-
 
 def _kind(name: str) -> str | None:
     if name == "shears":
@@ -121,7 +116,7 @@ class EquipWeaponArgs(StrictArgs):
 
 def best_weapon(ctx: CapabilityContext, preferred: str) -> str | None:
     md = registry_data(ctx)
-    weapons = [n for n in _inventory(ctx) if _kind(n) in WEAPON_KINDS]
+    weapons = [n for n in inventory_totals(ctx) if _kind(n) in WEAPON_KINDS]
     if preferred != "any" and any(_kind(n) == preferred for n in weapons):
         weapons = [n for n in weapons if _kind(n) == preferred]
     if not weapons:
@@ -187,7 +182,7 @@ def _kind_for_material(md: McData, material: str) -> tuple[str | None, str | Non
 
 def choose_tool(ctx: CapabilityContext, args: EquipToolArgs) -> ToolChoice:
     md = registry_data(ctx)
-    inventory = _inventory(ctx)
+    inventory = inventory_totals(ctx)
     if args.tool is not None:
         return ToolChoice(tool=args.tool if inventory.get(args.tool) else None, why=f"{args.tool} not in inventory")
     block: str | None = args.block
@@ -239,7 +234,7 @@ class UseItemArgs(StrictArgs):
 
 
 def guard_use_item(ctx: CapabilityContext, args: UseItemArgs) -> GuardResult:
-    have = _inventory(ctx).get(args.item, 0)
+    have = inventory_totals(ctx).get(args.item, 0)
     if have < 1:
         return GuardResult.deny(f"precond_missing:item:{args.item}", "not in the inventory")
     return GuardResult.allow()
@@ -250,7 +245,7 @@ def run_use_item(ctx: CapabilityContext, args: UseItemArgs) -> RunnerGen:
     target: BlockPos | None = args.target.as_block_pos() if args.target is not None else None
     used = 0
     for _ in range(args.quantity):
-        if _inventory(ctx).get(args.item, 0) < 1:
+        if inventory_totals(ctx).get(args.item, 0) < 1:
             break
         failure = yield from equip(ctx, args.item, destination)
         if failure is not None:

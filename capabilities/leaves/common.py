@@ -8,7 +8,7 @@ failure the leaf should return as-is.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Collection, Generator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -178,6 +178,30 @@ def equip(ctx: CapabilityContext, item: str, destination: str = "hand") -> Step:
 
 def count_item(ctx: CapabilityContext, item: str) -> int:
     return sum(stack.count for stack in ctx.body.inventory() if stack.name == item)
+
+
+def inventory_totals(ctx: CapabilityContext) -> dict[str, int]:
+    """What the body holds, item -> count over all its stacks."""
+    totals: dict[str, int] = {}
+    for stack in ctx.body.inventory():
+        totals[stack.name] = totals.get(stack.name, 0) + stack.count
+    return totals
+
+
+#: Filler a dig or a tunnel picks up by the stack, and how many of each a bot keeps when it needs room: a stack
+#: of cobblestone (a furnace, a pit's roof), none of the rest. A mine search thins to it as it goes, and a full
+#: inventory's repair (``manage_inventory`` ``make_room``) too.
+FILLER_KEPT: dict[str, int] = {
+    "cobblestone": 64, "cobbled_deepslate": 0, "dirt": 0, "gravel": 0, "andesite": 0, "diorite": 0,
+    "granite": 0, "tuff": 0, "sand": 0, "sandstone": 0, "calcite": 0, "flint": 0,
+}
+
+
+def surplus_filler(held: Mapping[str, int], keep: Collection[str] = ()) -> dict[str, int]:
+    """How many of each filler item in ``held`` are beyond what :data:`FILLER_KEPT` keeps; ``keep`` is never
+    counted surplus."""
+    return {name: count - FILLER_KEPT[name] for name, count in held.items()
+            if name in FILLER_KEPT and name not in keep and count > FILLER_KEPT[name]}
 
 
 # -- acceptance helpers ---------------------------------------------------------

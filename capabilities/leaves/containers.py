@@ -19,8 +19,10 @@ from craftbt.capabilities.leaves.common import (
     StrictArgs,
     Vec3,
     approach,
+    inventory_totals,
     perform,
     registry_data,
+    surplus_filler,
 )
 from craftbt.capabilities.spec import (
     ActionResult,
@@ -41,12 +43,6 @@ CONTAINER_BLOCKS: tuple[str, ...] = (
     "chest", "trapped_chest", "barrel", "furnace", "blast_furnace", "smoker", "hopper", "dispenser", "dropper",
 )
 
-
-def _inventory(ctx: CapabilityContext) -> dict[str, int]:
-    totals: dict[str, int] = {}
-    for stack in ctx.body.inventory():
-        totals[stack.name] = totals.get(stack.name, 0) + stack.count
-    return totals
 
 
 # == open_container =================================================================================
@@ -192,7 +188,7 @@ def _window_totals(ctx: CapabilityContext, slot: str) -> dict[str, int]:
 
 
 def transfer_plan(ctx: CapabilityContext, args: TransferItemsArgs) -> dict[str, int]:
-    have = _inventory(ctx) if args.depositing else _window_totals(ctx, args.slot)
+    have = inventory_totals(ctx) if args.depositing else _window_totals(ctx, args.slot)
     names = [args.item] if args.item else sorted(have)
     return {n: (min(args.count, have.get(n, 0)) if args.count else have.get(n, 0)) for n in names}
 
@@ -321,12 +317,6 @@ InventoryAction = Literal["sort", "compact", "organize", "drop_unwanted", "keep_
 DEFAULT_JUNK: tuple[str, ...] = (
     "rotten_flesh", "poisonous_potato", "spider_eye", "dead_bush", "wheat_seeds", "flint",
 )
-#: What make_room thins to one stack each: the stone and soil a dig or a tunnel picks up by the stack, which
-#: no recipe needs by the hundred (a mine search on natural seed 27 came back with 1,491 cobblestone).
-RUBBLE: tuple[str, ...] = (
-    "cobblestone", "cobbled_deepslate", "dirt", "gravel", "sand", "red_sand", "andesite", "diorite", "granite",
-    "tuff", "calcite", "netherrack", "dripstone_block", "pointed_dripstone",
-)
 _ESSENTIAL_SUFFIXES = ("_pickaxe", "_axe", "_shovel", "_hoe", "_sword", "_helmet", "_chestplate",
                        "_leggings", "_boots")
 _ESSENTIAL_ITEMS = ("torch", "crafting_table", "furnace", "shield", "bow", "arrow", "shears", "bucket",
@@ -352,7 +342,7 @@ def is_essential(ctx: CapabilityContext, name: str) -> bool:
 
 
 def toss_plan(ctx: CapabilityContext, args: ManageInventoryArgs) -> dict[str, int]:
-    inventory = _inventory(ctx)
+    inventory = inventory_totals(ctx)
     keep = set(args.keepItems)
     if args.action == "drop_unwanted":
         if keep:
@@ -360,11 +350,9 @@ def toss_plan(ctx: CapabilityContext, args: ManageInventoryArgs) -> dict[str, in
         return {n: c for n, c in inventory.items() if n in DEFAULT_JUNK}
     if args.action == "keep_essentials":
         return {n: c for n, c in inventory.items() if n not in keep and not is_essential(ctx, n)}
-    if args.action == "make_room":
-        md = registry_data(ctx)
-        surplus = {n: c - md.item(n).stack_size for n, c in inventory.items()
-                   if n in RUBBLE and n not in keep and c > md.item(n).stack_size}
-        return {**surplus, **{n: c for n, c in inventory.items() if n in DEFAULT_JUNK and n not in keep}}
+    if args.action == "make_room":  # natural seed 27's mine searches came back with 1,491 cobblestone
+        junk = {n: c for n, c in inventory.items() if n in DEFAULT_JUNK and n not in keep}
+        return {**surplus_filler(inventory, keep), **junk}
     return {}
 
 
@@ -381,7 +369,7 @@ def run_manage(ctx: CapabilityContext, args: ManageInventoryArgs) -> RunnerGen:
     md = registry_data(ctx)
     stacks = ctx.body.inventory()
     if args.action in ("sort", "compact", "organize"):
-        totals = _inventory(ctx)
+        totals = inventory_totals(ctx)
         minimal = sum(
             math.ceil(c / (args.maxStackSize or (md.item(n).stack_size if md.has_item(n) else 64)))
             for n, c in totals.items()
@@ -451,7 +439,7 @@ SPECS: tuple[CapabilitySpec, ...] = (
         description=(
             "drop_unwanted tosses everything not in keepItems (default: known junk); keep_essentials tosses "
             "all but tools, weapons, armour, food, torches, stations and keepItems; make_room tosses junk and "
-            "the stone and soil held beyond one stack (not keepItems). sort/compact/organize "
+            "dug filler (a stack of cobblestone kept; not keepItems). sort/compact/organize "
             "report stacks and mergeable stacks (minecraft-data stack sizes) without moving slots: the Body "
             "protocol has no slot-move command. Verified: tossed items gone, everything else kept."
         ),

@@ -30,6 +30,7 @@ from craftbt.capabilities.leaves.common import (
     equip,
     expect_block,
     expect_gain,
+    inventory_totals,
     is_solid,
     perform,
     registry_data,
@@ -86,12 +87,6 @@ def _md(ctx: CapabilityContext) -> McData:
     return registry_data(ctx)
 
 
-def _inventory(ctx: CapabilityContext) -> dict[str, int]:
-    totals: dict[str, int] = {}
-    for stack in ctx.body.inventory():
-        totals[stack.name] = totals.get(stack.name, 0) + stack.count
-    return totals
-
 
 def _nearest(ctx: CapabilityContext, names: list[str], radius: int) -> BlockPos | None:
     found = ctx.body.find_blocks(names, radius, max_count=16)
@@ -137,7 +132,7 @@ def plan_craft(md: McData, item: str, qty: int, inventory: dict[str, int]) -> Cr
 def guard_craft(ctx: CapabilityContext, args: CraftRecipeArgs) -> GuardResult:
     md = _md(ctx)
     try:
-        plan = plan_craft(md, args.recipe, args.qty, _inventory(ctx))
+        plan = plan_craft(md, args.recipe, args.qty, inventory_totals(ctx))
     except UnknownName as err:
         return GuardResult.deny("unknown_item", err.detail)
     if plan.recipe is None:
@@ -158,7 +153,7 @@ def guard_craft(ctx: CapabilityContext, args: CraftRecipeArgs) -> GuardResult:
 
 def run_craft(ctx: CapabilityContext, args: CraftRecipeArgs) -> RunnerGen:
     md = _md(ctx)
-    plan = plan_craft(md, args.recipe, args.qty, _inventory(ctx))
+    plan = plan_craft(md, args.recipe, args.qty, inventory_totals(ctx))
     recipe = plan.recipe
     if recipe is None or plan.missing:
         return ActionResult.failure("missing_item", f"ingredients for {args.recipe} are gone")
@@ -321,7 +316,7 @@ def _known_station(ctx: CapabilityContext, args: PlaceWorkstationArgs) -> BlockP
 def guard_place_workstation(ctx: CapabilityContext, args: PlaceWorkstationArgs) -> GuardResult:
     if _known_station(ctx, args) is not None or _nearest(ctx, [args.workstation], REUSE_RADIUS) is not None:
         return GuardResult.allow()  # will be reused
-    if _inventory(ctx).get(args.workstation, 0) < 1:
+    if inventory_totals(ctx).get(args.workstation, 0) < 1:
         return GuardResult.deny(
             f"precond_missing:item:{args.workstation}",
             f"no {args.workstation} within {REUSE_RADIUS} blocks and none in the inventory",
@@ -424,7 +419,7 @@ def guard_smelt(ctx: CapabilityContext, args: SmeltArgs) -> GuardResult:
         return GuardResult.deny("unknown_item", err.detail)
     if recipe is None:
         return GuardResult.deny("no_recipe", f"{args.input} does not smelt")
-    inventory = _inventory(ctx)
+    inventory = inventory_totals(ctx)
     if inventory.get(args.input, 0) < args.qty:
         held = inventory.get(args.input, 0)
         return GuardResult.lacking(args.input, args.qty - held, f"have {held} of {args.qty}")
@@ -459,7 +454,7 @@ def run_smelt(ctx: CapabilityContext, args: SmeltArgs) -> RunnerGen:
     md = _md(ctx)
     recipe = md.smelting_result(args.input)
     assert recipe is not None
-    fuels = fuel_plan(md, args, _inventory(ctx))
+    fuels = fuel_plan(md, args, inventory_totals(ctx))
     if fuels is None:
         return ActionResult.failure("precond_missing:fuel", "fuel ran out before smelting started")
     placed: BlockPos | None = None
@@ -577,7 +572,7 @@ def run_introspect(ctx: CapabilityContext, args: IntrospectRecipeArgs) -> Runner
     recipes = md.recipes_for(args.output)
     smelting = md.smelting_for(args.output)
     # The variant the inventory is closest to paying for: what a craft_recipe right now would use.
-    closest = plan_craft(md, args.output, 1, _inventory(ctx)).recipe
+    closest = plan_craft(md, args.output, 1, inventory_totals(ctx)).recipe
     return ActionResult.success(
         output=args.output,
         data_version=md.version,

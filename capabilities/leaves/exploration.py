@@ -36,11 +36,13 @@ from craftbt.capabilities.leaves.common import (
     body_reader,
     count_item,
     failure_from,
+    inventory_totals,
     is_solid,
     liquid_near,
     perform,
     registry_data,
     sees,
+    surplus_filler,
     within_reach,
 )
 from craftbt.capabilities.spec import (
@@ -96,9 +98,6 @@ FENCE_MARGIN = 2
 INVENTORY_SLOTS = 36
 #: Toss filler when fewer slots than this are free.
 FREE_SLOTS_KEPT = 6
-#: Filler a miner digs through, and how many of each to keep.
-JUNK = {"cobblestone": 64, "cobbled_deepslate": 0, "dirt": 0, "gravel": 0, "andesite": 0, "diorite": 0,
-        "granite": 0, "tuff": 0, "sand": 0, "sandstone": 0, "calcite": 0, "flint": 0}
 CARDINALS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 #: Blocks in view tried in turn (nearest first) before a surface search looks elsewhere: a tree's top logs
 #: or a log on a cliff are seen but not reached, and the next one in view usually is.
@@ -375,25 +374,17 @@ def _advance(ctx: CapabilityContext, search: Search, direction: tuple[int, int],
 
 
 def _dump_junk(ctx: CapabilityContext, search: Search, behind: BlockPos) -> Step:
-    """Toss dug filler (keeping a stack of cobblestone) when the inventory is nearly full, behind the
-    player: hundreds of dug blocks would otherwise leave no slot for the ore the search is for."""
-    stacks = ctx.body.inventory()
-    if INVENTORY_SLOTS - len(stacks) > FREE_SLOTS_KEPT:
+    """Toss dug filler (:data:`~craftbt.capabilities.leaves.common.FILLER_KEPT`: a stack of cobblestone kept)
+    when the inventory is nearly full, behind the player: hundreds of dug blocks would otherwise leave no slot
+    for the ore the search is for."""
+    if INVENTORY_SLOTS - len(ctx.body.inventory()) > FREE_SLOTS_KEPT:
         return None
     face = getattr(ctx.body, "face_towards", None)  # an optional body ability (the sim has it)
     if callable(face):
         face(behind.x + 0.5, behind.y + 0.5, behind.z + 0.5)
-    kept: dict[str, int] = {}
-    for stack in stacks:
-        if stack.name not in JUNK:
-            continue
-        keep = JUNK[stack.name] - kept.get(stack.name, 0)
-        toss = stack.count - max(0, keep)
-        kept[stack.name] = kept.get(stack.name, 0) + stack.count - max(0, toss)
-        if toss <= 0:
-            continue
+    for name, toss in surplus_filler(inventory_totals(ctx)).items():
         try:
-            handle = ctx.body.toss(stack.name, toss)
+            handle = ctx.body.toss(name, toss)
         except BodyError:
             continue
         yield from act(handle)
