@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from craftbt.executor.digests import iter_leaves
+from craftbt.planners.base import PlanningState
+from craftbt.planners.intent import Intent
 from craftbt.world.body import BlockPos, Position
 from craftbt.world.scenarios.loader import world_body
 from craftbt.world.sim.body import SimBody
@@ -341,6 +344,26 @@ def test_a_flower_beyond_the_start_look_is_found_from_the_first_ring_that_covers
     first = math.ceil(math.tau * START_RADIUS["surface"] / FAR_WAYPOINT_GAP)
     assert math.hypot(84, -16) <= START_RADIUS["surface"] + FAR_RING_STEP + 24
     assert run.observables["waypoints"] <= first + 1
+
+
+def test_sugar_cane_is_searched_for_as_far_as_a_shore_may_be() -> None:
+    """Natural seed 1's bookshelf: the nearest sugar cane stands 119 blocks from spawn, and a search out to its
+    expected 64 walked its rings in vain until night. The planned search (the solver's own step for paper) walks
+    out to ``nature.SEARCH_REACH`` and finds a stand that far off."""
+    from craftbt.capabilities.default import default_registry
+    from craftbt.planners.solver import CraftingSolver
+
+    body = _flat()
+    feet = body.position().block()
+    cane = feet.offset(-119, 0, 2)
+    body.world.set_block(tuple(cane), make_state("sugar_cane"))
+    meadow = PlanningState(available_blocks=frozenset({"grass_block", "dirt", "stone"}))  # no cane in view
+    plan = CraftingSolver().plan(Intent.from_text("obtain paper"), meadow, default_registry())
+    search = next(leaf.args for leaf in iter_leaves(plan.tree.root)
+                  if leaf.capability == "explore" and leaf.args["target"] == "sugar_cane")
+    run = run_leaf(body, "explore", search, max_ticks=search["max_ticks"])
+    assert run.ok, run.result.error
+    assert run.observables["found"] == list(cane)
 
 
 def test_an_animal_search_stops_walking_when_the_animal_comes_into_view() -> None:

@@ -97,6 +97,16 @@ RARE_SURFACE: dict[str, int] = {
        for f in FLOWER_NAMES},
     "sugar_cane": 64,
 }
+#: How far out (blocks, the larger of x and z) a search for a rare surface block walks, where that is beyond its
+#: expected distance: sugar cane stands by a shore, and its nearest stand on natural seeds 0-29 is 7-119 blocks
+#: from spawn (median 58; a search out to 64 reached 18 of the 30, and seed 1's bookshelf searched in vain).
+#: 118: the explore leaf's two far rings past its start look (48 + 2 x 35), whose views reach 130.
+SEARCH_REACH: dict[str, int] = {"sugar_cane": 118}
+
+
+def search_reach(block: str) -> int | None:
+    """How far out a search for ``block`` walks: its :data:`SEARCH_REACH`, else its expected distance."""
+    return SEARCH_REACH.get(block) or search_cost_blocks(block)
 
 
 def search_cost_blocks(block: str) -> int | None:
