@@ -564,8 +564,9 @@ def explore_step(item: str, block: str, preconditions: list[Check], count: int =
     elif search > nature.SEARCH_BLOCKS["surface"]:
         # a rare surface block (sugar cane by a shore, a flower of one biome) is searched as far as it is expected:
         # a spiral of the explore leaf's default 48 blocks failed after 150 s and the next one began afresh where
-        # the bot stood (natural seed 0: cornflowers 83 blocks from spawn, sugar cane 64); as far as it may be
-        args["max_distance"] = nature.search_reach(block) or search
+        # the bot stood (natural seed 0: cornflowers 83 blocks from spawn, sugar cane 64); and as far as it may be,
+        # not only as far as expected (seed 1's nearest sugar cane is 119 blocks off, seed 2's lily of the valley 102)
+        args["max_distance"] = nature.search_reach(block)
     return PlanStep(
         name=f"explore for {item}",
         capability="explore",

@@ -349,7 +349,7 @@ def test_a_flower_beyond_the_start_look_is_found_from_the_first_ring_that_covers
 def test_sugar_cane_is_searched_for_as_far_as_a_shore_may_be() -> None:
     """Natural seed 1's bookshelf: the nearest sugar cane stands 119 blocks from spawn, and a search out to its
     expected 64 walked its rings in vain until night. The planned search (the solver's own step for paper) walks
-    out to ``nature.SEARCH_REACH`` and finds a stand that far off."""
+    out to ``nature.FAR_SEARCH_REACH`` and finds a stand that far off."""
     from craftbt.capabilities.default import default_registry
     from craftbt.planners.solver import CraftingSolver
 

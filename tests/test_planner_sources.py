@@ -99,13 +99,13 @@ def test_a_dye_is_made_from_the_commoner_flowers(planner: str) -> None:
 def test_a_rare_surface_block_is_searched_as_far_as_it_is_expected(planner: str) -> None:
     """Natural seed 0: sugar cane 64 blocks from spawn, the nearest cornflower 83. A search of the explore leaf's
     default 48 blocks failed after 150 s and the next began afresh where the bot stood (lectern 320 s, purple
-    banner 449 s); searched to their expected distance (``nature.RARE_SURFACE``), 155 s and 234 s. Sugar cane goes
-    farther still (``nature.SEARCH_REACH``): natural seed 1's nearest stand is 119 blocks off."""
+    banner 449 s); searched past their expected distance (``nature.RARE_SURFACE``), as far as they may be
+    (``nature.FAR_SEARCH_REACH``): natural seed 1's nearest sugar cane is 119 blocks off."""
     paper = plan(planner, "obtain paper")
     cane = next(a for v, a in paper if v == "explore" and a["target"] == "sugar_cane")
-    assert cane["max_distance"] == nature.SEARCH_REACH["sugar_cane"] > nature.RARE_SURFACE["sugar_cane"] > 48
+    assert cane["max_distance"] == nature.FAR_SEARCH_REACH > nature.RARE_SURFACE["sugar_cane"] > 48
     dye = plan(planner, "obtain blue_dye")
     flower = next(a for v, a in dye if v == "explore" and a["target"] == "cornflower")
-    assert flower["max_distance"] == nature.RARE_SURFACE["cornflower"] > 64
+    assert flower["max_distance"] == nature.FAR_SEARCH_REACH > nature.RARE_SURFACE["cornflower"] > 64
     common = next(a for v, a in plan(planner, "obtain yellow_dye") if v == "explore")
     assert common["target"] == "dandelion" and "max_distance" not in common  # the leaf's default for the rest
