@@ -17,7 +17,7 @@ from craftbt.executor.failures import Failure, FailureSource
 from craftbt.planners.base import PlanningState
 from craftbt.planners.ppa import Check, PlanStep, carry_stations
 from craftbt.router.priors import PriorsStore
-from craftbt.router.router import SURVEY_BLOCKS, blames_methods, replan_view, run_goal, unreached_material
+from craftbt.router.router import SURVEY_BLOCKS, GoalRun, blames_methods, replan_view, run_goal, unreached_material
 from craftbt.trees.model import LeafNode
 from craftbt.trees.validate import walk
 from craftbt.world.body import BlockPos
@@ -31,6 +31,15 @@ def _flat(*inventory: str) -> SimBody:
     for item in inventory:
         body.give(item, 1)
     return body
+
+
+def goal_run(body: SimBody, goal: str, home: Path, *, planner: str) -> tuple[GoalRun, Executor]:
+    """Run ``goal`` on ``body`` inside its world's fence, with fresh priors; the executor for its records."""
+    executor = Executor(default_registry(), body, home=home, config=ExecutorConfig(geofence=scenario_fence(body)))
+    try:
+        return run_goal(goal, executor, planner=planner, priors=PriorsStore(":memory:")), executor
+    finally:
+        executor.journal.close()
 
 
 def _collect(body: SimBody, site: BlockPos, item: str) -> ActionResult:
@@ -126,12 +135,7 @@ def test_a_replan_after_an_unreachable_log_explores_instead_of_walking_back_to_i
     feet = body.position().block()
     for dy in range(4):  # a reachable trunk beyond the mining step's radius of 32
         body.set_block((feet.x - 40, feet.y + dy, feet.z), "spruce_log")
-    executor = Executor(default_registry(), body, home=tmp_path,
-                        config=ExecutorConfig(geofence=scenario_fence(body)))
-    try:
-        run = run_goal("obtain 2 spruce_log", executor, planner="solver", priors=PriorsStore(":memory:"))
-    finally:
-        executor.journal.close()
+    run, executor = goal_run(body, "obtain 2 spruce_log", tmp_path, planner="solver")
     assert [a.status for a in run.attempts] == ["escalated", "success"], run.attempts
     first = run.outcomes[0].escalation
     assert first is not None and first.code == "no_target", first
@@ -487,12 +491,7 @@ def test_a_log_found_unreachable_is_not_chosen_again_by_any_planner(planner: str
     feet = body.position().block()
     for dy in range(4):
         body.set_block((feet.x - 40, feet.y + dy, feet.z), "spruce_log")
-    executor = Executor(default_registry(), body, home=tmp_path,
-                        config=ExecutorConfig(geofence=scenario_fence(body)))
-    try:
-        run = run_goal("obtain crafting_table", executor, planner=planner, priors=PriorsStore(":memory:"))
-    finally:
-        executor.journal.close()
+    run, executor = goal_run(body, "obtain crafting_table", tmp_path, planner=planner)
     assert [a.status for a in run.attempts] == ["escalated", "success"], run.attempts
     assert pillar_log in executor.unreachable and body.block_at(pillar_log).name == "spruce_log"
     second = [(n.capability, n.args.get("target") or n.args.get("item")) for n, _ in
@@ -546,12 +545,7 @@ def test_a_full_inventory_is_made_room_in_and_the_goal_goes_on(tmp_path: Path) -
     found no slot (``inventory_full``); every replan crafted into the same full inventory. The replan now tosses
     the junk and the rubble beyond a stack first, as a leaf of the repaired plan (through the pipeline)."""
     body = inventory_world({"cobblestone": 35 * 64, "oak_planks": 4})  # 36 slots, all taken
-    executor = Executor(default_registry(), body, home=tmp_path,
-                        config=ExecutorConfig(geofence=scenario_fence(body)))
-    try:
-        run = run_goal("obtain stick", executor, planner="solver", priors=PriorsStore(":memory:"))
-    finally:
-        executor.journal.close()
+    run, _ = goal_run(body, "obtain stick", tmp_path, planner="solver")
     assert [a.status for a in run.attempts] == ["escalated", "success"], run.attempts
     first = run.outcomes[0].escalation
     assert first is not None and first.code == "inventory_full", first
