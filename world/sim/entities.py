@@ -68,6 +68,10 @@ WEAPON_DAMAGE: dict[str, float] = {
     "diamond_axe": 9, "netherite_axe": 10,
 }
 
+#: (entity, item held) -> what using the item on the entity gives in its place (vanilla's interact): an empty
+#: bucket milks an adult cow or mooshroom, which is unharmed.
+ENTITY_USES: dict[tuple[str, str], str] = {("cow", "bucket"): "milk_bucket", ("mooshroom", "bucket"): "milk_bucket"}
+
 
 @dataclass
 class Entity:
@@ -99,7 +103,7 @@ class Entity:
         item = ItemStack(name=self.item, count=self.count) if self.item is not None and self.count > 0 else None
         return EntityInfo(
             id=self.id, name=self.name, kind=self.kind, position=self.position,
-            health=None if self.kind == "item" else self.health, item=item,
+            health=None if self.kind == "item" else self.health, item=item, baby=bool(self.extra.get("baby")),
         )
 
     def distance_to(self, p: Position) -> float:
