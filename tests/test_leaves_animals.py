@@ -62,8 +62,8 @@ def test_a_bucket_on_a_pig_does_nothing() -> None:
 
 def test_acceptance_fails_when_no_milk_appeared(monkeypatch: pytest.MonkeyPatch) -> None:
     """Break the world's milking (the bucket stays a bucket): the leaf's success is contradicted."""
-    from craftbt.world.sim import entities
-    monkeypatch.setitem(entities.ENTITY_USES, ("cow", "bucket"), "bucket")
+    from craftbt.world import loot
+    monkeypatch.setitem(loot.ANIMAL_USES, ("cow", "bucket"), "bucket")
     run = run_leaf(cow_nearby(), "milk_animal", {})
     assert run.verdict is Verdict.CONTRADICTED and not run.ok, run.result
 

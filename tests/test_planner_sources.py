@@ -61,10 +61,25 @@ def test_a_book_comes_from_sugar_cane_and_a_cow(planner: str) -> None:
 
 
 @pytest.mark.parametrize("planner", sorted(PLANNERS))
-def test_a_cake_is_refused_naming_the_milk(planner: str) -> None:
+def test_a_cake_milks_three_cows_with_buckets_made_first(planner: str) -> None:
+    """Mindcraft's cake task: wheat 2, sugar 1, egg 1 held; the milk comes from cows (a bucket used on each,
+    ``world.loot.ANIMAL_USES``), none killed for it, and each bucket is made before the cow it fills."""
+    steps = plan(planner, "obtain cake", {"wheat": 2, "sugar": 1, "egg": 1})
+    verbs = [v for v, _ in steps]
+    milked = [i for i, (v, a) in enumerate(steps) if v == "milk_animal"]
+    assert len(milked) == 3 and all(steps[i][1]["entityType"] == "cow" for i in milked), steps
+    assert all(steps[i - 1] == ("explore", {**steps[i - 1][1], "target": "cow"}) for i in milked), steps
+    made = [a["qty"] if v == "craft_recipe" and a["recipe"] == "bucket" else 0 for v, a in steps]
+    assert sum(made) == 3 and all(sum(made[:i]) > k for k, i in enumerate(milked)), steps
+    assert "attack_entity" not in verbs  # nothing is killed for milk
+    assert verbs[-1] == "craft_recipe" and steps[-1][1]["recipe"] == "cake"
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_a_cake_without_an_egg_is_refused_naming_the_egg(planner: str) -> None:
     with pytest.raises(PlanningFailure) as err:
-        plan(planner, "obtain cake", {"wheat": 2, "sugar": 1, "egg": 1})
-    assert err.value.reason == "unobtainable" and "milk_bucket" in str(err.value) and "egg" not in str(err.value)
+        plan(planner, "obtain cake", {"wheat": 2, "sugar": 1})
+    assert err.value.reason == "unobtainable" and "egg" in str(err.value) and "milk" not in str(err.value)
 
 
 def test_hostile_loot_is_the_one_table_the_world_drops_and_the_planners_hunt() -> None:

@@ -41,11 +41,11 @@ from craftbt.world.body import (
     Position,
     WindowInfo,
 )
-from craftbt.world.loot import MOB_LOOT
+from craftbt.world.loot import ANIMAL_USES, MOB_LOOT
 from craftbt.world.mcdata import McData, Recipe, load
 from craftbt.world.sim import blockstate, commands, pathfinding
 from craftbt.world.sim.containers import CHEST_BLOCKS, FURNACE_BLOCKS, Chest, Furnace
-from craftbt.world.sim.entities import ATTACK_REACH, ENTITY_USES, PICKUP_DELAY_TOSSED, WEAPON_DAMAGE
+from craftbt.world.sim.entities import ATTACK_REACH, PICKUP_DELAY_TOSSED, WEAPON_DAMAGE
 from craftbt.world.sim.flags import AIRLIKE, CONTAINER, LIQUID, REPLACEABLE, SOLID
 from craftbt.world.sim.generator import FlatGenerator, NaturalGenerator
 from craftbt.world.sim.handles import SimHandle, TimedHandle
@@ -1027,7 +1027,7 @@ class SimBody:
         e = self.world.entities.get(entity_id)
         if e is None or e.kind == "item":
             raise _err(BodyErrorCode.UNKNOWN_ENTITY, f"no living entity with id {entity_id}")
-        gives = ENTITY_USES.get((e.name, name))
+        gives = ANIMAL_USES.get((e.name, name))
         if gives is None:
             raise _err(BodyErrorCode.NOT_ACTIVATABLE, f"using {name} on a {e.name} does nothing")
         if e.extra.get("baby"):

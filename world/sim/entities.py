@@ -68,10 +68,6 @@ WEAPON_DAMAGE: dict[str, float] = {
     "diamond_axe": 9, "netherite_axe": 10,
 }
 
-#: (entity, item held) -> what using the item on the entity gives in its place (vanilla's interact): an empty
-#: bucket milks an adult cow or mooshroom, which is unharmed.
-ENTITY_USES: dict[tuple[str, str], str] = {("cow", "bucket"): "milk_bucket", ("mooshroom", "bucket"): "milk_bucket"}
-
 
 @dataclass
 class Entity:
