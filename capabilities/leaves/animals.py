@@ -31,12 +31,14 @@ from craftbt.capabilities.spec import (
     VerificationResult,
 )
 from craftbt.world.body import TICKS_PER_SECOND, BodyError, EntityInfo, Observation
+from craftbt.world.loot import ANIMAL_USES
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
 
-#: Animal -> (item used on it, what the item becomes): vanilla 1.21's milking.
-MILKING: dict[str, tuple[str, str]] = {"cow": ("bucket", "milk_bucket"), "mooshroom": ("bucket", "milk_bucket")}
+#: Animal -> (item used on it, what the item becomes): vanilla's milking, from the one table in world.loot.
+MILKING: dict[str, tuple[str, str]] = {animal: (used, gives) for (animal, used), gives in ANIMAL_USES.items()
+                                       if gives == "milk_bucket"}
 #: Tries to close in and use the bucket: a cow wanders while the bot walks (0.05 blocks a tick in the sim).
 APPROACHES = 5
 
