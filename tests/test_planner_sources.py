@@ -123,3 +123,11 @@ def test_a_rare_surface_block_is_searched_as_far_as_it_is_expected(planner: str)
     assert flower["max_distance"] == nature.RARE_SURFACE["cornflower"] > 64
     common = next(a for v, a in plan(planner, "obtain yellow_dye") if v == "explore")
     assert common["target"] == "dandelion" and "max_distance" not in common  # the leaf's default for the rest
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_the_wheat_short_of_a_loaf_is_farmed_not_unpacked(planner: str) -> None:
+    """2 wheat held, 3 wanted: wheat from a hay bale (made of wheat held, priced at nothing) is no way to make
+    more; GOAP's relevance bar once came from it and left the farm out (bread and cake unobtainable)."""
+    verbs = [v for v, _ in plan(planner, "obtain bread", {"wheat": 2})]
+    assert "harvest_crop" in verbs and verbs[-1] == "craft_recipe", verbs
