@@ -131,3 +131,13 @@ def test_the_wheat_short_of_a_loaf_is_farmed_not_unpacked(planner: str) -> None:
     more; GOAP's relevance bar once came from it and left the farm out (bread and cake unobtainable)."""
     verbs = [v for v, _ in plan(planner, "obtain bread", {"wheat": 2})]
     assert "harvest_crop" in verbs and verbs[-1] == "craft_recipe", verbs
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_crops_in_view_are_waited_for_only_as_many_as_are_short(planner: str) -> None:
+    """A replan beside its own farm, 2 wheat held, a loaf wanted: the harvest waits for 1 ripe crop, not a batch."""
+    state = PlanningState(inventory={"wheat": 2}, available_blocks=MEADOW.available_blocks | {"wheat"},
+                          block_distance=MEADOW.block_distance)
+    result = PLANNERS[planner]().plan(Intent.from_text("obtain bread"), state, default_registry())
+    harvests = [leaf.args for leaf in leaves(result.tree.root) if leaf.capability == "harvest_crop"]
+    assert sum(a["min_ripe"] for a in harvests) == 1, harvests

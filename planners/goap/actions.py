@@ -277,10 +277,13 @@ def _farm(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundA
     for item in sorted(items):
         for option in k.options(item):
             if option.farm is not None:
+                # crops standing in view (a replan's): one item an action, so the harvest waits for as many ripe
+                # crops as the plan needs (cake, 2 wheat held: a batch of 3 waited for three ripe of five)
+                batch = 1 if option.farm.crop in k.surveyed else FARM_BATCH
                 yield GroundAction(
-                    name=f"farm {FARM_BATCH} {item}", capability="harvest_crop",
-                    args={"crop": option.farm.crop}, produces=((item, FARM_BATCH),), tools_any=frozenset(HOES),
-                    cost=option.cost * FARM_BATCH * MS_PER_TICK, farm=option.farm,
+                    name=f"farm {batch} {item}", capability="harvest_crop",
+                    args={"crop": option.farm.crop}, produces=((item, batch),), tools_any=frozenset(HOES),
+                    cost=option.cost * batch * MS_PER_TICK, farm=option.farm,
                 )
 
 
