@@ -43,6 +43,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "craftbt.capabilities.leaves.containers:SPECS",
     "craftbt.capabilities.leaves.combat:SPECS",
     "craftbt.capabilities.leaves.survival:SPECS",
+    "craftbt.capabilities.leaves.animals:SPECS",
     "craftbt.capabilities.leaves.farming:SPECS",
     "craftbt.capabilities.leaves.mechanisms:SPECS",
     "craftbt.capabilities.leaves.construction:SPECS",

@@ -180,6 +180,10 @@ class MonitoredBody:
     def activate_block(self, pos: BlockPos) -> ActionHandle:
         return self._act("activate_block", {"pos": list(pos)}, lambda: self.inner.activate_block(pos))
 
+    def use_on_entity(self, entity_id: int, item: str) -> ActionHandle:
+        return self._act("use_on_entity", {"entity_id": entity_id, "item": item},
+                         lambda: self.inner.use_on_entity(entity_id, item))
+
     def use_item(self, item: str | None = None, target: BlockPos | None = None) -> ActionHandle:
         return self._act("use_item", {"item": item, "target": list(target) if target else None},
                          lambda: self.inner.use_item(item, target))

@@ -1,9 +1,10 @@
-"""Plan steps for what living things give: hunting animals for their drops and farming crops.
+"""Plan steps for what living things give: hunting animals for their drops, milking cows and farming crops.
 
-One implementation for every planner: the solver, the HTN domain and GOAP build their hunting and
+One implementation for every planner: the solver, the HTN domain and GOAP build their hunting, milking and
 farming steps here, so all three emit the same capabilities with the same arguments
-(``explore`` -> ``attack_entity`` -> ``collect_items`` per kill; ``acquire_material`` of seeds from
-grass -> ``till_soil`` -> ``plant_crop`` -> ``harvest_crop`` waiting for the crop to ripen).
+(``explore`` -> ``attack_entity`` -> ``collect_items`` per kill; ``explore`` -> ``milk_animal`` per bucket
+filled; ``acquire_material`` of seeds from grass -> ``till_soil`` -> ``plant_crop`` -> ``harvest_crop``
+waiting for the crop to ripen).
 
 Costs are game-tick estimates for comparing options, not promises.
 """
@@ -11,6 +12,7 @@ Costs are game-tick estimates for comparing options, not promises.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from craftbt.planners.ppa import Check, PlanStep
@@ -24,6 +26,8 @@ HUNT_TICKS = 400
 #: better than 48; an animal's search now spaces its rings by the 32 blocks it sees, see ``exploration``.)
 FIND_ANIMAL_TICKS = 12_000
 FIND_ANIMAL_DISTANCE = 96
+#: How far from the bot a kill or a milking looks for its animal once the search brought one into view.
+ENGAGE_RADIUS = 32.0
 #: A hostile mob (string from spiders, gunpowder from creepers, bones from skeletons) spawns in the dark: on
 #: the surface that is night, up to 12,000 ticks away from a morning start. Its search may span a whole day
 #: (24,000 ticks), and a hunt counts the expected wait for the night (half a day) in its cost.
@@ -44,6 +48,9 @@ class Hunt:
     animal: str
     per_kill: float
     night: bool = False
+    #: milking (``world.nature.used_on_for``): the item used on the animal, spent for each one it gives (a bucket
+    #: for a milk bucket); the animal lives, so nothing is killed or picked up
+    uses: str | None = None
 
     @property
     def weapons(self) -> tuple[str, ...]:
@@ -57,13 +64,19 @@ class Hunt:
 
 
 def hunts_for(item: str) -> list[Hunt]:
-    """The mobs whose kill drops ``item``, counting a little under the average of a random yield."""
-    out = []
+    """The mobs whose kill drops ``item``, counting a little under the average of a random yield, and the
+    animals that give it when an item is used on them (a cow milked with a bucket: one for one)."""
+    out = [Hunt(animal, 1.0, uses=used) for animal, used in nature.used_on_for(item)]
     for animal, average in nature.hunted_for(item):
         lo_hi = {(lo, hi) for i, lo, hi in nature.MOB_LOOT[animal] if i == item}
         fixed = all(lo == hi for lo, hi in lo_hi)
         out.append(Hunt(animal, average if fixed else max(0.5, 0.75 * average), nature.night_only(animal)))
     return out
+
+
+def hunt_cost(hunt: Hunt, cost_of: Callable[[str], float]) -> float:
+    """Estimated ticks per item: the hunt's own, plus the item a milking spends (``cost_of`` prices it)."""
+    return hunt.cost + (cost_of(hunt.uses) if hunt.uses is not None else 0.0)
 
 
 def kills_needed(count: int, hunt: Hunt) -> list[int]:
@@ -95,7 +108,7 @@ def equip_step(item: str) -> PlanStep:
 
 def kill_step(animal: str, item: str) -> PlanStep:
     return PlanStep(name=f"kill a {animal}", capability="attack_entity",
-                    args={"entityType": animal, "radius": 32.0, "retreatHealth": 4.0},
+                    args={"entityType": animal, "radius": ENGAGE_RADIUS, "retreatHealth": 4.0},
                     cost=HUNT_TICKS / 4, group=f"hunt {item}")
 
 
@@ -113,10 +126,26 @@ def pickup_step(item: str, got: int, held_after: int) -> PlanStep:
                     cost=HUNT_TICKS / 4, group=f"hunt {item}", produces={item: got})
 
 
+def milk_step(hunt: Hunt, item: str, held_after: int) -> PlanStep:
+    """Use ``hunt.uses`` (a bucket) on the nearest adult ``hunt.animal``; its effect is ``held_after`` of ``item``."""
+    assert hunt.uses is not None
+    return PlanStep(name=f"milk a {hunt.animal}", capability="milk_animal",
+                    args={"entityType": hunt.animal, "radius": ENGAGE_RADIUS},
+                    preconditions=[Check("has_item", {"item": hunt.uses, "count": 1})],
+                    effect=Check("has_item", {"item": item, "count": held_after}),
+                    cost=HUNT_TICKS / 4, group=f"hunt {item}", consumes={hunt.uses: 1}, produces={item: 1})
+
+
 def hunt_steps(item: str, count: int, hunt: Hunt, held: int) -> list[PlanStep]:
     """Per kill: find the animal, (a mob of the night: take a sword in hand,) kill it, pick the drop up; ``held``
-    is what the inventory had before. The sword must be held already (``Hunt.weapons``)."""
+    is what the inventory had before. The sword must be held already (``Hunt.weapons``). A milking: per item,
+    find the animal and use one ``hunt.uses`` on it (they must be held already)."""
     steps: list[PlanStep] = []
+    if hunt.uses is not None:
+        for _ in range(count):
+            held += 1
+            steps += [find_animal_step(hunt.animal, item), milk_step(hunt, item, held)]
+        return steps
     for got in kills_needed(count, hunt):
         held += got
         armed = [equip_step(item)] if hunt.weapons else []
@@ -238,10 +267,12 @@ __all__ = [
     "find_animal_step",
     "find_grass_step",
     "harvest_step",
+    "hunt_cost",
     "hunt_steps",
     "hunts_for",
     "kill_step",
     "kills_needed",
+    "milk_step",
     "pickup_step",
     "planted_for",
     "plot_steps",

@@ -36,6 +36,7 @@ from craftbt.planners.living import (
     Hunt,
     farms_for,
     harvest_step,
+    hunt_cost,
     hunt_steps,
     hunts_for,
     planted_for,
@@ -287,7 +288,8 @@ class _Expansion:
         options: list[tuple[float, str, _Choice]] = []
         if self.gather and self.state.available_blocks is not None:  # a real world: animals roam it
             for hunt in hunts_for(item):
-                options.append((hunt.cost, "hunt", hunt))
+                if hunt.uses not in visiting:
+                    options.append((hunt_cost(hunt, lambda i: self.costs.get(i, UNREACHABLE)), "hunt", hunt))
             for farm in farms_for(item):
                 if farm.seed not in visiting:
                     options.append((farm_cost(self.costs), "farm", farm))
@@ -359,6 +361,9 @@ class _Expansion:
             weapon = min(hunt.weapons, key=lambda w: (self.costs.get(w, UNREACHABLE), w))
             self.obtain(weapon, 1, visiting)
             self.reserved[weapon] -= 1  # a sword is used, not consumed
+        if hunt.uses is not None:  # a milking spends a bucket per milk bucket
+            self.obtain(hunt.uses, count, visiting)
+            self.spend(hunt.uses, count)
         for step in hunt_steps(item, count, hunt, self.inventory[item]):
             self.add_step(step)
         self.inventory[item] += count
@@ -1103,7 +1108,7 @@ def _cost_fixpoint(
                 best = min(best, SMELT_TICKS + cost.get(smelting.input, UNREACHABLE))
             if hunting:
                 for hunt in hunts_for(item):
-                    best = min(best, hunt.cost)
+                    best = min(best, hunt_cost(hunt, lambda i: cost.get(i, UNREACHABLE)))
                 if farms_for(item):
                     best = min(best, farm_cost(cost))
             if best < cost.get(item, UNREACHABLE) - 1e-9:

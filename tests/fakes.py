@@ -259,6 +259,9 @@ class FakeBody:
     def activate_block(self, pos: BlockPos) -> FakeHandle:
         return self._unsupported("activate_block")
 
+    def use_on_entity(self, entity_id: int, item: str) -> FakeHandle:
+        return self._unsupported("use_on_entity")
+
     def use_item(self, item: str | None = None, target: BlockPos | None = None) -> FakeHandle:
         return self._unsupported("use_item")
 
@@ -369,6 +372,9 @@ class FlatFakeBody(FakeBody):
 
     def activate_block(self, pos: BlockPos) -> FakeHandle:
         return self.start("activate_block", 1)
+
+    def use_on_entity(self, entity_id: int, item: str) -> FakeHandle:
+        return self.start("use_on_entity", 1)
 
     def use_item(self, item: str | None = None, target: BlockPos | None = None) -> FakeHandle:
         return self.start("use_item", 1)

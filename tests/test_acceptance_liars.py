@@ -120,6 +120,7 @@ CASES: dict[str, Case] = {
     "introspect_recipe": Case(on_flat(), {"output": "stick"}, lie=_wrong_recipe),
     "manage_farm": Case(scenario("manage_farm"), {"action": "maintain"}, max_ticks=6_000),
     "manage_inventory": Case(on_flat("/give @s rotten_flesh 4", "/give @s diamond 2"), {"action": "drop_unwanted"}),
+    "milk_animal": Case(on_flat("/give @s bucket 1", "/summon cow 0 64 4 {NoAI:1b}"), {"entityType": "cow"}),
     "move_to": Case(on_flat(), {"pos": vec(FEET.offset(dx=5))}),
     "navigate": Case(on_flat(), {"pos": vec(FEET.offset(dz=5))}),
     "open_container": Case(on_flat("/setblock 2 64 0 chest"), {"containerType": "chest"}),

@@ -161,6 +161,8 @@ class EntityInfo(BaseModel):
     position: Position
     health: float | None = None
     item: ItemStack | None = None  # for dropped items
+    #: a young animal (vanilla's negative Age): it gives no milk and drops no loot
+    baby: bool = False
 
 
 class WindowInfo(BaseModel):
@@ -342,6 +344,12 @@ class Body(Protocol):
     def attack(self, entity_id: int) -> ActionHandle: ...
 
     def activate_block(self, pos: BlockPos) -> ActionHandle: ...
+
+    def use_on_entity(self, entity_id: int, item: str) -> ActionHandle:
+        """Hold ``item`` and use it on a living entity in reach (vanilla's interact): an empty bucket on an
+        adult cow or mooshroom becomes a milk bucket, the animal unharmed. A use that does nothing to that
+        entity is refused (``not_activatable``)."""
+        ...
 
     def use_item(self, item: str | None = None, target: BlockPos | None = None) -> ActionHandle: ...
 

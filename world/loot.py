@@ -21,3 +21,7 @@ HOSTILE_LOOT: dict[str, tuple[tuple[str, int, int], ...]] = {
     "zombie": (("rotten_flesh", 0, 2),),
 }
 MOB_LOOT: dict[str, tuple[tuple[str, int, int], ...]] = {**ANIMAL_LOOT, **HOSTILE_LOOT}
+#: (animal, item used on it) -> what the item becomes, the animal unharmed (vanilla's interact): an empty bucket
+#: milks an adult cow or mooshroom (a calf gives nothing). The simulated world, the test server's plugin, the
+#: milking leaf and every planner read this one table.
+ANIMAL_USES: dict[tuple[str, str], str] = {("cow", "bucket"): "milk_bucket", ("mooshroom", "bucket"): "milk_bucket"}

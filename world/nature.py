@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from craftbt.world.flora import FLOWER_NAMES, FLOWERS
 from craftbt.world.loot import ANIMAL_LOOT as ANIMAL_LOOT  # the loot table lives in world.loot
+from craftbt.world.loot import ANIMAL_USES
 from craftbt.world.loot import HOSTILE_LOOT as HOSTILE_LOOT
 from craftbt.world.loot import MOB_LOOT as MOB_LOOT
 
@@ -47,6 +48,13 @@ def hunted_for(item: str) -> list[tuple[str, float]]:
     return [(mob, (lo + hi) / 2) for mob, loot in MOB_LOOT.items() for i, lo, hi in loot if i == item]
 
 
+def used_on_for(item: str) -> list[tuple[str, str]]:
+    """(animal, item spent) for every living animal that gives ``item`` when that item is used on it (a cow and a
+    bucket for a milk bucket): the animal lives, one item spent gives one back. Only animals the natural world
+    spawns (those of ANIMAL_LOOT): mooshrooms live on mushroom fields, which it does not generate."""
+    return [(animal, used) for (animal, used), gives in ANIMAL_USES.items() if gives == item and animal in ANIMAL_LOOT]
+
+
 def night_only(mob: str) -> bool:
     """Whether ``mob`` is found only in the dark (a hostile mob: at night on the surface)."""
     return mob in HOSTILE_LOOT
@@ -59,7 +67,6 @@ UNDEAD = ("zombie", "skeleton")
 
 #: Items a survival bot gets in vanilla that this world or body gives no way to: why, for a refusal.
 NO_SOURCE: dict[str, str] = {
-    "milk_bucket": "milking a cow (a bucket used on it) is no capability of this body",
     "egg": "the simulated world's chickens lay no eggs",
     "cobweb": "cobwebs grow in mineshafts and strongholds, which the natural world does not generate",
     "ink_sac": "squid do not spawn in the natural world",

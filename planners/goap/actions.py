@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any
 from craftbt.capabilities.facts import instantiate
 from craftbt.planners.base import STATIONS
 from craftbt.planners.goap.costs import ActionCosts
-from craftbt.planners.htn.knowledge import SEARCH_RADIUS, Knowledge
-from craftbt.planners.living import HOES, NIGHT_WAIT_TICKS, Farm, Hunt
+from craftbt.planners.htn.knowledge import SEARCH_RADIUS, Knowledge, Option
+from craftbt.planners.living import ENGAGE_RADIUS, HOES, NIGHT_WAIT_TICKS, Farm, Hunt
 from craftbt.planners.solver import preferring, spread_of_made
 from craftbt.world.mcdata import Recipe
 
 #: Grounders of what living things give: used only on a surveyed world.
-LIVING = frozenset({"collect_items", "harvest_crop"})
+LIVING = frozenset({"collect_items", "harvest_crop", "milk_animal"})
 
 if TYPE_CHECKING:
     from craftbt.capabilities.registry import Registry
@@ -88,7 +88,9 @@ def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
         options = knowledge.options(item)
         if not options:
             continue
-        best = options[0].cost
+        # the bar is set by a way that makes the item, not by unpacking a block packed from it: with 2 wheat
+        # held, wheat from a hay bale (made of 9 held wheat, priced at nothing) hid the farm the third one needs
+        best = min((o.cost for o in options if not _unpacks(o, item, knowledge)), default=options[0].cost)
         for option in options:
             if option.cost > best * RELEVANCE_SLACK:
                 continue
@@ -112,7 +114,17 @@ def relevant_items(goal: str, knowledge: Knowledge) -> set[str]:
                 todo.extend(HOES)
             elif option.hunt is not None:
                 todo.extend(option.hunt.weapons)
+                if option.hunt.uses is not None:
+                    todo.append(option.hunt.uses)
     return seen
+
+
+def _unpacks(option: Option, item: str, knowledge: Knowledge) -> bool:
+    """Whether ``option`` crafts ``item`` back out of something made only from ``item`` (wheat from a hay bale,
+    ingots from a block)."""
+    recipe = option.recipe
+    return recipe is not None and bool(recipe.inputs) and all(
+        any(o.recipe is not None and item in o.recipe.inputs for o in knowledge.options(i)) for i in recipe.inputs)
 
 
 def _cheap_fuels(knowledge: Knowledge) -> list[tuple[str, int]]:
@@ -231,7 +243,7 @@ def _hunt(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundA
     """One kill's worth of an animal drop (emitted as find, kill, pick up)."""
     for item in sorted(items):
         for option in k.options(item):
-            if option.hunt is not None:
+            if option.hunt is not None and option.hunt.uses is None:
                 got = max(1, math.floor(option.hunt.per_kill))
                 yield GroundAction(
                     name=f"hunt a {option.hunt.animal} for {item}", capability="collect_items",
@@ -239,6 +251,20 @@ def _hunt(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundA
                     cost=costs.cost("explore", 1) / 10 + costs.cost("attack_entity", 1)
                     + (NIGHT_WAIT_TICKS if option.hunt.night else 0), hunt=option.hunt,
                     tools_any=frozenset(option.hunt.weapons),
+                )
+
+
+def _milk(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundAction]:
+    """One milking: a held bucket (``Hunt.uses``) used on the animal (emitted as find, milk)."""
+    for item in sorted(items):
+        for option in k.options(item):
+            hunt = option.hunt
+            if hunt is not None and hunt.uses is not None:
+                yield GroundAction(
+                    name=f"milk a {hunt.animal}", capability="milk_animal",
+                    args={"entityType": hunt.animal, "radius": ENGAGE_RADIUS}, needs=((hunt.uses, 1),),
+                    consumes=((hunt.uses, 1),), produces=((item, 1),),
+                    cost=costs.cost("explore", 1) / 10 + costs.cost("milk_animal", 1), hunt=hunt,
                 )
 
 
@@ -251,10 +277,13 @@ def _farm(k: Knowledge, items: set[str], costs: ActionCosts) -> Iterator[GroundA
     for item in sorted(items):
         for option in k.options(item):
             if option.farm is not None:
+                # crops standing in view (a replan's): one item an action, so the harvest waits for as many ripe
+                # crops as the plan needs (cake, 2 wheat held: a batch of 3 waited for three ripe of five)
+                batch = 1 if option.farm.crop in k.surveyed else FARM_BATCH
                 yield GroundAction(
-                    name=f"farm {FARM_BATCH} {item}", capability="harvest_crop",
-                    args={"crop": option.farm.crop}, produces=((item, FARM_BATCH),), tools_any=frozenset(HOES),
-                    cost=option.cost * FARM_BATCH * MS_PER_TICK, farm=option.farm,
+                    name=f"farm {batch} {item}", capability="harvest_crop",
+                    args={"crop": option.farm.crop}, produces=((item, batch),), tools_any=frozenset(HOES),
+                    cost=option.cost * batch * MS_PER_TICK, farm=option.farm,
                 )
 
 
@@ -267,6 +296,7 @@ GROUNDERS: dict[str, Grounder] = {
     "smelt": _smelt,
     "place_workstation": _place,
     "collect_items": _hunt,
+    "milk_animal": _milk,
     "harvest_crop": _farm,
 }
 

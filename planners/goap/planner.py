@@ -168,6 +168,8 @@ def _living_steps(action: GroundAction, held: dict[str, int], surveyed: frozense
     if action.hunt is not None:
         steps = hunt_steps(item, n, action.hunt, held[item])
         held[item] += n
+        for used, spent in action.consumes:  # a milking's bucket
+            held[used] -= spent
         return steps
     assert action.farm is not None
     farm = action.farm

@@ -365,12 +365,26 @@ def build_domain() -> Domain:
         s.inventory[item] += n
         return living.pickup_step(item, n, s.inventory[item])
 
+    @d.operator("!milk", "milk_animal")
+    def milk(s: CraftState, animal: str, item: str, used: str) -> PlanStep | bool | None:
+        if s.inventory[used] < 1:
+            return False
+        s.inventory[used] -= 1
+        s.reserved[used] = max(0, s.reserved[used] - 1)
+        s.inventory[item] += 1
+        return living.milk_step(living.Hunt(animal, 1.0, uses=used), item, s.inventory[item])
+
     @d.method("produce", "hunt", "hunting")
     def produce_hunt(s: CraftState, item: str, n: int) -> Iterator[tuple[Any, ...]]:
         for option in s.knowledge.options(item):
             if option.hunt is None:
                 continue
             hunt = option.hunt
+            if hunt.uses is not None:  # milking: the buckets first, then one animal found and milked per bucket
+                milked: list[Task] = [task for _ in range(n) for task in (
+                    ("!find_animal", hunt.animal, item), ("!milk", hunt.animal, item, hunt.uses))]
+                yield f"milk {hunt.animal}", [("obtain", hunt.uses, n), *milked], option.cost * n
+                continue
             armed: list[Task] = [("!equip_weapon", item)] if hunt.weapons else []
             subtasks: list[Task] = [("tool", hunt.weapons)] if hunt.weapons else []
             subtasks += [task for got in living.kills_needed(n, hunt) for task in (

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from craftbt.planners.base import PlanningState
-from craftbt.planners.living import Farm, Hunt, farms_for, hunts_for
+from craftbt.planners.living import Farm, Hunt, farms_for, hunt_cost, hunts_for
 from craftbt.planners.solver import (
     CRAFT_TICKS,
     MINE_TRAVEL_TICKS,
@@ -148,7 +148,9 @@ class Knowledge:
                 out.append(Option("smelt", item, total, smelt_input=smelting.input))
         if self.living:
             for hunt in hunts_for(item):
-                out.append(Option("hunt", item, hunt.cost, hunt=hunt))
+                cost = hunt_cost(hunt, self.cost)
+                if cost < UNREACHABLE:
+                    out.append(Option("hunt", item, cost, hunt=hunt))
             for farm in farms_for(item):
                 cost = farm_cost(self.costs)
                 if cost < UNREACHABLE:

@@ -114,6 +114,19 @@ def test_a_wandering_pig_is_followed_killed_and_its_porkchop_collected(arena: Ar
     assert body.observe().count("porkchop") >= 1
 
 
+@pytest.mark.shows_on_server("milk_animal")
+def test_a_bucket_used_on_a_cow_becomes_milk_and_the_cow_lives(arena: Arena) -> None:
+    body, o = arena.body, arena.origin
+    arena.give("bucket", 2)
+    command(body, f"/summon cow {o.x + 4}.5 {o.y} {o.z}.5")
+    cow = wait_until(lambda: named(body, "cow"), 10, "the cow")[0]
+    run = verified(body, "milk_animal", {"entityType": "cow", "radius": 16})
+    assert run.observables["target"] == cow.id
+    after = body.observe()
+    assert after.count("milk_bucket") == 1 and after.count("bucket") == 1
+    assert [c.id for c in named(body, "cow")] == [cow.id]  # unharmed, still there
+
+
 @pytest.mark.shows_on_server("collect_items", "equip_tool", "dig_block")
 def test_a_dug_block_is_collected_with_the_right_tool(arena: Arena) -> None:
     body, o = arena.body, arena.origin

@@ -449,6 +449,13 @@ function timeOfDay (bot) { return Number(bot.time.timeOfDay) }
 
 function nowTicks (bot) { return Number(bot.time.age) }
 
+// An ageable mob's baby flag: entity metadata 16 on 1.20.2 and later (Entity 0-7, LivingEntity 8-14, Mob 15,
+// AgeableMob 16); a server that sends none (flying-squid) has no babies.
+const BABY_METADATA = 16
+function isBaby (e) {
+  return entityKind(e) === 'passive' && Array.isArray(e.metadata) && e.metadata[BABY_METADATA] === true
+}
+
 function entityKind (e) {
   if (e.name === 'item') return 'item'
   if (e.type === 'player') return 'player'
@@ -582,7 +589,8 @@ function nearbyEntities (bot, radius, kind) {
       kind: entityKind(e),
       position: posOf(e.position),
       health: typeof e.health === 'number' ? e.health : null,
-      item
+      item,
+      baby: isBaby(e)
     })
   }
   out.sort((a, b) => Math.hypot(a.position.x - here.x, a.position.y - here.y, a.position.z - here.z) -
@@ -1016,6 +1024,29 @@ function startAttack (st, { entityId }) {
   })
 }
 
+// Vanilla answers a use on an entity with the held slot's new item (set_slot); no answer within this many ms:
+// the use did nothing.
+const ENTITY_USE_MS = 1000
+
+function startUseOnEntity (st, { entityId, item }) {
+  const bot = st.bot
+  const e = bot.entities[entityId]
+  if (!e || e === bot.entity || e.name === 'item') throw new BodyErr('unknown_entity', `no living entity ${entityId}`)
+  const inv = findItem(bot, item)
+  requireReach(bot, e.position.offset(0, (e.height || 1) / 2, 0), `${e.name} ${entityId}`, ATTACK_REACH)
+  return launch(st, 'use_on_entity', 'not_activatable', async () => {
+    await bot.equip(inv, 'hand')
+    const before = countOf(bot, item)
+    await bot.lookAt(e.position.offset(0, (e.height || 1) / 2, 0), true)
+    await bot.activateEntity(e)
+    const deadline = Date.now() + ENTITY_USE_MS
+    while (countOf(bot, item) >= before && Date.now() < deadline) await bot.waitForTicks(1)
+    if (countOf(bot, item) >= before) throw new BodyErr('not_activatable', `using ${item} on the ${e.name} did nothing`)
+    const held = bot.heldItem
+    return { entity: e.name, id: entityId, item, gave: held && held.name !== item ? held.name : null }
+  })
+}
+
 function startActivateBlock (st, { x, y, z }) {
   const bot = st.bot
   const block = loadedBlock(bot, x, y, z)
@@ -1134,6 +1165,7 @@ const METHODS = {
   consume: { fn: startConsume, action: true },
   attack: { fn: startAttack, action: true },
   activateBlock: { fn: startActivateBlock, action: true },
+  useOnEntity: { fn: startUseOnEntity, action: true },
   useItem: { fn: startUseItem, action: true },
   sleep: { fn: startSleep, action: true },
   chat: { fn: startChat, action: true },

@@ -547,6 +547,7 @@ class MineflayerBody:
                 position=_pos3(e["position"]),
                 health=e.get("health"),
                 item=ItemStack(name=e["item"]["name"], count=e["item"]["count"]) if e.get("item") else None,
+                baby=bool(e.get("baby")),
             )
             for e in raw
         ]
@@ -663,6 +664,9 @@ class MineflayerBody:
 
     def attack(self, entity_id: int) -> MineflayerAction:
         return self._start("attack", "attack", {"entityId": entity_id})
+
+    def use_on_entity(self, entity_id: int, item: str) -> MineflayerAction:
+        return self._start("use_on_entity", "useOnEntity", {"entityId": entity_id, "item": _strip(item)})
 
     def activate_block(self, pos: BlockPos) -> MineflayerAction:
         return self._start("activate_block", "activateBlock", {"x": pos.x, "y": pos.y, "z": pos.z})

@@ -28,7 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from craftbt.world import mcdata
-from craftbt.world.loot import MOB_LOOT
+from craftbt.world.loot import ANIMAL_USES, MOB_LOOT
 from craftbt.world.mineflayer.node_env import (
     PACKAGE_DIR,
     SERVER_PACKAGES,
@@ -113,17 +113,20 @@ def _kill_group(proc: subprocess.Popen[bytes], remove: Path | None = None) -> No
 
 
 def vanilla_rules(version: str) -> dict[str, Any]:
-    """What ``squid_vanilla.js`` needs and minecraft-data lacks: smelting recipes, fuel burn times, mob loot.
+    """What ``squid_vanilla.js`` needs and minecraft-data lacks: smelting recipes, fuel burn times, mob loot, what
+    an item used on an animal becomes.
 
     They come from craftbt's own data file for ``version`` (the one the embedded world smelts with);
     a version craftbt ships no data for gets none, and its furnaces smelt nothing.
     """
+    uses = [[animal, item, gives] for (animal, item), gives in ANIMAL_USES.items()]
     try:
         md = mcdata.load(version)
     except mcdata.McDataFileError:
-        return {"smelting": [], "fuels": {}, "loot": MOB_LOOT}
+        return {"smelting": [], "fuels": {}, "loot": MOB_LOOT, "uses": uses}
     return {
         "loot": MOB_LOOT,
+        "uses": uses,
         "smelting": [[r.input, r.output, r.count, r.cook_ticks] for r in md.smelting_recipes()],
         "fuels": md.fuels(),
     }

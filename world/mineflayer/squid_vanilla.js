@@ -13,7 +13,9 @@
 //     file, written into the settings by server.py: minecraft-data has none);
 //   * chests, trapped chests and barrels that keep their 27 slots (in memory, for the server's life;
 //     breaking the block drops them);
-//   * block drops by harvest tool: a block with harvest tools drops nothing without one of them.
+//   * block drops by harvest tool: a block with harvest tools drops nothing without one of them;
+//   * an item used on an animal (use_entity, interact): an empty bucket milks an adult cow, which is
+//     unharmed (craftbt's table world/loot.py ANIMAL_USES, written into the settings by server.py).
 // The server announces the plugin in its brand ("flying-squid+craftbt/1 (feature,...)"), so a bot
 // knows at once whether a window will ever open (adapter.js `serverLacks`).
 //
@@ -57,7 +59,7 @@ module.exports.server = function (serv, settings) {
   const fuels = new Map(Object.entries(rules.fuels || {}))
   const recipes = indexRecipes(registry)
   const storage = new Map() // "x,y,z" -> { kind, slots: Item[], furnace state }
-  serv.craftbt = { brand: BRAND, features: FEATURES, storage }
+  serv.craftbt = { brand: BRAND, features: FEATURES, storage, uses: rules.uses || [] }
 
   function key (pos) { return `${pos.x},${pos.y},${pos.z}` }
 
@@ -778,6 +780,26 @@ function setupPlayer (player, serv) {
     data.damage = weaponDamage(held ? registry.items[held.type].name : null)
     // no knockback: flying-squid's (5 blocks) threw a pig out of reach of the next hit
     if (data.attackedEntity && data.attackedEntity.type !== 'player') data.velocity = new Vec3(0, 0, 0)
+  })
+
+  // an item used on an animal (interact: mouse 0; the attack, mouse 1, is flying-squid's pvp plugin): the
+  // held item becomes what the table says (a bucket on a cow: a milk bucket), the rest of its stack stays
+  client.on('use_entity', ({ mouse, target }) => {
+    if (mouse !== 0) return
+    const mob = serv.entities[target]
+    const slot = 36 + player.heldItemSlot
+    const held = inv.slots[slot]
+    if (!mob || !held || mob.position.distanceTo(player.position) > 6) return
+    const name = registry.items[held.type].name
+    const use = serv.craftbt.uses.find(([animal, item]) => animal === mob.name && item === name)
+    const gives = use && registry.itemsByName[use[2]]
+    if (!gives) return
+    if (held.count > 1) {
+      inv.updateSlot(slot, new Item(held.type, held.count - 1, held.metadata))
+      giveBack(new Item(gives.id, 1))
+    } else {
+      inv.updateSlot(slot, new Item(gives.id, 1))
+    }
   })
 
   // flying-squid picks up one item of a dropped stack; take the whole stack

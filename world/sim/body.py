@@ -41,7 +41,7 @@ from craftbt.world.body import (
     Position,
     WindowInfo,
 )
-from craftbt.world.loot import MOB_LOOT
+from craftbt.world.loot import ANIMAL_USES, MOB_LOOT
 from craftbt.world.mcdata import McData, Recipe, load
 from craftbt.world.sim import blockstate, commands, pathfinding
 from craftbt.world.sim.containers import CHEST_BLOCKS, FURNACE_BLOCKS, Chest, Furnace
@@ -965,7 +965,7 @@ class SimBody:
             if killed:
                 del self.world.entities[e.id]
                 self.world.note({"event": "mob_died", "entity": e.name, "id": e.id})
-                for item, lo, hi in MOB_LOOT.get(e.name, ()):  # a kill by the player drops the loot
+                for item, lo, hi in () if e.extra.get("baby") else MOB_LOOT.get(e.name, ()):  # a calf drops none
                     n = self.world.rng.randint(lo, hi)
                     if n > 0:
                         self.world.spawn_item(item, n, e.x, e.y + 0.5, e.z, delay=10)
@@ -1003,6 +1003,36 @@ class SimBody:
             return {"block": name, "pos": list(bp), "state": state}
 
         return self._start(TimedHandle("activate_block", self.now_ticks(), 1, apply))
+
+    def use_on_entity(self, entity_id: int, item: str) -> ActionHandle:
+        if not isinstance(entity_id, int) or isinstance(entity_id, bool):
+            raise _err(BodyErrorCode.INVALID_ARGUMENT, f"entity_id must be an integer, got {entity_id!r}")
+        name = self._item(item)
+        self._entity_use(entity_id, name)
+
+        def apply() -> dict[str, Any]:
+            e, gives = self._entity_use(entity_id, name)
+            inv = self.world.player.inventory
+            inv.remove(name, 1)
+            if inv.add(gives, 1):  # vanilla: the milk goes to a free slot, or is dropped at the feet
+                p = self.world.player.position
+                self.world.spawn_item(gives, 1, p.x, p.y, p.z, delay=PICKUP_DELAY_TOSSED)
+            return {"entity": e.name, "id": e.id, "item": name, "gave": gives}
+
+        return self._start(TimedHandle("use_on_entity", self.now_ticks(), 1, apply))
+
+    def _entity_use(self, entity_id: int, name: str) -> tuple[Any, str]:
+        """The entity in reach and what using ``name`` on it gives in place of ``name``; refused otherwise."""
+        self._require_items(name, 1)
+        e = self.world.entities.get(entity_id)
+        if e is None or e.kind == "item":
+            raise _err(BodyErrorCode.UNKNOWN_ENTITY, f"no living entity with id {entity_id}")
+        gives = ANIMAL_USES.get((e.name, name))
+        if gives is None:
+            raise _err(BodyErrorCode.NOT_ACTIVATABLE, f"using {name} on a {e.name} does nothing")
+        if e.extra.get("baby"):
+            raise _err(BodyErrorCode.NOT_ACTIVATABLE, f"the {e.name} is a calf: only an adult gives milk")
+        return self._attack_target(entity_id), gives  # in reach (retryable when not), faced
 
     def use_item(self, item: str | None = None, target: BlockPos | None = None) -> ActionHandle:
         pl = self.world.player

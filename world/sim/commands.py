@@ -236,6 +236,8 @@ def _fill(body: SimBody, args: list[str]) -> Apply:
 
 
 _NBT_NOAI = re.compile(r"NoAI\s*:\s*1b?", re.IGNORECASE)
+#: vanilla's Age of an ageable mob: negative is a baby (ticks until it grows up)
+_NBT_BABY = re.compile(r"\bAge\s*:\s*-[0-9]+", re.IGNORECASE)
 _NBT_ITEM = re.compile(r"id\s*:\s*\"?(?:minecraft:)?([a-z0-9_]+)\"?", re.IGNORECASE)
 _NBT_COUNT = re.compile(r"[Cc]ount\s*:\s*([0-9]+)", re.ASCII)
 
@@ -249,6 +251,7 @@ def _summon(body: SimBody, args: list[str]) -> Apply:
     if nbt and not (nbt.startswith("{") and nbt.endswith("}")):
         raise _bad(f"bad NBT {nbt!r}")
     no_ai = bool(_NBT_NOAI.search(nbt))
+    baby = bool(_NBT_BABY.search(nbt))
     item: str | None = None
     count = 1
     if entity == "item":
@@ -269,6 +272,8 @@ def _summon(body: SimBody, args: list[str]) -> Apply:
             e = w.spawn_item(item, count, x, y, z, delay=10, jitter=False)
         else:
             e = w.spawn_mob(entity, x, y, z, no_ai=no_ai)
+            if baby:
+                e.extra["baby"] = True  # the sim never grows it up: a calf stays a calf
         return f"Summoned new {entity} (id {e.id})"
 
     return run

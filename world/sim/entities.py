@@ -99,7 +99,7 @@ class Entity:
         item = ItemStack(name=self.item, count=self.count) if self.item is not None and self.count > 0 else None
         return EntityInfo(
             id=self.id, name=self.name, kind=self.kind, position=self.position,
-            health=None if self.kind == "item" else self.health, item=item,
+            health=None if self.kind == "item" else self.health, item=item, baby=bool(self.extra.get("baby")),
         )
 
     def distance_to(self, p: Position) -> float:
