@@ -382,9 +382,15 @@ def _dump_junk(ctx: CapabilityContext, search: Search, behind: BlockPos) -> Step
     face = getattr(ctx.body, "face_towards", None)  # an optional body ability (the sim has it)
     if callable(face):
         face(behind.x + 0.5, behind.y + 0.5, behind.z + 0.5)
-    for name, toss in surplus_filler(inventory_totals(ctx)).items():
+    surplus = surplus_filler(inventory_totals(ctx))
+    for stack in ctx.body.inventory():
+        # a stack a toss, as a player throws them (a vanilla item entity holds at most a stack)
+        toss = min(stack.count, surplus.get(stack.name, 0))
+        if toss <= 0:
+            continue
+        surplus[stack.name] -= toss
         try:
-            handle = ctx.body.toss(name, toss)
+            handle = ctx.body.toss(stack.name, toss)
         except BodyError:
             continue
         yield from act(handle)
