@@ -12,8 +12,9 @@ failed; then the count against the issue's target (15 of 17) and Mindcraft's pub
 The suite's own budget is 300 s for every task: the tasks come from a multi-agent suite in which another agent
 holds what is missing. ``--proposed`` also counts each task against a budget **we propose** for one agent alone
 (:data:`PROPOSED_BUDGET_S`, by what the task must fetch: 300 s from the surface, 1,200 s for iron, gold or
-redstone dug deep, 3,600 s for a mob found only at night (its second dawn and the hunt after it), 8,700 s for cake: iron for three buckets, three cows
-milked, then a wheat farm's harvest); the task out of one agent's reach (eight gold ore) is left out of it.
+redstone dug deep, 3,600 s for a mob found only at night (its second dawn and the hunt after it), 8,700 s for
+cake: iron for three buckets, three cows milked, then a wheat farm's harvest); the task out of one agent's
+reach (eight gold ore) is left out of it.
 The suite's own count is always printed.
 
     .venv/bin/python bench/bench_mindcraft.py [--seed 0] [--planner auto] [--only pink_wool,cake] [--budget 3600]
