@@ -526,8 +526,9 @@ MAKE_ROOM = "make room"
 
 def room_repair(failure: Failure, keep: Collection[str] = ()) -> m.TreeDefinition | None:
     """The repair of a step the body refused for a full inventory (``inventory_full``: a craft, a smelt, a
-    withdrawal with no slot for its result): ``manage_inventory``'s ``make_room`` tosses junk and the stone
-    and soil held beyond one stack, never ``keep`` (the goal's target). None for any other failure.
+    withdrawal with no slot for its result): ``manage_inventory``'s ``make_room`` tosses junk and dug filler
+    (``leaves.common.FILLER_KEPT``: a stack of cobblestone kept), never ``keep`` (the goal's target). None for
+    any other failure.
 
     It runs as a leaf of the repaired plan, through the pipeline like every step, so a permission profile
     without the inventory permission refuses it there; when nothing is surplus its guard refuses it and the

@@ -543,7 +543,8 @@ def test_a_night_pit_and_its_stair_out_spare_the_farm() -> None:
 def test_a_full_inventory_is_made_room_in_and_the_goal_goes_on(tmp_path: Path) -> None:
     """Natural seed 27's compass: the mine searches came back with 1,491 cobblestone and the iron pickaxe's craft
     found no slot (``inventory_full``); every replan crafted into the same full inventory. The replan now tosses
-    the junk and the rubble beyond a stack first, as a leaf of the repaired plan (through the pipeline)."""
+    the junk and the dug filler beyond a stack of cobblestone first, as a leaf of the repaired plan (through the
+    pipeline)."""
     body = inventory_world({"cobblestone": 35 * 64, "oak_planks": 4})  # 36 slots, all taken
     run, _ = goal_run(body, "obtain stick", tmp_path, planner="solver")
     assert [a.status for a in run.attempts] == ["escalated", "success"], run.attempts

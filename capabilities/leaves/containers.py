@@ -44,7 +44,6 @@ CONTAINER_BLOCKS: tuple[str, ...] = (
 )
 
 
-
 # == open_container =================================================================================
 class OpenContainerArgs(StrictArgs):
     position: Vec3 | None = Field(default=None, description="Container block; default: the nearest one")
@@ -361,7 +360,7 @@ def guard_manage(ctx: CapabilityContext, args: ManageInventoryArgs) -> GuardResu
         return GuardResult.deny("precond_missing:items", "the inventory is empty")
     if args.action == "make_room" and not toss_plan(ctx, args):
         # nothing is surplus: tossing nothing would "succeed" and the step that needed room would fail again
-        return GuardResult.deny("precond_missing:surplus", "no rubble beyond a stack and no junk to toss")
+        return GuardResult.deny("precond_missing:surplus", "no dug filler beyond what is kept and no junk to toss")
     return GuardResult.allow()
 
 
