@@ -39,6 +39,38 @@ def test_mining_finds_ore_at_depth_and_the_next_step_can_mine_it() -> None:
     assert body.health() == 20.0
 
 
+def test_ore_the_search_tunnels_through_counts_toward_what_it_looks_for() -> None:
+    """Natural seed 0's golden apple: the search for eight gold ore dug through gold in its own tunnel and
+    went on looking for eight standing in reach while nine raw gold were already held."""
+    body = _flat("iron_pickaxe")
+    for cell in ((4, 55, 1), (8, 55, 3), (10, 55, -3)):  # cells of the tunnel at y=55, apart from each other
+        body.set_block(cell, "gold_ore")
+    run = run_leaf(body, "explore", {"target": "raw_gold", "count": 3, "strategy": "mine", "depth": 55,
+                                     "max_ticks": 3_000}, max_ticks=4_000)
+    assert run.ok, run.result.error
+    held = body.observe().count("raw_gold")
+    assert held == run.observables["dug_up"] >= 1  # dug on the way, and picked up
+    standing = [c for c in ((4, 55, 1), (8, 55, 3), (10, 55, -3)) if body.block_at(BlockPos(*c)).name == "gold_ore"]
+    assert held + len(standing) == 3
+    if standing:  # the rest stands in reach: the found block, checked again by the acceptance
+        assert tuple(run.observables["found"]) in standing
+    assert run.verdict is not None and run.verdict.value == "verified"
+
+
+def test_a_search_that_dug_all_it_was_for_is_judged_by_the_inventory() -> None:
+    from craftbt.capabilities.leaves.exploration import ExploreArgs, accept_explore
+    from craftbt.capabilities.spec import ActionResult
+
+    body = _flat()
+    pre = body.observe()
+    args = ExploreArgs(target="raw_gold", count=3)
+    claim = ActionResult.success(found=None, dug_up=3, expected=["raw_gold"], looked_for=["gold_ore"])
+    body.give("raw_gold", 2)
+    assert accept_explore(pre, body.observe(), args, claim).verdict.value == "contradicted"  # the claim alone
+    body.give("raw_gold", 1)
+    assert accept_explore(pre, body.observe(), args, claim).verdict.value == "verified"
+
+
 def test_surface_search_walks_until_a_tree_is_in_view() -> None:
     body = world_body("natural", 1)
     run = run_leaf(body, "explore", {"target": "oak_log"}, max_ticks=20_000)

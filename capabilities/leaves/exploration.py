@@ -138,6 +138,8 @@ class Target:
     label: str
     blocks: frozenset[str] = frozenset()
     entity: str | None = None
+    #: what digging one of ``blocks`` puts in the inventory (raw_gold for gold ore, cobblestone for stone)
+    drops: frozenset[str] = frozenset()
 
     def strategy(self) -> str:
         if self.entity is not None:
@@ -154,7 +156,7 @@ def resolve_target(ctx: CapabilityContext, name: str) -> Target | None:
     md = registry_data(ctx)
     plan = material_plan(md, name)
     if plan.blocks:
-        return Target(name, frozenset(plan.blocks))
+        return Target(name, frozenset(plan.blocks), drops=frozenset(plan.expected))
     if md.has_entity(name):
         return Target(name, entity=md.entity(name).name)
     return None
@@ -184,6 +186,12 @@ class Search:
     count: int = 1
     #: the run's geofence when the executor gives one (anything with ``contains(pos)``)
     fence: Any = None
+    #: how many of the target's drops the inventory held when the search began
+    held_at_start: int = 0
+
+    def dug_up(self, ctx: CapabilityContext) -> int:
+        """Drops of the target the search's own tunnel put in the inventory (it digs through ore in its way)."""
+        return max(0, sum(count_item(ctx, name) for name in self.target.drops) - self.held_at_start)
 
     def elapsed(self, ctx: CapabilityContext) -> int:
         return ctx.body.now_ticks() - self.start_tick
@@ -220,6 +228,8 @@ class Search:
             "torches_placed": self.torches,
             "junk_tossed": self.tossed,
             "found": list(self.found) if self.found is not None else None,
+            "dug_up": self.dug_up(ctx),
+            "expected": sorted(self.target.drops),
         }
 
 
@@ -243,19 +253,25 @@ def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -
         memory: dict[str, list[BlockPos]] = ctx.memory.setdefault(MEMORY_KEY, {})
         remembered = memory.setdefault(target.label, [])
         remembered.extend(p for p in seen if p not in remembered)
-        if search.strategy == "mine":
-            # underground, a block across a cave gap is seen but not got: only those in reach count, and
-            # the search goes on until as many were in reach as the next step will mine
-            # (and no higher than the head: the drop of a block dug above stays in its hole, out of pickup range;
-            # and one below the feet only in sight: a block open only to a cave under the floor drops into it)
-            search.reached.update(p for p in seen if p not in search.reached and within_reach(ctx, p)
-                                  and p.y <= feet.y + 1 and p not in search.unreachable
-                                  and (p.y >= feet.y or sees(ctx, p)))
-            still = sorted(p for p in search.reached if ctx.body.block_at(p).name in target.blocks)
-            if len(still) < search.count:
-                return False
-            search.found = still[0]
-            return True
+    if search.strategy == "mine":
+        # underground, a block across a cave gap is seen but not got: only those in reach count, and
+        # the search goes on until as many were in reach as the next step will mine
+        # (and no higher than the head: the drop of a block dug above stays in its hole, out of pickup range;
+        # and one below the feet only in sight: a block open only to a cave under the floor drops into it)
+        search.reached.update(p for p in seen if p not in search.reached and within_reach(ctx, p)
+                              and p.y <= feet.y + 1 and p not in search.unreachable
+                              and (p.y >= feet.y or sees(ctx, p)))
+        # what the tunnel itself dug of it counts too: the ore a tunnel cuts through is in the inventory
+        # (natural seed 0's golden apple: nine raw gold were held while eight standing ore were still looked for)
+        here = ctx.body.position()
+        still = sorted((p for p in search.reached
+                        if p not in search.unreachable and ctx.body.block_at(p).name in target.blocks),
+                       key=lambda p: p.distance_to(here))
+        if len(still) + search.dug_up(ctx) < search.count:
+            return False
+        search.found = still[0] if still else None  # the nearest: the next step mines from here
+        return True
+    if seen:
         here = ctx.body.position()
         search.found = min(seen, key=lambda p: p.distance_to(here))  # the nearest is walked to first
         return True
@@ -281,6 +297,8 @@ def _reach_found(ctx: CapabilityContext, search: Search, radius: int | None = No
         search.found = None
         if not in_view(ctx, search, radius):
             return None
+        if search.found is None:  # the search's own digging brought all it was for
+            return ActionResult.success()
     search.found = None
     return None
 
@@ -289,7 +307,7 @@ def _found_here(ctx: CapabilityContext, search: Search, radius: int | None = Non
     """Success when the target is in view (a block: and was walked into reach); a failure to stop on; else None."""
     if not in_view(ctx, search, radius):
         return None
-    if search.target.entity is not None:
+    if search.target.entity is not None or search.found is None:  # None: the search dug all it was for
         return ActionResult.success()
     return (yield from _reach_found(ctx, search, radius))
 
@@ -436,7 +454,11 @@ def mine(ctx: CapabilityContext, search: Search, depth: int | None) -> Step:
     leg, walked, legs_done, blocked, flight = 4, 0, 0, 0, 0
     while not search.out_of_time(ctx):
         if in_view(ctx, search):
-            return ActionResult.success()
+            if search.found is None or within_reach(ctx, search.found):
+                return ActionResult.success()
+            reached = yield from _reach_found(ctx, search)  # the blocks in reach were passed on the way
+            if reached is not None:
+                return reached
         down = ctx.body.position().block().y > target_y and blocked < 4
         result = yield from _advance(ctx, search, direction, down=down)
         if not result.ok:
@@ -796,7 +818,8 @@ def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
     assert target is not None  # the guard checked
     strategy = target.strategy() if args.strategy == "auto" else args.strategy
     search = Search(target, ctx.body.position().block(), ctx.body.now_ticks(), args.max_ticks, args.max_distance,
-                    strategy, count=args.count, fence=ctx.memory.get("geofence"), unreachable=set(ctx.unreachable))
+                    strategy, count=args.count, fence=ctx.memory.get("geofence"), unreachable=set(ctx.unreachable),
+                    held_at_start=sum(count_item(ctx, name) for name in target.drops))
     result: ActionResult | None = None
     if strategy == "mine" and target.blocks:
         result = yield from _reach_seen(ctx, search)
@@ -832,6 +855,13 @@ def accept_explore(pre: Observation, post: Observation, args: ExploreArgs, resul
     looked_for = list(result.observables.get("looked_for") or [])
     evidence: dict[str, Any] = {"found": found, "target": args.target,
                                 "moved": round(post.position.distance_to(pre.position), 2)}
+    if result.ok and found is None and args.count > 0:
+        # a mining search that dug all it was for on its way: the inventory is read, not the runner's count
+        expected = list(result.observables.get("expected") or [])
+        gained = sum(post.count(name) - pre.count(name) for name in expected)
+        evidence.update(expected_items=expected, gained=gained, requested=args.count)
+        if expected and gained >= args.count:
+            return VerificationResult.verified(**evidence)
     if not result.ok or found is None:
         return VerificationResult.contradicted(**evidence)
     spot = BlockPos(*found)
