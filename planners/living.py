@@ -118,12 +118,25 @@ def kill_step(animal: str, item: str) -> PlanStep:
 PICKUP_RADIUS = 16
 
 
+#: How many times a hunt for a drop a kill may not give (string, leather, gunpowder: 0-2 a kill) is tried in one
+#: plan: a kill that dropped none is followed by another, as a player would, not by a replan (natural seed 0's
+#: fishing rod: two dawn spiders dropped no string, each pick-up failure cost a replan, and the goal run ended).
+HUNT_ATTEMPTS = 4
+
+
+def may_drop_none(item: str) -> bool:
+    """Whether a kill for ``item`` can drop none of it (vanilla's random loot counts start at 0)."""
+    return any(lo == 0 for loot in nature.MOB_LOOT.values() for i, lo, _ in loot if i == item)
+
+
 def pickup_step(item: str, got: int, held_after: int) -> PlanStep:
-    """Walk over the drops; its effect is ``held_after`` of ``item`` in the inventory."""
+    """Walk over the drops; its effect is ``held_after`` of ``item`` in the inventory. A drop a kill may not give
+    makes the hunt's group tried again (:data:`HUNT_ATTEMPTS`)."""
     return PlanStep(name=f"pick up {item}", capability="collect_items",
                     args={"itemName": item, "radius": PICKUP_RADIUS, "maxItems": 16},
                     effect=Check("has_item", {"item": item, "count": held_after}),
-                    cost=HUNT_TICKS / 4, group=f"hunt {item}", produces={item: got})
+                    cost=HUNT_TICKS / 4, group=f"hunt {item}", produces={item: got},
+                    group_attempts=HUNT_ATTEMPTS if may_drop_none(item) else None)
 
 
 def milk_step(hunt: Hunt, item: str, held_after: int) -> PlanStep:

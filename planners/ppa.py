@@ -17,7 +17,7 @@ Steps are grouped under named sequences to keep a planner's hierarchy visible.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -64,6 +64,9 @@ class PlanStep:
     cost: float = 1.0
     group: str | None = None
     retry: int | None = None
+    #: the step's group is tried this many times in all when it fails (a hunt whose drop is random: a kill that
+    #: dropped none is followed by another kill, not by a replan)
+    group_attempts: int | None = None
     #: inventory bookkeeping, so a plan can be re-simulated after reordering steps
     produces: dict[str, int] = field(default_factory=dict)
     consumes: dict[str, int] = field(default_factory=dict)
@@ -97,15 +100,15 @@ def steps_to_tree(
     """Assemble steps (grouped by ``group``, in order) under a goal-guarded root."""
     children: list[dict[str, Any]] = []
     current_group: str | None = None
-    grouped: list[dict[str, Any]] = []
+    grouped: list[PlanStep] = []
     for step in unique_names(steps):
         if step.group != current_group and grouped:
-            children.append(_group_node(current_group, grouped))
+            children.append(_group_node(current_group, [g.data() for g in grouped], group_attempts(grouped)))
             grouped = []
         current_group = step.group
-        grouped.append(step.data())
+        grouped.append(step)
     if grouped:
-        children.append(_group_node(current_group, grouped))
+        children.append(_group_node(current_group, [g.data() for g in grouped], group_attempts(grouped)))
     plan = {"kind": "sequence", "name": root_name, "memory": True, "children": children}
     root = plan if goal is None else {"kind": "selector", "name": f"goal: {goal.label()}", "memory": True,
                                       "children": [goal.data(), plan]}
@@ -152,10 +155,23 @@ def dedupe_leaf_names(root: Node) -> None:
         used.add(leaf.name)
 
 
-def _group_node(group: str | None, nodes: list[dict[str, Any]]) -> dict[str, Any]:
-    if len(nodes) == 1:
-        return nodes[0]
-    return {"kind": "sequence", "name": "steps" if group is None else group, "memory": True, "children": nodes}
+def _group_node(group: str | None, nodes: list[dict[str, Any]], attempts: int | None = None) -> dict[str, Any]:
+    node = nodes[0] if len(nodes) == 1 else {"kind": "sequence", "name": "steps" if group is None else group,
+                                              "memory": True, "children": nodes}
+    return retried(node, attempts) if group is not None else node  # only a named group is one task to repeat
+
+
+def retried(node: NodeData, attempts: int | None) -> NodeData:
+    """``node`` under a Retry decorator of ``attempts`` (:attr:`PlanStep.group_attempts`), or as it is."""
+    if attempts is None or attempts < 2:
+        return node
+    return {"kind": "decorator", "name": f"{node.get('name') or 'steps'} (up to {attempts} times)",
+            "decorator": "retry", "params": {"attempts": attempts}, "child": node}
+
+
+def group_attempts(steps: Iterable[PlanStep]) -> int | None:
+    """How many times a group of ``steps`` is tried: the most any of them asks for."""
+    return max((s.group_attempts for s in steps if s.group_attempts), default=None)
 
 
 #: leaves that walk the body away from where it stands

@@ -100,3 +100,35 @@ def test_a_creeper_is_fought_out_of_its_fuse_without_a_pathfinding_flap(tmp_path
     assert steps[2] == ("kill a creeper", None), steps
     assert body.observe().inventory.get("gunpowder", 0) >= 1, steps
     assert not [e for e in body.world.events if e.get("event") == "explosion"] and body.world.player.deaths == 0
+
+
+def test_a_kill_that_drops_no_string_is_followed_by_another_kill_in_the_same_plan(tmp_path: Path) -> None:
+    """Natural seed 0's fishing rod: two dawn spiders dropped no string (0-2 a kill), each failed pick-up cost a
+    replan and the goal run ended; a player kills the next spider."""
+    body = _night_body()
+    body.give("stone_sword", 1)
+    p = body.position()
+    body.world.spawn_mob("spider", p.x + 5, p.y, p.z, no_ai=True)
+    body.world.spawn_mob("spider", p.x - 20, p.y, p.z, no_ai=True)  # out of the retreat's range, in view
+    roll = body.world.rng.randint
+    rolls: list[int] = []
+
+    def dice(lo: int, hi: int) -> int:  # the first spider's string roll comes up 0, the next 1
+        if (lo, hi) == (0, 2):
+            rolls.append(0 if not rolls else 1)
+            return rolls[-1]
+        return roll(lo, hi)
+
+    body.world.rng.randint = dice  # type: ignore[method-assign]
+    registry = default_registry()
+    plan = CraftingSolver().plan(Intent.from_text("obtain string"), survey(body), registry)
+    executor = Executor(registry, body, home=tmp_path,
+                        config=ExecutorConfig(max_ticks=4_000, geofence=scenario_fence(body)))
+    with watching_hunts(executor), executor.listening(NightWatch(body)):
+        outcome = executor.run(plan.tree)
+    steps = [(row["node"], row["error_code"]) for row in executor.journal.step_rows()
+             if row["run_id"] == outcome.run_id]
+    assert rolls == [0, 1], steps
+    assert outcome.ok and body.observe().inventory.get("string", 0) == 1, steps
+    kills = [s for s in steps if s[0].startswith("kill a spider") and s[1] is None]
+    assert len(kills) == 2, steps

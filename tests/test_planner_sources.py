@@ -12,8 +12,9 @@ from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.goap.planner import GoapPlanner
 from craftbt.planners.htn.planner import HtnPlanner
 from craftbt.planners.intent import Intent
-from craftbt.planners.living import FIND_NIGHT_MOB_TICKS, WEAPONS, hunts_for
+from craftbt.planners.living import FIND_NIGHT_MOB_TICKS, HUNT_ATTEMPTS, WEAPONS, hunts_for
 from craftbt.planners.solver import CraftingSolver
+from craftbt.trees.model import DecoratorKind, DecoratorNode
 from craftbt.world import nature
 from craftbt.world.sim.body import SimBody
 from tests.test_solver import leaves
@@ -43,6 +44,28 @@ def test_a_fishing_rod_without_string_hunts_a_spider_by_night(planner: str) -> N
     verbs = [v for v, _ in steps]
     sword = next(i for i, (v, a) in enumerate(steps) if v == "craft_recipe" and a["recipe"] in WEAPONS)
     assert sword < verbs.index("equip_weapon") == verbs.index("attack_entity") - 1
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_a_hunt_for_a_drop_a_kill_may_not_give_is_tried_again_from_its_search(planner: str) -> None:
+    """0-2 string a spider: the search, the fight and the pick-up sit under one Retry, and the sword made
+    before them does not."""
+    state = PlanningState(inventory={"oak_planks": 2, "string": 1}, available_blocks=MEADOW.available_blocks,
+                          block_distance=MEADOW.block_distance)
+    root = PLANNERS[planner]().plan(Intent.from_text("obtain fishing_rod"), state, default_registry()).tree.root
+    retries = [n for n in _nodes(root) if isinstance(n, DecoratorNode) and n.decorator is DecoratorKind.RETRY]
+    assert len(retries) == 1 and retries[0].params["attempts"] == HUNT_ATTEMPTS > 1
+    inside = [leaf.capability for leaf in leaves(retries[0].child)]
+    assert inside[-4:] == ["explore", "equip_weapon", "attack_entity", "collect_items"], inside
+    assert "craft_recipe" not in inside
+    beef = PLANNERS[planner]().plan(Intent.from_text("obtain beef"), MEADOW, default_registry()).tree.root
+    assert not [n for n in _nodes(beef) if isinstance(n, DecoratorNode)]  # 1-3 beef a cow: never none
+
+
+def _nodes(node: Any) -> list[Any]:
+    children = list(getattr(node, "children", None) or [])
+    child = getattr(node, "child", None)
+    return [node] + [n for c in (children + ([child] if child is not None else [])) for n in _nodes(c)]
 
 
 @pytest.mark.parametrize("planner", sorted(PLANNERS))

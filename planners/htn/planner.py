@@ -30,7 +30,15 @@ from craftbt.planners.htn.engine import (
 )
 from craftbt.planners.htn.knowledge import Knowledge
 from craftbt.planners.intent import GoalVerb, Intent, context_key
-from craftbt.planners.ppa import Check, NodeData, PlanStep, dedupe_leaf_names, station_moves
+from craftbt.planners.ppa import (
+    Check,
+    NodeData,
+    PlanStep,
+    dedupe_leaf_names,
+    group_attempts,
+    retried,
+    station_moves,
+)
 from craftbt.planners.solver import (
     MINE_BATCH,
     craft_only_refusal,
@@ -196,7 +204,8 @@ class HtnPlanner:
                 return node.step.data()
             return {"kind": "sequence", "name": f"{node.step.name} (stations follow)", "memory": True,
                     "children": [m.data() for m in moves] + [node.step.data()]}
-        children = [n for n in (self._node(c, engine) for c in node.children) if n is not None]
+        emitted = [(c, n) for c, n in ((c, self._node(c, engine)) for c in node.children) if n is not None]
+        children = _repeat_hunt(emitted)
         if not children:
             return None
         body = children[0] if len(children) == 1 and node.task[0] == "obtain" else {
@@ -224,6 +233,20 @@ class HtnPlanner:
         branch = CompoundNode(node.task, runner_up, found[0], node.pre_state, found[1])
         children = [n for n in (self._node(c, engine) for c in branch.children) if n is not None]
         return {"kind": "sequence", "name": _label(branch), "memory": True, "children": children} if children else None
+
+
+def _repeat_hunt(emitted: list[tuple[DecompNode, NodeData]]) -> list[NodeData]:
+    """The nodes of a method's children; a hunt's steps whose drop is random (``PlanStep.group_attempts``), from
+    its search to its pick-up, under one Retry (the sword crafted before them is not made again)."""
+    steps = [c.step for c, _ in emitted if isinstance(c, PrimitiveNode) and c.step is not None]
+    attempts = group_attempts(steps)
+    if attempts is None:
+        return [n for _, n in emitted]
+    group = next(s.group for s in steps if s.group_attempts)
+    first = next(i for i, (c, _) in enumerate(emitted)
+                 if isinstance(c, PrimitiveNode) and c.step is not None and c.step.group == group)
+    hunt = {"kind": "sequence", "name": group or "hunt", "memory": True, "children": [n for _, n in emitted[first:]]}
+    return [n for _, n in emitted[:first]] + [retried(hunt, attempts)]
 
 
 def _task_label(task: Task) -> str:
