@@ -554,3 +554,21 @@ def test_a_full_inventory_is_made_room_in_and_the_goal_goes_on(tmp_path: Path) -
     assert repaired[0].capability == "manage_inventory" and repaired[0].args["action"] == "make_room"
     inv = body.observe().inventory
     assert inv["stick"] >= 4 and inv["cobblestone"] == 64, inv
+
+
+def test_a_goal_run_whose_goal_holds_after_a_failed_step_ends_met(tmp_path: Path) -> None:
+    """A run failing after the goal's item arrived (here: planks handed over while the search for a tree walks
+    on, until the run's budget ends it) ends the goal run met, with the reason in the journal, not failed for want
+    of a replan."""
+    body = _flat("iron_pickaxe")
+    executor = Executor(default_registry(), body, home=tmp_path,
+                        config=ExecutorConfig(max_ticks=600, geofence=scenario_fence(body)))
+    executor.tick_listeners.append(
+        lambda *_: body.now_ticks() < 300 or body.observe().count("oak_planks") or body.give("oak_planks", 4))
+    try:
+        run = run_goal("obtain 4 oak_planks", executor, planner="solver", priors=PriorsStore(":memory:"), max_replans=0)
+        assert run.ok and not run.outcomes[-1].ok, run.outcomes[-1].failure
+        reasons = [row["reason"] for row in executor.journal.decision_rows()]
+        assert "goal_held" in reasons and run.stopped is not None and run.stopped.startswith("goal_held")
+    finally:
+        executor.journal.close()
