@@ -322,12 +322,29 @@ class _Expansion:
     def _has_tool(self, source: MineSource) -> bool:
         return any(self.inventory[t] > 0 for t in source.tools)
 
+    def _obtain_tool(self, source: MineSource, visiting: frozenset[str]) -> None:
+        """Make one of ``source``'s tools, cheapest first; a dead end tries the next. Held items cost nothing in
+        the cost table, so with one iron ingot held an iron pickaxe looks cheapest for mining iron ore, and
+        making it needs the very iron being mined (a bucket from two held ingots was refused)."""
+        failure: PlanningFailure | None = None
+        for tool in sorted(source.tools, key=lambda t: (self.costs.get(t, UNREACHABLE), t)):
+            if self.costs.get(tool, UNREACHABLE) >= UNREACHABLE:
+                break
+            saved = self._snapshot()
+            try:
+                self.obtain(tool, 1, visiting)
+            except PlanningFailure as dead_end:
+                failure = failure or dead_end
+                self._restore(saved)
+                continue
+            self.reserved[tool] -= 1  # tools are used, not consumed
+            return
+        raise failure or PlanningFailure("unobtainable", f"no tool to mine {source.block} with")
+
     def _mine(self, item: str, count: int, source: MineSource, visiting: frozenset[str]) -> None:
         preconditions: list[Check] = []
         if source.tools and not self._has_tool(source):
-            tool = min(source.tools, key=lambda t: self.costs.get(t, UNREACHABLE))
-            self.obtain(tool, 1, visiting)
-            self.reserved[tool] -= 1  # tools are used, not consumed
+            self._obtain_tool(source, visiting)
         if source.tools:
             held = next(t for t in sorted(source.tools, key=lambda t: self.costs.get(t, UNREACHABLE))
                         if self.inventory[t] > 0)

@@ -165,3 +165,15 @@ def test_crops_in_view_are_waited_for_only_as_many_as_are_short(planner: str) ->
     result = PLANNERS[planner]().plan(Intent.from_text("obtain bread"), state, default_registry())
     harvests = [leaf.args for leaf in leaves(result.tree.root) if leaf.capability == "harvest_crop"]
     assert sum(a["min_ripe"] for a in harvests) == 1, harvests
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_a_bucket_from_two_held_iron_ingots_mines_the_third_with_a_stone_pickaxe(planner: str) -> None:
+    """Held items cost nothing in the cost table, so with iron ingots held an iron pickaxe looked the cheapest
+    tool for iron ore (and ingots from an iron block the cheapest ingots): each needs the iron being mined, and
+    the solver and GOAP called the bucket unobtainable."""
+    steps = plan(planner, "obtain bucket", {"iron_ingot": 2})
+    mined = [a for v, a in steps if v == "acquire_material" and a["item"] == "raw_iron"]
+    assert [a["count"] for a in mined] == [1], steps
+    crafted = [a["recipe"] for v, a in steps if v == "craft_recipe"]
+    assert "stone_pickaxe" in crafted and "iron_pickaxe" not in crafted and crafted[-1] == "bucket", crafted

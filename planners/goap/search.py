@@ -58,6 +58,11 @@ class Heuristic:
         for item, acts in self.producers.items():
             self.producers[item] = sorted(acts, key=lambda a: (self._option_rank(item, a), a.cost))
         self.station_cost = {a.station_added: a.cost for a in actions if a.station_added}
+        #: the second pass, tried when the first finds no relaxed plan: every level tries its next producers and
+        #: tools too. Held items cost nothing in the cost table, so with two iron ingots held the first choices
+        #: were ingots from an iron block and an iron pickaxe to mine the iron with, each needing more of the
+        #: ingots it makes; one pass called a bucket unobtainable.
+        self.thorough = False
 
     def _option_rank(self, item: str, action: GroundAction) -> float:
         return sum(self.k.cost(i) * n for i, n in action.consumes if i != item) + action.cost * 1e-6
@@ -67,6 +72,13 @@ class Heuristic:
         stations = set(state[1])
         helpful: set[str] = set()
         cost = self._need(goal, count, inv, stations, helpful, frozenset())
+        if cost == math.inf:
+            inv, stations, helpful = defaultdict(int, dict(state[0])), set(state[1]), set()
+            self.thorough = True
+            try:
+                cost = self._need(goal, count, inv, stations, helpful, frozenset())
+            finally:
+                self.thorough = False
         return cost, helpful
 
     def _need(self, item: str, n: int, inv: dict[str, int], stations: set[str], helpful: set[str],
@@ -88,7 +100,8 @@ class Heuristic:
         candidates = [a for a in producers if all(
             inv[i] >= k * math.ceil(missing / dict(a.produces)[item]) or (i not in inner and i in self.producers)
             for i, k in a.consumes)] or producers[:1]
-        if visiting:  # below the goal: the best-ranked candidate (trying more there doubled the planning time)
+        if visiting and not self.thorough:  # below the goal: the best-ranked candidate (trying more there
+            # doubled the planning time)
             return self._produce(candidates[0], item, missing, inv, stations, helpful, visiting)
         # the goal's first producer whose relaxed plan grounds out: six oak planks for a note block looked
         # makeable, but one log makes four (the mix of several made options further down does)
@@ -113,15 +126,34 @@ class Heuristic:
         for ingredient, k in action.consumes:
             cost += self._need(ingredient, k * batches, inv, stations, helpful, inner)
         if action.tools_any and not any(inv[t] > 0 for t in action.tools_any):
-            tool = min(action.tools_any, key=self.k.cost)
-            cost += self._need(tool, 1, inv, stations, helpful, inner)
-            inv[tool] += 1  # a tool is used, not consumed
+            cost += self._tool(action.tools_any, inv, stations, helpful, inner)
         for station in action.stations_needed:
             if station not in stations:
                 stations.add(station)
                 helpful.add("station:" + station)
                 cost += self.station_cost.get(station, 0.0) + self._need(station, 1, inv, stations, helpful, inner)
         return cost
+
+
+    def _tool(self, tools: frozenset[str], inv: dict[str, int], stations: set[str], helpful: set[str],
+              visiting: frozenset[str]) -> float:
+        """The relaxed cost of the cheapest of ``tools``; in the thorough pass, of the cheapest that can be made."""
+        ranked = sorted(tools, key=lambda t: (self.k.cost(t), t))
+        if not self.thorough:
+            cost = self._need(ranked[0], 1, inv, stations, helpful, visiting)
+            inv[ranked[0]] += 1  # a tool is used, not consumed
+            return cost
+        for tool in ranked:
+            trial_inv, trial_stations, trial_helpful = defaultdict(int, inv), set(stations), set(helpful)
+            cost = self._need(tool, 1, trial_inv, trial_stations, trial_helpful, visiting)
+            if cost < math.inf:
+                inv.clear()
+                inv.update(trial_inv)
+                inv[tool] += 1
+                stations |= trial_stations
+                helpful |= trial_helpful
+                return cost
+        return math.inf
 
 
 def applicable(action: GroundAction, inv: dict[str, int], stations: frozenset[str]) -> bool:
