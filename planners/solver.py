@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import defaultdict
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import repeat
 from typing import TYPE_CHECKING
@@ -526,25 +526,22 @@ class _Expansion:
 
     def _choose_fuel(self, items: int, visiting: frozenset[str]) -> tuple[str, int]:
         """The fuel that costs least for ``items`` smelts, preferring what is already held."""
-        best: tuple[float, str, int, tuple[float, int, int, str]] | None = None
-        costs = self.costs
         if self._fuels is None:
-            self._fuels = obtainable_fuels(self.md, costs)
-        for fuel, burn in self._fuels:  # what is held costs nothing, so a held fuel is among them
-            unit = costs[fuel]
-            if fuel in visiting:
-                continue
-            needed = math.ceil(items * SMELT_TICKS / burn)
-            short = max(0, needed - self.free(fuel))
-            cost = short * unit if short else 0.0
-            # among equally cheap fuels the one burning fewest items, then the longest burning: a held lava
-            # bucket before planks
-            if cost < UNREACHABLE and (best is None or (cost, needed, -burn, fuel) < best[3]):
-                best = (cost, fuel, needed, (cost, needed, -burn, fuel))
-        if best is None:
+            self._fuels = obtainable_fuels(self.md, self.costs)
+        ranked = rank_fuels(self._fuels, items, self.free, lambda f: self._unit_cost(f, visiting), skip=visiting)
+        if not ranked:
             raise PlanningFailure("no_fuel" if self.gather else "missing_ingredient",
                                   "no furnace fuel held" if not self.gather else "no obtainable furnace fuel")
-        return best[1], best[2]
+        _, fuel, needed = ranked[0]
+        return fuel, needed
+
+    def _unit_cost(self, item: str, visiting: frozenset[str]) -> float:
+        """What one more ``item`` costs (see :func:`rank_fuels`): the cost table's, but for one held (priced at
+        nothing there) the cheapest way to make another."""
+        unit = self.costs.get(item, UNREACHABLE)
+        if unit > 0:
+            return unit
+        return min((cost for cost, _, _ in self._options(item, visiting | {item})), default=UNREACHABLE)
 
     def _ensure_station(self, station: str, visiting: frozenset[str]) -> None:
         if station in self.stations:
@@ -921,6 +918,27 @@ def _fuels(md: McData) -> tuple[tuple[str, int], ...]:
     )
 
 
+def rank_fuels(fuels: Iterable[tuple[str, int]], items: int, free: Callable[[str], int],
+               unit_cost: Callable[[str], float], skip: Collection[str] = ()) -> list[tuple[float, str, int]]:
+    """The fuels (name, burn ticks) for ``items`` smelts as (cost, fuel, count), cheapest first; the rule every
+    planner chooses its fuel by. A fuel ``free`` has enough of costs nothing; the rest costs what the missing
+    ones do at ``unit_cost`` each, which for a fuel held must be the price of making another, not the cost
+    table's nothing (one crafting table held made four more the cheapest fuel for eight raw gold: 20 planks
+    crafted into tables that burn as long as 6 planks). Among equally cheap fuels the one burning fewest items
+    comes first, then the longest burning: a held lava bucket before planks."""
+    ranked: list[tuple[float, int, int, str]] = []
+    for fuel, burn in fuels:
+        if fuel in skip:
+            continue
+        needed = math.ceil(items * SMELT_TICKS / burn)
+        short = max(0, needed - free(fuel))
+        cost = short * unit_cost(fuel) if short else 0.0
+        if cost < UNREACHABLE:
+            ranked.append((cost, needed, -burn, fuel))
+    ranked.sort()
+    return [(cost, fuel, needed) for cost, needed, _, fuel in ranked]
+
+
 def obtainable_fuels(md: McData, costs: Mapping[str, float]) -> tuple[tuple[str, int], ...]:
     """The fuels (name, burn ticks) a plan with these ``costs`` can burn: held (cost 0) or obtainable. The others
     are never chosen, and a craft-only plan can have a few of the game's hundred-odd fuels at most."""
@@ -1148,6 +1166,7 @@ __all__ = [
     "needs_spread",
     "obtainable_fuels",
     "preferring",
+    "rank_fuels",
     "recipe_cost",
     "recipe_graph",
     "rederive_effects",

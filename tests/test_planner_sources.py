@@ -177,3 +177,15 @@ def test_a_bucket_from_two_held_iron_ingots_mines_the_third_with_a_stone_pickaxe
     assert [a["count"] for a in mined] == [1], steps
     crafted = [a["recipe"] for v, a in steps if v == "craft_recipe"]
     assert "stone_pickaxe" in crafted and "iron_pickaxe" not in crafted and crafted[-1] == "bucket", crafted
+
+
+@pytest.mark.parametrize("planner", ["htn", "solver"])
+def test_a_held_crafting_table_does_not_make_tables_the_fuel(planner: str) -> None:
+    """A held item costs nothing in the cost table, and one crafting table held priced four more at nothing:
+    the solver and HTN crafted 20 planks into tables to burn, as long as 6 planks burn. (GOAP's search still
+    does: its relaxed plan ranks producers by that table.)"""
+    steps = plan(planner, "obtain 8 gold_ingot", {"raw_gold": 8, "crafting_table": 1})
+    crafted = [a["recipe"] for v, a in steps if v == "craft_recipe"]
+    assert "crafting_table" not in crafted, steps
+    smelts = [a for v, a in steps if v == "smelt"]
+    assert smelts and smelts[0]["fuel"] in ("oak_planks", "oak_log", "crafting_table"), smelts

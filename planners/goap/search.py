@@ -134,7 +134,6 @@ class Heuristic:
                 cost += self.station_cost.get(station, 0.0) + self._need(station, 1, inv, stations, helpful, inner)
         return cost
 
-
     def _tool(self, tools: frozenset[str], inv: dict[str, int], stations: set[str], helpful: set[str],
               visiting: frozenset[str]) -> float:
         """The relaxed cost of the cheapest of ``tools``; in the thorough pass, of the cheapest that can be made."""

@@ -43,6 +43,7 @@ from craftbt.planners.solver import (
     chunks,
     craft_mixes,
     needs_spread,
+    rank_fuels,
     spread_of_made,
 )
 from craftbt.world.body import BlockPos
@@ -326,19 +327,11 @@ def build_domain() -> Domain:
     @d.method("fuel_for", "fuel", "smelting")
     def fuel_for(s: CraftState, input_item: str, n: int) -> Iterator[tuple[Any, ...]]:
         output = s.knowledge.md.smelting_result(input_item)
-        ranked: list[tuple[float, str, int]] = []
-        ticks_of: dict[str, int] = {}
-        for fuel, ticks in s.knowledge.fuels():
-            ticks_of[fuel] = ticks
-            if fuel in (input_item, output.output if output else None):
-                continue
-            k = s.knowledge.fuel_needed(ticks, n)
-            cost = max(0, k - s.free(fuel)) * s.knowledge.cost(fuel)
-            if cost < math.inf:
-                ranked.append((cost, fuel, k))
-        # among equally cheap fuels the one burning fewest items, then the longest burning: a held lava bucket
-        # before planks (the small tie-break keeps that order where the engine ranks methods by cost)
-        ranked.sort(key=lambda r: (r[0], r[2], -ticks_of[r[1]], r[1]))
+        fuels = s.knowledge.fuels()
+        ticks_of = dict(fuels)
+        ranked = rank_fuels(fuels, n, s.free, s.knowledge.made_cost,
+                            skip=(input_item, output.output if output else ""))
+        # (the small tie-break keeps rank_fuels' order where the engine ranks methods by cost)
         for rank, (cost, fuel, _k) in enumerate(ranked[:4]):
             cost += rank * 1e-3
             # a step smelts at most MAX_SMELT_QTY items (smelt's bound); each batch gets its own fuel

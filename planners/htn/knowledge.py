@@ -112,6 +112,12 @@ class Knowledge:
     def cost(self, item: str) -> float:
         return self.costs.get(item, UNREACHABLE)
 
+    def made_cost(self, item: str) -> float:
+        """What one more ``item`` costs: :meth:`cost`, but for an item held (priced at nothing there) its
+        cheapest way to make another (``solver.rank_fuels``: one held crafting table is no source of four)."""
+        cost = self.cost(item)
+        return cost if cost > 0 else min((o.cost for o in self.options(item)), default=UNREACHABLE)
+
     def options(self, item: str) -> tuple[Option, ...]:
         """The ways to obtain ``item``, cheapest first (worked out once per item: a tuple, never to be copied)."""
         found = self._options.get(item)
