@@ -52,6 +52,10 @@ class Check:
         return f"{self.check}({inner})"
 
 
+#: Capabilities with an argument for the inventory's total after the step (see :meth:`PlanStep.data`).
+RUNNING_TOTAL_ARG = {"acquire_material": "hold"}
+
+
 @dataclass
 class PlanStep:
     """One action of a plan, with the fact it establishes and what it needs."""
@@ -71,11 +75,23 @@ class PlanStep:
     produces: dict[str, int] = field(default_factory=dict)
     consumes: dict[str, int] = field(default_factory=dict)
 
+    def _args(self) -> dict[str, Any]:
+        """The leaf's args; a step that takes its running total (:data:`RUNNING_TOTAL_ARG`) gets its effect's count:
+        a mining step stops once the inventory holds what the plan needs there, counting what an earlier step
+        brought (the ore a mining search dug through on its way; natural seed 22's compass: four raw iron dug
+        by the search and three standing, and the step that mined seven came up short)."""
+        arg = RUNNING_TOTAL_ARG.get(self.capability)
+        effect = self.effect
+        if arg is None or effect is None or effect.check != "has_item" or effect.args.get("item") != self.args.get(
+                "item"):
+            return self.args
+        return {**self.args, arg: effect.args["count"]}
+
     def data(self) -> NodeData:
         """The step's subtree as the model's input: a plan's tree is validated once, whole (building node by node
         was a fifth of a craft-only plan; see :func:`steps_to_tree`)."""
-        leaf: dict[str, Any] = {"kind": "leaf", "name": self.name, "capability": self.capability, "args": self.args,
-                "retry": self.retry}
+        leaf: dict[str, Any] = {"kind": "leaf", "name": self.name, "capability": self.capability,
+                                "args": self._args(), "retry": self.retry}
         if not self.preconditions and self.effect is None:
             return leaf
         body = leaf

@@ -55,6 +55,11 @@ def test_ore_the_search_tunnels_through_counts_toward_what_it_looks_for() -> Non
     if standing:  # the rest stands in reach: the found block, checked again by the acceptance
         assert tuple(run.observables["found"]) in standing
     assert run.verdict is not None and run.verdict.value == "verified"
+    # the plan's next step mines toward the plan's total, not three more
+    mined = run_leaf(body, "acquire_material", {"item": "raw_gold", "count": 3, "hold": 3, "radius": 8},
+                     max_ticks=2_000)
+    assert mined.ok and mined.verdict is not None and mined.verdict.value == "verified", mined.result.error
+    assert body.observe().count("raw_gold") == 3
 
 
 def test_a_search_that_dug_all_it_was_for_is_judged_by_the_inventory() -> None:

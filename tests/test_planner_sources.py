@@ -189,3 +189,13 @@ def test_a_held_crafting_table_does_not_make_tables_the_fuel(planner: str) -> No
     assert "crafting_table" not in crafted, steps
     smelts = [a for v, a in steps if v == "smelt"]
     assert smelts and smelts[0]["fuel"] in ("oak_planks", "oak_log", "crafting_table"), smelts
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_a_mining_step_mines_toward_the_plans_total(planner: str) -> None:
+    """Each mining step carries the inventory's total after it (``hold``, its effect's count), so ore a mining
+    search dug through on its way counts (natural seed 22's compass: four raw iron dug by the search, three
+    standing, and a step that mined seven came up short)."""
+    steps = plan(planner, "obtain golden_apple", {"gold_nugget": 5, "apple": 1})
+    gold = [a for v, a in steps if v == "acquire_material" and a["item"] == "raw_gold"]
+    assert gold and all(a["hold"] == 8 for a in gold), gold

@@ -39,7 +39,7 @@ def test_wooden_pickaxe_from_empty_inventory_places_one_table() -> None:
     verbs = [verb for verb, _ in steps]
     assert verbs.count("place_workstation") == 1
     assert steps[-1] == ("craft_recipe", {"recipe": "wooden_pickaxe", "qty": 1})
-    assert ("acquire_material", {"item": "oak_log", "count": 3, "radius": 32}) in steps
+    assert ("acquire_material", {"item": "oak_log", "count": 3, "radius": 32, "hold": 3}) in steps
 
 
 def test_table_in_reach_is_reused_not_placed() -> None:

@@ -272,6 +272,9 @@ def acquire_timeout_ms(args: AcquireMaterialArgs) -> int:
 class AcquireMaterialArgs(StrictArgs):
     item: str = Field(min_length=1, description="A block to mine (stone) or the item wanted from mining (cobblestone)")
     count: int = Field(default=1, ge=1, le=8, description="Items wanted; blocks are mined until this many arrive")
+    hold: int | None = Field(default=None, ge=1, le=2304, description="Or until the inventory holds this many "
+                             "(a plan's running total: what an earlier step brought, such as ore a mining "
+                             "search dug through, counts)")
     tool: str | None = Field(default=None, description="Dig with this tool; default: the best harvest tool carried")
     radius: int = Field(
         default=DEFAULT_SEARCH_RADIUS,
@@ -425,6 +428,10 @@ def run_acquire(ctx: CapabilityContext, args: AcquireMaterialArgs) -> RunnerGen:
     def gained() -> int:
         return sum(count_item(ctx, name) - start[name] for name in expected)
 
+    def enough() -> bool:
+        held = sum(count_item(ctx, name) for name in expected)
+        return gained() >= args.count or (args.hold is not None and held >= args.hold)
+
     # blocks found unreachable earlier in the episode are not walked at again (a replan plans an explore)
     skip: set[BlockPos] = set(ctx.unreachable)
     dug: list[BlockPos] = []
@@ -439,7 +446,7 @@ def run_acquire(ctx: CapabilityContext, args: AcquireMaterialArgs) -> RunnerGen:
     lost_drop = False
     # a chance drop (seeds from grass) takes many blocks per item: the attempt budget scales with it
     most_attempts = math.ceil(3 * args.count / plan.chance)
-    while gained() < args.count and attempts < most_attempts and unreachable < MAX_UNREACHABLE:
+    while not enough() and attempts < most_attempts and unreachable < MAX_UNREACHABLE:
         carried = tools or inventory_names(ctx)
         if not pending:  # one search per run (a rescan when used up): bodies pay for every search
             pending = nearest_blocks(ctx, plan.blocks, args.radius, skip)[:CANDIDATES_PER_SEARCH]
@@ -487,7 +494,7 @@ def run_acquire(ctx: CapabilityContext, args: AcquireMaterialArgs) -> RunnerGen:
         "dug": dug_blocks,
     }
     receipt = Receipt(positions=dug, extra={"dug": dug_blocks}) if dug else None
-    if acquired >= args.count:
+    if enough():
         return ActionResult.success(receipt=receipt, **observables)
     if acquired > 0:
         result = ActionResult.failure(
@@ -509,9 +516,14 @@ def accept_acquire(
 ) -> VerificationResult:
     expected = list(result.observables.get("expected") or [args.item])
     gained = sum(post.count(name) - pre.count(name) for name in expected)
-    evidence = {"expected_items": expected, "gained": gained, "requested": args.count}
+    evidence: dict[str, Any] = {"expected_items": expected, "gained": gained, "requested": args.count}
     if gained >= args.count:
         return VerificationResult.verified(**evidence)
+    if args.hold is not None:
+        held = sum(post.count(name) for name in expected)
+        evidence.update(held=held, hold=args.hold)
+        if held >= args.hold:
+            return VerificationResult.verified(**evidence)
     if gained > 0:
         return VerificationResult.inconclusive(partial=True, **evidence)
     return VerificationResult.contradicted(**evidence)
@@ -1007,7 +1019,7 @@ SPECS: tuple[CapabilitySpec, ...] = (
     ),
     CapabilitySpec(
         name="acquire_material",
-        version="1.0.0",
+        version="1.1.0",
         family=Family.INTERACTION,
         args_model=AcquireMaterialArgs,
         runner=run_acquire,
@@ -1023,7 +1035,8 @@ SPECS: tuple[CapabilitySpec, ...] = (
             "Mine until `count` items arrive: nearest block first (expanding search, at most 2 below the feet), "
             "walk within reach, equip the best harvest tool, dig, pick the drop up (walking to it if needed). "
             "`item` may be a block (stone: expects cobblestone) or a drop (cobblestone: also mines stone); the "
-            "inventory delta decides. Fewer than `count` ends in a retryable `partial` failure with acquired=N."
+            "inventory delta decides; with `hold`, it also stops once the inventory holds that many (a plan's "
+            "running total). Fewer ends in a retryable `partial` failure with acquired=N."
         ),
     ),
     CapabilitySpec(

@@ -261,15 +261,19 @@ def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -
         search.reached.update(p for p in seen if p not in search.reached and within_reach(ctx, p)
                               and p.y <= feet.y + 1 and p not in search.unreachable
                               and (p.y >= feet.y or sees(ctx, p)))
-        # what the tunnel itself dug of it counts too: the ore a tunnel cuts through is in the inventory
-        # (natural seed 0's golden apple: nine raw gold were held while eight standing ore were still looked for)
+        # and what the tunnel itself dug of it counts too: the ore a tunnel cuts through is in the inventory
+        # (natural seed 0's golden apple: nine raw gold were held while eight standing ore were still looked
+        # for); the next step mines until the inventory holds the plan's total (acquire_material's ``hold``)
         here = ctx.body.position()
         still = sorted((p for p in search.reached
                         if p not in search.unreachable and ctx.body.block_at(p).name in target.blocks),
                        key=lambda p: p.distance_to(here))
         if len(still) + search.dug_up(ctx) < search.count:
             return False
-        search.found = still[0] if still else None  # the nearest: the next step mines from here
+        if not still:
+            search.found = None
+            return True
+        search.found = still[0]  # the nearest: the next step mines from here
         return True
     if seen:
         here = ctx.body.position()
