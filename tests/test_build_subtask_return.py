@@ -43,8 +43,9 @@ def test_a_terrain_subtask_brings_the_bot_back_and_the_build_finishes(tmp_path: 
     meta = runner.run()
     assert meta.status.value == "complete", meta.blocked_reason
     assert world_matches(runner, body)
-    (sub,) = store.subtasks(meta.task_id)
-    assert sub["goal"]["item"] == "cobblestone" and sub["status"] == "done"
+    # a trip per module short of cobblestone (the roof's is a second one: a mining step stops at the plan's total)
+    sub, *later = store.subtasks(meta.task_id)
+    assert sub["goal"]["item"] == "cobblestone" and all(t["status"] == "done" for t in [sub, *later])
     phases = [e.get("phase") for e in sub["progress"]]
     assert phases[0] == "depart" and phases[-1] == "returned"
     left_from = next(e for e in sub["progress"] if e.get("phase") == "return")["from"]
@@ -69,8 +70,8 @@ def test_a_crash_before_the_way_back_resumes_into_it(tmp_path: Path) -> None:
     meta = again.run()
     assert meta.status.value == "complete", meta.blocked_reason
     assert world_matches(again, body2)
-    (sub,) = store2.subtasks(meta.task_id)
-    assert sub["status"] == "done" and sub["progress"][-1]["phase"] == "returned"
+    sub, *later = store2.subtasks(meta.task_id)
+    assert all(t["status"] == "done" for t in [sub, *later]) and sub["progress"][-1]["phase"] == "returned"
     assert all(n == 1 for n in store2.placement_counts(again.build_id).values())
 
 

@@ -385,6 +385,10 @@ def _advance(ctx: CapabilityContext, search: Search, direction: tuple[int, int],
     if any(liquid_near(ctx, c) for c in cells) or not _floor_ok(ctx, nxt):
         search.hazards += 1
         return ActionResult.failure("hazard", f"liquid or a drop ahead at {tuple(nxt)}")
+    if any(c in search.unreachable for c in cells):
+        # cells the run keeps out of reach are not dug through either (a build's own walls: a search for two
+        # more cobblestone tunnelled through the hut it was fetching them for)
+        return ActionResult.failure("kept", f"{tuple(nxt)} is kept out of reach")
     for cell in cells:
         result = yield from _clear(ctx, cell, search)
         if not result.ok:

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from craftbt.capabilities.structures import is_air
 from craftbt.planners.base import PlanningFailure, PlanningState
 from craftbt.planners.intent import Goal, GoalVerb, Intent
 from craftbt.router.build.stations import station_kinds
 from craftbt.world import nature
+from craftbt.world.body import BlockPos
 
 if TYPE_CHECKING:
     from craftbt.router.build.runner import BuildRunner
@@ -56,8 +58,16 @@ class SolverAcquirer:
             # steps journal settles the interrupted craft/take by inventory delta on resume.
             runner.store.task_progress(subtask["task_id"], {"phase": "in_flight", "have": have, "target": target})
             runner.body.task_id = subtask["task_id"]
+            executor = runner.executor()
+            # what the structure has built is kept out of reach: never dug for its material nor tunnelled
+            # through (a trip for two more cobblestone, its mining step stopping at the plan's total, dug
+            # two of the hut's walls)
+            b = runner.site.footprint_bounds
+            cells = (BlockPos(x, y, z) for x in range(b.min.x, b.max.x + 1) for y in range(b.min.y, b.max.y + 1)
+                     for z in range(b.min.z, b.max.z + 1))
+            executor.unreachable.update(c for c in cells if not is_air(runner.raw_body.block_at(c).name))
             try:
-                outcome = runner.executor().run(plan.tree, task_id=subtask["task_id"])
+                outcome = executor.run(plan.tree, task_id=subtask["task_id"])
             finally:
                 runner.body.task_id = None
             runner.store.task_progress(
