@@ -68,6 +68,7 @@ from craftbt.planners.subgoals import (
     listed_missing,
     subgoal_for,
 )
+from craftbt.router import routines
 from craftbt.router.hunts import watching_hunts
 from craftbt.router.night import MAX_NIGHTS, Night, NightWatch, sit_out_the_night
 from craftbt.router.priors import PriorsStore
@@ -441,9 +442,11 @@ class Router:
         self.priors.record_plan(decision.chosen, methods, decision.context, ok)
 
     def replan(self, intent: Intent, decision: RoutingDecision, failure: Failure, state: PlanningState,
-               observation: Observation | None = None, *, planner: str | None = None) -> RoutingDecision:
-        """Plan again with the failure as context; a missing item becomes a subgoal spliced in front, and a
-        full inventory the tossing of its surplus (:func:`room_repair`).
+               observation: Observation | None = None, *, planner: str | None = None,
+               back_inside: m.TreeDefinition | None = None) -> RoutingDecision:
+        """Plan again with the failure as context; a missing item becomes a subgoal spliced in front, a
+        full inventory the tossing of its surplus (:func:`room_repair`), and a bot beyond the geofence the walk
+        ``back_inside`` it (``routines.back_inside``, given by the caller, who holds the fence).
 
         ``planner`` is the caller's choice, as for :meth:`route`: a forced planner plans the repair too."""
         blamed = [decision.method, *decision.plan.methods] if blames_methods(failure) else []
@@ -453,7 +456,9 @@ class Router:
         main = self.route(retry, state, None, planner=planner)
         room = room_repair(failure, keep=[intent.goal.target])
         wanted = failure_subgoal(failure)
-        if room is not None:
+        if back_inside is not None:
+            sub_root, sub_tree, label = back_inside.root, back_inside, "walk back inside the geofence"
+        elif room is not None:
             sub_root, sub_tree, label = room.root, room, MAKE_ROOM
         elif wanted is not None:
             sub_root, sub_tree = self.subgoal_tree(wanted, state, context=retry.context, source=intent.source,
@@ -854,8 +859,12 @@ def run_goal(
             break
         surveyed = replan_view(survey(body, executor.unreachable), failure)
         observed = body.observe()
+        fence = executor.config.geofence
+        outside = routines.back_inside(body, fence) if fence is not None and str(failure.code or "").startswith(
+            "geofence_violation") else None
         try:
-            decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner)
+            decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner,
+                                     back_inside=outside)
         except CraftbtError as err:
             # no planner can repair from here (an HTN decomposition deeper than its bound, an exhausted
             # search): the goal run ends failed with that reason, recorded on the last attempt's run

@@ -14,6 +14,7 @@ roof and a three-step stair out, then walks up.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -331,6 +332,29 @@ def surface(body: Body, x: int, z: int, around_y: int, span: int = 12) -> BlockP
         if terrain.on_ground(read, solid, cell := BlockPos(x, around_y + dy, z)):
             return cell
     return None
+
+
+#: How far inside the geofence a walk back in ends: the fence stops a walk the moment it crosses, a step beyond.
+FENCE_RETURN_MARGIN = 6
+
+
+def back_inside(body: Body, fence: Any) -> m.TreeDefinition | None:
+    """A walk back inside ``fence`` (its ``min_x`` .. ``max_z`` and ``contains``) to the ground nearest the bot,
+    :data:`FENCE_RETURN_MARGIN` in; None when the bot is inside or no ground is found there. Outside, the
+    pipeline lets a bot only walk (every step that changes the world is refused there), so a goal run whose bot
+    ended beyond the fence (a walk stopped as it crossed; a night's stair dug out past it) walks back first."""
+    here = body.position()
+    if fence.contains(here):
+        return None
+    margin = FENCE_RETURN_MARGIN
+    x = min(max(math.floor(here.x), fence.min_x + margin), fence.max_x - margin)
+    z = min(max(math.floor(here.z), fence.min_z + margin), fence.max_z - margin)
+    cell = surface(body, x, z, math.floor(here.y))
+    if cell is None or not fence.contains(cell):
+        return None
+    return _tree("back_inside", f"walk back inside the geofence to {cell.x},{cell.y},{cell.z}", [
+        m.LeafNode(name="walk back inside the fence", capability="move_to", args={"pos": _vec(cell), "range": 2.0},
+                   timeout_ms=60_000)])
 
 
 def go_to(target: BlockPos, range_: float = 2.0) -> m.TreeDefinition:

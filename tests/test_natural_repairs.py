@@ -572,3 +572,22 @@ def test_a_goal_run_whose_goal_holds_after_a_failed_step_ends_met(tmp_path: Path
         assert "goal_held" in reasons and run.stopped is not None and run.stopped.startswith("goal_held")
     finally:
         executor.journal.close()
+
+
+def test_a_bot_beyond_the_geofence_walks_back_inside_before_the_replanned_goal(tmp_path: Path) -> None:
+    """Natural seed 1's fishing rod: the night's stair ended two blocks beyond the fence, and every step that
+    changes the world was refused there until the goal run had no replans left."""
+    from craftbt.executor.config import Bounds
+    from craftbt.router.routines import FENCE_RETURN_MARGIN
+
+    body = _flat("wooden_pickaxe")  # feet at (0, 64, 0)
+    fence = Bounds(min_x=3, min_y=0, min_z=-40, max_x=40, max_y=120, max_z=40)
+    executor = Executor(default_registry(), body, home=tmp_path, config=ExecutorConfig(geofence=fence))
+    try:
+        run = run_goal("obtain cobblestone", executor, planner="solver", priors=PriorsStore(":memory:"))
+        steps = [row["node"] for row in executor.journal.step_rows()]
+    finally:
+        executor.journal.close()
+    assert run.ok, run.outcomes[-1].failure
+    assert "walk back inside the fence" in steps, steps
+    assert fence.contains(body.position()) and body.position().x >= fence.min_x + FENCE_RETURN_MARGIN - 2
