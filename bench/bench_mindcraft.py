@@ -39,7 +39,7 @@ TASKS = Path("/work/shared/suites/mindcraft_1_agent.json")
 TICKS_PER_SECOND = 20
 #: Our proposal (not Mindcraft's): game seconds one agent gets per task, by what it must fetch; None: out of one
 #: agent's reach. Golden apple: the nuggets held are 67 short of eight ingots, so eight gold ore are dug after an
-#: iron pickaxe (natural seeds 0-2, auto: 3,212 s, 1,047 s, 1,300 s; gold veins are fewer than iron's and the
+#: iron pickaxe (natural seeds 0-2, auto: 2,496 s, 2,801 s, 2,857 s; gold veins are fewer than iron's and the
 #: tunnel sees only what is in reach of it), the night-mob budget's 3,600 s. Cake (its egg is held) needs nine iron
 #: for three buckets (the deep-ore class), three cows milked, and one wheat more than held: a farm, whose harvest
 #: waits up to ``planners.living.RIPEN_WAIT_TICKS`` (7,500 s) for a crop to ripen. Natural seed 0, solver: the
