@@ -432,7 +432,7 @@ class LiveLoop:
         if resting(state) or state.sheltered:
             return  # the evening keeps the bot in its hole; the morning's leave_shelter digs it out
         here = self.body.position()
-        shut = routines.walled_in(self.body) or routines.in_a_hole(self.body) or routines.underground(self.body)
+        shut = routines.shut_in(self.body)
         if not shut and any(here.distance_to(spot) <= STAIR_NEAR for spot in self._stairs_from):
             # the bot does not look shut in, and a stair dug near here did not get it anywhere: nor would another.
             # On natural seed 6 every walk from a bot 100 blocks from home failed, and each queued a stair that

@@ -443,10 +443,10 @@ class Router:
 
     def replan(self, intent: Intent, decision: RoutingDecision, failure: Failure, state: PlanningState,
                observation: Observation | None = None, *, planner: str | None = None,
-               back_inside: m.TreeDefinition | None = None) -> RoutingDecision:
+               first: m.TreeDefinition | None = None) -> RoutingDecision:
         """Plan again with the failure as context; a missing item becomes a subgoal spliced in front, a
-        full inventory the tossing of its surplus (:func:`room_repair`), and a bot beyond the geofence the walk
-        ``back_inside`` it (``routines.back_inside``, given by the caller, who holds the fence).
+        full inventory the tossing of its surplus (:func:`room_repair`), and ``first``, a routine the caller
+        chose from where the bot stands (:func:`stand_repair`), goes in front of all.
 
         ``planner`` is the caller's choice, as for :meth:`route`: a forced planner plans the repair too."""
         blamed = [decision.method, *decision.plan.methods] if blames_methods(failure) else []
@@ -456,8 +456,8 @@ class Router:
         main = self.route(retry, state, None, planner=planner)
         room = room_repair(failure, keep=[intent.goal.target])
         wanted = failure_subgoal(failure)
-        if back_inside is not None:
-            sub_root, sub_tree, label = back_inside.root, back_inside, "walk back inside the geofence"
+        if first is not None:
+            sub_root, sub_tree, label = first.root, first, first.description
         elif room is not None:
             sub_root, sub_tree, label = room.root, room, MAKE_ROOM
         elif wanted is not None:
@@ -859,12 +859,9 @@ def run_goal(
             break
         surveyed = replan_view(survey(body, executor.unreachable), failure)
         observed = body.observe()
-        fence = executor.config.geofence
-        outside = routines.back_inside(body, fence) if fence is not None and str(failure.code or "").startswith(
-            "geofence_violation") else None
         try:
             decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner,
-                                     back_inside=outside)
+                                     first=stand_repair(failure, body, executor.config.geofence))
         except CraftbtError as err:
             # no planner can repair from here (an HTN decomposition deeper than its bound, an exhausted
             # search): the goal run ends failed with that reason, recorded on the last attempt's run
@@ -874,6 +871,24 @@ def run_goal(
             executor.journal.commit()
             break
     return run
+
+
+#: Failures of a walk that found no way: from a hole, a stair up is the repair.
+NO_WAY_CODES = frozenset({"no_path", "no_target"})
+
+
+def stand_repair(failure: Failure, body: Body, fence: Any) -> m.TreeDefinition | None:
+    """A routine to run before the replanned goal, from where the bot stands: beyond the geofence after a geofence
+    failure, the walk back inside it (out there every step that changes the world is refused: natural seed 1's
+    fishing rod, its night's stair dug out past the fence); shut in after a walk found no way, the stair up out
+    of the hole (natural seed 27's compass: the morning found the bot in its pit, and three plans in a row had no
+    path to a log). None otherwise."""
+    code = str(failure.code or "")
+    if fence is not None and code.startswith("geofence_violation"):
+        return routines.back_inside(body, fence)
+    if code in NO_WAY_CODES and routines.shut_in(body):
+        return routines.leave_shelter(body)
+    return None
 
 
 def goal_held(intent: Intent, observed: Observation) -> bool:

@@ -105,6 +105,12 @@ def in_a_hole(body: Body) -> bool:
     return terrain.in_a_pit(*_where(body))
 
 
+def shut_in(body: Body) -> bool:
+    """No way out on foot by world.terrain's signs: walled in, in a hole, or under ground. A walk from here that
+    found no path is mended by a stair up (:func:`leave_shelter`), in the autonomy loop and in a goal run."""
+    return walled_in(body) or in_a_hole(body) or underground(body)
+
+
 def underground(body: Body) -> bool:
     """Ground over the head (:func:`craftbt.world.terrain.underground`): a mine shaft or a cave a planner left the
     bot in, not a pit under its one-block roof."""

@@ -591,3 +591,27 @@ def test_a_bot_beyond_the_geofence_walks_back_inside_before_the_replanned_goal(t
     assert run.ok, run.outcomes[-1].failure
     assert "walk back inside the fence" in steps, steps
     assert fence.contains(body.position()) and body.position().x >= fence.min_x + FENCE_RETURN_MARGIN - 2
+
+
+def test_a_bot_shut_in_a_hole_climbs_out_before_the_replanned_goal(tmp_path: Path) -> None:
+    """Natural seed 27's compass: the morning found the bot in its pit, and three plans in a row had no path to a
+    log. A walk that found no way from a hole is mended by the stair up (the autonomy loop's rule, one function:
+    ``routines.shut_in``), then the goal is planned again."""
+    from craftbt.router import routines
+    from craftbt.world.body import Position
+
+    body = _flat()
+    for y in range(60, 64):
+        body.set_block((0, y, 0), "air")
+    body.teleport(Position(0.5, 60.0, 0.5))
+    body.set_block((6, 64, 0), "oak_log")  # tried from the pit and found out of reach: not chosen again
+    body.set_block((40, 64, 0), "oak_log")
+    assert routines.shut_in(body)
+    executor = Executor(default_registry(), body, home=tmp_path, config=ExecutorConfig(geofence=scenario_fence(body)))
+    try:
+        run = run_goal("obtain oak_log", executor, planner="solver", priors=PriorsStore(":memory:"))
+        steps = [row["node"] for row in executor.journal.step_rows()]
+    finally:
+        executor.journal.close()
+    assert run.ok, [o.failure for o in run.outcomes]
+    assert "walk out" in steps and not routines.shut_in(body), steps
