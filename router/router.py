@@ -49,6 +49,7 @@ from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.runstatus import RunStatus
 from craftbt.executor.backoff import unrepairable
+from craftbt.executor.config import Bounds
 from craftbt.executor.digests import digest, iter_leaves, plan_steps
 from craftbt.executor.executor import Executor, RunOutcome
 from craftbt.executor.failures import Escalation, EscalationReason, Failure
@@ -877,7 +878,7 @@ def run_goal(
 NO_WAY_CODES = frozenset({"no_path", "no_target"})
 
 
-def stand_repair(failure: Failure, body: Body, fence: Any) -> m.TreeDefinition | None:
+def stand_repair(failure: Failure, body: Body, fence: Bounds | None) -> m.TreeDefinition | None:
     """A routine to run before the replanned goal, from where the bot stands: beyond the geofence after a geofence
     failure, the walk back inside it (out there every step that changes the world is refused: natural seed 1's
     fishing rod, its night's stair dug out past the fence); shut in after a walk found no way, the stair up out
