@@ -839,7 +839,8 @@ def run_goal(
         if outcome.ok:
             run.ok = True
             return run
-        if goal_held(intent, body.observe()):
+        observed = body.observe()  # one reading for the goal's check and the replan (a real body pays for each)
+        if goal_held(intent, observed):
             # a step after the goal's item arrived failed (the pick-up of a drop beside it, a table carried
             # away): the goal holds, and a replan would only find it so, or run out of replans first
             executor.journal.record_decision(outcome.run_id, reason="goal_held", node=str(intent.goal),
@@ -859,7 +860,6 @@ def run_goal(
             run.stopped = repeated.stopped(failure)
             break
         surveyed = replan_view(survey(body, executor.unreachable), failure)
-        observed = body.observe()
         try:
             decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner,
                                      first=stand_repair(failure, body, executor.config.geofence))

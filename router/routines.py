@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from craftbt.capabilities.leaves.blocks import PLANTED_CROPS
+from craftbt.executor.config import Bounds
 from craftbt.trees import model as m
 from craftbt.world import mcdata, terrain
 from craftbt.world.body import BlockPos, Body
@@ -344,8 +345,8 @@ def surface(body: Body, x: int, z: int, around_y: int, span: int = 12) -> BlockP
 FENCE_RETURN_MARGIN = 6
 
 
-def back_inside(body: Body, fence: Any) -> m.TreeDefinition | None:
-    """A walk back inside ``fence`` (its ``min_x`` .. ``max_z`` and ``contains``) to the ground nearest the bot,
+def back_inside(body: Body, fence: Bounds) -> m.TreeDefinition | None:
+    """A walk back inside ``fence`` to the ground nearest the bot,
     :data:`FENCE_RETURN_MARGIN` in; None when the bot is inside or no ground is found there. Outside, the
     pipeline lets a bot only walk (every step that changes the world is refused there), so a goal run whose bot
     ended beyond the fence (a walk stopped as it crossed; a night's stair dug out past it) walks back first."""

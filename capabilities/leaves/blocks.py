@@ -429,8 +429,9 @@ def run_acquire(ctx: CapabilityContext, args: AcquireMaterialArgs) -> RunnerGen:
         return sum(count_item(ctx, name) - start[name] for name in expected)
 
     def enough() -> bool:
-        held = sum(count_item(ctx, name) for name in expected)
-        return gained() >= args.count or (args.hold is not None and held >= args.hold)
+        # the inventory is read for ``hold`` only when it is given (a body pays for every read)
+        return gained() >= args.count or (
+            args.hold is not None and sum(count_item(ctx, name) for name in expected) >= args.hold)
 
     # blocks found unreachable earlier in the episode are not walked at again (a replan plans an explore)
     skip: set[BlockPos] = set(ctx.unreachable)

@@ -189,9 +189,13 @@ class Search:
     #: how many of the target's drops the inventory held when the search began
     held_at_start: int = 0
 
+    def drops_held(self, ctx: CapabilityContext) -> int:
+        """How many of the target's drops the inventory holds."""
+        return sum(count_item(ctx, name) for name in self.target.drops)
+
     def dug_up(self, ctx: CapabilityContext) -> int:
         """Drops of the target the search's own tunnel put in the inventory (it digs through ore in its way)."""
-        return max(0, sum(count_item(ctx, name) for name in self.target.drops) - self.held_at_start)
+        return max(0, self.drops_held(ctx) - self.held_at_start)
 
     def elapsed(self, ctx: CapabilityContext) -> int:
         return ctx.body.now_ticks() - self.start_tick
@@ -270,10 +274,7 @@ def in_view(ctx: CapabilityContext, search: Search, radius: int | None = None) -
                        key=lambda p: p.distance_to(here))
         if len(still) + search.dug_up(ctx) < search.count:
             return False
-        if not still:
-            search.found = None
-            return True
-        search.found = still[0]  # the nearest: the next step mines from here
+        search.found = still[0] if still else None  # the nearest: the next step mines from here (None: all dug)
         return True
     if seen:
         here = ctx.body.position()
@@ -826,8 +827,8 @@ def run_explore(ctx: CapabilityContext, args: ExploreArgs) -> RunnerGen:
     assert target is not None  # the guard checked
     strategy = target.strategy() if args.strategy == "auto" else args.strategy
     search = Search(target, ctx.body.position().block(), ctx.body.now_ticks(), args.max_ticks, args.max_distance,
-                    strategy, count=args.count, fence=ctx.memory.get("geofence"), unreachable=set(ctx.unreachable),
-                    held_at_start=sum(count_item(ctx, name) for name in target.drops))
+                    strategy, count=args.count, fence=ctx.memory.get("geofence"), unreachable=set(ctx.unreachable))
+    search.held_at_start = search.drops_held(ctx)
     result: ActionResult | None = None
     if strategy == "mine" and target.blocks:
         result = yield from _reach_seen(ctx, search)

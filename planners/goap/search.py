@@ -18,10 +18,14 @@ import itertools
 import math
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from craftbt.planners.goap.actions import GroundAction
 from craftbt.planners.htn.knowledge import Knowledge
+
+_T = TypeVar("_T")
 
 State = tuple[tuple[tuple[str, int], ...], frozenset[str]]
 
@@ -105,16 +109,9 @@ class Heuristic:
             return self._produce(candidates[0], item, missing, inv, stations, helpful, visiting)
         # the goal's first producer whose relaxed plan grounds out: six oak planks for a note block looked
         # makeable, but one log makes four (the mix of several made options further down does)
-        for action in candidates[:PRODUCERS_TRIED]:
-            trial_inv, trial_stations, trial_helpful = defaultdict(int, inv), set(stations), set(helpful)
-            cost = self._produce(action, item, missing, trial_inv, trial_stations, trial_helpful, visiting)
-            if cost < math.inf:
-                inv.clear()
-                inv.update(trial_inv)
-                stations |= trial_stations
-                helpful |= trial_helpful
-                return cost
-        return math.inf
+        return _first_finite(
+            candidates[:PRODUCERS_TRIED], inv, stations, helpful,
+            lambda action, i, s, h: self._produce(action, item, missing, i, s, h, visiting))
 
     def _produce(self, action: GroundAction, item: str, missing: int, inv: dict[str, int], stations: set[str],
                  helpful: set[str], visiting: frozenset[str]) -> float:
@@ -138,21 +135,31 @@ class Heuristic:
               visiting: frozenset[str]) -> float:
         """The relaxed cost of the cheapest of ``tools``; in the thorough pass, of the cheapest that can be made."""
         ranked = sorted(tools, key=lambda t: (self.k.cost(t), t))
-        if not self.thorough:
-            cost = self._need(ranked[0], 1, inv, stations, helpful, visiting)
-            inv[ranked[0]] += 1  # a tool is used, not consumed
+
+        def make(tool: str, i: dict[str, int], s: set[str], h: set[str]) -> float:
+            cost = self._need(tool, 1, i, s, h, visiting)
+            i[tool] += 1  # a tool is used, not consumed
             return cost
-        for tool in ranked:
-            trial_inv, trial_stations, trial_helpful = defaultdict(int, inv), set(stations), set(helpful)
-            cost = self._need(tool, 1, trial_inv, trial_stations, trial_helpful, visiting)
-            if cost < math.inf:
-                inv.clear()
-                inv.update(trial_inv)
-                inv[tool] += 1
-                stations |= trial_stations
-                helpful |= trial_helpful
-                return cost
-        return math.inf
+
+        if not self.thorough:
+            return make(ranked[0], inv, stations, helpful)
+        return _first_finite(ranked, inv, stations, helpful, make)
+
+
+def _first_finite(options: Iterable[_T], inv: dict[str, int], stations: set[str], helpful: set[str],
+                  attempt: Callable[[_T, dict[str, int], set[str], set[str]], float]) -> float:
+    """The relaxed cost of the first of ``options`` whose ``attempt`` grounds out, each tried on a copy of the
+    inventory, stations and helpful items; the first finite one's copies become them. Inf when none does."""
+    for option in options:
+        trial_inv, trial_stations, trial_helpful = defaultdict(int, inv), set(stations), set(helpful)
+        cost = attempt(option, trial_inv, trial_stations, trial_helpful)
+        if cost < math.inf:
+            inv.clear()
+            inv.update(trial_inv)
+            stations |= trial_stations
+            helpful |= trial_helpful
+            return cost
+    return math.inf
 
 
 def applicable(action: GroundAction, inv: dict[str, int], stations: frozenset[str]) -> bool:
