@@ -479,3 +479,20 @@ def test_a_retry_after_a_whole_spiral_was_walked_begins_a_new_one_where_the_bot_
     body.advance(2)
     second = run_leaf(body, "explore", args, max_ticks=7_000, ctx=ctx)
     assert second.observables["from"] == [start.x + 10, start.y, start.z]  # new ground, not the same spiral
+
+
+def test_a_climb_that_comes_up_under_a_lake_tunnels_to_dry_ground_and_climbs_there() -> None:
+    """Starter seed 18 (GOAP, iron pickaxe): a climb out of a mining tunnel came up three blocks under a lake's
+    bed, every stair up let the water in, and the surface search that followed had no path from that pocket."""
+    body = _flat("stone_pickaxe")
+    for x in range(-12, 6):  # a lake over the bot, its nearest shore six blocks east
+        for z in range(-12, 13):
+            for y in range(58, 64):
+                body.set_block((x, y, z), "water")
+    for y in (54, 55):
+        body.set_block((0, y, 0), "air")
+    body.teleport(Position(0.5, 54, 0.5))
+    body.world.spawn_mob("sheep", 40.5, 64, 0.5, no_ai=True)
+    run = run_leaf(body, "explore", {"target": "sheep", "max_ticks": 6_000}, max_ticks=8_000)
+    assert run.ok, run.result.error
+    assert body.position().y >= 63 and body.position().x > 5

@@ -204,6 +204,28 @@ def open_sky(read: Read, solid: Solid, feet: BlockPos) -> bool:
     return next(roof(read, solid, feet, SKY_SPAN), None) is None
 
 
+def liquid_overhead(read: Read, feet: BlockPos, span: int = SKY_SPAN) -> bool:
+    """A liquid in the column over the head within ``span``: the bed of a lake or the sea, which no stair up can
+    open a way through (each step would let the water in). The sky over it is no way out."""
+    return any(read(feet.offset(dy=dy)) in LIQUIDS for dy in range(2, span + 1))
+
+
+def toward_dry_ground(read: Read, feet: BlockPos, sides: Sequence[Side], reach: int) -> Side | None:
+    """The side whose nearest column with no liquid over it (:func:`liquid_overhead`), at the feet's level, is
+    nearest, within ``reach`` blocks; ties go to the caller's order. None when every side is under water that far.
+    A bot under a lake tunnels this way before it climbs (starter seed 18: a climb out of a mining tunnel came up
+    under a lake's bed, and no stair up held)."""
+    best: tuple[int, int, Side] | None = None
+    for order, side in enumerate(sides):
+        for distance in range(1, reach + 1):
+            if best is not None and distance >= best[0]:
+                break
+            if not liquid_overhead(read, feet.offset(side[0] * distance, 0, side[1] * distance)):
+                best = (distance, order, side)
+                break
+    return best[2] if best is not None else None
+
+
 def underground(read: Read, solid: Solid, feet: BlockPos) -> bool:
     """At least UNDERGROUND_ROCK blocks of ground over the head (within ROOF_SPAN): a mine shaft or a cave a
     planner left the bot in, not a pit under its one-block roof, an overhang or a canopy."""

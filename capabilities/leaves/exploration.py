@@ -108,6 +108,8 @@ STOP_CODES = frozenset({"died", "cancelled", "preempted", "body_disconnected"})
 CLIMB_TO_DEPTH_MARGIN = 12
 #: Blocks a climb out of a cave walks across its open floor before it cuts stairs wherever it stands.
 CLIMB_WALK_STEPS = 32
+#: Blocks a climb under a lake's bed tunnels towards ground with no water over it before it gives up.
+CLIMB_TUNNEL_STEPS = 24
 #: Leaves broken this far around a bot that no waypoint has a path from (two layers of a canopy).
 BREAK_OUT_RADIUS = 2
 PICKAXES = ("netherite_pickaxe", "diamond_pickaxe", "iron_pickaxe", "stone_pickaxe", "golden_pickaxe",
@@ -730,14 +732,28 @@ def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) ->
 
     In a cave, with no wall ahead to cut the next stair into, it walks on across the open floor first (up to
     CLIMB_WALK_STEPS blocks): a replan on natural seed 4 stood in a cave at y=14, every side open, and
-    gave up at once."""
+    gave up at once. Under the bed of a lake or the sea, where no stair up holds, it tunnels towards the
+    nearest ground with no water over it (up to CLIMB_TUNNEL_STEPS blocks) and climbs there: starter seed
+    18's climb out of a mining tunnel came up three blocks under a lake, and no path led from that pocket."""
     md = registry_data(ctx)
     read, solid = body_reader(ctx), solid_in(md)
     direction = CARDINALS[0]
     blocked = 0
     walked = 0
+    tunnelled = 0
     while going() and not search.out_of_time(ctx):
         feet = ctx.body.position().block()
+        if blocked >= len(CARDINALS) and tunnelled < CLIMB_TUNNEL_STEPS and terrain.liquid_overhead(read, feet):
+            sides = [direction, _turn(direction), _turn(direction, right=False), _turn(_turn(direction))]
+            side = terrain.toward_dry_ground(read, feet, sides, CLIMB_TUNNEL_STEPS - tunnelled)
+            if side is not None:
+                result = yield from _advance(ctx, search, side, down=False)
+                if result.error is not None and result.error.code in STOP_CODES:
+                    return result
+                if result.ok:
+                    tunnelled += 1
+                    direction, blocked = side, 0
+                    continue
         ahead = terrain.stair_up_step(feet, direction, 1).floor
         # only once no side had a wall to cut a stair into (a stair where there is one, as before)
         if (blocked >= len(CARDINALS) and walked < CLIMB_WALK_STEPS and _open_floor(ctx, md, ahead)
@@ -768,7 +784,8 @@ def _climb(ctx: CapabilityContext, search: Search, going: Callable[[], bool]) ->
             turn = stair is not None or blocked >= len(CARDINALS)
             blocked = blocked + 1 if stair is not None else max(blocked + 1, len(CARDINALS))
             if blocked > 8:
-                if terrain.open_sky(read, solid, ctx.body.position().block()):
+                here = ctx.body.position().block()
+                if terrain.open_sky(read, solid, here) and not terrain.liquid_overhead(read, here):
                     return None  # under the sky already: the walk may still find a way out
                 return ActionResult.failure("boxed_in", "no way up to the surface")
             if turn:
