@@ -34,6 +34,7 @@ duration of the tree's leaves (:class:`planners.goap.costs.ActionCosts`).
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import time
 import uuid
@@ -45,6 +46,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from craftbt.capabilities.default import default_registry
+from craftbt.capabilities.leaves.survival import HARMFUL_FOODS
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.runstatus import RunStatus
@@ -64,6 +66,7 @@ from craftbt.planners.llm.planner import LlmPlanner
 from craftbt.planners.solver import CraftingSolver, mine_sources
 from craftbt.planners.subgoals import (
     Subgoal,
+    SubgoalKind,
     craft_alternatives,
     crafting_order,
     listed_missing,
@@ -75,6 +78,7 @@ from craftbt.router.night import MAX_NIGHTS, Night, NightWatch, sit_out_the_nigh
 from craftbt.router.priors import PriorsStore
 from craftbt.trees import model as m
 from craftbt.trees.validate import validate_definition
+from craftbt.world import mcdata
 from craftbt.world.body import BlockPos, Body, BodyErrorCode, Observation
 
 DEFAULT_BUDGET_MS = 5_000
@@ -444,10 +448,11 @@ class Router:
 
     def replan(self, intent: Intent, decision: RoutingDecision, failure: Failure, state: PlanningState,
                observation: Observation | None = None, *, planner: str | None = None,
-               first: m.TreeDefinition | None = None) -> RoutingDecision:
+               first: m.TreeDefinition | None = None, need: Subgoal | None = None) -> RoutingDecision:
         """Plan again with the failure as context; a missing item becomes a subgoal spliced in front, a
         full inventory the tossing of its surplus (:func:`room_repair`), and ``first``, a routine the caller
-        chose from where the bot stands (:func:`stand_repair`), goes in front of all.
+        chose from where the bot stands (:func:`stand_repair`), goes in front of all, after ``need``, a subgoal
+        the routine wants (:func:`rest_food`: food for a rest).
 
         ``planner`` is the caller's choice, as for :meth:`route`: a forced planner plans the repair too."""
         blamed = [decision.method, *decision.plan.methods] if blames_methods(failure) else []
@@ -459,6 +464,12 @@ class Router:
         wanted = failure_subgoal(failure)
         if first is not None:
             sub_root, sub_tree, label = first.root, first, first.description
+            if need is not None:
+                need_root, _ = self.subgoal_tree(need, state, context=retry.context, source=intent.source,
+                                                 planner=planner)
+                label = f"{need.goal(state.inventory.get(need.item, 0))}, then {label}"
+                sub_root = m.SequenceNode(name=label, children=[need_root, first.root])
+                sub_tree = first.model_copy(update={"root": sub_root, "description": label})
         elif room is not None:
             sub_root, sub_tree, label = room.root, room, MAKE_ROOM
         elif wanted is not None:
@@ -862,7 +873,8 @@ def run_goal(
         surveyed = replan_view(survey(body, executor.unreachable), failure)
         try:
             decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner,
-                                     first=stand_repair(failure, body, executor.config.geofence))
+                                     first=stand_repair(failure, body, executor.config.geofence),
+                                     need=rest_food(failure, observed, body))
         except CraftbtError as err:
             # no planner can repair from here (an HTN decomposition deeper than its bound, an exhausted
             # search): the goal run ends failed with that reason, recorded on the last attempt's run
@@ -889,7 +901,41 @@ def stand_repair(failure: Failure, body: Body, fence: Bounds | None) -> m.TreeDe
         return routines.back_inside(body, fence)
     if code in NO_WAY_CODES and routines.shut_in(body):
         return routines.leave_shelter(body)
+    if code.endswith(LOW_HEALTH):
+        return routines.rest()
     return None
+
+
+#: the failure of a fight refused, or broken off, for the bot's health
+LOW_HEALTH = "low_health"
+#: animals -> the cooked meat a rest fetches when nothing edible is carried (one cooked meat refills the food bar
+#: and most of what healing spends; a raw one, under a quarter of it)
+MEAT_ANIMALS = (("cow", "cooked_beef"), ("pig", "cooked_porkchop"), ("sheep", "cooked_mutton"),
+                ("chicken", "cooked_chicken"))
+#: the most cooked meat a rest fetches
+MAX_REST_MEAT = 3
+#: food (points and saturation) vanilla spends per point of health healed: 6 exhaustion, 4 to a point
+HEAL_FOOD_COST = 1.5
+
+
+def rest_food(failure: Failure, observed: Observation, body: Body) -> Subgoal | None:
+    """Food to fetch before a rest (:func:`stand_repair`): after a fight refused for the bot's health, with the
+    food bar too low to heal and nothing edible carried, the cooked meat of the nearest animal in view (a cow's
+    when none is), enough to heal to ``routines.RESTED_HEALTH``. A fight with an animal is not refused for the
+    bot's health: it does not hit back."""
+    if not str(failure.code or "").endswith(LOW_HEALTH) or observed.food >= routines.REGEN_FOOD:
+        return None
+    md = mcdata.load_or_default(str(body.version))
+    if any(md.has_item(item) and md.food(item) is not None and item not in HARMFUL_FOODS
+           for item in observed.inventory):
+        return None
+    near = [e.name for e in body.entities(32.0, kind="passive")]
+    meat = next((cooked for animal, cooked in MEAT_ANIMALS if animal in near[:1]), MEAT_ANIMALS[0][1])
+    food = md.food(meat)
+    assert food is not None  # a cooked meat is a food in every version's data
+    spent = (routines.RESTED_HEALTH + 1 - observed.health) * HEAL_FOOD_COST + routines.REGEN_FOOD - observed.food
+    count = max(1, min(MAX_REST_MEAT, math.ceil(spent / (food.food_points + food.saturation))))
+    return Subgoal(kind=SubgoalKind.ITEM, item=meat, count=count, precondition=f"{LOW_HEALTH}:food")
 
 
 def goal_held(intent: Intent, observed: Observation) -> bool:

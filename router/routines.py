@@ -53,6 +53,13 @@ FARM_CLEARANCE = 2
 MAX_FARM_CELLS = 512
 #: hostiles this near (a creeper follows from 16 blocks) turn the stair out of a pit away from them
 HOSTILE_SCAN = 16.0
+#: a bot refused a fight for its health rests until it is above this (a spider hits for 2-3; a fight backs off
+#: at 6)
+RESTED_HEALTH = 14
+#: vanilla heals a point of health every 4 s while the food bar holds at least this
+REGEN_FOOD = 18
+#: a rest waits in slices of this, at most this many (long enough to heal from 1 to RESTED_HEALTH and eat between)
+REST_SLICE_MS, REST_SLICES = 10_000, 12
 
 
 def _vec(p: BlockPos) -> dict[str, int]:
@@ -329,6 +336,26 @@ def eat(food: str | None = None) -> m.TreeDefinition:
         args["food_type"] = food
     return _tree("eat", "eat the best food carried", [
         m.LeafNode(name="eat", capability="consume_food", args=args, timeout_ms=10_000)])
+
+
+def rest() -> m.TreeDefinition:
+    """Eat and wait until the health is above RESTED_HEALTH, in REST_SLICES slices of REST_SLICE_MS: vanilla
+    heals a point every 4 s while the food bar holds REGEN_FOOD, and each point healed costs 1.5 food, so each
+    slice eats first when the bar has fallen below it. A rest that runs out of food or slices ends as a success
+    all the same: the step that wanted the health judges it (natural seed 1's fishing rod: the bot worn to one
+    health point was refused every fight, and the goal run ended so)."""
+    fed = m.SelectorNode(name="fed", memory=True, children=[  # the meal ends when the bar is full, not at 18
+        m.ConditionNode(name="food bar full enough to heal", check="food_above", args={"value": REGEN_FOOD - 1}),
+        m.LeafNode(name="eat", capability="consume_food", args={"until_saturation": True}, timeout_ms=20_000)])
+    rested = m.ConditionNode(name="rested", check="health_above", args={"value": RESTED_HEALTH})
+    slice_ = m.SequenceNode(name="rest a while", children=[
+        fed, m.LeafNode(name="rest", capability="wait", args={"ms": REST_SLICE_MS}, timeout_ms=REST_SLICE_MS * 2),
+        rested])
+    until_rested = m.SelectorNode(name="until rested", children=[
+        rested, m.DecoratorNode(decorator=m.DecoratorKind.RETRY, params={"attempts": REST_SLICES}, child=slice_)])
+    return m.TreeDefinition(tree="rest", description="eat and rest until healed", source="routine:rest",
+                            root=m.DecoratorNode(name="rest", decorator=m.DecoratorKind.FAILURE_IS_SUCCESS,
+                                                 child=until_rested))
 
 
 def surface(body: Body, x: int, z: int, around_y: int, span: int = 12) -> BlockPos | None:

@@ -81,6 +81,15 @@ def test_attack_refuses_without_target_or_at_low_health() -> None:
     assert run_leaf(CrowdBody([ZOMBIE]), "attack_entity", {"entityType": "skeleton"}).code == "guard_failed:no_target"
 
 
+def test_a_bot_worn_down_may_still_hunt_an_animal_that_does_not_hit_back() -> None:
+    """Natural seed 1's fishing rod: one health point and nothing to eat; the food it heals with is a hunt."""
+    cow = EntityInfo(id=8, name="cow", kind="passive", position=Position(3.5, 64, 0.5), health=10)
+    hurt = CrowdBody([ZOMBIE, cow])
+    hurt.hp = 1
+    assert run_leaf(hurt, "attack_entity", {"entityType": "zombie"}).code == "guard_failed:low_health"
+    assert run_leaf(hurt, "attack_entity", {"entityType": "cow"}).code != "guard_failed:low_health"
+
+
 def test_retreat_with_no_threat_succeeds_without_moving() -> None:
     run = run_leaf(CrowdBody([]), "retreat_from_threat", {})
     assert run.ok and run.verdict is Verdict.VERIFIED and run.observables["retreated"] is False

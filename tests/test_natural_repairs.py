@@ -21,7 +21,7 @@ from craftbt.router.router import SURVEY_BLOCKS, GoalRun, blames_methods, replan
 from craftbt.trees.model import LeafNode
 from craftbt.trees.validate import walk
 from craftbt.world.body import BlockPos
-from craftbt.world.scenarios.loader import inventory_world
+from craftbt.world.scenarios.loader import inventory_world, world_body
 from craftbt.world.sim.body import SimBody
 from tests.leafkit import make_context, run_leaf
 
@@ -615,3 +615,46 @@ def test_a_bot_shut_in_a_hole_climbs_out_before_the_replanned_goal(tmp_path: Pat
         executor.journal.close()
     assert run.ok, [o.failure for o in run.outcomes]
     assert "walk out" in steps and not routines.shut_in(body), steps
+
+
+def test_a_bot_refused_a_fight_for_its_health_eats_and_rests_before_the_replanned_hunt(tmp_path: Path) -> None:
+    """Natural seed 1's fishing rod: the nights' fights wore the bot down to one health point, every kill of the
+    spider it needed was refused for its health, and the goal run ended so. A player eats and rests first."""
+    from craftbt.router import routines
+
+    body = world_body("flat", 0)
+    body.world.rules.do_mob_spawning = False
+    for item, count in (("stone_sword", 1), ("cooked_beef", 3)):
+        body.give(item, count)
+    body.world.player.health, body.world.player.food = 3.0, 10
+    p = body.position()
+    body.world.spawn_mob("spider", p.x + 20, p.y, p.z, no_ai=True)
+    roll = body.world.rng.randint
+    body.world.rng.randint = lambda lo, hi: 1 if (lo, hi) == (0, 2) else roll(lo, hi)  # type: ignore[method-assign]
+    executor = Executor(default_registry(), body, home=tmp_path, config=ExecutorConfig(geofence=scenario_fence(body)))
+    try:
+        run = run_goal("obtain string", executor, planner="solver", priors=PriorsStore(":memory:"))
+        steps = [(row["node"], row["error_code"]) for row in executor.journal.step_rows()]
+    finally:
+        executor.journal.close()
+    refused = run.outcomes[0].failure
+    assert refused is not None and refused.code == "guard_failed:low_health"
+    assert run.ok, steps
+    assert ("eat", None) in steps and ("rest", None) in steps, steps
+    assert body.health() > routines.RESTED_HEALTH - 2 and body.observe().inventory.get("string", 0) >= 1
+
+
+def test_a_rest_with_nothing_to_eat_fetches_cooked_meat_first() -> None:
+    """The food a rest needs, fetched in front of it: nothing edible carried, the bar too low to heal."""
+    from craftbt.router.router import rest_food
+
+    body = _flat("stone_sword")
+    body.world.player.health, body.world.player.food = 1.0, 14
+    refused = Failure(source=FailureSource.ESCALATION, reason="deterministic_block",
+                      code="guard_failed:low_health")
+    need = rest_food(refused, body.observe(), body)
+    assert need is not None and need.item == "cooked_beef" and need.count == 2  # 21 + 4 food to heal to 15
+    body.give("bread", 1)
+    assert rest_food(refused, body.observe(), body) is None  # it eats what it carries
+    other = refused.model_copy(update={"code": "guard_failed:no_target"})
+    assert rest_food(other, body.observe(), body) is None

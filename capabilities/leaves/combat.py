@@ -409,11 +409,19 @@ def find_target(ctx: CapabilityContext, args: AttackEntityArgs, radius: float) -
 
 
 def guard_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> GuardResult:
-    if ctx.body.health() <= args.retreatHealth:
+    """Refuses a fight at or below ``retreatHealth`` with a mob that hits back; an animal does not, and a bot worn
+    down hunts one for the food it heals with (natural seed 1's fishing rod: one health point, nothing to eat)."""
+    target = find_target(ctx, args, args.radius)
+    if ctx.body.health() <= args.retreatHealth and (target is None or fights_back(target)):
         return GuardResult.deny("low_health", f"health {ctx.body.health()} <= retreatHealth {args.retreatHealth}")
-    if find_target(ctx, args, args.radius) is None:
+    if target is None:
         return GuardResult.deny("no_target", f"no matching entity within {args.radius} blocks")
     return GuardResult.allow()
+
+
+def fights_back(target: EntityInfo) -> bool:
+    """A hostile mob hits back; a passive animal does not."""
+    return target.kind == "hostile"
 
 
 def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
@@ -453,7 +461,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
             return ActionResult.success(receipt, target=target_id, name=name, killed=True, hits=hits,
                                         last_health=last_health)
         last_health, last_seen = current.health, current.position
-        if ctx.body.health() <= args.retreatHealth:
+        if health <= args.retreatHealth and (fights_back(current) or hurt):  # an animal's hunt, until something hurts
             yield from _back_off(ctx, current.position)
             return ActionResult.failure(
                 "low_health", f"health {ctx.body.health()} at or below {args.retreatHealth}; backed off",
@@ -709,14 +717,15 @@ def accept_retreat_and_block(
 #: What this module registers (a built-in plugin: see :data:`capabilities.default.BUILTIN_PLUGINS`).
 SPECS: tuple[CapabilitySpec, ...] = (
     CapabilitySpec(
-        name="attack_entity", version="1.0.0", family=Family.COMBAT, args_model=AttackEntityArgs,
+        name="attack_entity", version="1.1.0", family=Family.COMBAT, args_model=AttackEntityArgs,
         runner=run_attack, acceptance=accept_attack, guard=guard_attack,
         permissions=frozenset({Permission.MOVEMENT, Permission.COMBAT}), timeout_ms=60_000, retries=3,
         preconditions=("safe",), meta={"reverses": True},  # backs off and closes in: no pathfinding flap
         description=(
             "Close in on an entity (entityId, else the nearest entityType, else the nearest hostile within "
-            "radius) and swing until it is gone; backs off and fails low_health at retreatHealth. Refuses "
-            "no_target / low_health. (The seed lists [movement, dig]; combat is the permission it uses.)"
+            "radius) and swing until it is gone; backs off and fails low_health at retreatHealth (from an "
+            "animal, which does not hit back, only when something hurts the bot). Refuses no_target / low_health "
+            "(a mob that hits back). (The seed lists [movement, dig]; combat is the permission it uses.)"
         ),
     ),
     CapabilitySpec(
