@@ -929,8 +929,9 @@ def rest_food(failure: Failure, observed: Observation, body: Body) -> Subgoal | 
     if any(md.has_item(item) and md.food(item) is not None and item not in HARMFUL_FOODS
            for item in observed.inventory):
         return None
-    near = [e.name for e in body.entities(32.0, kind="passive")]
-    meat = next((cooked for animal, cooked in MEAT_ANIMALS if animal in near[:1]), MEAT_ANIMALS[0][1])
+    cooks = dict(MEAT_ANIMALS)
+    near = [cooks[e.name] for e in body.entities(32.0, kind="passive") if e.name in cooks]  # nearest first
+    meat = near[0] if near else MEAT_ANIMALS[0][1]
     food = md.food(meat)
     assert food is not None  # a cooked meat is a food in every version's data
     spent = (routines.RESTED_HEALTH + 1 - observed.health) * HEAL_FOOD_COST + routines.REGEN_FOOD - observed.food

@@ -654,6 +654,11 @@ def test_a_rest_with_nothing_to_eat_fetches_cooked_meat_first() -> None:
                       code="guard_failed:low_health")
     need = rest_food(refused, body.observe(), body)
     assert need is not None and need.item == "cooked_beef" and need.count == 2  # 21 + 4 food to heal to 15
+    p = body.position()
+    body.world.spawn_mob("squid", p.x + 3, p.y, p.z, no_ai=True)  # no meat: the sheep beyond it is hunted
+    body.world.spawn_mob("sheep", p.x + 8, p.y, p.z, no_ai=True)
+    need = rest_food(refused, body.observe(), body)
+    assert need is not None and need.item == "cooked_mutton"
     body.give("bread", 1)
     assert rest_food(refused, body.observe(), body) is None  # it eats what it carries
     other = refused.model_copy(update={"code": "guard_failed:no_target"})
