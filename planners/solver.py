@@ -918,6 +918,11 @@ def _fuels(md: McData) -> tuple[tuple[str, int], ...]:
     )
 
 
+def fuel_count(burn_ticks: int, items: int) -> int:
+    """How many of a fuel burning ``burn_ticks`` smelt ``items`` items (SMELT_TICKS each)."""
+    return math.ceil(items * SMELT_TICKS / burn_ticks)
+
+
 def rank_fuels(fuels: Iterable[tuple[str, int]], items: int, free: Callable[[str], int],
                unit_cost: Callable[[str], float], skip: Collection[str] = ()) -> list[tuple[float, str, int]]:
     """The fuels (name, burn ticks) for ``items`` smelts as (cost, fuel, count), cheapest first; the rule every
@@ -930,7 +935,7 @@ def rank_fuels(fuels: Iterable[tuple[str, int]], items: int, free: Callable[[str
     for fuel, burn in fuels:
         if fuel in skip:
             continue
-        needed = math.ceil(items * SMELT_TICKS / burn)
+        needed = fuel_count(burn, items)
         short = max(0, needed - free(fuel))
         cost = short * unit_cost(fuel) if short else 0.0
         if cost < UNREACHABLE:
@@ -1160,6 +1165,7 @@ __all__ = [
     "craft_only_refusal",
     "explore_moves",
     "farm_cost",
+    "fuel_count",
     "in_view",
     "merge_mining",
     "mine_sources",

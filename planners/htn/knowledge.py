@@ -10,7 +10,6 @@ except :data:`SEARCH_RADIUS`, the reach given to ``acquire_material``.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,6 +29,7 @@ from craftbt.planners.solver import (
     _natural_blocks,
     _recipes,
     farm_cost,
+    fuel_count,
     mine_sources,
     obtainable_fuels,
     recipe_cost,
@@ -132,7 +132,7 @@ class Knowledge:
         return self._fuels
 
     def fuel_needed(self, fuel_ticks: int, items: int) -> int:
-        return math.ceil(items * SMELT_TICKS / fuel_ticks)
+        return fuel_count(fuel_ticks, items)
 
     def _compute(self, item: str) -> tuple[Option, ...]:
         out: list[Option] = []
