@@ -46,7 +46,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from craftbt.capabilities.default import default_registry
-from craftbt.capabilities.leaves.survival import HARMFUL_FOODS
+from craftbt.capabilities.leaves.survival import edible
 from craftbt.capabilities.registry import Registry
 from craftbt.core.errors import CraftbtError, ErrorCode
 from craftbt.core.runstatus import RunStatus
@@ -926,8 +926,7 @@ def rest_food(failure: Failure, observed: Observation, body: Body) -> Subgoal | 
     if not str(failure.code or "").endswith(LOW_HEALTH) or observed.food >= routines.REGEN_FOOD:
         return None
     md = mcdata.load_or_default(str(body.version))
-    if any(md.has_item(item) and md.food(item) is not None and item not in HARMFUL_FOODS
-           for item in observed.inventory):
+    if any(edible(md, item) is not None for item in observed.inventory):
         return None
     cooks = dict(MEAT_ANIMALS)
     near = [cooks[e.name] for e in body.entities(32.0, kind="passive") if e.name in cooks]  # nearest first

@@ -106,12 +106,6 @@ DROP_RADIUS = 4.0
 AIR = frozenset({"air", "cave_air", "void_air"})
 #: Placement order for reference faces: on the floor first, then walls, then ceilings.
 FACE_ORDER = (Face.UP, Face.NORTH, Face.SOUTH, Face.WEST, Face.EAST, Face.DOWN)
-#: Seed 000: the bed can be used between these ticks of the day.
-#: Foods that hurt (poison, hunger, teleport). A safety policy, not registry data.
-HARMFUL_FOODS = frozenset(
-    {"rotten_flesh", "spider_eye", "poisonous_potato", "pufferfish", "suspicious_stew", "chorus_fruit"}
-)
-MAX_FOOD = 20
 TORCH_MEMORY = 50
 TORCH_MEMORY_KEY = "torch_positions"
 

@@ -33,7 +33,7 @@ from craftbt.world.daytime import NIGHT_END, NIGHT_START, is_night
 
 if TYPE_CHECKING:
     from craftbt.capabilities.context import CapabilityContext
-    from craftbt.world.mcdata import McData
+    from craftbt.world.mcdata import FoodData, McData
 
 #: Foods that hurt (poison, hunger, teleport). A safety policy, not registry data.
 HARMFUL_FOODS = frozenset(
@@ -49,14 +49,19 @@ class ConsumeFoodArgs(StrictArgs):
     until_saturation: bool = Field(default=False, description="Keep eating until the food bar is full")
 
 
+def edible(md: McData, name: str) -> FoodData | None:
+    """The food data of ``name`` if a bot eats it: a food of the game's data and not a harmful one."""
+    if name in HARMFUL_FOODS or not md.has_item(name):
+        return None
+    return md.food(name)
+
+
 def best_food(md: McData, ctx: CapabilityContext, exclude: str | None = None) -> str | None:
     """The carried food that fills the missing hunger best with least waste; harmful foods never."""
     missing = MAX_FOOD - ctx.body.food()
     options = []
     for name in inventory_names(ctx):
-        if name in HARMFUL_FOODS or name == exclude or not md.has_item(name):
-            continue
-        food = md.food(name)
+        food = edible(md, name) if name != exclude else None
         if food is not None:
             options.append(food)
     if not options:
