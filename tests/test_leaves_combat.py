@@ -153,6 +153,24 @@ def test_a_creeper_is_fought_out_of_its_fuse_and_drops_its_gunpowder() -> None:
     assert any(e.item is not None and e.item.name == "gunpowder" for e in body.entities(8.0, kind="item"))
 
 
+@pytest.mark.parametrize("second", [(12.5, 6.5), (-10.5, 0.5), (10.5, -10.5)])
+def test_a_second_creeper_walking_up_mid_fight_is_left_behind_with_the_first(second: tuple[float, float]) -> None:
+    """Natural seed 1's firework rocket: a second creeper walked up while the first was fought; the walk out of the
+    first one's fuse went past the second, whose blast took both creepers and 9 health. The nearer creeper is the
+    one swung at, and every walk out of a fuse leaves all the creepers near behind (the second from behind the
+    first, from the other side, from aside)."""
+    body, origin = sim_body()
+    body.run_command("/give @s wooden_sword 1")
+    run_leaf(body, "equip_weapon", {})
+    body.world.spawn_mob("creeper", origin.x + 6.5, origin.y, origin.z + 0.5)
+    body.world.spawn_mob("creeper", origin.x + second[0], origin.y, origin.z + second[1])
+    body.world.rng.seed(0)
+    attack = run_leaf(body, "attack_entity", {"entityType": "creeper", "retreatHealth": 4.0}, max_ticks=1_500)
+    assert attack.ok, attack.result
+    assert not [e for e in body.world.events if e.get("event") == "explosion"]
+    assert body.world.player.health == 20
+
+
 def test_a_creeper_that_does_not_come_is_closed_in_on_after_the_wait() -> None:
     """A creeper standing still within the fight's wait (5 blocks): after the wait the fight closes in and swings.
     A chase leg that stopped at once at the wait's distance looped within one tick (a hung goal run)."""

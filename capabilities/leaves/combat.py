@@ -284,13 +284,9 @@ def _hostiles(ctx: CapabilityContext, radius: float) -> list[EntityInfo]:
     return ctx.body.entities(radius, kind="hostile")
 
 
-def _centre(entities: list[EntityInfo]) -> Position:
-    n = len(entities)
-    return Position(
-        sum(e.position.x for e in entities) / n,
-        sum(e.position.y for e in entities) / n,
-        sum(e.position.z for e in entities) / n,
-    )
+def _centre(points: list[Position]) -> Position:
+    n = len(points)
+    return Position(sum(p.x for p in points) / n, sum(p.y for p in points) / n, sum(p.z for p in points) / n)
 
 
 def _flat_distance(a: Position, b: Position) -> float:
@@ -339,7 +335,7 @@ def run_retreat(ctx: CapabilityContext, args: RetreatArgs) -> RunnerGen:
     here = ctx.body.position()
     if not threats:
         return ActionResult.success(retreated=False, threats=0, position=list(here))
-    centre = _centre(threats)
+    centre = _centre([e.position for e in threats])
     failure = yield from walk_away(ctx, centre, args.retreatDistance)
     if failure is not None:
         failure.observables["threats"] = len(threats)
@@ -386,6 +382,9 @@ class AttackEntityArgs(StrictArgs):
 #: and first of all when one stands within FUSE_OUT as the fight begins (its fuse may be burning already).
 FUSED = frozenset({"creeper"})
 FUSE_OUT = 7.0
+#: A fused mob lights its fuse this near the player (vanilla's creeper: 3 blocks), with half a block to spare for
+#: the step it takes while the fight looks.
+FUSE_LIGHTS = 3.5
 #: Within this many blocks a fight waits (up to FUSE_WAIT_TICKS) for a fused mob to walk into reach.
 FUSE_WAIT, FUSE_WAIT_TICKS = 5.0, 40
 #: Memory key: the entities this run found no path to. A type-based attack turns to the next one of the type,
@@ -433,7 +432,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
     radius = args.radius * 2  # how far the fight keeps sight of its target
     if fused and _within(ctx, target_id, FUSE_OUT, radius):
         # natural seed 0: a creeper that walked up during the search blew up 0.4 s into the fight
-        away = yield from _out_of_fuse(ctx, target.position)
+        away = yield from _out_of_fuse(ctx, _fuses_near(ctx, target.position))
         if away is not None:
             away.observables.update(target=target_id, hits=0)
             return away
@@ -472,6 +471,21 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
                 "target_alive", f"{name} still alive after {args.duration} ms", retryable=True,
                 target=target_id, hits=hits, last_health=last_health,
             )
+        if fused:
+            # two creepers walk up together (natural seed 1's firework rocket): the nearer is the one swung at, and
+            # one that comes within its fuse's reach while the one fought is out of reach is walked away from (in
+            # reach, the swing comes first: the walk after it leaves both behind)
+            nearer = _nearer_of_its_kind(ctx, args, current, radius)
+            if nearer is not None:
+                target_id, current, hits, outlived_swing, waited = nearer.id, nearer, 0, False, 0
+                last_health, last_seen = current.health, current.position
+            in_reach = current.position.distance_to(ctx.body.position()) <= ATTACK_REACH
+            if not in_reach and _another_fuse_lights(ctx, target_id):
+                away = yield from _out_of_fuse(ctx, _fuses_near(ctx, current.position))
+                if away is not None:
+                    away.observables.update(target=target_id, hits=hits)
+                    return away
+                continue
         here = ctx.body.position()
         if fused and current.position.distance_to(here) <= FUSE_WAIT and waited < FUSE_WAIT_TICKS:
             # a creeper walks up to the player: swung at as it comes into reach, the bot is as far from it as a
@@ -520,7 +534,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
         if fused and after is not None:  # still listed within sight (the list above): not yet dead
             # out of the fuse before it burns down, then in again for the next swing: a creeper that blows up
             # drops nothing (and its blast killed the bot: natural seed 0's firework rocket)
-            away = yield from _out_of_fuse(ctx, current.position)
+            away = yield from _out_of_fuse(ctx, _fuses_near(ctx, current.position))
             if away is not None:
                 away.observables.update(target=target_id, hits=hits)
                 return away
@@ -529,10 +543,40 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
             yield None
 
 
-def _out_of_fuse(ctx: CapabilityContext, fused: Position) -> Step:
-    """Walk out of a fused mob's reach by the cell beyond it the bot walks to soonest (:func:`escape_cell`), else
-    straight away: at least BACK_OFF, and far enough to end (within the walk's 2-block tolerance) a block beyond
-    FUSE_OUT. None when away, else the walk's failure.
+def _nearer_of_its_kind(ctx: CapabilityContext, args: AttackEntityArgs, current: EntityInfo,
+                        radius: float) -> EntityInfo | None:
+    """In a fight for any mob of a type: another of the type a quarter block or more nearer than the one fought, else
+    None."""
+    if args.entityId is not None:
+        return None
+    here = ctx.body.position()
+    own = current.position.distance_to(here)
+    others = [e for e in ctx.body.entities(radius) if e.name == current.name and e.id != current.id
+              and e.position.distance_to(here) < own - 0.25]
+    return min(others, key=lambda e: e.position.distance_to(here), default=None)
+
+
+def _another_fuse_lights(ctx: CapabilityContext, target_id: int) -> bool:
+    """A fused mob other than the one fought stands within :data:`FUSE_LIGHTS` of the bot."""
+    here = ctx.body.position()
+    return any(e.name in FUSED and e.id != target_id and e.position.distance_to(here) <= FUSE_LIGHTS
+               for e in ctx.body.entities(FUSE_LIGHTS))
+
+
+def _fuses_near(ctx: CapabilityContext, fought: Position) -> list[Position]:
+    """Where the fused mobs a walk out of the fuse must leave behind stand: the one fought, and every other within
+    :data:`FUSE_NEAR` of the bot (natural seed 1's firework rocket: a second creeper walked up while the first was
+    fought, the walk out of the first one's fuse went past it, and its blast took both creepers and 9 health)."""
+    here = ctx.body.position()
+    others = [e.position for e in ctx.body.entities(FUSE_NEAR) if e.name in FUSED
+              and e.position.distance_to(here) <= FUSE_NEAR and e.position.distance_to(fought) > 0.5]
+    return [fought, *others]
+
+
+def _out_of_fuse(ctx: CapabilityContext, fused: list[Position]) -> Step:
+    """Walk out of the fused mobs' reach by the cell beyond all of them the bot walks to soonest
+    (:func:`escape_cell`), else straight away from where they stand: at least BACK_OFF, and far enough to end
+    (within the walk's 2-block tolerance) a block beyond FUSE_OUT. None when away, else the walk's failure.
 
     Straight away is no race on natural ground: a walk up a slope or round a tree took 27 of the fuse's 30 ticks to
     reach 7.0 blocks, and the creeper blew up (natural seed 0's firework rocket; 11 of 24 fights on its hills)."""
@@ -541,21 +585,25 @@ def _out_of_fuse(ctx: CapabilityContext, fused: Position) -> Step:
         failure = yield from perform(partial(ctx.body.goto, cell, tolerance=0.0))
         if failure is None or (failure.error is not None and failure.error.code in ("died", "cancelled")):
             return failure
-    distance = max(BACK_OFF, FUSE_OUT + 3.0 - ctx.body.position().distance_to(fused))
-    return (yield from walk_away(ctx, fused, distance))
+    centre = _centre(fused)
+    distance = max(BACK_OFF, FUSE_OUT + 3.0 - ctx.body.position().distance_to(centre))
+    return (yield from walk_away(ctx, centre, distance))
 
 
 #: An escape cell stands this far beyond FUSE_OUT from the creeper (the walk ends on the cell's centre), and is
 #: looked for this many blocks across around the bot.
 ESCAPE_MARGIN, ESCAPE_RADIUS = 0.75, 10
+#: Another fused mob this near the bot is escaped with the one fought (it walks up while the fight goes on).
+FUSE_NEAR = FUSE_OUT + 2.0
 
 
-def escape_cell(ctx: CapabilityContext, threat: Position, beyond: float) -> BlockPos | None:
-    """The standable cell more than ``beyond`` blocks from ``threat`` that the bot walks to in the fewest ticks
-    (``world.terrain.walk_ticks``: slopes, steps, trees and drops priced as the pathfinder prices them); None when
-    none is within :data:`ESCAPE_RADIUS`."""
+def escape_cell(ctx: CapabilityContext, threats: list[Position], beyond: float) -> BlockPos | None:
+    """The standable cell more than ``beyond`` blocks from every one of ``threats`` that the bot walks to in the
+    fewest ticks (``world.terrain.walk_ticks``: slopes, steps, trees and drops priced as the pathfinder prices
+    them); None when none is within :data:`ESCAPE_RADIUS`."""
     def out(cell: BlockPos) -> bool:
-        return Position(cell.x + 0.5, cell.y, cell.z + 0.5).distance_to(threat) > beyond
+        centre = Position(cell.x + 0.5, cell.y, cell.z + 0.5)
+        return all(centre.distance_to(threat) > beyond for threat in threats)
 
     read, solid = body_reader(ctx, snapshot=True), solid_in(registry_data(ctx))
     ticks = walk_ticks(read, solid, ctx.body.position().block(), ESCAPE_RADIUS, until=out)
