@@ -171,6 +171,31 @@ def test_a_second_creeper_walking_up_mid_fight_is_left_behind_with_the_first(sec
     assert body.world.player.health == 20
 
 
+def test_a_nearer_creeper_with_no_path_to_it_is_not_turned_back_to() -> None:
+    """A creeper caged in stone, nearer than a second one: the fight finds no path to it and turns to the second.
+    The turn to the nearer creeper must skip the one the run found no path to, or the fight turns back to it and
+    the two turns loop within one tick (natural seed 2's firework rocket hung)."""
+    body, origin = sim_body()
+    body.run_command("/give @s wooden_sword 1")
+    run_leaf(body, "equip_weapon", {})
+    x, y, z = int(origin.x) + 7, int(origin.y), int(origin.z)
+    body.run_command(f"/fill {x - 1} {y} {z - 1} {x + 1} {y + 2} {z + 1} stone hollow")
+    body.world.spawn_mob("creeper", x + 0.5, y + 1.0, z + 0.5, no_ai=True)
+    body.world.spawn_mob("creeper", origin.x + 14.5, origin.y, origin.z + 0.5)
+    goto, walks = body.goto, [0]
+
+    def counted_goto(*args: object, **kw: object) -> object:
+        walks[0] += 1
+        assert walks[0] < 500, "the fight started 500 walks: a loop that lets no tick pass"
+        return goto(*args, **kw)
+
+    body.goto = counted_goto
+    body.world.rng.seed(0)
+    attack = run_leaf(body, "attack_entity", {"entityType": "creeper", "retreatHealth": 4.0}, max_ticks=1_500)
+    assert attack.ok, attack.result
+    assert not [e for e in body.world.events if e.get("event") == "explosion"]
+
+
 def test_a_creeper_that_does_not_come_is_closed_in_on_after_the_wait() -> None:
     """A creeper standing still within the fight's wait (5 blocks): after the wait the fight closes in and swings.
     A chase leg that stopped at once at the wait's distance looped within one tick (a hung goal run)."""

@@ -545,15 +545,13 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
 
 def _nearer_of_its_kind(ctx: CapabilityContext, args: AttackEntityArgs, current: EntityInfo,
                         radius: float) -> EntityInfo | None:
-    """In a fight for any mob of a type: another of the type a quarter block or more nearer than the one fought, else
-    None."""
-    if args.entityId is not None:
+    """In a fight for any mob of a type: the one :func:`find_target` picks (the nearest, none the run found no path
+    to) when it is another, a quarter block or more nearer than the one fought; else None."""
+    nearest = find_target(ctx, args, radius)
+    if nearest is None or nearest.id == current.id or nearest.name != current.name:
         return None
     here = ctx.body.position()
-    own = current.position.distance_to(here)
-    others = [e for e in ctx.body.entities(radius) if e.name == current.name and e.id != current.id
-              and e.position.distance_to(here) < own - 0.25]
-    return min(others, key=lambda e: e.position.distance_to(here), default=None)
+    return nearest if nearest.position.distance_to(here) < current.position.distance_to(here) - 0.25 else None
 
 
 def _another_fuse_lights(ctx: CapabilityContext, target_id: int) -> bool:
