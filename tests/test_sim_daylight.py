@@ -1,12 +1,16 @@
-"""Mobs in daylight, by vanilla's rules: undead burn under open sky, spiders turn neutral, creepers do not."""
+"""Mobs by vanilla's rules: the night spawns its four hostiles alike; in daylight undead burn under open sky,
+spiders turn neutral, creepers do not."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 
 from craftbt.world.body import BlockPos
+from craftbt.world.scenarios.loader import world_body
 from craftbt.world.sim.body import SimBody, new_world
-from craftbt.world.sim.mobs import PROVOKED, burns
+from craftbt.world.sim.mobs import PROVOKED, SPAWN_INTERVAL, burns
 from craftbt.world.sim.storage import make_state
 
 NOON, MIDNIGHT = 6000, 18000
@@ -21,6 +25,28 @@ def world_at(time_of_day: int) -> SimBody:
 
 def ground_y(body: SimBody) -> float:
     return body.position().y
+
+
+def test_the_night_spawns_spiders_and_creepers_as_often_as_zombies_and_skeletons() -> None:
+    """Vanilla's overworld weights (spider, zombie, skeleton and creeper 100 each): a hunt for string or gunpowder
+    meets its mob at the first dawn as often as a zombie (the old table spawned two zombies for each spider)."""
+    body = world_body("natural", 0)
+    assert isinstance(body, SimBody)
+    for cx in range(-3, 3):  # a mob spawns 16-32 blocks off, in a generated chunk (the server's loaded ones)
+        for cz in range(-3, 3):
+            body.world.ensure_chunk(cx, cz)
+    body.world.clock.set_time_of_day(MIDNIGHT)
+    spawned: Counter[str] = Counter()
+    for _ in range(3_000):
+        body.advance(SPAWN_INTERVAL)
+        for mob in [e for e in body.world.entities.values() if e.kind == "hostile"]:
+            spawned[mob.name] += 1
+            del body.world.entities[mob.id]
+        body.world.clock.set_time_of_day(MIDNIGHT)
+    total = sum(spawned.values())
+    assert total > 1_000, spawned
+    assert set(spawned) == {"zombie", "skeleton", "spider", "creeper"}
+    assert all(abs(n / total - 0.25) < 0.04 for n in spawned.values()), spawned
 
 
 def test_a_zombie_burns_in_the_noon_sun_and_dies() -> None:

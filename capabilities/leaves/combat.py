@@ -47,6 +47,7 @@ from craftbt.capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
+from craftbt.world import nature
 from craftbt.world.body import (
     TICKS_PER_SECOND,
     BlockPos,
@@ -377,11 +378,9 @@ class AttackEntityArgs(StrictArgs):
     )
 
 
-#: Mobs that light a fuse beside the player and blow up (vanilla's creeper: it swells within 3 blocks and its fuse
-#: goes out beyond FUSE_OUT, 30 ticks to the blast). A fight with one backs off out of the fuse after every swing,
-#: and first of all when one stands within FUSE_OUT as the fight begins (its fuse may be burning already).
-FUSED = frozenset({"creeper"})
-FUSE_OUT = 7.0
+#: A fight with a fused mob (``nature.FUSED``) backs off out of the fuse after every swing, and first of all when one
+#: stands within FUSE_OUT as the fight begins (its fuse may be burning already); it goes out beyond FUSE_OUT.
+FUSE_OUT = nature.FUSE_OUT
 #: A fused mob lights its fuse this near the player (vanilla's creeper: 3 blocks), with half a block to spare for
 #: the step it takes while the fight looks.
 FUSE_LIGHTS = 3.5
@@ -428,7 +427,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
     if target is None:
         return ActionResult.failure("no_target", "the target left before the fight")
     target_id, name = target.id, target.name
-    fused = name in FUSED
+    fused = name in nature.FUSED
     radius = args.radius * 2  # how far the fight keeps sight of its target
     if fused and _within(ctx, target_id, FUSE_OUT, radius):
         # natural seed 0: a creeper that walked up during the search blew up 0.4 s into the fight
@@ -557,7 +556,7 @@ def _nearer_of_its_kind(ctx: CapabilityContext, args: AttackEntityArgs, current:
 def _another_fuse_lights(ctx: CapabilityContext, target_id: int) -> bool:
     """A fused mob other than the one fought stands within :data:`FUSE_LIGHTS` of the bot."""
     here = ctx.body.position()
-    return any(e.name in FUSED and e.id != target_id and e.position.distance_to(here) <= FUSE_LIGHTS
+    return any(e.name in nature.FUSED and e.id != target_id and e.position.distance_to(here) <= FUSE_LIGHTS
                for e in ctx.body.entities(FUSE_LIGHTS))
 
 
@@ -566,7 +565,7 @@ def _fuses_near(ctx: CapabilityContext, fought: Position) -> list[Position]:
     :data:`FUSE_NEAR` of the bot (natural seed 1's firework rocket: a second creeper walked up while the first was
     fought, the walk out of the first one's fuse went past it, and its blast took both creepers and 9 health)."""
     here = ctx.body.position()
-    others = [e.position for e in ctx.body.entities(FUSE_NEAR) if e.name in FUSED
+    others = [e.position for e in ctx.body.entities(FUSE_NEAR) if e.name in nature.FUSED
               and e.position.distance_to(here) <= FUSE_NEAR and e.position.distance_to(fought) > 0.5]
     return [fought, *others]
 

@@ -31,8 +31,11 @@ from craftbt.world.sim.storage import AIR
 if TYPE_CHECKING:
     from craftbt.world.sim.world import World
 
-#: Hostile mobs the world spawns in the dark, with relative weights.
-SPAWN_TABLE: tuple[tuple[str, int], ...] = (("zombie", 4), ("skeleton", 3), ("spider", 2), ("creeper", 2))
+#: Hostile mobs the world spawns in the dark, with vanilla's weights for the overworld's land biomes
+#: (``BiomeDefaultFeatures.monsters``: spider 100, zombie 95 and zombie villager 5, here both zombies, skeleton 100,
+#: creeper 100). Vanilla's slime (100: swamps and slime chunks), enderman (10) and witch (5) are left out: the sim
+#: has no swamp or slime chunk, and neither a neutral enderman nor a witch's potions.
+SPAWN_TABLE: tuple[tuple[str, int], ...] = (("zombie", 100), ("skeleton", 100), ("spider", 100), ("creeper", 100))
 HOSTILE_CAP = 8
 SPAWN_INTERVAL = 20
 SPAWN_MIN_DIST = 16
