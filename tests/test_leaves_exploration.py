@@ -496,3 +496,23 @@ def test_a_climb_that_comes_up_under_a_lake_tunnels_to_dry_ground_and_climbs_the
     run = run_leaf(body, "explore", {"target": "sheep", "max_ticks": 6_000}, max_ticks=8_000)
     assert run.ok, run.result.error
     assert body.position().y >= 63 and body.position().x > 5
+
+
+def test_a_tunnel_under_a_lake_steps_down_into_an_open_cell_on_its_way() -> None:
+    """Natural seed 0's crossbow: a climb out of the iron mine came up in sand under a lake (the pocket below,
+    carved as the run left it); the tunnel towards the beach began over the shaft the climb had come up, the step
+    into that open cell, which has no floor, found no path, the same side was chosen again, and every later
+    search failed at once: "no way up to the surface"."""
+    body = world_body("natural", 0)
+    body.give("stone_pickaxe", 1)
+    pocket = {59: [(-1, -1), (0, -1), (1, -1), (0, 0), (1, 0)], 58: [(-1, -1), (0, -1), (1, -1), (0, 0), (1, 0)],
+              57: [(-1, -1), (0, -1), (1, -1), (0, 0), (1, 0)], 56: [(0, -1), (1, -1), (1, 0)],
+              55: [(1, -1), (1, 0)]}
+    for y, cells in pocket.items():
+        for dx, dz in cells:
+            body.set_block((72 + dx, y, 66 + dz), "air")
+    body.teleport(Position(72.5, 57, 66.5))
+    body.world.spawn_mob("sheep", 116.5, float(body.world.highest_solid(116, 66) + 1), 66.5, no_ai=True)
+    run = run_leaf(body, "explore", {"target": "sheep", "max_ticks": 4_000}, max_ticks=6_000)
+    assert run.ok, run.result.error
+    assert body.position().y >= 63

@@ -396,10 +396,18 @@ def _advance(ctx: CapabilityContext, search: Search, direction: tuple[int, int],
         result = yield from _clear(ctx, cell, search)
         if not result.ok:
             return result
-    result = yield from _step_to(ctx, nxt, search)
+    result = yield from _step_to(ctx, _landing(ctx, nxt), search)
     if result.ok:
         yield from _dump_junk(ctx, search, feet)
     return result
+
+
+def _landing(ctx: CapabilityContext, cell: BlockPos) -> BlockPos:
+    """Where a step into ``cell`` stands: the cell, or the first standable one under it within the drop
+    :func:`_floor_ok` allowed (natural seed 0's crossbow: a tunnel under a lake towards the beach began over the
+    shaft its own climb had come up, and the step into the open cell, which has no floor, found no path)."""
+    read, solid = body_reader(ctx), solid_in(registry_data(ctx))
+    return next((c for c in (cell, cell.offset(dy=-1), cell.offset(dy=-2)) if terrain.standable(read, solid, c)), cell)
 
 
 def _dump_junk(ctx: CapabilityContext, search: Search, behind: BlockPos) -> Step:
