@@ -27,7 +27,6 @@ from weakref import WeakKeyDictionary
 
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import CapabilitySpec, Family
-from craftbt.world import nature
 from craftbt.world.body import BlockPos, Body, EntityInfo, Observation
 
 
@@ -90,10 +89,6 @@ def threats(body: Body, hostiles: list[EntityInfo]) -> list[EntityInfo]:
     return [e for e in hostiles if e is not nearest]
 
 
-#: A fused mob in range this much nearer than at the last poll is coming at the bot (blocks)
-FUSE_NEARING = 0.1
-
-
 @dataclass
 class Thresholds:
     hostile_range: float = 8.0
@@ -112,8 +107,6 @@ class SafetyMonitor:
         self._lava_cell: BlockPos | None = None
         self._lava_read_tick = 0
         self._lava = False
-        self._fuse_near = False
-        self._fuse_distances: dict[int, float] = {}
 
     def _in_lava(self, body: Body, feet: BlockPos, tick: int) -> bool:
         if feet != self._lava_cell or tick - self._lava_read_tick >= LAVA_RECHECK_TICKS:
@@ -130,13 +123,8 @@ class SafetyMonitor:
             now.add(Signal.LAVA)
         near = [e for e in body.entities(t.hostile_range, kind="hostile")
                 if e.position.distance_to(feet) <= t.hostile_range]
-        threatening = threats(body, near)
-        if threatening:
+        if threats(body, near):
             now.add(Signal.HOSTILE_NEAR)
-        fused = {e.id: e.position.distance_to(feet) for e in threatening if e.name in nature.FUSED}
-        self._fuse_near = any(d <= nature.FUSE_OUT and d < self._fuse_distances.get(i, d) - FUSE_NEARING
-                              for i, d in fused.items())
-        self._fuse_distances = fused
         if self._prev_health is not None and self._prev_health - obs.health >= t.health_drop:
             now.add(Signal.HEALTH_DROP)
         if obs.food <= t.hunger_food:
@@ -146,17 +134,9 @@ class SafetyMonitor:
         return now
 
     def poll(self, body: Body) -> list[Signal]:
-        """Signals that just became true (edge detection), most urgent first. A fused mob (a creeper) within its
-        fuse's reach (``nature.FUSE_OUT``) that came nearer since the last poll raises HOSTILE_NEAR again: it
-        follows a retreat, and the step resumed after it walked back into it (natural seed 2's cake: the search
-        for sugar cane walked up to the creeper it had retreated from, and the blast took 13 health; a second one
-        killed the bot). One that stands still (by a roofed pit at night) raises it once, and so does one
-        following from farther (natural seed 1's crossbow: two creepers 8-10 blocks behind drove retreat after
-        retreat 80 blocks on, out of the fence)."""
+        """Signals that just became true (edge detection), most urgent first."""
         now = self.current(body, body.observe())
         rising = now - self._raised
-        if self._fuse_near:
-            rising.add(Signal.HOSTILE_NEAR)
         self._raised = now
         return [s for s in SIGNAL_PRIORITY if s in rising]
 

@@ -197,26 +197,3 @@ def test_a_signal_without_a_registered_fast_path_is_recorded_not_skipped(tmp_pat
     assert out.status == "success"
     got = reasons(ex, out.run_id)
     assert got.count("fast_path_unavailable") == 1 and "safety_preempt" not in got
-
-
-def test_a_creeper_coming_nearer_raises_the_hostile_signal_at_every_poll_a_zombie_once() -> None:
-    """A creeper follows a retreat and waits where it stopped; the step resumed after the retreat walked back into
-    it (natural seed 2's cake died so). While one within its fuse's reach (7 blocks) comes nearer, every poll raises
-    the signal again, so the next retreat starts as soon as the last one ends; one standing still (by a roofed
-    pit), one following from farther and any other hostile raise it once, as they come into range."""
-    body = FlatFakeBody()
-    safety = SafetyMonitor(make_registry(body))
-    body.mobs.append(EntityInfo(id=7, name="zombie", kind="hostile", position=Position(4.0, 64.0, 0.5)))
-    assert safety.poll(body) == [Signal.HOSTILE_NEAR]
-    body.advance(5)
-    assert safety.poll(body) == []
-    for away in (7.9, 7.4, 6.9, 5.9, 4.9):  # a creeper walking up: raised again within its fuse's reach (7)
-        body.mobs[1:] = [EntityInfo(id=8, name="creeper", kind="hostile", position=Position(0.5 - away, 64.0, 0.5))]
-        body.advance(5)
-        assert safety.poll(body) == ([] if away > 7 else [Signal.HOSTILE_NEAR]), away
-    body.advance(5)
-    assert safety.poll(body) == []  # it stopped
-    body.mobs.pop(0)
-    body.advance(5)
-    assert safety.poll(body) == []
-
