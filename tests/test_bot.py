@@ -81,7 +81,8 @@ def test_a_goal_posted_to_serve_on_the_natural_world_runs_as_craftbt_run_does(
     served = served_goal(tmp_path / "serve", NIGHT_GOAL, NIGHT_SEED)
     assert cli["status"] == "success" and served["ok"] and served["status"] == "success", served
     goal = served["goal"]
-    assert [a["status"] for a in goal["attempts"]] == ["preempted", "escalated", "success"], goal
+    statuses = [a["status"] for a in goal["attempts"]]  # the night stops the first, a replan follows a refusal
+    assert statuses[0] == "preempted" and statuses[-1] == "success" and "escalated" in statuses[1:-1], goal
     assert len(goal["nights"]) == 1 and goal["nights"][0]["sheltered"], goal["nights"]
     ran_by_cli, ran_by_serve = journal_walk(tmp_path / "cli"), journal_walk(tmp_path / "serve")
     assert ran_by_serve == ran_by_cli  # every run (the night's too), every step, in order
