@@ -138,6 +138,18 @@ def test_use_item_on_sim() -> None:
     assert run.ok and run.verdict is Verdict.VERIFIED and body.observe().count("snowball") == 1
 
 
+def _fail_on_a_loop_of_walks(body: Any, limit: int = 500) -> None:
+    """Fail the test once the fight has started ``limit`` walks: a loop that lets no tick pass would hang."""
+    goto, walks = body.goto, [0]
+
+    def counted_goto(*args: object, **kw: object) -> object:
+        walks[0] += 1
+        assert walks[0] < limit, f"the fight started {limit} walks: a loop that lets no tick pass"
+        return goto(*args, **kw)
+
+    body.goto = counted_goto
+
+
 def test_a_creeper_is_fought_out_of_its_fuse_and_drops_its_gunpowder() -> None:
     """Natural seed 0's firework rocket: a fight that stood and swung at a creeper let its fuse burn down; the blast
     killed the bot and the creeper dropped nothing. Backing off after each swing kills it with a wooden sword."""
@@ -182,14 +194,7 @@ def test_a_nearer_creeper_with_no_path_to_it_is_not_turned_back_to() -> None:
     body.run_command(f"/fill {x - 1} {y} {z - 1} {x + 1} {y + 2} {z + 1} stone hollow")
     body.world.spawn_mob("creeper", x + 0.5, y + 1.0, z + 0.5, no_ai=True)
     body.world.spawn_mob("creeper", origin.x + 14.5, origin.y, origin.z + 0.5)
-    goto, walks = body.goto, [0]
-
-    def counted_goto(*args: object, **kw: object) -> object:
-        walks[0] += 1
-        assert walks[0] < 500, "the fight started 500 walks: a loop that lets no tick pass"
-        return goto(*args, **kw)
-
-    body.goto = counted_goto
+    _fail_on_a_loop_of_walks(body)
     body.world.rng.seed(0)
     attack = run_leaf(body, "attack_entity", {"entityType": "creeper", "retreatHealth": 4.0}, max_ticks=1_500)
     assert attack.ok, attack.result
@@ -203,14 +208,7 @@ def test_a_creeper_that_does_not_come_is_closed_in_on_after_the_wait() -> None:
     body.run_command("/give @s wooden_sword 1")
     run_leaf(body, "equip_weapon", {})
     body.world.spawn_mob("creeper", origin.x + 4.5, origin.y, origin.z + 0.5, no_ai=True)
-    goto, legs = body.goto, [0]
-
-    def counted_goto(*args: object, **kw: object) -> object:
-        legs[0] += 1
-        assert legs[0] < 500, "the chase started 500 walks: a loop that lets no tick pass"
-        return goto(*args, **kw)
-
-    body.goto = counted_goto
+    _fail_on_a_loop_of_walks(body)
     attack = run_leaf(body, "attack_entity", {"entityType": "creeper", "retreatHealth": 4.0}, max_ticks=2_000)
     assert attack.ok and attack.observables["hits"] == 5, attack.result
 
