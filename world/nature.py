@@ -64,12 +64,6 @@ def night_only(mob: str) -> bool:
 #: night on the surface.
 UNDEAD = ("zombie", "skeleton")
 
-#: Mobs that light a fuse beside the player and blow up (vanilla's creeper: it swells within 3 blocks, its fuse goes
-#: out beyond 7, 30 ticks to the blast). It follows a bot that walked away, and waits where it stopped.
-FUSED = frozenset({"creeper"})
-#: A lit fuse goes out when the player is farther than this (blocks)
-FUSE_OUT = 7.0
-
 
 #: Items a survival bot gets in vanilla that this world or body gives no way to: why, for a refusal.
 NO_SOURCE: dict[str, str] = {

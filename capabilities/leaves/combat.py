@@ -47,7 +47,6 @@ from craftbt.capabilities.spec import (
     RunnerGen,
     VerificationResult,
 )
-from craftbt.world import nature
 from craftbt.world.body import (
     TICKS_PER_SECOND,
     BlockPos,
@@ -378,9 +377,11 @@ class AttackEntityArgs(StrictArgs):
     )
 
 
-#: A fight with a fused mob (``nature.FUSED``) backs off out of the fuse after every swing, and first of all when one
-#: stands within FUSE_OUT as the fight begins (its fuse may be burning already); it goes out beyond FUSE_OUT.
-FUSE_OUT = nature.FUSE_OUT
+#: Mobs that light a fuse beside the player and blow up (vanilla's creeper: it swells within 3 blocks and its fuse
+#: goes out beyond FUSE_OUT, 30 ticks to the blast). A fight with one backs off out of the fuse after every swing,
+#: and first of all when one stands within FUSE_OUT as the fight begins (its fuse may be burning already).
+FUSED = frozenset({"creeper"})
+FUSE_OUT = 7.0
 #: A fused mob lights its fuse this near the player (vanilla's creeper: 3 blocks), with half a block to spare for
 #: the step it takes while the fight looks.
 FUSE_LIGHTS = 3.5
@@ -393,8 +394,14 @@ UNREACHED_KEY = "attack_unreached"
 
 
 def find_target(ctx: CapabilityContext, args: AttackEntityArgs, radius: float) -> EntityInfo | None:
-    here = ctx.body.position()
-    entities = [e for e in ctx.body.entities(radius) if e.kind not in ("item", "player")]
+    return _pick_target(ctx, args, ctx.body.entities(radius), ctx.body.position())
+
+
+def _pick_target(ctx: CapabilityContext, args: AttackEntityArgs, seen: list[EntityInfo],
+                here: Position) -> EntityInfo | None:
+    """The target among the entities ``seen`` from ``here``: ``entityId``, else the nearest of ``entityType``
+    (else the nearest hostile), none the run found no path to."""
+    entities = [e for e in seen if e.kind not in ("item", "player")]
     if args.entityId is not None:
         return next((e for e in entities if e.id == args.entityId), None)
     unreached: set[int] = ctx.memory.get(UNREACHED_KEY, set())
@@ -427,7 +434,7 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
     if target is None:
         return ActionResult.failure("no_target", "the target left before the fight")
     target_id, name = target.id, target.name
-    fused = name in nature.FUSED
+    fused = name in FUSED
     radius = args.radius * 2  # how far the fight keeps sight of its target
     if fused and _within(ctx, target_id, FUSE_OUT, radius):
         # natural seed 0: a creeper that walked up during the search blew up 0.4 s into the fight
@@ -440,7 +447,8 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
     outlived_swing = False  # seen alive (health known, above 0) after our last swing
     bot_health = ctx.body.health()
     while True:
-        current = next((e for e in ctx.body.entities(radius) if e.id == target_id), None)
+        seen, here = ctx.body.entities(radius), ctx.body.position()  # one look a tick for every rule below
+        current = next((e for e in seen if e.id == target_id), None)
         health = ctx.body.health()
         hurt, bot_health = health < bot_health, health
         if current is None and fused and (outlived_swing or hurt):
@@ -474,18 +482,17 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
             # two creepers walk up together (natural seed 1's firework rocket): the nearer is the one swung at, and
             # one that comes within its fuse's reach while the one fought is out of reach is walked away from (in
             # reach, the swing comes first: the walk after it leaves both behind)
-            nearer = _nearer_of_its_kind(ctx, args, current, radius)
+            nearer = _nearer_of_its_kind(ctx, args, current, seen, here)
             if nearer is not None:
                 target_id, current, hits, outlived_swing, waited = nearer.id, nearer, 0, False, 0
                 last_health, last_seen = current.health, current.position
-            in_reach = current.position.distance_to(ctx.body.position()) <= ATTACK_REACH
-            if not in_reach and _another_fuse_lights(ctx, target_id):
+            in_reach = current.position.distance_to(here) <= ATTACK_REACH
+            if not in_reach and _another_fuse_lights(seen, target_id, here):
                 away = yield from _out_of_fuse(ctx, _fuses_near(ctx, current.position))
                 if away is not None:
                     away.observables.update(target=target_id, hits=hits)
                     return away
                 continue
-        here = ctx.body.position()
         if fused and current.position.distance_to(here) <= FUSE_WAIT and waited < FUSE_WAIT_TICKS:
             # a creeper walks up to the player: swung at as it comes into reach, the bot is as far from it as a
             # swing allows (a chase's last step lands a block nearer), so the walk out of its fuse is shortest
@@ -543,21 +550,19 @@ def run_attack(ctx: CapabilityContext, args: AttackEntityArgs) -> RunnerGen:
 
 
 def _nearer_of_its_kind(ctx: CapabilityContext, args: AttackEntityArgs, current: EntityInfo,
-                        radius: float) -> EntityInfo | None:
-    """In a fight for any mob of a type: the one :func:`find_target` picks (the nearest, none the run found no path
-    to) when it is another, a quarter block or more nearer than the one fought; else None."""
-    nearest = find_target(ctx, args, radius)
+                        seen: list[EntityInfo], here: Position) -> EntityInfo | None:
+    """In a fight for any mob of a type: the one :func:`_pick_target` picks among those ``seen`` (the nearest, none
+    the run found no path to) when it is another, a quarter block or more nearer than the one fought; else None."""
+    nearest = _pick_target(ctx, args, seen, here)
     if nearest is None or nearest.id == current.id or nearest.name != current.name:
         return None
-    here = ctx.body.position()
     return nearest if nearest.position.distance_to(here) < current.position.distance_to(here) - 0.25 else None
 
 
-def _another_fuse_lights(ctx: CapabilityContext, target_id: int) -> bool:
+def _another_fuse_lights(seen: list[EntityInfo], target_id: int, here: Position) -> bool:
     """A fused mob other than the one fought stands within :data:`FUSE_LIGHTS` of the bot."""
-    here = ctx.body.position()
-    return any(e.name in nature.FUSED and e.id != target_id and e.position.distance_to(here) <= FUSE_LIGHTS
-               for e in ctx.body.entities(FUSE_LIGHTS))
+    return any(e.name in FUSED and e.id != target_id and e.position.distance_to(here) <= FUSE_LIGHTS
+               for e in seen)
 
 
 def _fuses_near(ctx: CapabilityContext, fought: Position) -> list[Position]:
@@ -565,7 +570,7 @@ def _fuses_near(ctx: CapabilityContext, fought: Position) -> list[Position]:
     :data:`FUSE_NEAR` of the bot (natural seed 1's firework rocket: a second creeper walked up while the first was
     fought, the walk out of the first one's fuse went past it, and its blast took both creepers and 9 health)."""
     here = ctx.body.position()
-    others = [e.position for e in ctx.body.entities(FUSE_NEAR) if e.name in nature.FUSED
+    others = [e.position for e in ctx.body.entities(FUSE_NEAR) if e.name in FUSED
               and e.position.distance_to(here) <= FUSE_NEAR and e.position.distance_to(fought) > 0.5]
     return [fought, *others]
 
