@@ -35,7 +35,7 @@ import py_trees
 from py_trees.common import Status
 from pydantic import BaseModel, Field
 
-from craftbt.capabilities.behaviour import CapabilityBehaviour
+from craftbt.capabilities.behaviour import CapabilityBehaviour, CheckBehaviour
 from craftbt.capabilities.context import CapabilityContext
 from craftbt.capabilities.registry import Registry
 from craftbt.capabilities.spec import ActionResult
@@ -134,6 +134,18 @@ def derive_keys(supervisors: list[Supervisor], plan_digest: str, run: RunState,
         if sup.meta.idempotency_key is None:
             sup.meta.derived_key = f"{stem}.{place}"
     run.resumed_keys.update(completed_keys)
+
+
+def note_failed_condition(run: RunState, root: py_trees.behaviour.Behaviour) -> None:
+    """A tree that failed on a condition node, no step having failed, records which condition
+    (``condition_failed:<check>``): the run's failure names it, and the goal run replans from it, rather than
+    from the last unrelated decision or from nothing (a fishing rod's "crafting table carried" failed after a
+    rest's meat had left the table behind, and the run ended a failure with no reason given)."""
+    tip = root.tip()
+    if isinstance(tip, CheckBehaviour):
+        run.decide("condition_failed", node=tip.name,
+                   detail={"code": f"condition_failed:{tip.check.name}", "check": tip.check.name,
+                           "args": dict(tip.raw_args)})
 
 
 def capability_leaves(root: py_trees.behaviour.Behaviour) -> list[CapabilityBehaviour]:
@@ -538,8 +550,12 @@ class Executor:
                 run.decide("cancelled", detail={"reason": self._cancel_reason})
                 return RunStatus.CANCELLED
             if fast is None and root.status in (Status.SUCCESS, Status.FAILURE):
-                return RunStatus.SUCCESS if root.status == Status.SUCCESS else (
-                    RunStatus.ESCALATED if run.escalations else RunStatus.FAILURE)
+                if root.status == Status.SUCCESS:
+                    return RunStatus.SUCCESS
+                if run.escalations:
+                    return RunStatus.ESCALATED
+                note_failed_condition(run, root)
+                return RunStatus.FAILURE
             if detectors.hung:
                 root.stop(Status.INVALID)
                 return RunStatus.HUNG

@@ -446,31 +446,26 @@ class Router:
         methods = [decision.method, *decision.plan.methods] if failure is None or blames_methods(failure) else []
         self.priors.record_plan(decision.chosen, methods, decision.context, ok)
 
-    def replan(self, intent: Intent, decision: RoutingDecision, failure: Failure, state: PlanningState,
-               observation: Observation | None = None, *, planner: str | None = None,
-               first: m.TreeDefinition | None = None, need: Subgoal | None = None) -> RoutingDecision:
-        """Plan again with the failure as context; a missing item becomes a subgoal spliced in front, a
-        full inventory the tossing of its surplus (:func:`room_repair`), and ``first``, a routine the caller
-        chose from where the bot stands (:func:`stand_repair`), goes in front of all, after ``need``, a subgoal
-        the routine wants (:func:`rest_food`: food for a rest).
-
-        ``planner`` is the caller's choice, as for :meth:`route`: a forced planner plans the repair too."""
+    @staticmethod
+    def retry_intent(intent: Intent, decision: RoutingDecision, failure: Failure) -> Intent:
+        """``intent`` planned again after ``decision``'s plan failed: the failure, and the methods it blames
+        (:func:`blames_methods`), in its context."""
         blamed = [decision.method, *decision.plan.methods] if blames_methods(failure) else []
         recent = [*intent.context.get("recent_failures", []), *blamed]
-        retry = intent.model_copy(update={"context": {**intent.context, "recent_failures": recent,
-                                                      "failed": failure.model_dump(mode="json")}})
+        return intent.model_copy(update={"context": {**intent.context, "recent_failures": recent,
+                                                     "failed": failure.model_dump(mode="json")}})
+
+    def replan(self, intent: Intent, decision: RoutingDecision, failure: Failure, state: PlanningState,
+               observation: Observation | None = None, *, planner: str | None = None) -> RoutingDecision:
+        """Plan again with the failure as context; a missing item becomes a subgoal spliced in front, and a
+        full inventory the tossing of its surplus (:func:`room_repair`).
+
+        ``planner`` is the caller's choice, as for :meth:`route`: a forced planner plans the repair too."""
+        retry = self.retry_intent(intent, decision, failure)
         main = self.route(retry, state, None, planner=planner)
         room = room_repair(failure, keep=[intent.goal.target])
         wanted = failure_subgoal(failure)
-        if first is not None:
-            sub_root, sub_tree, label = first.root, first, first.description
-            if need is not None:
-                need_root, _ = self.subgoal_tree(need, state, context=retry.context, source=intent.source,
-                                                 planner=planner)
-                label = f"{need.goal(state.inventory.get(need.item, 0))}, then {label}"
-                sub_root = m.SequenceNode(name=label, children=[need_root, first.root])
-                sub_tree = first.model_copy(update={"root": sub_root, "description": label})
-        elif room is not None:
+        if room is not None:
             sub_root, sub_tree, label = room.root, room, MAKE_ROOM
         elif wanted is not None:
             sub_root, sub_tree = self.subgoal_tree(wanted, state, context=retry.context, source=intent.source,
@@ -489,6 +484,34 @@ class Router:
                 raise CraftbtError.single(ErrorCode.INVALID_ARGUMENT,
                                           f"repaired plan blocked: {gate.block_reason}: {gate.block_detail}")
         return main
+
+    def routine(self, intent: Intent, failure: Failure, routine: m.TreeDefinition, state: PlanningState, *,
+                need: Subgoal | None = None, planner: str | None = None) -> RoutingDecision:
+        """The routine a caller chose from where the bot stands (:func:`stand_repair`), after ``need``, a
+        subgoal it wants (:func:`rest_food`: food for a rest), as a plan of its own: the goal is routed again
+        from where the routine leaves the bot (:func:`run_goal`). A goal half planned beside it, from the
+        world before it, counted on what the routine changed (natural seed 7's fishing rod: the meat's
+        furnace placed the carried crafting table far behind, and the rod's "place crafting table" found none
+        carried)."""
+        started = time.perf_counter()
+        tree, label = routine, routine.description
+        if need is not None:
+            need_root, _ = self.subgoal_tree(need, state, context=intent.context, source=intent.source,
+                                             planner=planner)
+            label = f"{need.goal(state.inventory.get(need.item, 0))}, then {label}"
+            tree = routine.model_copy(update={"root": m.SequenceNode(name=label, children=[need_root, routine.root]),
+                                              "description": label})
+        explanation = f"routine {label} after {failure.key}; then {intent.goal} is routed again"
+        result = PlanResult(planner=ROUTINE, tree=tree, estimated_cost=0, confidence=1, explanation=explanation,
+                            steps=sum(1 for _ in iter_leaves(tree.root)), method=f"routine:{routine.tree}")
+        decision = RoutingDecision(
+            intent_id=intent.id, goal=str(intent.goal), traits=[], context=context_key(intent.context,
+                                                                                       state.time_of_day),
+            chosen=ROUTINE, method=result.method, reason=explanation, plan=result,
+            digests=_digests(tree, None, None))
+        decision.routing_ms = (time.perf_counter() - started) * 1000
+        self._record(decision)
+        return decision
 
     def subgoal_tree(self, wanted: Subgoal, state: PlanningState, *, context: dict[str, Any] | None = None,
                      source: Any = None, planner: str | None = None) -> tuple[m.Node, m.TreeDefinition]:
@@ -539,6 +562,8 @@ class Router:
 
 #: the label of a full inventory's repair (the tossing leaf in front of the replanned plan)
 MAKE_ROOM = "make room"
+#: who planned a routine's run (:meth:`Router.routine`): no planner, and nothing the priors learn from
+ROUTINE = "routine"
 
 
 def room_repair(failure: Failure, keep: Collection[str] = ()) -> m.TreeDefinition | None:
@@ -809,6 +834,7 @@ def run_goal(
     run = GoalRun(ok=False)
     decision = router.route(intent, survey(body, executor.unreachable), body.observe(), planner=planner)
     repeated = RepeatedFailures()
+    after_routine = intent  # what a routine's success routes: the goal, with the failure that called for it
     watch = NightWatch(body) if shelter_at_night else None
     replans_left = max_replans
     while True:
@@ -831,12 +857,10 @@ def run_goal(
                 run.nights.append(night)
                 if not night.sheltered:  # worked through, as before
                     watch.work_through_the_night()
-                try:
-                    decision = router.route(intent, survey(body, executor.unreachable), body.observe(),
-                                            planner=planner)
-                except CraftbtError as err:
-                    run.stopped = f"routing after the night failed: {err.problems[0].message}"
+                routed = _route_again(router, intent, executor, planner, "the night", run)
+                if routed is None:
                     break
+                decision = routed
                 continue
             if watch is None or not watch.stopped:
                 # stopped for something more urgent (the autonomy loop's preemption): not a failure of the plan,
@@ -846,7 +870,15 @@ def run_goal(
         if outcome.status == "cancelled":
             run.stopped = "cancelled"  # the caller stopped the goal: no replan, and nothing learnt of the plan
             break
-        router.record_outcome(decision, outcome.ok, outcome.failure)
+        if decision.chosen != ROUTINE:
+            router.record_outcome(decision, outcome.ok, outcome.failure)
+        if outcome.ok and decision.chosen == ROUTINE:  # the goal is planned from where the routine left the bot
+            routed = _route_again(router, after_routine, executor, planner, f"the {decision.plan.tree.tree} routine",
+                                  run)
+            if routed is None:
+                break
+            decision = routed
+            continue
         if outcome.ok:
             run.ok = True
             return run
@@ -871,10 +903,14 @@ def run_goal(
             run.stopped = repeated.stopped(failure)
             break
         surveyed = replan_view(survey(body, executor.unreachable), failure)
+        routine = stand_repair(failure, body, executor.config.geofence)
         try:
-            decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner,
-                                     first=stand_repair(failure, body, executor.config.geofence),
-                                     need=rest_food(failure, observed, body))
+            if routine is not None:
+                after_routine = router.retry_intent(intent, decision, failure)
+                decision = router.routine(intent, failure, routine, surveyed, need=rest_food(failure, observed, body),
+                                          planner=planner)
+            else:
+                decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner)
         except CraftbtError as err:
             # no planner can repair from here (an HTN decomposition deeper than its bound, an exhausted
             # search): the goal run ends failed with that reason, recorded on the last attempt's run
@@ -886,16 +922,28 @@ def run_goal(
     return run
 
 
+def _route_again(router: Router, intent: Intent, executor: Executor, planner: str, after: str,
+                 run: GoalRun) -> RoutingDecision | None:
+    """``intent`` routed from where ``after`` (the night, a routine) left the bot; None, with the reason on
+    ``run``, when no planner can plan it from there."""
+    body = executor.inner_body
+    try:
+        return router.route(intent, survey(body, executor.unreachable), body.observe(), planner=planner)
+    except CraftbtError as err:
+        run.stopped = f"routing after {after} failed: {err.problems[0].message}"
+        return None
+
+
 #: Failures of a walk that found no way: from a hole, a stair up is the repair.
 NO_WAY_CODES = frozenset({"no_path", "no_target"})
 
 
 def stand_repair(failure: Failure, body: Body, fence: Bounds | None) -> m.TreeDefinition | None:
-    """A routine to run before the replanned goal, from where the bot stands: beyond the geofence after a geofence
-    failure, the walk back inside it (out there every step that changes the world is refused: natural seed 1's
-    fishing rod, its night's stair dug out past the fence); shut in after a walk found no way, the stair up out
-    of the hole (natural seed 27's compass: the morning found the bot in its pit, and three plans in a row had no
-    path to a log). None otherwise."""
+    """A routine to run from where the bot stands, before the goal is planned again (:meth:`Router.routine`):
+    beyond the geofence after a geofence failure, the walk back inside it (out there every step that changes the
+    world is refused: natural seed 1's fishing rod, its night's stair dug out past the fence); shut in after a walk
+    found no way, the stair up out of the hole (natural seed 27's compass: the morning found the bot in its pit,
+    and three plans in a row had no path to a log); refused a fight for its health, a rest. None otherwise."""
     code = str(failure.code or "")
     if fence is not None and code.startswith("geofence_violation"):
         return routines.back_inside(body, fence)

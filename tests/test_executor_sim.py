@@ -90,3 +90,18 @@ def test_five_cobblestones_regression_on_sim(tmp_path: Path) -> None:
     steps = ex.journal.run_detail(out.run_id)["steps"]
     assert len(steps) == 1 and steps[0]["verdict"] == "inconclusive"
     assert steps[0]["evidence"]["accepted_on_probe_timeout"] is True
+
+
+def test_a_tree_that_fails_on_a_condition_names_it_as_the_runs_failure(tmp_path: Path) -> None:
+    """No step failed, a condition did: the run's failure names the condition (the goal run replans from it),
+    not the last decision the run happened to record, nor nothing."""
+    defn = m.TreeDefinition(tree="table", root=m.SequenceNode(name="craft at a table", children=[
+        m.LeafNode(name="look around", capability="wait", args={"ms": 100}),
+        m.ConditionNode(name="healthy enough to fight", check="health_above", args={"value": 15})]))
+    body = sim_loader.starter_world(0)
+    body.world.player.health = 9.0
+    out, ex = _run(defn, tmp_path, body=body)
+    assert out.status == "failure" and out.failure is not None
+    assert (out.failure.code, out.failure.node) == ("condition_failed:health_above", "healthy enough to fight")
+    reasons = [row["reason"] for row in ex.journal.decision_rows()]
+    assert reasons[-1] == "condition_failed", reasons

@@ -663,3 +663,35 @@ def test_a_rest_with_nothing_to_eat_fetches_cooked_meat_first() -> None:
     assert rest_food(refused, body.observe(), body) is None  # it eats what it carries
     other = refused.model_copy(update={"code": "guard_failed:no_target"})
     assert rest_food(other, body.observe(), body) is None
+
+
+def test_the_goal_after_a_rest_is_planned_from_where_the_rest_left_the_bot(tmp_path: Path) -> None:
+    """Natural seed 7's fishing rod: worn down with nothing to eat, the bot fetched cooked meat and rested, and
+    the rod's plan, made before the meat's furnace had placed the carried crafting table, still counted on
+    carrying it; the run ended a failure with no reason given. The rest runs as a routine of its own, and the
+    goal is planned from where it leaves the bot."""
+    from craftbt.router.router import ROUTINE
+
+    body = world_body("flat", 0)
+    body.world.rules.do_mob_spawning = False
+    for item, count in (("stone_sword", 1), ("crafting_table", 1), ("cobblestone", 8), ("coal", 4),
+                        ("stick", 3), ("string", 1)):
+        body.give(item, count)
+    body.world.player.health, body.world.player.food = 3.0, 10
+    p = body.position()
+    body.world.spawn_mob("spider", p.x + 20, p.y, p.z, no_ai=True)
+    body.world.spawn_mob("cow", p.x - 12, p.y, p.z, no_ai=True)
+    roll = body.world.rng.randint
+    body.world.rng.randint = lambda lo, hi: 1 if (lo, hi) == (0, 2) else roll(lo, hi)  # type: ignore[method-assign]
+    executor = Executor(default_registry(), body, home=tmp_path, config=ExecutorConfig(geofence=scenario_fence(body)))
+    try:
+        run = run_goal("obtain fishing_rod", executor, planner="solver", priors=PriorsStore(":memory:"),
+                       max_replans=1, shelter_at_night=False)
+        steps = [(row["node"], row["error_code"]) for row in executor.journal.step_rows()]
+    finally:
+        executor.journal.close()
+    refused = run.outcomes[0].failure
+    assert refused is not None and refused.code == "guard_failed:low_health"
+    assert run.ok, ([o.failure for o in run.outcomes], steps)
+    assert [d.chosen for d in run.decisions][1] == ROUTINE and ("rest", None) in steps
+    assert body.observe().inventory.get("fishing_rod", 0) == 1
