@@ -5,6 +5,11 @@ cover, not in water, not in rain); spiders turn neutral in light 12 or more (the
 attack unless the player hit them, and forget that with a 1 % chance a tick while the light stays
 bright); creepers stay hostile around the clock.
 
+A hostile fights only what it sees, as vanilla's target goals and attacks do: it takes the player as its
+target when it sees it (a look one tick in ten on average), forgets it after three seconds unseen or beyond
+its follow range, and hits, shoots or lights its fuse only with the player in sight. A creeper on the roof of
+a pit the bot sits in does not wait there all night; untargeted, a hostile wanders.
+
 Movement is a greedy walk on the block grid (step up one block, fall any
 distance), not pathfinding: enough for mobs to close in and for walls to
 stop them. Explosions follow vanilla's shape (a sphere of radius ~power)
@@ -48,6 +53,19 @@ SPIDER_NEUTRAL_LIGHT = 12
 #: the chance per tick that a provoked spider in bright light forgets the player (vanilla SpiderAttackGoal)
 SPIDER_CALM_CHANCE = 0.01
 PROVOKED = "provoked"
+#: ``Entity.extra`` key: ticks since a hostile last saw the player it targets (absent: it has no target)
+UNSEEN = "unseen"
+#: ``Entity.extra`` key: the tick of a mob's last look at the player, and whether it saw it
+SIGHT = "sight"
+#: ticks a look stands for
+SIGHT_INTERVAL = 5
+#: vanilla ``TargetGoal.unseenMemoryTicks``: a target unseen this long is forgotten
+UNSEEN_MEMORY = 60
+#: vanilla ``NearestAttackableTargetGoal``'s random interval: a mob looks for a target one tick in ten
+TARGET_LOOK_CHANCE = 0.1
+#: vanilla ``LivingEntity``'s eye height: 0.85 of the mob's height (the spider's own: 0.65 blocks)
+EYE_FRACTION = 0.85
+EYE_HEIGHTS = {"spider": 0.65}
 
 
 def kind_for(category: str) -> str:
@@ -79,8 +97,15 @@ def tick_mobs(world: World) -> None:
             if e.name == "spider" and not _spider_hostile(world, e):
                 _wander(world, e)
                 continue
-            if alive and dist <= FOLLOW_RANGE:
-                _hostile_act(world, e, p, dist)
+            if not alive or dist > FOLLOW_RANGE:
+                forget(e)  # vanilla: a target beyond the follow range is dropped
+                sees = None
+            else:
+                sees = _targets(world, e)
+            if sees is None:
+                _wander(world, e)
+            else:
+                _hostile_act(world, e, p, dist, sees)
             continue
         _wander(world, e)
     for eid in dead:
@@ -112,8 +137,11 @@ def burns(world: World, e: Entity) -> bool:
 
 
 def provoke(e: Entity) -> None:
-    """The player hit this mob: a neutral spider attacks back (vanilla HurtByTargetGoal)."""
+    """The player hit this mob: it takes the player as its target, and a neutral spider attacks back (vanilla
+    HurtByTargetGoal)."""
     e.extra[PROVOKED] = True
+    if e.kind == "hostile":
+        e.extra.setdefault(UNSEEN, 0)
 
 
 def _spider_hostile(world: World, e: Entity) -> bool:
@@ -130,13 +158,84 @@ def _spider_hostile(world: World, e: Entity) -> bool:
     return False
 
 
-def _hostile_act(world: World, e: Entity, p: Position, dist: float) -> None:
+def eye_height(world: World, name: str) -> float:
+    return EYE_HEIGHTS.get(name) or world.md.entity(name).height * EYE_FRACTION
+
+
+def line_of_sight(world: World, a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
+    """No block with a full collision box between ``a`` and ``b`` (vanilla's ``hasLineOfSight``: a clip against
+    colliders, fluids ignored): a walk through the cells the segment crosses (Amanatides and Woo). The cells
+    of the two ends are not looked at: a mob's head in a crown's leaves (where the sim lets it stand) is no
+    wall between it and the player."""
+    from craftbt.world.sim.flags import SOLID
+
+    cell = [math.floor(a[0]), math.floor(a[1]), math.floor(a[2])]
+    end = (math.floor(b[0]), math.floor(b[1]), math.floor(b[2]))
+    step, t_max, t_delta = [0, 0, 0], [math.inf] * 3, [math.inf] * 3
+    for i in range(3):
+        d = b[i] - a[i]
+        if d != 0:
+            step[i] = 1 if d > 0 else -1
+            t_delta[i] = abs(1 / d)
+            t_max[i] = ((cell[i] + (step[i] > 0)) - a[i]) / d
+    while True:
+        i = min(range(3), key=t_max.__getitem__)
+        if t_max[i] > 1:
+            return True
+        cell[i] += step[i]
+        t_max[i] += t_delta[i]
+        if tuple(cell) == end:
+            return True
+        if world.flags(cell[0], cell[1], cell[2]) & SOLID:
+            return False
+
+
+def _sees_player(world: World, e: Entity) -> bool:
+    """The mob's sight of the player's eyes, looked at again every SIGHT_INTERVAL ticks (vanilla looks every
+    tick; a walk of cells a tick for every mob halved the simulator's tick rate)."""
+    tick = world.clock.tick
+    looked = e.extra.get(SIGHT)
+    if looked is not None and tick - looked[0] < SIGHT_INTERVAL:
+        return bool(looked[1])
+    sees = line_of_sight(world, (e.x, e.y + eye_height(world, e.name), e.z), world.player.eye())
+    e.extra[SIGHT] = (tick, sees)
+    return sees
+
+
+def _targets(world: World, e: Entity) -> bool | None:
+    """Whether ``e`` sees the player this tick, None when it has no target (vanilla's target goals): it takes the
+    player when a look (one tick in ten) sees it, or when the player hit it, and keeps it unseen for UNSEEN_MEMORY
+    ticks."""
+    unseen = e.extra.get(UNSEEN)
+    if unseen is None:
+        if world.rng.random() >= TARGET_LOOK_CHANCE or not _sees_player(world, e):
+            return None
+        e.extra[UNSEEN] = 0
+        return True
+    if _sees_player(world, e):
+        e.extra[UNSEEN] = 0
+        return True
+    if unseen >= UNSEEN_MEMORY:
+        forget(e)
+        return None
+    e.extra[UNSEEN] = unseen + 1
+    return False
+
+
+def forget(e: Entity) -> None:
+    """The hostile drops its target: out of its follow range, or unseen too long."""
+    e.extra.pop(UNSEEN, None)
+    e.fuse = -1
+
+
+def _hostile_act(world: World, e: Entity, p: Position, dist: float, sees: bool) -> None:
+    """A hostile with the player as its target: closes in, and hits, shoots or swells when it ``sees`` it."""
     stats = e.stats()
     if e.cooldown > 0:
         e.cooldown -= 1
     if e.name == "creeper":
         if e.fuse >= 0:
-            if dist > 7.0:
+            if dist > 7.0 or not sees:
                 e.fuse = -1
             else:
                 e.fuse += 1
@@ -144,10 +243,10 @@ def _hostile_act(world: World, e: Entity, p: Position, dist: float) -> None:
                     world.entities[e.id].health = 0
                     explode(world, e.x, e.y + 0.5, e.z, CREEPER_POWER, source=e.name)
                 return
-        elif dist <= stats.attack_range:
+        elif dist <= stats.attack_range and sees:
             e.fuse = 0
             return
-    elif dist <= stats.attack_range and abs(e.y - p.y) < 2.5:
+    elif dist <= stats.attack_range and abs(e.y - p.y) < 2.5 and sees:
         if e.cooldown == 0:
             e.cooldown = stats.cooldown
             world.damage_player(stats.damage, e.name)
