@@ -5,10 +5,10 @@ cover, not in water, not in rain); spiders turn neutral in light 12 or more (the
 attack unless the player hit them, and forget that with a 1 % chance a tick while the light stays
 bright); creepers stay hostile around the clock.
 
-A hostile fights only what it sees, as vanilla's target goals and attacks do: it takes the player as its
-target when it sees it (a look one tick in ten on average), forgets it after three seconds unseen or beyond
-its follow range, and hits, shoots or lights its fuse only with the player in sight. A creeper on the roof of
-a pit the bot sits in does not wait there all night; untargeted, a hostile wanders.
+A hostile hits, shoots or lights its fuse only with the player in sight, as vanilla's attacks do (a creeper on
+the roof of a pit the bot sits in does not swell; a skeleton does not shoot through stone). Within its follow
+range it knows where the player is, seen or not: vanilla forgets a target three seconds out of sight, and
+the hunts of night mobs count on hostiles gathering where the bot spent the night (see docs/autonomy.md).
 
 Movement is a greedy walk on the block grid (step up one block, fall any
 distance), not pathfinding: enough for mobs to close in and for walls to
@@ -53,16 +53,10 @@ SPIDER_NEUTRAL_LIGHT = 12
 #: the chance per tick that a provoked spider in bright light forgets the player (vanilla SpiderAttackGoal)
 SPIDER_CALM_CHANCE = 0.01
 PROVOKED = "provoked"
-#: ``Entity.extra`` key: ticks since a hostile last saw the player it targets (absent: it has no target)
-UNSEEN = "unseen"
 #: ``Entity.extra`` key: the tick of a mob's last look at the player, and whether it saw it
 SIGHT = "sight"
 #: ticks a look stands for
 SIGHT_INTERVAL = 5
-#: vanilla ``TargetGoal.unseenMemoryTicks``: a target unseen this long is forgotten
-UNSEEN_MEMORY = 60
-#: vanilla ``NearestAttackableTargetGoal``'s random interval: a mob looks for a target one tick in ten
-TARGET_LOOK_CHANCE = 0.1
 #: vanilla ``LivingEntity``'s eye height: 0.85 of the mob's height (the spider's own: 0.65 blocks)
 EYE_FRACTION = 0.85
 EYE_HEIGHTS = {"spider": 0.65}
@@ -97,15 +91,8 @@ def tick_mobs(world: World) -> None:
             if e.name == "spider" and not _spider_hostile(world, e):
                 _wander(world, e)
                 continue
-            if not alive or dist > FOLLOW_RANGE:
-                forget(e)  # vanilla: a target beyond the follow range is dropped
-                sees = None
-            else:
-                sees = _targets(world, e)
-            if sees is None:
-                _wander(world, e)
-            else:
-                _hostile_act(world, e, p, dist, sees)
+            if alive and dist <= FOLLOW_RANGE:
+                _hostile_act(world, e, p, dist)
             continue
         _wander(world, e)
     for eid in dead:
@@ -137,11 +124,8 @@ def burns(world: World, e: Entity) -> bool:
 
 
 def provoke(e: Entity) -> None:
-    """The player hit this mob: it takes the player as its target, and a neutral spider attacks back (vanilla
-    HurtByTargetGoal)."""
+    """The player hit this mob: a neutral spider attacks back (vanilla HurtByTargetGoal)."""
     e.extra[PROVOKED] = True
-    if e.kind == "hostile":
-        e.extra.setdefault(UNSEEN, 0)
 
 
 def _spider_hostile(world: World, e: Entity) -> bool:
@@ -192,7 +176,7 @@ def line_of_sight(world: World, a: tuple[float, float, float], b: tuple[float, f
 
 def _sees_player(world: World, e: Entity) -> bool:
     """The mob's sight of the player's eyes, looked at again every SIGHT_INTERVAL ticks (vanilla looks every
-    tick; a walk of cells a tick for every mob halved the simulator's tick rate)."""
+    tick; a walk of cells a tick for every mob near halved the simulator's tick rate)."""
     tick = world.clock.tick
     looked = e.extra.get(SIGHT)
     if looked is not None and tick - looked[0] < SIGHT_INTERVAL:
@@ -202,40 +186,14 @@ def _sees_player(world: World, e: Entity) -> bool:
     return sees
 
 
-def _targets(world: World, e: Entity) -> bool | None:
-    """Whether ``e`` sees the player this tick, None when it has no target (vanilla's target goals): it takes the
-    player when a look (one tick in ten) sees it, or when the player hit it, and keeps it unseen for UNSEEN_MEMORY
-    ticks."""
-    unseen = e.extra.get(UNSEEN)
-    if unseen is None:
-        if world.rng.random() >= TARGET_LOOK_CHANCE or not _sees_player(world, e):
-            return None
-        e.extra[UNSEEN] = 0
-        return True
-    if _sees_player(world, e):
-        e.extra[UNSEEN] = 0
-        return True
-    if unseen >= UNSEEN_MEMORY:
-        forget(e)
-        return None
-    e.extra[UNSEEN] = unseen + 1
-    return False
-
-
-def forget(e: Entity) -> None:
-    """The hostile drops its target: out of its follow range, or unseen too long."""
-    e.extra.pop(UNSEEN, None)
-    e.fuse = -1
-
-
-def _hostile_act(world: World, e: Entity, p: Position, dist: float, sees: bool) -> None:
-    """A hostile with the player as its target: closes in, and hits, shoots or swells when it ``sees`` it."""
+def _hostile_act(world: World, e: Entity, p: Position, dist: float) -> None:
+    """A hostile within its follow range: closes in, and hits, shoots or swells when it sees the player."""
     stats = e.stats()
     if e.cooldown > 0:
         e.cooldown -= 1
     if e.name == "creeper":
         if e.fuse >= 0:
-            if dist > 7.0 or not sees:
+            if dist > 7.0 or not _sees_player(world, e):
                 e.fuse = -1
             else:
                 e.fuse += 1
@@ -243,10 +201,10 @@ def _hostile_act(world: World, e: Entity, p: Position, dist: float, sees: bool) 
                     world.entities[e.id].health = 0
                     explode(world, e.x, e.y + 0.5, e.z, CREEPER_POWER, source=e.name)
                 return
-        elif dist <= stats.attack_range and sees:
+        elif dist <= stats.attack_range and _sees_player(world, e):
             e.fuse = 0
             return
-    elif dist <= stats.attack_range and abs(e.y - p.y) < 2.5 and sees:
+    elif dist <= stats.attack_range and abs(e.y - p.y) < 2.5 and _sees_player(world, e):
         if e.cooldown == 0:
             e.cooldown = stats.cooldown
             world.damage_player(stats.damage, e.name)
