@@ -86,7 +86,11 @@ def run_task(task: dict[str, Any], seed: int, planner: str, budget_s: int | None
             if not run.ok and run.outcomes:
                 last = run.outcomes[-1]
                 esc = last.escalation.as_dict() if last.escalation else _last_failed_step(executor, last.run_id)
+                if not esc.get("code") and last.failure is not None:  # no step failed: the run's own failure
+                    esc = {"node": last.failure.node, "code": last.failure.code, "detail": last.failure.detail}
                 why = f"{esc.get('node') or last.status}: {esc.get('code') or ''} {esc.get('detail') or ''}".strip()
+                if run.stopped:
+                    why = f"{why}; {run.stopped}"
             elif run.ok and not ok:
                 why = f"over budget: {ticks / TICKS_PER_SECOND:.0f} s"
         except CraftbtError as err:
