@@ -907,8 +907,8 @@ def run_goal(
         try:
             if routine is not None:
                 after_routine = router.retry_intent(intent, decision, failure)
-                decision = router.routine(intent, failure, routine, surveyed, need=rest_food(failure, observed, body),
-                                          planner=planner)
+                decision = router.routine(after_routine, failure, routine, surveyed,
+                                          need=rest_food(failure, observed, body), planner=planner)
             else:
                 decision = router.replan(intent, decision, failure, surveyed, observed, planner=planner)
         except CraftbtError as err:
