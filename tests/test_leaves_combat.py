@@ -131,6 +131,23 @@ def test_attack_and_retreat_on_sim() -> None:
     assert attack.ok and attack.verdict is Verdict.VERIFIED and attack.observables["killed"], attack.result
 
 
+def test_a_retreat_by_the_geofence_walks_away_along_it_not_across_it() -> None:
+    """Natural seed 1's crossbow: the night's shelter stood by the fence, and each retreat from the morning's
+    creepers walked straight away, across the fence, where the executor stopped it: the bot stood among them."""
+    from craftbt.executor.config import Bounds
+
+    body, origin = sim_body()
+    body.run_command(f"/summon zombie {origin.x - 3} {origin.y} {origin.z} {{NoAI:1b}}")
+    fence = Bounds(min_x=origin.x - 40, min_y=0, min_z=origin.z - 40, max_x=origin.x + 5, max_y=320,
+                   max_z=origin.z + 40)
+    ctx = make_context(body)
+    ctx.memory["geofence"] = fence
+    retreat = run_leaf(body, "retreat_from_threat", {"retreatDistance": 8, "safeRadius": 6}, ctx=ctx)
+    assert retreat.ok, retreat.result
+    assert fence.contains(body.position().block()), body.position()
+    assert body.position().distance_to(Position(origin.x - 3, origin.y, origin.z)) > 6
+
+
 def test_use_item_on_sim() -> None:
     body, _ = sim_body()
     body.run_command("/give @s snowball 3")

@@ -32,6 +32,7 @@ from craftbt.capabilities.leaves.common import (
     equip,
     expect_block,
     failure_from_error,
+    inside_fence,
     inventory_totals,
     perform,
     registry_data,
@@ -309,18 +310,19 @@ def _ground_near(ctx: CapabilityContext, cell: BlockPos) -> BlockPos | None:
 
 def walk_away(ctx: CapabilityContext, threat: Position, distance: float) -> Step:
     """Walk ``distance`` blocks away from ``threat``: straight away first, then fanning out (a wall behind is
-    common, a dead end on all sides is not). None when the bot got away, else the last failure. One walk for a
-    retreat from hostiles and a fight's backing off."""
+    common, a dead end on all sides is not), the ways that stay inside the geofence before those that leave it
+    (the executor stops a walk at the fence: natural seed 1's crossbow, a night's shelter by the fence, retreated
+    from the morning's creepers across it three times and stood still among them). None when the bot got away,
+    else the last failure. One walk for a retreat from hostiles and a fight's backing off."""
     here = ctx.body.position()
     away = math.atan2(here.z - threat.z, here.x - threat.x) if _flat_distance(here, threat) > 1e-6 else 0.0
+    fence = ctx.memory.get("geofence")
+    targets = [BlockPos(math.floor(here.x + math.cos(angle) * distance), math.floor(here.y),
+                        math.floor(here.z + math.sin(angle) * distance))
+               for angle in (away + turn * math.pi / 4 for turn in (0, 1, -1, 2, -2, 3, -3, 4))]
+    targets.sort(key=lambda target: not inside_fence(fence, target))  # stable: straight away first on each side
     last_error: ActionResult | None = None
-    for turn in (0, 1, -1, 2, -2, 3, -3, 4):
-        angle = away + turn * math.pi / 4
-        target = BlockPos(
-            math.floor(here.x + math.cos(angle) * distance),
-            math.floor(here.y),
-            math.floor(here.z + math.sin(angle) * distance),
-        )
+    for target in targets:
         goal = _ground_near(ctx, target) or target  # no ground near: the body's own refusal says why
         failure = yield from perform(partial(ctx.body.goto, goal, tolerance=2.0))
         if failure is None:

@@ -115,6 +115,20 @@ def perform(start: Callable[[], ActionHandle]) -> Step:
     return (yield from act(handle))
 
 
+#: Blocks kept between a walk's end and the geofence: a walk to a cell at the fence's edge ends half a block
+#: beyond it, at the cell's centre, or further along a path.
+FENCE_MARGIN = 2
+
+
+def inside_fence(fence: Any, pos: BlockPos) -> bool:
+    """``pos`` and the cells within :data:`FENCE_MARGIN` of it lie inside ``fence`` (the run's geofence, which
+    the executor puts in the leaves' memory as ``geofence``: anything with ``contains(pos)``; None: anywhere)."""
+    if fence is None:
+        return True
+    m = FENCE_MARGIN
+    return all(fence.contains(pos.offset(dx, 0, dz)) for dx, dz in ((m, 0), (-m, 0), (0, m), (0, -m)))
+
+
 def within_reach(ctx: CapabilityContext, target: BlockPos, reach: float = REACH) -> bool:
     pos = ctx.body.position()
     eye = (pos.x, pos.y + EYE_HEIGHT, pos.z)

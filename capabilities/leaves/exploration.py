@@ -36,6 +36,7 @@ from craftbt.capabilities.leaves.common import (
     body_reader,
     count_item,
     failure_from,
+    inside_fence,
     inventory_totals,
     is_solid,
     liquid_near,
@@ -93,8 +94,6 @@ TORCH_EVERY = 8
 #: Steps down before the staircase turns right (a square spiral staircase 8 blocks across).
 STAIR_FLIGHT = 8
 MEMORY_KEY = "explore_seen"
-#: Blocks kept between the search and the geofence.
-FENCE_MARGIN = 2
 INVENTORY_SLOTS = 36
 #: Toss filler when fewer slots than this are free.
 FREE_SLOTS_KEPT = 6
@@ -206,12 +205,7 @@ class Search:
         return self.elapsed(ctx) >= self.budget
 
     def inside_fence(self, pos: BlockPos) -> bool:
-        """``pos`` and the cells within :data:`FENCE_MARGIN` of it are inside the geofence (a walk to a cell
-        at the fence's edge ends half a block beyond it, at the cell's centre, or further along a path)."""
-        if self.fence is None:
-            return True
-        m = FENCE_MARGIN
-        return all(self.fence.contains(pos.offset(dx, 0, dz)) for dx, dz in ((m, 0), (-m, 0), (0, m), (0, -m)))
+        return inside_fence(self.fence, pos)
 
     def too_far(self, pos: BlockPos) -> bool:
         if not self.inside_fence(pos):
