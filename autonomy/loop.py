@@ -492,6 +492,8 @@ class LiveLoop:
         for stage in stages:
             routines.settle(self.body)  # a stage is built from where the bot stands, not where it is falling
             tree = stage(self.body)
+            if tree is None and stage in routines.MAYBE_NOTHING:
+                continue
             if tree is None:
                 return "blocked", f"{spec.goal}: nothing to do here"
             outcome = self._execute(tree, spec)

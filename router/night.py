@@ -151,9 +151,12 @@ def sit_out_the_night(executor: Executor, outcomes: list[RunOutcome]) -> Night:
             routines.settle(body)
             roof = routines.roof_over(body)
             if roof is None or run(roof):
+                seal = routines.seal_walls(body)
+                if seal is not None:
+                    run(seal)
                 night.sheltered = routines.sheltered(body)
                 if not night.sheltered and night.why is None:
-                    night.why = "no roof over the pit (no block to place)"
+                    night.why = "the pit is open (its roof or a side, and no block to place there)"
         if not night.sheltered and body.position().block().y < top.y - 1:
             run(routines.leave_shelter(body))  # not left at the bottom of an open pit for the night's work
     if night.sheltered:

@@ -198,9 +198,26 @@ def roof_over(body: Body) -> m.TreeDefinition | None:
                    timeout_ms=20_000)])
 
 
+def seal_walls(body: Body) -> m.TreeDefinition | None:
+    """Fill the pit's open sides at the feet and head (a third stage): a pit dug beside a tunnel (a search's stair
+    up from its mine, natural seed 1's cake) is open on that side, and the night was worked through among the
+    creepers. None when the walls are whole, or nothing is carried to fill them with."""
+    read, solid, feet = _where(body)
+    gaps = [cell for dy in (0, 1) for dx, dz in terrain.CARDINALS
+            if (name := read(cell := feet.offset(dx, dy, dz))) is not None and not solid(name)]
+    block = building_block(body)
+    if not gaps or block is None:
+        return None
+    return _tree("seal_walls", "fill the pit's open sides", [  # the feet's first: the head's rests on it
+        m.LeafNode(name=f"fill side {i}", capability="place_block_at", args={"position": _vec(cell), "block": block},
+                   timeout_ms=20_000) for i, cell in enumerate(gaps, start=1)])
+
+
 #: a routine is stages, each built from the body as it is when the stage starts
 Stage = Callable[[Body], m.TreeDefinition | None]
-SHELTER: tuple[Stage, ...] = (dig_pit, roof_over)
+SHELTER: tuple[Stage, ...] = (dig_pit, roof_over, seal_walls)
+#: stages with nothing to do in most places: None from one of them is no reason to stop (whole walls to seal)
+MAYBE_NOTHING: frozenset[Stage] = frozenset({seal_walls})
 
 
 def leave_shelter(body: Body) -> m.TreeDefinition:

@@ -117,3 +117,31 @@ def test_a_night_in_a_crown_resting_on_the_ground_is_spent_in_a_pit_dug_clear_of
     assert body.block_at(top.offset(dy=-1)).name == "grass_block"  # no pit dug where the bot stood
     feet = body.position().block()  # out on the ground west of the crown, not on its leaves
     assert feet.x <= top.x - 4 and feet.y == top.y and body.block_at(feet.offset(dy=-1)).name == "grass_block", feet
+
+
+def test_a_pit_dug_beside_a_tunnel_has_its_open_side_filled_for_the_night(tmp_path: Path) -> None:
+    """Natural seed 1's cake: at sunset the bot stood at the top of the stair its search had dug up from its mine,
+    and the pit under it opened onto the stair: not a shelter, so the night was worked through, and a creeper
+    killed the bot. The pit's open sides at the feet and head are filled before the night is waited out."""
+    from craftbt.capabilities.default import default_registry
+    from craftbt.executor.config import ExecutorConfig, scenario_fence
+    from craftbt.executor.executor import Executor
+    from craftbt.router.night import sit_out_the_night
+    from craftbt.router.routines import PIT_DEPTH
+
+    body = SimBody(seed=1)  # flat: feet at (0, 64, 0)
+    top = body.position().block()
+    bottom = top.offset(dy=-PIT_DEPTH)
+    for step in range(1, PIT_DEPTH + 1):  # a stair up from beside the pit's floor, east, two high
+        body.run_command(f"/fill {top.x + step} {bottom.y + step - 1} {top.z} {top.x + step} {bottom.y + step} "
+                         f"{top.z} air")
+    body.give("cobblestone", 16)
+    body.run_command("/time set 13000")
+    body.advance(2)
+    config = ExecutorConfig(max_ticks=30_000, geofence=scenario_fence(body))
+    executor = Executor(default_registry(), body, home=tmp_path, config=config)
+    night = sit_out_the_night(executor, [])
+    steps = [row["node"] for row in executor.journal.step_rows()]
+    executor.journal.close()
+    assert night.sheltered and night.why is None, (night.why, steps)
+    assert "fill side 1" in steps, steps
