@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 import py_trees
 
 from craftbt.capabilities.behaviour import CapabilityBehaviour
+from craftbt.executor.digests import iter_leaves
 from craftbt.executor.preemption import set_quarry
+from craftbt.trees import model as m
 from craftbt.world import nature
 
 if TYPE_CHECKING:
@@ -56,6 +58,13 @@ def hunted(run: Any) -> str | None:
         if mob is not None:
             return mob
     return None
+
+
+def hunted_in(tree: m.TreeDefinition) -> frozenset[str]:
+    """The mobs a plan's hunt steps are after (the search for one, the fight)."""
+    mobs = (leaf.args.get(HUNT_TARGET_ARGS.get(leaf.capability.partition("@")[0], ""))
+            for leaf in iter_leaves(tree.root))
+    return frozenset(mob for mob in mobs if isinstance(mob, str) and mob in nature.MOB_LOOT)
 
 
 #: a hunted mob this near is fought in the dark (the explore leaf's view of entities)

@@ -73,7 +73,7 @@ from craftbt.planners.subgoals import (
     subgoal_for,
 )
 from craftbt.router import routines
-from craftbt.router.hunts import watching_hunts
+from craftbt.router.hunts import hunted_in, watching_hunts
 from craftbt.router.night import MAX_NIGHTS, Night, NightWatch, sit_out_the_night
 from craftbt.router.priors import PriorsStore
 from craftbt.trees import model as m
@@ -853,7 +853,7 @@ def run_goal(
                                     escalation=outcome.escalation))
         if outcome.status == "preempted":
             if watch is not None and watch.stopped and len(run.nights) < MAX_NIGHTS:
-                night = sit_out_the_night(executor, run.night_outcomes)
+                night = sit_out_the_night(executor, run.night_outcomes, hunted_in(decision.plan.tree))
                 run.nights.append(night)
                 if not night.sheltered:  # worked through, as before
                     watch.work_through_the_night()

@@ -132,3 +132,34 @@ def test_a_kill_that_drops_no_string_is_followed_by_another_kill_in_the_same_pla
     assert outcome.ok and body.observe().inventory.get("string", 0) == 1, steps
     kills = [s for s in steps if s[0].startswith("kill a spider") and s[1] is None]
     assert len(kills) == 2, steps
+
+
+@pytest.mark.parametrize("hunted", [frozenset(), frozenset({"spider"})])
+def test_the_morning_does_not_wait_in_the_pit_for_the_mob_the_goal_hunts_to_leave(
+        hunted: frozenset[str], tmp_path: Path) -> None:
+    """Natural seed 1's crossbow: at dawn the spider it wanted stood 7 blocks from the pit, and the morning waited
+    in the pit for it to go (till time 4,000); the bot climbed out to the creepers when it had wandered off. A
+    hostile the goal hunts is no reason to wait; any other still is."""
+    from craftbt.router.hunts import hunted_in
+    from craftbt.router.night import LATEST_OUT, MORNING, sit_out_the_night
+
+    body = world_body("flat", 0)
+    body.world.rules.do_mob_spawning = False
+    body.give("cobblestone", 8)
+    body.world.clock.set_time_of_day(23_000)
+    p = body.position()
+    body.world.spawn_mob("spider", p.x + 7, p.y, p.z, no_ai=True)
+    executor = Executor(default_registry(), body, home=tmp_path,
+                        config=ExecutorConfig(max_ticks=30_000, geofence=scenario_fence(body)))
+    night = sit_out_the_night(executor, [], hunted)
+    waits = [row for row in executor.journal.step_rows() if row["node"] == "wait"]
+    executor.journal.close()
+    assert night.sheltered, night.why
+    out_at = body.observe().time_of_day
+    if hunted:
+        assert MORNING <= out_at < MORNING + 600, out_at
+    else:
+        assert out_at >= LATEST_OUT, out_at
+    assert waits
+    plan = CraftingSolver().plan(Intent.from_text("obtain string"), survey(body), default_registry())
+    assert hunted_in(plan.tree) == {"spider"}
