@@ -387,25 +387,29 @@ def surface(body: Body, x: int, z: int, around_y: int, span: int = 12) -> BlockP
 
 #: How far inside the geofence a walk back in ends: the fence stops a walk the moment it crosses, a step beyond.
 FENCE_RETURN_MARGIN = 6
+#: How much further in a walk back looks for ground when the first cell has none to stand on (a lake by the fence)
+FENCE_RETURN_SEARCH = 16
 
 
 def back_inside(body: Body, fence: Bounds) -> m.TreeDefinition | None:
-    """A walk back inside ``fence`` to the ground nearest the bot,
-    :data:`FENCE_RETURN_MARGIN` in; None when the bot is inside or no ground is found there. Outside, the
-    pipeline lets a bot only walk (every step that changes the world is refused there), so a goal run whose bot
-    ended beyond the fence (a walk stopped as it crossed; a night's stair dug out past it) walks back first."""
+    """A walk back inside ``fence`` to the ground nearest the bot, :data:`FENCE_RETURN_MARGIN` in, or further
+    in (up to :data:`FENCE_RETURN_SEARCH` blocks more) when that cell has no ground to stand on (natural seed 1's
+    cake: the first cell in was a lake's, no walk back was planned, and every later step was refused out there);
+    None when the bot is inside or no ground is found. Outside, the pipeline lets a bot only walk (every step
+    that changes the world is refused there), so a goal run whose bot ended beyond the fence (a walk stopped as
+    it crossed; a night's stair dug out past it) walks back first."""
     here = body.position()
     if fence.contains(here):
         return None
-    margin = FENCE_RETURN_MARGIN
-    x = min(max(math.floor(here.x), fence.min_x + margin), fence.max_x - margin)
-    z = min(max(math.floor(here.z), fence.min_z + margin), fence.max_z - margin)
-    cell = surface(body, x, z, math.floor(here.y))
-    if cell is None or not fence.contains(cell):
-        return None
-    return _tree("back_inside", f"walk back inside the geofence to {cell.x},{cell.y},{cell.z}", [
-        m.LeafNode(name="walk back inside the fence", capability="move_to", args={"pos": _vec(cell), "range": 2.0},
-                   timeout_ms=60_000)])
+    for margin in range(FENCE_RETURN_MARGIN, FENCE_RETURN_MARGIN + FENCE_RETURN_SEARCH + 1):
+        x = min(max(math.floor(here.x), fence.min_x + margin), fence.max_x - margin)
+        z = min(max(math.floor(here.z), fence.min_z + margin), fence.max_z - margin)
+        cell = surface(body, x, z, math.floor(here.y))
+        if cell is not None and fence.contains(cell):
+            return _tree("back_inside", f"walk back inside the geofence to {cell.x},{cell.y},{cell.z}", [
+                m.LeafNode(name="walk back inside the fence", capability="move_to",
+                           args={"pos": _vec(cell), "range": 2.0}, timeout_ms=60_000)])
+    return None
 
 
 def go_to(target: BlockPos, range_: float = 2.0) -> m.TreeDefinition:

@@ -593,6 +593,23 @@ def test_a_bot_beyond_the_geofence_walks_back_inside_before_the_replanned_goal(t
     assert fence.contains(body.position()) and body.position().x >= fence.min_x + FENCE_RETURN_MARGIN - 2
 
 
+def test_a_walk_back_inside_the_fence_goes_past_a_lake_at_its_edge() -> None:
+    """Natural seed 1's cake: the bot ended half a block beyond the fence, the first cell back in was a lake's,
+    no walk back was planned, and every later step was refused out there until the replans ran out."""
+    from craftbt.executor.config import Bounds
+    from craftbt.router.routines import FENCE_RETURN_MARGIN, back_inside
+
+    body = _flat()  # feet at (0, 64, 0)
+    fence = Bounds(min_x=3, min_y=0, min_z=-40, max_x=40, max_y=120, max_z=40)
+    lake = fence.min_x + FENCE_RETURN_MARGIN
+    body.run_command(f"/fill {lake} 52 -3 {lake + 2} 63 3 water")
+    body.advance(2)
+    routine = back_inside(body, fence)
+    assert routine is not None
+    goal = next(leaf for leaf, _ in walk(routine.root) if isinstance(leaf, LeafNode)).args["pos"]
+    assert goal["x"] > lake + 2 and fence.contains(BlockPos(goal["x"], goal["y"], goal["z"])), goal
+
+
 def test_a_bot_shut_in_a_hole_climbs_out_before_the_replanned_goal(tmp_path: Path) -> None:
     """Natural seed 27's compass: the morning found the bot in its pit, and three plans in a row had no path to a
     log. A walk that found no way from a hole is mended by the stair up (the autonomy loop's rule, one function:
