@@ -15,7 +15,7 @@ shelter comes after it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -34,12 +34,15 @@ if TYPE_CHECKING:
 HUNT_TARGET_ARGS = {"explore": "target", "attack_entity": "entityType"}
 
 
-def _mob(leaf: py_trees.behaviour.Behaviour) -> str | None:
-    if not isinstance(leaf, CapabilityBehaviour):
-        return None
-    key = HUNT_TARGET_ARGS.get(leaf.spec.name)
-    mob = leaf.raw_args.get(key) if key is not None else None
+def _named_mob(capability: str, args: Mapping[str, Any]) -> str | None:
+    """The mob a step of ``capability`` (``name`` or ``name@version``) with ``args`` hunts, if it hunts one."""
+    key = HUNT_TARGET_ARGS.get(capability.partition("@")[0])
+    mob = args.get(key) if key is not None else None
     return mob if isinstance(mob, str) and mob in nature.MOB_LOOT else None
+
+
+def _mob(leaf: py_trees.behaviour.Behaviour) -> str | None:
+    return _named_mob(leaf.spec.name, leaf.raw_args) if isinstance(leaf, CapabilityBehaviour) else None
 
 
 def _goal_steps(run: Any) -> list[Any]:
@@ -62,9 +65,8 @@ def hunted(run: Any) -> str | None:
 
 def hunted_in(tree: m.TreeDefinition) -> frozenset[str]:
     """The mobs a plan's hunt steps are after (the search for one, the fight)."""
-    mobs = (leaf.args.get(HUNT_TARGET_ARGS.get(leaf.capability.partition("@")[0], ""))
-            for leaf in iter_leaves(tree.root))
-    return frozenset(mob for mob in mobs if isinstance(mob, str) and mob in nature.MOB_LOOT)
+    mobs = (_named_mob(leaf.capability, leaf.args) for leaf in iter_leaves(tree.root))
+    return frozenset(mob for mob in mobs if mob is not None)
 
 
 #: a hunted mob this near is fought in the dark (the explore leaf's view of entities)
