@@ -170,7 +170,7 @@ def sit_out_the_night(executor: Executor, outcomes: list[RunOutcome], hunted: fr
         # as it climbed out): a while longer in the pit while one is near
         # ... but not for the mob the goal hunts: natural seed 1's crossbow waited in its pit till time 4,000 while the
         # spider it wanted stood 7 blocks off at dawn, and climbed out to the creepers when it had wandered off
-        while [e for e in body.entities(CLEAR_OF_HOSTILES, kind="hostile") if e.name not in hunted] \
+        while any(e.name not in hunted for e in body.entities(CLEAR_OF_HOSTILES, kind="hostile")) \
                 and MORNING <= body.observe().time_of_day < LATEST_OUT:
             if not run(_wait_tree(HOSTILE_WAIT_MS)):
                 break

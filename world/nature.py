@@ -63,6 +63,9 @@ def night_only(mob: str) -> bool:
 #: Mobs that burn under a bright sky (vanilla's undead): gone in the morning. Spiders and creepers outlive the
 #: night on the surface.
 UNDEAD = ("zombie", "skeleton")
+#: A creeper's lit fuse goes out when the player is farther than this (blocks; vanilla ``SwellGoal``): the world's
+#: creepers follow it, and a fight with one walks out beyond it.
+FUSE_OUT = 7.0
 
 
 #: Items a survival bot gets in vanilla that this world or body gives no way to: why, for a refusal.

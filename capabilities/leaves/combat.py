@@ -57,6 +57,7 @@ from craftbt.world.body import (
     Observation,
     Position,
 )
+from craftbt.world.nature import FUSE_OUT
 from craftbt.world.terrain import solid_in, walk_ticks
 
 if TYPE_CHECKING:
@@ -383,7 +384,6 @@ class AttackEntityArgs(StrictArgs):
 #: goes out beyond FUSE_OUT, 30 ticks to the blast). A fight with one backs off out of the fuse after every swing,
 #: and first of all when one stands within FUSE_OUT as the fight begins (its fuse may be burning already).
 FUSED = frozenset({"creeper"})
-FUSE_OUT = 7.0
 #: A fused mob lights its fuse this near the player (vanilla's creeper: 3 blocks), with half a block to spare for
 #: the step it takes while the fight looks.
 FUSE_LIGHTS = 3.5

@@ -23,7 +23,7 @@ import math
 from typing import TYPE_CHECKING
 
 from craftbt.world.body import Position
-from craftbt.world.nature import UNDEAD
+from craftbt.world.nature import FUSE_OUT, UNDEAD
 from craftbt.world.sim import light
 from craftbt.world.sim.entities import (
     CREEPER_FUSE,
@@ -193,7 +193,7 @@ def _hostile_act(world: World, e: Entity, p: Position, dist: float) -> None:
         e.cooldown -= 1
     if e.name == "creeper":
         if e.fuse >= 0:
-            if dist > 7.0 or not _sees_player(world, e):
+            if dist > FUSE_OUT or not _sees_player(world, e):
                 e.fuse = -1
             else:
                 e.fuse += 1
