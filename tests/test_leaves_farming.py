@@ -93,6 +93,32 @@ def test_plant_crop_refusals() -> None:
     assert nothing.code == "guard_failed:no_target"
 
 
+@pytest.mark.parametrize("hoe", [True, False])
+def test_plant_crop_hoes_again_the_soil_that_dried_back_to_dirt_on_the_way(hoe: bool) -> None:
+    """Dry farmland with nothing on it turns to dirt at a random tick; the sowing that finds dirt hoes it again."""
+    body = scenario("plant_crop")
+    if hoe:
+        body.give("wooden_hoe")
+    farmland = FEET.offset(dx=7, dy=-1)  # out of reach: the bot walks, and the soil dries meanwhile
+    body.set_block(farmland, "farmland")
+    advance, dried = body.advance, [False]
+
+    def dries(ticks: int = 1) -> None:  # once, at the walk's first tick
+        if not dried[0]:
+            body.set_block(farmland, "dirt")
+            dried[0] = True
+        advance(ticks)
+
+    body.advance = dries
+    run = run_leaf(body, "plant_crop", {"crop": "wheat", "position": vec(farmland)})
+    if hoe:
+        assert run.ok and run.verdict is Verdict.VERIFIED, run.result
+        assert (body.block_at(farmland).name, body.block_at(farmland.offset(dy=1)).name) == ("farmland", "wheat")
+    else:
+        assert not run.ok and run.code == "not_placeable", run.result
+        assert count(body, "wheat_seeds") == 16
+
+
 # -- harvest_crop --------------------------------------------------------------------------------
 def test_harvest_crop_harvests_only_the_mature_crop_and_collects() -> None:
     body = scenario("harvest_crop")

@@ -317,7 +317,20 @@ def guard_plant_crop(ctx: CapabilityContext, args: PlantCropArgs) -> GuardResult
 
 
 def plant_step(ctx: CapabilityContext, farmland: BlockPos, crop: str) -> Step:
+    """Sow ``crop`` on ``farmland``; soil that dried back to dirt on the way is hoed again once, when a hoe is held.
+
+    Dry farmland with nothing planted turns to dirt at a random tick (vanilla's ``FarmBlock``), and a freshly
+    tilled block has no moisture: a walk of a few ticks between the till and the sowing can lose it (natural
+    seed 1's cake: tilled, then dirt six ticks later, and the plan's sixth sowing failed ``not_placeable``).
+    """
     seeds = seed_item(registry_data(ctx), crop)
+    failure = yield from place_step(ctx, farmland.offset(dy=1), seeds, directions=(Face.DOWN,))
+    hoe = hoe_in_inventory(ctx)
+    if failure is None or hoe is None or ctx.body.block_at(farmland).name not in TILLABLE:
+        return failure
+    tilled = yield from till_step(ctx, farmland, hoe)
+    if tilled is not None:
+        return tilled
     return (yield from place_step(ctx, farmland.offset(dy=1), seeds, directions=(Face.DOWN,)))
 
 
