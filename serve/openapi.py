@@ -30,8 +30,6 @@ from craftbt.serve.bot import ExecuteRequest
 #: the most a request may name as a run's tick budget before the server's own cap applies
 TICKS_CEILING = 10_000_000
 
-_TICKS: Any = Field(default=None, ge=1, le=TICKS_CEILING, description="Game-tick budget of this run (at most the "
-                                                                   "server's and the client's cap)")
 
 
 def _no_text_or_bool(value: Any) -> Any:
@@ -42,6 +40,12 @@ def _no_text_or_bool(value: Any) -> Any:
 
 #: an integer as JSON Schema means it: 140 and 140.0, never "140" or true (lax pydantic takes both)
 JsonInt = Annotated[int, BeforeValidator(_no_text_or_bool)]
+#: a run's tick budget: the bounds come before the validator, so they land on the integer's schema as ``minimum``
+#: and ``maximum`` (after it, or on the optional field, pydantic published its own ``ge``/``le``, which no JSON
+#: Schema client reads)
+RunTicks = Annotated[int, Field(ge=1, le=TICKS_CEILING), BeforeValidator(_no_text_or_bool)]
+_TICKS: Any = Field(default=None,
+                    description="Game-tick budget of this run (at most the server's and the client's cap)")
 #: a number as JSON Schema means it: 3 and 3.5, never false or "3"
 JsonNumber = Annotated[float, Strict()]
 
@@ -54,7 +58,7 @@ class TreeRun(_Closed):
     """Run a tree."""
 
     tree: str = Field(min_length=1, description="A tree in YAML or JSON text (library subtrees may be used)")
-    max_ticks: JsonInt | None = _TICKS
+    max_ticks: RunTicks | None = _TICKS
 
 
 class GoalRun(_Closed):
@@ -62,14 +66,14 @@ class GoalRun(_Closed):
 
     goal: str = Field(min_length=1, description='A goal, e.g. "obtain stone_pickaxe"')
     planner: Literal["auto", "solver", "htn", "goap", "llm"] = "auto"
-    max_ticks: JsonInt | None = _TICKS
+    max_ticks: RunTicks | None = _TICKS
 
 
 class ScriptRun(_Closed):
     """Run a CraftScript program."""
 
     script: str = Field(min_length=1, description="A CraftScript program")
-    max_ticks: JsonInt | None = _TICKS
+    max_ticks: RunTicks | None = _TICKS
 
 
 RUN_KINDS: dict[str, type[_Closed]] = {"tree": TreeRun, "goal": GoalRun, "script": ScriptRun}

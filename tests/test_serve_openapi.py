@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,3 +76,20 @@ def test_the_document_names_the_bearer_scheme_statuses_the_union_and_the_other_e
     assert options.status_code == 204 and set(options.headers["allow"].split(", ")) == {"GET", "HEAD", "POST",
                                                                                        "OPTIONS"}
     assert wrong.status_code == 405 and "GET" in wrong.headers["allow"] and "POST" in wrong.headers["allow"]
+    # bounds are JSON Schema's own words: a run's tick budget once said pydantic's ge/le, which no client reads
+    ticks = [option for variant in union for option in variant["properties"]["max_ticks"]["anyOf"]
+             if option.get("type") == "integer"]
+    assert all(option["minimum"] == 1 and option["maximum"] >= 1 for option in ticks) and len(ticks) == 3
+    assert not list(_pydantic_keywords(doc))
+
+
+def _pydantic_keywords(node: Any) -> Iterator[str]:
+    """Pydantic's constraint names where a schema object should carry JSON Schema's (minimum, maximum, ...)."""
+    if isinstance(node, dict):
+        if "type" in node:
+            yield from (key for key in ("ge", "le", "gt", "lt", "min_length", "max_length") if key in node)
+        for value in node.values():
+            yield from _pydantic_keywords(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _pydantic_keywords(value)
