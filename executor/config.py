@@ -101,8 +101,6 @@ class DetectorConfig(BaseModel):
     branch_hang_ms: int = 3_000  # FM-03
     flap_reversals: int = 3  # FM-04: more than this many ...
     flap_window_ms: int = 10_000  # ... within this window
-    threat_loop_preemptions: int = 2  # safety preemptions of the tree: more than this many ...
-    threat_loop_window_ms: int = 20_000  # ... within this window
     double_dispatch_window_ms: int = 10_000  # FM-05
     #: the detectors sample every this many ticks (250 ms, the safety poll's rate): their thresholds are
     #: seconds long, so a finer cadence only costs time; the measured TTFA and durations stay exact

@@ -12,14 +12,6 @@ one sample late, while TTFA and step durations are measured to the tick by the p
 * Pathfinding flap (FM-04): more than 3 direction reversals of the bot within
   10 s while moving -> ``pathfinding_flap``, the moving leaf aborted. Reversals
   are counted between samples, so jitter faster than the sampling is not a flap.
-  Only the tree's own motion counts: a safety fast path's retreat is not the
-  leaf turning back, and the leaf resuming its way after it is not one either.
-* Threat loop: the tree preempted by a safety fast path more than 2 times within
-  20 s (each time it goes back the way the bot retreated from) -> ``threat_loop``,
-  the moving leaf aborted (retryable; a goal run plans again once local repair is
-  spent). The flap detector used to stop this loop by counting the retreats as
-  reversals; a search for a cow among the night's creepers, no longer stopped,
-  was preempted every 5-7 s until sunset (natural seed 1's cake).
 
 Leaves that legitimately idle (``wait``, sensing reads) are exempt from A1/A4.
 All state is bounded (deques with a window).
@@ -33,7 +25,6 @@ from typing import TYPE_CHECKING
 import py_trees
 from py_trees.common import Status
 
-from craftbt.capabilities.spec import Permission
 from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.world.body import Position
 
@@ -54,9 +45,6 @@ class Detectors:
         self._last_pos: Position | None = None
         self._last_dir: tuple[float, float] | None = None
         self._reversals: deque[int] = deque(maxlen=max(8, self.flap_limit + 2))
-        self.loop_ticks = cfg.threat_loop_window_ms // MS_PER_TICK
-        self.loop_limit = cfg.threat_loop_preemptions
-        self._preempted: deque[int] = deque(maxlen=self.loop_limit + 1)
         self._snapshot: tuple[str, ...] | None = None
         self._snapshot_since = 0
         self.hung = False
@@ -67,20 +55,7 @@ class Detectors:
         for sup in dispatching:
             self._ttfa_and_stuck(sup, now)
         self._flap(dispatching, now)
-        self._threat_loop(dispatching, now)
         self._branch_hang(root, dispatching, now)
-
-    def resumed(self, fast_path: Supervisor) -> None:
-        """A safety fast path ran and the tree goes on: its motion is measured from here, against the
-        heading it had before (natural seeds: each retreat from a night's creeper, then the search going on towards
-        where it was going, counted as two reversals, and two retreats in 10 s failed the search as a flap).
-
-        The reversals counted before stay: a walk that flaps between two retreats is still a flap; the
-        preemption itself is counted towards a threat loop.
-        """
-        self._last_pos = self.run.body.position()
-        if Permission.MOVEMENT in fast_path.spec.permissions:  # a retreat (eating in place is no threat to the way)
-            self._preempted.append(self.run.tick())
 
     def _ttfa_and_stuck(self, sup: Supervisor, now: int) -> None:
         if sup.spec.awaits_world or sup.spec.name in self.idle_ok or sup.dispatch_tick is None:
@@ -120,24 +95,13 @@ class Detectors:
         if len(self._reversals) > self.flap_limit:
             self._reversals.clear()
             self.run.metrics.flaps += 1
-            target = _mover(dispatching) if dispatching else None
+            movers = [s for s in dispatching if s.spec.family.value == "movement"] or dispatching
+            target = movers[0] if movers else None
             self.run.decide("pathfinding_flap", node=target.name if target else None,
                             capability=target.spec.key if target else None,
                             detail={"reversals": self.flap_limit + 1, "window_ms": self.flap_ticks * MS_PER_TICK})
             if target is not None:
                 target.abort("pathfinding_flap", "more than 3 reversals within 10 s without net motion")
-
-    def _threat_loop(self, dispatching: list[Supervisor], now: int) -> None:
-        while self._preempted and now - self._preempted[0] > self.loop_ticks:
-            self._preempted.popleft()
-        if len(self._preempted) <= self.loop_limit or not dispatching:
-            return
-        self._preempted.clear()
-        target = _mover(dispatching)
-        self.run.decide("threat_loop", node=target.name, capability=target.spec.key,
-                        detail={"preemptions": self.loop_limit + 1, "window_ms": self.loop_ticks * MS_PER_TICK})
-        target.abort("threat_loop", f"preempted by a safety fast path {self.loop_limit + 1} times within "
-                                    f"{self.loop_ticks * MS_PER_TICK // 1000} s: hostiles hold the way")
 
     def _branch_hang(self, root: py_trees.behaviour.Behaviour, dispatching: list[Supervisor], now: int) -> None:
         if root.status != Status.RUNNING or dispatching or any(
@@ -156,8 +120,3 @@ class Detectors:
             tip = root.tip()
             self.run.decide("branch_hang", node=tip.name if tip else None,
                             detail={"unchanged_ms": (now - self._snapshot_since) * MS_PER_TICK})
-
-
-def _mover(dispatching: list[Supervisor]) -> Supervisor:
-    """The step a motion detector blames: the first moving one, else the first dispatched."""
-    return next((s for s in dispatching if s.spec.family.value == "movement"), dispatching[0])

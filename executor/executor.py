@@ -55,7 +55,7 @@ from craftbt.executor.lifecycle import Lifecycle, Stage
 from craftbt.executor.monitor import MonitoredBody
 from craftbt.executor.normalize import NormalizeResult, find_sentinels
 from craftbt.executor.pipeline import Pipeline
-from craftbt.executor.preemption import SafetyMonitor, Signal, interruptible, quarry
+from craftbt.executor.preemption import SafetyMonitor, Signal, interruptible
 from craftbt.executor.recorder import GoldenRunRecorder
 from craftbt.executor.state import MS_PER_TICK, RunState
 from craftbt.executor.supervisor import LeafMeta, Supervisor
@@ -536,7 +536,6 @@ class Executor:
                 if fast.status != Status.RUNNING:
                     run.decide("preemption_resumed", node=fast.name, capability=fast.spec.key,
                                detail={"fast_path_status": fast.status.value})
-                    detectors.resumed(fast)
                     fast = None
             else:
                 for _ in root.tick():
@@ -576,8 +575,7 @@ class Executor:
             return None
         spec, entry = found
         busy = [s for s in run.active if s.is_dispatching()]
-        hunting = quarry(self.body) is not None
-        atomic = [s for s in busy if not interruptible(s.spec, signal, hunting=hunting)]
+        atomic = [s for s in busy if not interruptible(s.spec)]
         if atomic:
             run.hold_dispatch = True  # the next leaf boundary is the safe point
             if self._deferred_noted == signal:

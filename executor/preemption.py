@@ -7,10 +7,8 @@ is a table of registered capabilities only (``tests`` check every entry against 
 default registry); a signal with no registered entry is recorded as
 ``fast_path_unavailable``, never skipped in silence. Preemption
 happens only at a safe point: no dispatch in flight, or only interruptible ones
-(movement and sensing; a hunt's fight, for another hostile walking up, and any fight
-for lava); an atomic
-action (dig, place, craft, ...) is never abandoned — the signal waits until it
-completes. The goal tree resumes after.
+(movement and sensing); an atomic action (dig, place, craft, ...) is never
+abandoned — the signal waits until it completes. The goal tree resumes after.
 
 A hunt is not a threat to run from: while a goal run's hunt step is after a hostile mob (string from a spider
 by night), :func:`set_quarry` names its type for the body, and the nearest hostile of that type does not raise
@@ -149,16 +147,5 @@ class SafetyMonitor:
         return None
 
 
-def interruptible(spec: CapabilitySpec, signal: Signal | None = None, *, hunting: bool = False) -> bool:
-    """Whether a running dispatch of ``spec`` may be interrupted now for ``signal`` (None: a requested stop).
-
-    A fight gives way to lava, and in a hunt (its quarry named, so ``hostile_near`` is raised by another hostile,
-    never by the mob fought) to a hostile walking up: a creeper lighting its fuse beside a spider fight killed the
-    bot while the retreat waited for the fight to end (natural seed 0's crossbow). A health drop is the fight's own
-    business (its mob hits back; ``attack_entity`` backs off under its ``retreatHealth``).
-    """
-    if spec.family in INTERRUPTIBLE or spec.meta.get("interruptible"):
-        return True
-    if spec.family is not Family.COMBAT:
-        return False
-    return signal is Signal.LAVA or (signal is Signal.HOSTILE_NEAR and hunting)
+def interruptible(spec: CapabilitySpec) -> bool:
+    return spec.family in INTERRUPTIBLE or bool(spec.meta.get("interruptible"))

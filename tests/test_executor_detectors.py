@@ -91,50 +91,6 @@ def test_hostile_preempts_goal_tree_with_fast_path_and_resumes(tmp_path: Path) -
     assert "goto" in body.cancelled  # the interrupted walk was cancelled, then re-dispatched
 
 
-def _walk_with_threats_ahead(tmp_path: Path, threats: int) -> tuple[Any, Executor]:
-    """A walk east, preempted every 2 s by a hostile 3 blocks ahead (``threats`` times): each fast path backs the bot
-    off west for 600 ms, then the walk goes on east."""
-    body = FlatFakeBody()
-    body.goto_ticks = 180  # one long walk, in flight throughout
-    body.equip = lambda item, destination="hand": body.start("equip", 12)  # type: ignore[method-assign]
-    state = {"next": 100}  # the fake's retreat (its one action, an equip) now lasts 600 ms
-
-    def threats_ahead(ex: Executor, run: Any, root: py_trees.behaviour.Behaviour) -> None:
-        if body.tick % 40 == 10 and state["next"] < 100 + threats:
-            body.mobs[:] = [EntityInfo(id=state["next"], name="zombie", kind="hostile",
-                                       position=Position(body.pos.x + 3.0, 64.0, body.pos.z))]
-            state["next"] += 1
-        elif body.tick % 40 == 20:
-            body.mobs.clear()
-        retreating = any(s.name.startswith("fast_path:") for s in run.active)
-        step = -0.25 if retreating else 0.1  # the retreat backs off; the walk goes on
-        body.pos = Position(body.pos.x + step, body.pos.y, body.pos.z)
-
-    ex = Executor(make_registry(body), body, config=ExecutorConfig(geofence=FENCE), home=tmp_path,
-                  on_tick=threats_ahead)
-    return ex.run(tree(leaf("move", {"pos": {"x": 8, "y": 64, "z": 0}}))), ex
-
-
-def test_retreats_from_threats_are_not_the_walk_flapping(tmp_path: Path) -> None:
-    """Two retreats in 2 s: the walk never turned back, and is not failed as a flap (it was: four reversals)."""
-    out, ex = _walk_with_threats_ahead(tmp_path, threats=2)
-    got = reasons(ex, out.run_id)
-    assert got.count("safety_preempt") == 2
-    assert "pathfinding_flap" not in got and "threat_loop" not in got and out.status == "success", got
-
-
-def test_a_walk_preempted_again_and_again_by_threats_is_a_threat_loop(tmp_path: Path) -> None:
-    """A third retreat within 20 s: the walk goes back where the threats are; it is aborted as a threat loop and
-    repaired (re-dispatched) like any detector's trip."""
-    out, ex = _walk_with_threats_ahead(tmp_path, threats=4)
-    got = reasons(ex, out.run_id)
-    assert "pathfinding_flap" not in got and got.count("threat_loop") == 1, got
-    assert got.index("threat_loop") > [i for i, r in enumerate(got) if r == "safety_preempt"][2]
-    steps = ex.journal.run_detail(out.run_id)["steps"]
-    assert "threat_loop" in [s["error_code"] for s in steps] and "local_retry" in got
-    assert out.status == "success"  # the threats passed; the re-dispatched walk got there
-
-
 def test_preemption_waits_for_atomic_action(tmp_path: Path) -> None:
     body = FlatFakeBody(inventory={"cobblestone": 1})
     body.place_ticks = 12  # the atomic action is in flight when the signal is sampled

@@ -4,14 +4,13 @@ other hostile), and the night watch lets a hunt with its mob in view run in the 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from craftbt.capabilities.default import default_registry
 from craftbt.executor.config import ExecutorConfig, scenario_fence
 from craftbt.executor.executor import Executor
-from craftbt.executor.preemption import SafetyMonitor, Signal, interruptible, set_quarry
+from craftbt.executor.preemption import SafetyMonitor, Signal, set_quarry
 from craftbt.planners.intent import Intent
 from craftbt.planners.solver import CraftingSolver
 from craftbt.router.hunts import watching_hunts
@@ -101,42 +100,6 @@ def test_a_creeper_is_fought_out_of_its_fuse_without_a_pathfinding_flap(tmp_path
     assert steps[2] == ("kill a creeper", None), steps
     assert body.observe().inventory.get("gunpowder", 0) >= 1, steps
     assert not [e for e in body.world.events if e.get("event") == "explosion"] and body.world.player.deaths == 0
-
-
-def test_a_fight_gives_way_to_lava_and_in_a_hunt_to_another_hostile_never_to_its_own_hits() -> None:
-    fight, craft = default_registry().get("attack_entity"), default_registry().get("craft_recipe")
-    assert interruptible(fight, Signal.LAVA) and interruptible(fight, Signal.HOSTILE_NEAR, hunting=True)
-    assert not interruptible(fight, Signal.HOSTILE_NEAR)  # no quarry named: the hostile near may be the one fought
-    assert not interruptible(fight, Signal.HEALTH_DROP, hunting=True)  # its mob hits back
-    assert not interruptible(fight) and not interruptible(craft, Signal.LAVA, hunting=True)
-
-
-def test_a_creeper_walking_up_to_a_spider_fight_is_retreated_from_at_once(tmp_path: Path) -> None:
-    """Natural seed 0's crossbow: at dawn a creeper walked up to the bot fighting a spider and lit its fuse; the
-    retreat waited for the fight (a fight was an atomic action) and the blast killed the bot, its sword and the
-    string with it. A hunt's fight gives way to another hostile; the quarry is fought again after the retreat."""
-    body = _night_body()
-    body.give("stone_sword", 1)
-    p = body.position()
-    body.world.spawn_mob("spider", p.x + 5, p.y, p.z, no_ai=True)
-    registry = default_registry()
-    tree = CraftingSolver().plan(Intent.from_text("obtain string"), survey(body), registry).tree
-    executor = Executor(registry, body, home=tmp_path,
-                        config=ExecutorConfig(max_ticks=4_000, geofence=scenario_fence(body)))
-    crept: list[int] = []
-
-    def creeper_walks_up(ex: Executor, run: Any, root: Any) -> None:
-        if not crept and any(s.leaf.name == "kill a spider" for s in tuple(run.active)):
-            me = body.position()
-            crept.append(body.world.spawn_mob("creeper", me.x - 2.0, me.y, me.z).id)
-
-    with watching_hunts(executor), executor.listening(creeper_walks_up):
-        outcome = executor.run(tree)
-    decisions = [(row["reason"], (row["detail"] or {}).get("signal")) for row in executor.journal.decision_rows()
-                 if row["run_id"] == outcome.run_id]
-    assert crept and ("safety_preempt", Signal.HOSTILE_NEAR.value) in decisions, decisions
-    assert ("preemption_deferred", Signal.HOSTILE_NEAR.value) not in decisions, decisions
-    assert body.world.player.deaths == 0 and body.observe().inventory.get("stone_sword", 0) == 1
 
 
 def test_a_kill_that_drops_no_string_is_followed_by_another_kill_in_the_same_plan(tmp_path: Path) -> None:
