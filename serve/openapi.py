@@ -31,7 +31,6 @@ from craftbt.serve.bot import ExecuteRequest
 TICKS_CEILING = 10_000_000
 
 
-
 def _no_text_or_bool(value: Any) -> Any:
     if isinstance(value, str | bool):
         raise ValueError("not an integer")
