@@ -36,6 +36,8 @@ from craftbt.executor.config import PROFILES
 from craftbt.executor.executor import RunOutcome
 from craftbt.executor.journal import Journal
 from craftbt.executor.lifecycle import Lifecycle, Stage, promote
+from craftbt.executor.state import MS_PER_TICK
+from craftbt.router.router import GoalRun
 
 #: ``--planner`` values; ``fast_path`` answers safety goals only (the router says so otherwise)
 PLANNERS = ("auto", "solver", "htn", "goap", "llm", "building", "fast_path")
@@ -102,11 +104,18 @@ def body_spec(body: str, world: str, seed: int, scenario: Path | None, host: str
                      version=version, username=username, realtime=realtime, inventory=inventory)
 
 
-def _summary_table(out: RunOutcome, holding: str = "") -> Table:
+def _summary_table(out: RunOutcome, holding: str = "", goal: GoalRun | None = None) -> Table:
+    """The last run's summary; for a goal, the whole goal's game time too (its attempts and its nights: the last
+    run of a goal that took six days may have taken ten seconds)."""
     table = Table(title=f"run {out.run_id} — {out.tree}", show_header=False)
     colour = "green" if out.ok else "red"
     table.add_row("result", f"[{colour}]{out.status}[/]" + (" (shadow)" if out.shadow else ""))
-    table.add_row("simulated time", f"{out.sim_ms / 1000:.2f} s ({out.ticks} ticks)")
+    if goal is not None:
+        ticks = goal.sim_ticks()
+        table.add_row("goal's time", f"{ticks * MS_PER_TICK / 1000:.2f} s ({ticks} ticks) over "
+                                     f"{len(goal.outcomes)} run(s) and {len(goal.nights)} night(s)")
+    table.add_row("simulated time" if goal is None else "last run's time",
+                  f"{out.sim_ms / 1000:.2f} s ({out.ticks} ticks)")
     table.add_row("wall time", f"{out.wall_ms / 1000:.2f} s")
     table.add_row("leaves run", str(out.leaves_run))
     table.add_row("dispatches", str(out.dispatches))
@@ -195,11 +204,13 @@ def run_cmd(
     quiet = quiet or as_json
     try:
         with watching(the_bot.executor, console, live=not (no_live or quiet), groot2=groot2, groot2_wait=groot2_wait):
+            goal_run: GoalRun | None = None
             if definition is not None and tree is not None:
                 out = _run_tree(definition, tree, the_bot, quiet=quiet)
             else:
                 assert goal is not None
-                out = _run_goal(goal, the_bot, planner, quiet=quiet, at=at, shelter_at_night=not work_at_night)
+                goal_run = _run_goal(goal, the_bot, planner, quiet=quiet, at=at, shelter_at_night=not work_at_night)
+                out = goal_run.outcomes[-1]
             holding = ended_with(the_bot.body)
     finally:
         the_bot.close()  # the journal, and a real body's connection and Node bridge
@@ -208,15 +219,15 @@ def run_cmd(
     elif quiet:
         typer.echo(f"{out.status} {out.run_id} {out.tree}: ended with {holding}")
     else:
-        table_console().print(_summary_table(out, holding))
+        table_console().print(_summary_table(out, holding, goal_run))
     if not out.ok:
         raise typer.Exit(1)
 
 
 def _run_goal(goal: str, bot: Bot, planner: str, *, quiet: bool, at: str | None = None,
-              shelter_at_night: bool = True) -> RunOutcome:
+              shelter_at_night: bool = True) -> GoalRun:
     """Route the goal to a planner, run its tree, replan on escalation; print why each plan was chosen and how
-    each night was spent."""
+    each night was spent. The goal run has run at least one plan."""
     from craftbt.cli.build_cmds import parse_at
 
     context = {"at": list(parse_at(at))} if at is not None else None
@@ -236,7 +247,7 @@ def _run_goal(goal: str, bot: Bot, planner: str, *, quiet: bool, at: str | None 
             console.print(f"[yellow]{goal_run.stopped}[/]")
     if not goal_run.outcomes:
         raise _err(f"no plan was run for {goal!r}")
-    return goal_run.outcomes[-1]
+    return goal_run
 
 
 def _run_tree(definition: Any, tree: Path, bot: Bot, *, quiet: bool) -> RunOutcome:
