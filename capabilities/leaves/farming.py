@@ -325,8 +325,10 @@ def plant_step(ctx: CapabilityContext, farmland: BlockPos, crop: str) -> Step:
     """
     seeds = seed_item(registry_data(ctx), crop)
     failure = yield from place_step(ctx, farmland.offset(dy=1), seeds, directions=(Face.DOWN,))
-    hoe = hoe_in_inventory(ctx)
-    if failure is None or hoe is None or ctx.body.block_at(farmland).name not in TILLABLE:
+    if failure is None or ctx.body.block_at(farmland).name not in TILLABLE:
+        return failure
+    hoe = hoe_in_inventory(ctx)  # looked for only when the soil dried: every sowing of a farm passes here
+    if hoe is None:
         return failure
     tilled = yield from till_step(ctx, farmland, hoe)
     if tilled is not None:
